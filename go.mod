@@ -1,0 +1,3 @@
+module github.com/hindsight-dev/hindsight
+
+go 1.26.8

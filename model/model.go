@@ -1,0 +1,426 @@
+// Package model holds a history in the form every analysis works on: operations
+// whose keys, values, messages and processes are interned to dense integers.
+//
+// A queue history is a sequence of operations (spec/queue.md §1). Each client
+// operation is an invocation followed by a completion of the same process; the
+// completion's micro-ops carry what happened (offsets of sends, what polls read).
+// Everything here is built by package ingest through a Builder and is read-only
+// afterwards.
+//
+// Interning:
+//   - Keys are interned by their text, so the JSON poll-map key "3" and the
+//     integer key 3 are one key (spec/queue.md §1). The atom kept for output is
+//     the first one seen in a typed position (a send, an assign, an EDN map key).
+//   - Values are interned by kind and text (the integer 3 and the string "3"
+//     are different values).
+//   - A message is a (key, value) pair; values are unique per key, so a message
+//     is what a send writes once and polls read back. Analyses index their
+//     per-message tables by MsgID, which keeps memory proportional to the number
+//     of messages, never to the size of offsets.
+//
+// model imports nothing of hindsight's own.
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// KeyID is a dense index into History.Keys.
+type KeyID int32
+
+// ValID is a dense index into History.Values.
+type ValID int32
+
+// MsgID is a dense index into History.Msgs: one (key, value) pair.
+type MsgID int32
+
+// NoOffset marks a send whose offset is unknown (nil in the history, or the
+// micro-op is still in invocation form).
+const NoOffset int64 = math.MinInt64
+
+// NoTime marks an operation without a :time.
+const NoTime int64 = math.MinInt64
+
+// NoProcess marks an operation whose process is not an integer (the nemesis,
+// or anything else that is not a client).
+const NoProcess int32 = -1
+
+// OpType is the type of an operation: an invocation or one of the three kinds
+// of completion.
+type OpType uint8
+
+// Operation types, as in Jepsen histories.
+const (
+	// Invoke starts an operation.
+	Invoke OpType = iota
+	// OK completes an operation that definitely happened.
+	OK
+	// Info completes an operation that may or may not have happened.
+	Info
+	// Fail completes an operation that definitely did not happen.
+	Fail
+)
+
+// String returns the Jepsen name of the type, without the colon.
+func (t OpType) String() string {
+	switch t {
+	case Invoke:
+		return "invoke"
+	case OK:
+		return "ok"
+	case Info:
+		return "info"
+	case Fail:
+		return "fail"
+	}
+	return "OpType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// ParseOpType reads a type name, with or without a leading colon.
+func ParseOpType(s string) (OpType, bool) {
+	if len(s) > 0 && s[0] == ':' {
+		s = s[1:]
+	}
+	switch s {
+	case "invoke":
+		return Invoke, true
+	case "ok":
+		return OK, true
+	case "info":
+		return Info, true
+	case "fail":
+		return Fail, true
+	}
+	return 0, false
+}
+
+// Func is the :f of an operation, reduced to the ones the analyses know.
+type Func uint8
+
+// Functions. Everything else is FOther; its name is kept in Op.FName.
+const (
+	FOther Func = iota
+	FSend
+	FPoll
+	FTxn
+	FAssign
+	FSubscribe
+	FCrash
+	FDebugTopicPartitions
+)
+
+var funcNames = [...]string{"other", "send", "poll", "txn", "assign", "subscribe", "crash", "debug-topic-partitions"}
+
+// String returns the function's name without the colon.
+func (f Func) String() string {
+	if int(f) < len(funcNames) {
+		return funcNames[f]
+	}
+	return "Func(" + strconv.Itoa(int(f)) + ")"
+}
+
+// ParseFunc maps a function name (with or without a leading colon) to a Func;
+// unknown names give FOther.
+func ParseFunc(s string) Func {
+	if len(s) > 0 && s[0] == ':' {
+		s = s[1:]
+	}
+	for i, n := range funcNames {
+		if i > 0 && n == s {
+			return Func(i)
+		}
+	}
+	return FOther
+}
+
+// MopKind says what a micro-op does.
+type MopKind uint8
+
+// Micro-op kinds of the queue workload.
+const (
+	// MopSend is [:send k v] (invocation form) or [:send k [offset v]].
+	MopSend MopKind = iota
+	// MopPoll is [:poll] (invocation form) or [:poll {k [[offset v] ...]}].
+	MopPoll
+)
+
+// Read is one [offset value] pair returned by a poll.
+type Read struct {
+	Offset int64
+	Msg    MsgID
+}
+
+// KeyPoll is what one poll micro-op returned for one key, in order. Reads may
+// be empty ({k []}): the key was polled and nothing came back.
+type KeyPoll struct {
+	Key   KeyID
+	Reads []Read
+}
+
+// Mop is one micro-op.
+type Mop struct {
+	Kind MopKind
+	// Done is true when the micro-op is in completed form: a send with an
+	// [offset value] pair (offset may still be NoOffset, for nil), a poll with
+	// a map. An info or fail op may hold micro-ops still in invocation form.
+	Done bool
+	// Key, Msg and Offset describe a send.
+	Key    KeyID
+	Msg    MsgID
+	Offset int64
+	// Polls describes a completed poll, keys in the order of the history.
+	Polls []KeyPoll
+}
+
+// Op is one line of a history.
+type Op struct {
+	// Index is the op's :index, or its position when the history has none.
+	Index int64
+	// Time is nanoseconds since the test began, or NoTime.
+	Time    int64
+	Type    OpType
+	Process int32
+	F       Func
+	// FName is the :f text for FOther, empty otherwise.
+	FName string
+	// Mops holds the micro-ops of send, poll and txn ops.
+	Mops []Mop
+	// Keys holds the keys of an assign or subscribe.
+	Keys []KeyID
+	// Rebalance holds the keys named in :rebalance-log; internal poll checks
+	// skip them.
+	Rebalance []KeyID
+	// Error is the :error text, if any, for display.
+	Error string
+	// Line is the 1-based line in the source where the op starts.
+	Line int32
+}
+
+// IsClient reports whether the op belongs to a client process.
+func (o *Op) IsClient() bool { return o.Process != NoProcess }
+
+// Msg is one (key, value) pair.
+type Msg struct {
+	Key KeyID
+	Val ValID
+}
+
+// History is a parsed history with its intern tables.
+type History struct {
+	// Source names where it came from (a path, or "-").
+	Source string
+	// Ops in file order.
+	Ops []Op
+	// Keys, Values: atoms by id.
+	Keys   []Atom
+	Values []Atom
+	// Msgs: (key, value) by id.
+	Msgs []Msg
+	// Truncated is set when the input ended in the middle of an op; Ops holds
+	// everything up to the last complete op.
+	Truncated bool
+	// Warnings are things worth telling the user that do not stop analysis.
+	Warnings []string
+}
+
+// KeyAtom returns the atom of a key.
+func (h *History) KeyAtom(k KeyID) Atom { return h.Keys[k] }
+
+// MsgKey returns the key of a message.
+func (h *History) MsgKey(m MsgID) KeyID { return h.Msgs[m].Key }
+
+// MsgValue returns the value atom of a message.
+func (h *History) MsgValue(m MsgID) Atom { return h.Values[h.Msgs[m].Val] }
+
+// AtomKind says how an atom was written in the history.
+type AtomKind uint8
+
+// Atom kinds.
+const (
+	// KInt is an integer that fits in int64.
+	KInt AtomKind = iota
+	// KBigInt is an integer that does not fit; Text holds its digits.
+	KBigInt
+	// KString is a string; Text holds it unescaped.
+	KString
+	// KKeyword is an EDN keyword; Text holds it with its colon (":x").
+	KKeyword
+	// KOther is anything else (nil, a vector, a ratio ...); Text holds its
+	// source text.
+	KOther
+)
+
+// Atom is a key or value as it appeared in the history.
+type Atom struct {
+	Kind AtomKind
+	Int  int64
+	Text string
+}
+
+// IntAtom returns the atom of an integer.
+func IntAtom(i int64) Atom { return Atom{Kind: KInt, Int: i} }
+
+// StringAtom returns the atom of a string.
+func StringAtom(s string) Atom { return Atom{Kind: KString, Text: s} }
+
+// KeywordAtom returns the atom of an EDN keyword; s includes the colon.
+func KeywordAtom(s string) Atom { return Atom{Kind: KKeyword, Text: s} }
+
+// String renders the atom for people: integers as digits, strings quoted,
+// keywords with their colon.
+func (a Atom) String() string {
+	switch a.Kind {
+	case KInt:
+		return strconv.FormatInt(a.Int, 10)
+	case KString:
+		return strconv.Quote(a.Text)
+	}
+	return a.Text
+}
+
+// PlainText is the atom's text without quotes: the text of a key in the sense
+// of spec/queue.md §1 ("3" and 3 have the same text).
+func (a Atom) PlainText() string {
+	if a.Kind == KInt {
+		return strconv.FormatInt(a.Int, 10)
+	}
+	return a.Text
+}
+
+// IsNumber reports whether the atom is an integer (it goes to JSON as a number).
+func (a Atom) IsNumber() bool { return a.Kind == KInt || a.Kind == KBigInt }
+
+// Less orders atoms: numbers before everything else, numbers by value, the
+// rest by text. Used to sort values and keys for output.
+func (a Atom) Less(b Atom) bool {
+	an, bn := a.IsNumber(), b.IsNumber()
+	if an != bn {
+		return an
+	}
+	if a.Kind == KInt && b.Kind == KInt {
+		return a.Int < b.Int
+	}
+	if an { // at least one big integer: compare by length, then digits
+		at, bt := a.PlainText(), b.PlainText()
+		an, bn := at[0] == '-', bt[0] == '-'
+		if an != bn {
+			return an
+		}
+		if len(at) != len(bt) {
+			return (len(at) < len(bt)) != an
+		}
+		return (at < bt) != an
+	}
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	return a.Text < b.Text
+}
+
+// Builder interns atoms and collects ops. It is what ingest writes into.
+type Builder struct {
+	h       History
+	keyIdx  map[string]KeyID
+	keyWeak []bool
+	intVals map[int64]ValID
+	strVals map[string]ValID
+	msgIdx  map[uint64]MsgID
+}
+
+// NewBuilder returns an empty builder for a history read from source.
+func NewBuilder(source string) *Builder {
+	return &Builder{
+		h:       History{Source: source},
+		keyIdx:  map[string]KeyID{},
+		intVals: map[int64]ValID{},
+		strVals: map[string]ValID{},
+		msgIdx:  map[uint64]MsgID{},
+	}
+}
+
+// Key interns a key seen in a typed position (a send, an assign, an EDN map
+// key).
+func (b *Builder) Key(a Atom) KeyID {
+	t := a.PlainText()
+	if id, ok := b.keyIdx[t]; ok {
+		if b.keyWeak[id] {
+			b.h.Keys[id] = a
+			b.keyWeak[id] = false
+		}
+		return id
+	}
+	id := KeyID(len(b.h.Keys))
+	b.h.Keys = append(b.h.Keys, a)
+	b.keyWeak = append(b.keyWeak, false)
+	b.keyIdx[t] = id
+	return id
+}
+
+// KeyText interns a key known only by its text (a JSON object key): it is the
+// key of that text if one exists or appears later, a string key otherwise.
+func (b *Builder) KeyText(text string) KeyID {
+	if id, ok := b.keyIdx[text]; ok {
+		return id
+	}
+	id := KeyID(len(b.h.Keys))
+	b.h.Keys = append(b.h.Keys, StringAtom(text))
+	b.keyWeak = append(b.keyWeak, true)
+	b.keyIdx[text] = id
+	return id
+}
+
+// Value interns a value.
+func (b *Builder) Value(a Atom) ValID {
+	if a.Kind == KInt {
+		if id, ok := b.intVals[a.Int]; ok {
+			return id
+		}
+		id := ValID(len(b.h.Values))
+		b.h.Values = append(b.h.Values, a)
+		b.intVals[a.Int] = id
+		return id
+	}
+	k := string(rune('0'+a.Kind)) + a.Text
+	if id, ok := b.strVals[k]; ok {
+		return id
+	}
+	id := ValID(len(b.h.Values))
+	b.h.Values = append(b.h.Values, a)
+	b.strVals[k] = id
+	return id
+}
+
+// Msg interns the message (k, v).
+func (b *Builder) Msg(k KeyID, v ValID) MsgID {
+	p := uint64(uint32(k))<<32 | uint64(uint32(v))
+	if id, ok := b.msgIdx[p]; ok {
+		return id
+	}
+	id := MsgID(len(b.h.Msgs))
+	b.h.Msgs = append(b.h.Msgs, Msg{Key: k, Val: v})
+	b.msgIdx[p] = id
+	return id
+}
+
+// Add appends an op. Ops must be added in file order.
+func (b *Builder) Add(op Op) { b.h.Ops = append(b.h.Ops, op) }
+
+// Len is the number of ops added so far.
+func (b *Builder) Len() int { return len(b.h.Ops) }
+
+// Warn records a warning.
+func (b *Builder) Warn(format string, args ...any) {
+	b.h.Warnings = append(b.h.Warnings, fmt.Sprintf(format, args...))
+}
+
+// SetTruncated marks the history as cut off mid-op.
+func (b *Builder) SetTruncated() { b.h.Truncated = true }
+
+// History finishes building. The builder must not be used afterwards.
+func (b *Builder) History() *History {
+	h := b.h
+	b.keyIdx, b.intVals, b.strVals, b.msgIdx = nil, nil, nil, nil
+	return &h
+}
