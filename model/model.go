@@ -144,6 +144,9 @@ const (
 	MopSend MopKind = iota
 	// MopPoll is [:poll] (invocation form) or [:poll {k [[offset v] ...]}].
 	MopPoll
+	// MopOther is any other micro-op ([:append k v], [:r k v], ...). The queue
+	// analysis does not use it; workload detection does.
+	MopOther
 )
 
 // Read is one [offset value] pair returned by a poll.
