@@ -1,0 +1,312 @@
+// Package analysis defines what every checker returns: a verdict, the anomaly
+// instances with their witnesses, statistics and the time series the HTML
+// report draws. Checkers live in subpackages (analysis/queue); they return a
+// *Result and never print. Package report turns a Result into text, JSON or
+// HTML without searching the history again.
+package analysis
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// Schema is the version tag of the JSON result (spec/results.md).
+const Schema = "hindsight.check/v1"
+
+// Verdict is the outcome of a check.
+type Verdict uint8
+
+// Verdicts. Unknown always comes with at least one reason in
+// Result.UnknownReasons.
+const (
+	Valid Verdict = iota
+	Invalid
+	Unknown
+)
+
+// String returns "valid", "invalid" or "unknown".
+func (v Verdict) String() string {
+	switch v {
+	case Valid:
+		return "valid"
+	case Invalid:
+		return "invalid"
+	}
+	return "unknown"
+}
+
+// MarshalJSON writes true, false or "unknown", the `valid` field of results.md.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	switch v {
+	case Valid:
+		return []byte("true"), nil
+	case Invalid:
+		return []byte("false"), nil
+	}
+	return []byte(`"unknown"`), nil
+}
+
+// ExitCode maps a verdict to the process exit status of spec/results.md.
+func (v Verdict) ExitCode() int {
+	switch v {
+	case Valid:
+		return 0
+	case Invalid:
+		return 1
+	}
+	return 2
+}
+
+// Value is a key or value of the history as it goes to JSON: a number when it
+// was an integer, a string otherwise (an EDN keyword :x becomes ":x").
+type Value struct{ model.Atom }
+
+// V wraps an atom.
+func V(a model.Atom) Value { return Value{a} }
+
+// MarshalJSON writes integers as numbers and everything else as strings.
+func (v Value) MarshalJSON() ([]byte, error) {
+	switch v.Kind {
+	case model.KInt:
+		return strconv.AppendInt(nil, v.Int, 10), nil
+	case model.KBigInt:
+		return []byte(v.Text), nil
+	}
+	return json.Marshal(v.Text)
+}
+
+// Pair is a [key, value] pair, as in torn-transaction's seen and missing.
+type Pair [2]Value
+
+// Step is one edge of a dependency cycle, explained.
+type Step struct {
+	From int64  `json:"from"`
+	To   int64  `json:"to"`
+	Rel  string `json:"rel"`
+	// Key and Value say which read created a wr edge; Key and Values (the
+	// value written by From, then by To) which version order created a ww
+	// edge. Process and realtime steps carry neither.
+	Key    *Value  `json:"key,omitempty"`
+	Value  *Value  `json:"value,omitempty"`
+	Values []Value `json:"values,omitempty"`
+	// Offsets are the offsets behind a ww step (From's value, To's value),
+	// or the offset a wr step's read saw; for the report's explanation.
+	Offsets []int64 `json:"offsets,omitempty"`
+}
+
+// Instance is one occurrence of an anomaly. Fields not used by its type are
+// left nil and omitted from JSON; which ones each type uses is documented on
+// its constant in package queue. Witness is always set.
+type Instance struct {
+	Key            *Value   `json:"key,omitempty"`
+	Value          *Value   `json:"value,omitempty"`
+	Values         []Value  `json:"values,omitempty"`
+	Offset         *int64   `json:"offset,omitempty"`
+	Offsets        []int64  `json:"offsets,omitempty"`
+	Index          *int64   `json:"index,omitempty"`
+	MaxReadIndex   *int64   `json:"max_read_index,omitempty"`
+	Writer         *int64   `json:"writer,omitempty"`
+	MaxRead        *int64   `json:"max_read,omitempty"`
+	Reader         *int64   `json:"reader,omitempty"`
+	Op             *int64   `json:"op,omitempty"`
+	Ops            []int64  `json:"ops,omitempty"`
+	Count          *int64   `json:"count,omitempty"`
+	Delta          *int64   `json:"delta,omitempty"`
+	Skipped        []Value  `json:"skipped,omitempty"`
+	Process        *int64   `json:"process,omitempty"`
+	From           *int64   `json:"from,omitempty"`
+	To             *int64   `json:"to,omitempty"`
+	DurationS      *float64 `json:"duration_s,omitempty"`
+	StuckOffset    *int64   `json:"stuck_offset,omitempty"`
+	AckedOffset    *int64   `json:"acknowledged_offset,omitempty"`
+	Seen           []Pair   `json:"seen,omitempty"`
+	Missing        []Pair   `json:"missing,omitempty"`
+	Reason         string   `json:"reason,omitempty"`
+	Cycle          []int64  `json:"cycle,omitempty"`
+	Steps          []Step   `json:"steps,omitempty"`
+	// Allowed marks an instance that does not make the history invalid
+	// although others of its type might (a poll-skip of a subscribed
+	// consumer, a G1c that needs a ww edge under --ww-deps).
+	Allowed bool `json:"allowed,omitempty"`
+	// Truncated is set when Values holds only the first values of a long
+	// list (unseen); Count has the full number.
+	Truncated bool    `json:"values_truncated,omitempty"`
+	Witness   []int64 `json:"witness"`
+}
+
+// I returns a pointer to i, for Instance fields.
+func I(i int64) *int64 { return &i }
+
+// F returns a pointer to f, for Instance fields.
+func F(f float64) *float64 { return &f }
+
+// VP returns a pointer to the Value of a.
+func VP(a model.Atom) *Value { v := Value{a}; return &v }
+
+// Stats are counts about the history and the run.
+type Stats struct {
+	Ops       int64 `json:"ops"`
+	ClientOps int64 `json:"client_ops"`
+	Keys      int64 `json:"keys"`
+	Messages  int64 `json:"messages"`
+	Sends     int64 `json:"sends"`
+	Polls     int64 `json:"polls"`
+	Txns      int64 `json:"txns"`
+	OKOps     int64 `json:"ok_ops"`
+	InfoOps   int64 `json:"info_ops"`
+	FailOps   int64 `json:"fail_ops"`
+	// OpenOps are invocations that never completed (taken as info).
+	OpenOps int64 `json:"open_ops"`
+	// Unpositioned counts comparisons skipped because a value was never
+	// observed in the log (spec/queue.md §3, last paragraph).
+	Unpositioned int64 `json:"unpositioned_skipped"`
+	// Graph figures: vertices, edges, nontrivial strongly connected
+	// components and the size of the largest.
+	GraphVertices    int64   `json:"graph_vertices"`
+	GraphEdges       int64   `json:"graph_edges"`
+	Components       int64   `json:"cyclic_components"`
+	LargestComponent int64   `json:"largest_component"`
+	WorstLagS        float64 `json:"worst_realtime_lag_s"`
+	// WorstLag* say where the worst lag was seen (process, key, poll op).
+	WorstLagProcess *int64 `json:"worst_realtime_lag_process,omitempty"`
+	WorstLagKey     *Value `json:"worst_realtime_lag_key,omitempty"`
+	WorstLagOp      *int64 `json:"worst_realtime_lag_op,omitempty"`
+	ElapsedMS       int64  `json:"elapsed_ms"`
+}
+
+// Options echoes the options a check ran with.
+type Options struct {
+	WWDeps         bool    `json:"ww_deps"`
+	SubVia         string  `json:"sub_via"`
+	CycleBudgetS   float64 `json:"cycle_budget_s"`
+	StallThreshold float64 `json:"stall_threshold_s"`
+}
+
+// UnseenPoint is one change of a key's unseen count: after the ok op at
+// position Op (index OpIndex, time Time), Count ok-sent values of Key had not
+// been read by an ok poll. Between points the count stays.
+type UnseenPoint struct {
+	Time    int64
+	OpIndex int64
+	Key     model.KeyID
+	Count   int32
+}
+
+// LagPoint is one realtime-lag sample: at the ok poll OpIndex of Process
+// (stamped with its invocation Time), Key lagged LagNS nanoseconds behind the
+// acknowledged log; Offset is the consumer's position after the poll (-1:
+// nothing read yet).
+type LagPoint struct {
+	Time    int64
+	OpIndex int64
+	Process int32
+	Key     model.KeyID
+	LagNS   int64
+	Offset  int64
+}
+
+// Series are the time series a report draws. They are not part of the JSON
+// result.
+type Series struct {
+	Unseen []UnseenPoint
+	Lag    []LagPoint
+}
+
+// Result is the outcome of checking one history.
+type Result struct {
+	Schema         string                `json:"schema"`
+	Source         string                `json:"source"`
+	Workload       string                `json:"workload"`
+	Verdict        Verdict               `json:"valid"`
+	AnomalyTypes   []string              `json:"anomaly_types"`
+	BadTypes       []string              `json:"bad_anomaly_types"`
+	UnknownReasons []string              `json:"unknown_reasons"`
+	Warnings       []string              `json:"warnings,omitempty"`
+	Anomalies      map[string][]Instance `json:"anomalies"`
+	Stats          Stats                 `json:"stats"`
+	Options        Options               `json:"options"`
+	Series         Series                `json:"-"`
+}
+
+// Add appends an instance of type typ.
+func (r *Result) Add(typ string, in Instance) {
+	if r.Anomalies == nil {
+		r.Anomalies = map[string][]Instance{}
+	}
+	slices.Sort(in.Witness)
+	in.Witness = slices.Compact(in.Witness)
+	r.Anomalies[typ] = append(r.Anomalies[typ], in)
+}
+
+// Finish sorts instances (by lowest op index in the witness, then key, then
+// the order they were found), fills AnomalyTypes and BadTypes using bad, and
+// sets the verdict: invalid if any bad type, else unknown if there are
+// reasons, else valid.
+func (r *Result) Finish(bad func(typ string, in *Instance) bool) {
+	r.AnomalyTypes, r.BadTypes = r.AnomalyTypes[:0], r.BadTypes[:0]
+	if r.UnknownReasons == nil {
+		r.UnknownReasons = []string{}
+	}
+	for typ, ins := range r.Anomalies {
+		if len(ins) == 0 {
+			delete(r.Anomalies, typ)
+			continue
+		}
+		slices.SortStableFunc(ins, compareInstances)
+		r.AnomalyTypes = append(r.AnomalyTypes, typ)
+		for i := range ins {
+			if bad(typ, &ins[i]) {
+				r.BadTypes = append(r.BadTypes, typ)
+				break
+			}
+		}
+	}
+	slices.Sort(r.AnomalyTypes)
+	slices.Sort(r.BadTypes)
+	if r.AnomalyTypes == nil {
+		r.AnomalyTypes = []string{}
+	}
+	if r.BadTypes == nil {
+		r.BadTypes = []string{}
+	}
+	if r.Anomalies == nil {
+		r.Anomalies = map[string][]Instance{}
+	}
+	switch {
+	case len(r.BadTypes) > 0:
+		r.Verdict = Invalid
+	case len(r.UnknownReasons) > 0:
+		r.Verdict = Unknown
+	default:
+		r.Verdict = Valid
+	}
+}
+
+func compareInstances(a, b Instance) int {
+	la, lb := lowest(a.Witness), lowest(b.Witness)
+	if la != lb {
+		if la < lb {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case a.Key == nil || b.Key == nil:
+		return 0
+	case a.Key.Less(b.Key.Atom):
+		return -1
+	case b.Key.Less(a.Key.Atom):
+		return 1
+	}
+	return 0
+}
+
+func lowest(w []int64) int64 {
+	if len(w) == 0 {
+		return 1<<63 - 1
+	}
+	return w[0] // witnesses are sorted by Add
+}
