@@ -101,32 +101,33 @@ type Step struct {
 // left nil and omitted from JSON; which ones each type uses is documented on
 // its constant in package queue. Witness is always set.
 type Instance struct {
-	Key            *Value   `json:"key,omitempty"`
-	Value          *Value   `json:"value,omitempty"`
-	Values         []Value  `json:"values,omitempty"`
-	Offset         *int64   `json:"offset,omitempty"`
-	Offsets        []int64  `json:"offsets,omitempty"`
-	Index          *int64   `json:"index,omitempty"`
-	MaxReadIndex   *int64   `json:"max_read_index,omitempty"`
-	Writer         *int64   `json:"writer,omitempty"`
-	MaxRead        *int64   `json:"max_read,omitempty"`
-	Reader         *int64   `json:"reader,omitempty"`
-	Op             *int64   `json:"op,omitempty"`
-	Ops            []int64  `json:"ops,omitempty"`
-	Count          *int64   `json:"count,omitempty"`
-	Delta          *int64   `json:"delta,omitempty"`
-	Skipped        []Value  `json:"skipped,omitempty"`
-	Process        *int64   `json:"process,omitempty"`
-	From           *int64   `json:"from,omitempty"`
-	To             *int64   `json:"to,omitempty"`
-	DurationS      *float64 `json:"duration_s,omitempty"`
-	StuckOffset    *int64   `json:"stuck_offset,omitempty"`
-	AckedOffset    *int64   `json:"acknowledged_offset,omitempty"`
-	Seen           []Pair   `json:"seen,omitempty"`
-	Missing        []Pair   `json:"missing,omitempty"`
-	Reason         string   `json:"reason,omitempty"`
-	Cycle          []int64  `json:"cycle,omitempty"`
-	Steps          []Step   `json:"steps,omitempty"`
+	Key           *Value   `json:"key,omitempty"`
+	Value         *Value   `json:"value,omitempty"`
+	Values        []Value  `json:"values,omitempty"`
+	Offset        *int64   `json:"offset,omitempty"`
+	Offsets       []int64  `json:"offsets,omitempty"`
+	Index         *int64   `json:"index,omitempty"`
+	MaxReadIndex  *int64   `json:"max_read_index,omitempty"`
+	Writer        *int64   `json:"writer,omitempty"`
+	MaxRead       *int64   `json:"max_read,omitempty"`
+	MaxReadOffset *int64   `json:"max_read_offset,omitempty"`
+	Reader        *int64   `json:"reader,omitempty"`
+	Op            *int64   `json:"op,omitempty"`
+	Ops           []int64  `json:"ops,omitempty"`
+	Count         *int64   `json:"count,omitempty"`
+	Delta         *int64   `json:"delta,omitempty"`
+	Skipped       []Value  `json:"skipped,omitempty"`
+	Process       *int64   `json:"process,omitempty"`
+	From          *int64   `json:"from,omitempty"`
+	To            *int64   `json:"to,omitempty"`
+	DurationS     *float64 `json:"duration_s,omitempty"`
+	StuckOffset   *int64   `json:"stuck_offset,omitempty"`
+	AckedOffset   *int64   `json:"acknowledged_offset,omitempty"`
+	Seen          []Pair   `json:"seen,omitempty"`
+	Missing       []Pair   `json:"missing,omitempty"`
+	Reason        string   `json:"reason,omitempty"`
+	Cycle         []int64  `json:"cycle,omitempty"`
+	Steps         []Step   `json:"steps,omitempty"`
 	// Allowed marks an instance that does not make the history invalid
 	// although others of its type might (a poll-skip of a subscribed
 	// consumer, a G1c that needs a ww edge under --ww-deps).

@@ -1,0 +1,272 @@
+package queue
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// fixturesDir is where the shared queue fixtures live, relative to this
+// package.
+const fixturesDir = "../../../shared/fixtures/queue"
+
+type expected struct {
+	Options struct {
+		WWDeps bool    `json:"ww_deps"`
+		SubVia *string `json:"sub_via"`
+	} `json:"options"`
+	Valid         any                                     `json:"valid"`
+	Anomalies     map[string][]map[string]json.RawMessage `json:"anomalies"`
+	AnomalyTypes  []string                                `json:"anomaly_types"`
+	BadTypes      []string                                `json:"bad_anomaly_types"`
+	Undetermined  []string                                `json:"undetermined_types"`
+	VersionOrders map[string]struct {
+		ByPosition []json.RawMessage            `json:"by_position"`
+		Log        map[string][]json.RawMessage `json:"log"`
+	} `json:"version_orders"`
+	RealtimeLag []struct {
+		Time    int64           `json:"time"`
+		Process int32           `json:"process"`
+		Key     json.RawMessage `json:"key"`
+		Lag     int64           `json:"lag"`
+	} `json:"realtime_lag_ns"`
+	WorstLag *struct {
+		Lag int64 `json:"lag"`
+	} `json:"worst_realtime_lag_ns"`
+	UnseenSeries []struct {
+		Time   int64            `json:"time"`
+		Unseen map[string]int32 `json:"unseen"`
+	} `json:"unseen_series"`
+	UnseenFinal map[string][]json.RawMessage `json:"unseen_final_messages"`
+}
+
+func optionsFor(e *expected) Options {
+	o := DefaultOptions()
+	o.WWDeps = e.Options.WWDeps
+	if e.Options.SubVia != nil {
+		switch *e.Options.SubVia {
+		case "assign":
+			o.SubVia = SubAssign
+		case "subscribe":
+			o.SubVia = SubSubscribe
+		}
+	}
+	return o
+}
+
+func canon(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(x)
+	return string(b)
+}
+
+func without(s, drop []string) []string {
+	var out []string
+	for _, x := range s {
+		if !slices.Contains(drop, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func valueJSON(a model.Atom) string {
+	b, _ := json.Marshal(analysis.V(a))
+	return string(b)
+}
+
+// TestFixtures runs every pair in shared/fixtures/queue and compares the
+// result with the expectation as the fixtures' README describes.
+func TestFixtures(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(fixturesDir, "*.edn"))
+	if len(files) == 0 {
+		t.Skipf("no fixtures at %s (shared/ not beside the repo)", fixturesDir)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".edn")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(strings.TrimSuffix(f, ".edn") + ".expected.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e expected
+			if err := json.Unmarshal(raw, &e); err != nil {
+				t.Fatal(err)
+			}
+			h, err := ingest.ReadFile(f, ingest.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := model.Pair(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := check(h, p, optionsFor(&e))
+			res := c.res
+
+			wantValid := map[any]analysis.Verdict{true: analysis.Valid, false: analysis.Invalid, "unknown": analysis.Unknown}[e.Valid]
+			if res.Verdict != wantValid {
+				t.Errorf("verdict %v, want %v (bad types %v, reasons %v)", res.Verdict, wantValid, res.BadTypes, res.UnknownReasons)
+			}
+			if got, want := without(res.AnomalyTypes, e.Undetermined), without(e.AnomalyTypes, e.Undetermined); !slices.Equal(got, want) {
+				t.Errorf("anomaly types %v, want %v", got, want)
+			}
+			if got, want := without(res.BadTypes, e.Undetermined), without(e.BadTypes, e.Undetermined); !slices.Equal(got, want) {
+				t.Errorf("bad types %v, want %v", got, want)
+			}
+			types := make([]string, 0, len(e.Anomalies))
+			for typ := range e.Anomalies {
+				types = append(types, typ)
+			}
+			slices.Sort(types)
+			for _, typ := range types {
+				want := e.Anomalies[typ]
+				got := res.Anomalies[typ]
+				if len(got) != len(want) {
+					t.Errorf("%s: %d instances, want %d: %s", typ, len(got), len(want), canon(t, got))
+					continue
+				}
+				for i, w := range want {
+					var g map[string]json.RawMessage
+					if err := json.Unmarshal([]byte(canon(t, got[i])), &g); err != nil {
+						t.Fatal(err)
+					}
+					for field, wv := range w {
+						if !subset(t, wv, g[field]) {
+							t.Errorf("%s[%d].%s = %s, want %s (instance %s)", typ, i, field, g[field], wv, canon(t, got[i]))
+						}
+					}
+				}
+			}
+			checkVersionOrders(t, c, &e)
+			checkSeries(t, c, &e)
+		})
+	}
+}
+
+func checkVersionOrders(t *testing.T, c *checker, e *expected) {
+	for key, vo := range e.VersionOrders {
+		k := keyByJSON(t, c.h, key)
+		var got []string
+		for _, m := range c.kept[k] {
+			got = append(got, valueJSON(c.h.MsgValue(m)))
+		}
+		var want []string
+		for _, v := range vo.ByPosition {
+			want = append(want, canon(t, v))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("version order of %s: %v, want %v", key, got, want)
+		}
+	}
+}
+
+func keyByJSON(t *testing.T, h *model.History, key string) model.KeyID {
+	t.Helper()
+	for k, a := range h.Keys {
+		if a.PlainText() == key || valueJSON(a) == key || strconv.Quote(a.PlainText()) == key {
+			return model.KeyID(k)
+		}
+	}
+	t.Fatalf("no key %s in history", key)
+	return -1
+}
+
+func checkSeries(t *testing.T, c *checker, e *expected) {
+	if e.RealtimeLag != nil {
+		type sample struct {
+			Time    int64
+			Process int32
+			Key     string
+			Lag     int64
+		}
+		var got, want []sample
+		for _, p := range c.res.Series.Lag {
+			got = append(got, sample{p.Time, p.Process, valueJSON(c.h.Keys[p.Key]), p.LagNS})
+		}
+		for _, s := range e.RealtimeLag {
+			want = append(want, sample{s.Time, s.Process, canon(t, s.Key), s.Lag})
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("realtime lag\n got %v\nwant %v", got, want)
+		}
+	}
+	if e.WorstLag != nil {
+		if got := int64(c.res.Stats.WorstLagS * 1e9); got != e.WorstLag.Lag {
+			t.Errorf("worst lag %d ns, want %d", got, e.WorstLag.Lag)
+		}
+	}
+	if e.UnseenSeries != nil {
+		// replay the change points up to each sample's time
+		for _, s := range e.UnseenSeries {
+			state := map[string]int32{}
+			for _, p := range c.res.Series.Unseen {
+				if p.Time <= s.Time {
+					state[c.h.Keys[p.Key].PlainText()] = p.Count
+				}
+			}
+			if !reflect.DeepEqual(state, s.Unseen) && !(len(state) == 0 && len(s.Unseen) == 0) {
+				t.Errorf("unseen at time %d: %v, want %v", s.Time, state, s.Unseen)
+			}
+		}
+	}
+}
+
+// subset reports whether want is contained in got: objects may have extra
+// fields at any depth (the README's "other fields are free"), arrays must
+// match element by element, scalars exactly.
+func subset(t *testing.T, want, got json.RawMessage) bool {
+	var w, g any
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || json.Unmarshal(got, &g) != nil {
+		return false
+	}
+	return subsetValue(w, g)
+}
+
+func subsetValue(w, g any) bool {
+	switch wv := w.(type) {
+	case map[string]any:
+		gv, ok := g.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, x := range wv {
+			if !subsetValue(x, gv[k]) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		gv, ok := g.([]any)
+		if !ok || len(gv) != len(wv) {
+			return false
+		}
+		for i := range wv {
+			if !subsetValue(wv[i], gv[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(w, g)
+}

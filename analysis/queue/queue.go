@@ -1,0 +1,934 @@
+// Package queue checks Kafka-style queue histories: the semantics of
+// spec/queue.md, which follows Jepsen's jepsen.tests.kafka checker and
+// departs from it where that checker is nondeterministic, crashes or misses
+// something.
+//
+// # What an op is here
+//
+// Every client completion (ok, info, fail) is a record, paired with its
+// invocation; an invocation that never completed is a record of type info
+// whose micro-ops are still in invocation form. Assign and subscribe ops are
+// records too (they move consumer positions); only send, poll and txn records
+// are vertices of the dependency graph.
+//
+// # Choices where spec/queue.md is silent
+//
+//   - Positions. Order comparisons (skips, nonmonotonic, internal checks)
+//     use a value's position in the version order: the last position at
+//     which the order keeps it, as Jepsen does. A value that the order keeps
+//     nowhere (it lost a conflict at an offset, or was never observed) has
+//     no position, and every comparison that needs it is skipped and
+//     counted in stats.unpositioned_skipped. lost-write works on the log
+//     instead (first and last positions of every observed value).
+//   - Subscribe or assign. Without --sub-via, poll-skip and
+//     nonmonotonic-poll are allowed when the process's most recent
+//     assign/subscribe (ok or info) was a subscribe, and bad otherwise,
+//     including for a process that never did either.
+//   - info/fail ops in the internal checks. int-poll-skip and friends look
+//     at every completed op: a failed transaction's polls returned real
+//     data, and its sends real offsets or none.
+//   - G1c under --ww-deps. The search first looks for a cycle of reads
+//     alone (with process or realtime edges for those forms); only when
+//     there is none does it allow ww edges, and such a cycle is reported
+//     as allowed.
+//   - Cycles needing two relations (G1c-process, G1c-realtime) are simple
+//     cycles; the witness is the shortest the search reaches.
+//   - An op that read a value sent by a failed op counts for G1a only when
+//     the reader is ok. precommitted-read applies to any completed op.
+//   - torn-transaction counts a value of a committed op as missing when it
+//     is lost and no poll at all (ok, info or fail) ever returned it: a value
+//     that an aborted poll saw did reach the log, so the write was not torn,
+//     only never consumed (lost-write and unseen report that).
+//   - Unseen keeps the first 1000 values of a key (count has them all).
+//   - Realtime lag. At each ok poll, for each key the process is assigned
+//     (or, without an assignment, each key it has polled), stamped with the
+//     poll's invocation time: the time since the smallest acknowledged
+//     offset past the consumer's position (after this poll) was
+//     acknowledged, counting ok sends completed before the poll was
+//     invoked; 0 when nothing acknowledged is past it.
+//   - stalled-consumer. A run of two or more such samples of one process and
+//     key in which the position did not move and the lag stayed above zero,
+//     lasting (first to last poll) at least --stall-threshold.
+//   - A history where no send, poll or txn completed ok has nothing to
+//     judge: unknown.
+package queue
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// SubVia overrides the per-process assign/subscribe rule.
+type SubVia uint8
+
+// SubVia values.
+const (
+	// SubAuto decides per process from its assign/subscribe ops.
+	SubAuto SubVia = iota
+	// SubAssign makes every poll-skip and nonmonotonic-poll bad.
+	SubAssign
+	// SubSubscribe makes every poll-skip and nonmonotonic-poll allowed.
+	SubSubscribe
+)
+
+// String returns "auto", "assign" or "subscribe".
+func (s SubVia) String() string {
+	switch s {
+	case SubAssign:
+		return "assign"
+	case SubSubscribe:
+		return "subscribe"
+	}
+	return "auto"
+}
+
+// Options tune the check.
+type Options struct {
+	// WWDeps adds write-write edges to the dependency graph.
+	WWDeps bool
+	// SubVia overrides per-process detection of assign/subscribe.
+	SubVia SubVia
+	// CycleBudget bounds the cycle search in each strongly connected
+	// component; zero means no bound.
+	CycleBudget time.Duration
+	// StallThreshold is the shortest stall reported as stalled-consumer.
+	StallThreshold time.Duration
+	// MaxUnseenValues caps the values listed per unseen instance (0: 1000).
+	MaxUnseenValues int
+}
+
+// DefaultOptions are the defaults of the command line.
+func DefaultOptions() Options {
+	return Options{CycleBudget: 10 * time.Second, StallThreshold: 10 * time.Second}
+}
+
+type rec struct {
+	inv, comp int32 // positions in h.Ops; comp == inv for an open invocation
+	typ       model.OpType
+	vertex    int32 // graph vertex, or -1
+}
+
+type checker struct {
+	h    *model.History
+	opts Options
+	res  *analysis.Result
+
+	recs []rec
+	// per message
+	writer   []int32 // rec that sent it, -1
+	okReader []int32 // first ok rec that polled it, -1
+	anyRead  []bool  // polled by any completed op
+	first    []int32 // first position in the log, -1
+	last     []int32 // last position in the log, -1
+	keptPos  []int32 // last position where the version order keeps it, -1
+	lost     []bool
+	// per key
+	offsets [][]int64       // distinct offsets with a value, ascending
+	kept    [][]model.MsgID // value kept at each position
+	// per rec
+	committed []bool
+}
+
+// Check analyses a queue history. pairing must come from model.Pair(h).
+// Cost: O(ops + reads + edges log edges) time plus the cycle search, which
+// is bounded per component by opts.CycleBudget; memory O(ops + messages +
+// edges).
+func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Result {
+	return check(h, pairing, opts).res
+}
+
+func check(h *model.History, pairing model.Pairing, opts Options) *checker {
+	if opts.MaxUnseenValues <= 0 {
+		opts.MaxUnseenValues = 1000
+	}
+	start := time.Now()
+	c := &checker{h: h, opts: opts, res: &analysis.Result{
+		Schema:   analysis.Schema,
+		Source:   h.Source,
+		Workload: "queue",
+		Options: analysis.Options{
+			WWDeps: opts.WWDeps, SubVia: opts.SubVia.String(),
+			CycleBudgetS:   opts.CycleBudget.Seconds(),
+			StallThreshold: opts.StallThreshold.Seconds(),
+		},
+		Warnings: h.Warnings,
+	}}
+	c.records(pairing)
+	c.scanMessages()
+	c.buildLog()
+	c.checkReads()
+	c.checkInternal()
+	c.checkProcesses()
+	c.checkLostAndUnseen()
+	c.seriesAndStalls()
+	c.cycles()
+	if h.Truncated {
+		c.res.UnknownReasons = append(c.res.UnknownReasons,
+			"the input was cut off in the middle of an op; only the complete ops before it were analysed")
+	}
+	if c.res.Stats.OKOps == 0 || !c.anyOKData() {
+		c.res.UnknownReasons = append(c.res.UnknownReasons,
+			"no send, poll or txn op completed ok: there is nothing to judge")
+	}
+	c.res.Finish(func(typ string, in *analysis.Instance) bool { return IsBad(typ, in.Allowed) })
+	c.res.Stats.ElapsedMS = time.Since(start).Milliseconds()
+	return c
+}
+
+func (c *checker) anyOKData() bool {
+	for _, r := range c.recs {
+		if r.typ == model.OK && r.vertex >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) op(pos int32) *model.Op { return &c.h.Ops[pos] }
+
+// idx returns the :index of the op at pos.
+func (c *checker) idx(pos int32) int64 { return c.h.Ops[pos].Index }
+
+// witness returns the invocation and completion indices of recs.
+func (c *checker) witness(recs ...int32) []int64 {
+	w := make([]int64, 0, 2*len(recs))
+	for _, r := range recs {
+		if r < 0 {
+			continue
+		}
+		w = append(w, c.idx(c.recs[r].inv), c.idx(c.recs[r].comp))
+	}
+	return w
+}
+
+func (c *checker) compIdx(r int32) int64 { return c.idx(c.recs[r].comp) }
+
+func (c *checker) mops(r int32) []model.Mop { return c.op(c.recs[r].comp).Mops }
+
+func (c *checker) keyVal(k model.KeyID) *analysis.Value { return analysis.VP(c.h.Keys[k]) }
+
+func (c *checker) msgVal(m model.MsgID) analysis.Value { return analysis.V(c.h.MsgValue(m)) }
+
+func (c *checker) msgValP(m model.MsgID) *analysis.Value { v := c.msgVal(m); return &v }
+
+// records builds the record list and the op statistics.
+func (c *checker) records(p model.Pairing) {
+	st := &c.res.Stats
+	st.Ops = int64(len(c.h.Ops))
+	st.Keys = int64(len(c.h.Keys))
+	st.Messages = int64(len(c.h.Msgs))
+	vertices := int32(0)
+	for i := range c.h.Ops {
+		op := &c.h.Ops[i]
+		if !op.IsClient() {
+			continue
+		}
+		st.ClientOps++
+		var r rec
+		switch {
+		case op.Type == model.Invoke && p.Partner[i] < 0:
+			r = rec{inv: int32(i), comp: int32(i), typ: model.Info}
+			st.OpenOps++
+		case op.Type != model.Invoke && p.Partner[i] >= 0:
+			r = rec{inv: p.Partner[i], comp: int32(i), typ: op.Type}
+		default:
+			continue
+		}
+		switch r.typ {
+		case model.OK:
+			st.OKOps++
+		case model.Info:
+			st.InfoOps++
+		case model.Fail:
+			st.FailOps++
+		}
+		r.vertex = -1
+		switch op.F {
+		case model.FSend:
+			st.Sends++
+		case model.FPoll:
+			st.Polls++
+		case model.FTxn:
+			st.Txns++
+		}
+		switch op.F {
+		case model.FSend, model.FPoll, model.FTxn:
+			r.vertex = vertices
+			vertices++
+		}
+		c.recs = append(c.recs, r)
+	}
+}
+
+// scanMessages fills writer, okReader, anyRead and committed.
+func (c *checker) scanMessages() {
+	n := len(c.h.Msgs)
+	c.writer = filled(n, -1)
+	c.okReader = filled(n, -1)
+	c.anyRead = make([]bool, n)
+	for ri := range c.recs {
+		r := &c.recs[ri]
+		for _, m := range c.mops(int32(ri)) {
+			switch m.Kind {
+			case model.MopSend:
+				if c.writer[m.Msg] < 0 {
+					c.writer[m.Msg] = int32(ri)
+				}
+			case model.MopPoll:
+				if r.comp == r.inv { // open invocation: nothing was read
+					continue
+				}
+				for _, kp := range m.Polls {
+					for _, rd := range kp.Reads {
+						c.anyRead[rd.Msg] = true
+						if r.typ == model.OK && c.okReader[rd.Msg] < 0 {
+							c.okReader[rd.Msg] = int32(ri)
+						}
+					}
+				}
+			}
+		}
+	}
+	c.committed = make([]bool, len(c.recs))
+	for ri, r := range c.recs {
+		switch r.typ {
+		case model.OK:
+			c.committed[ri] = true
+		case model.Info:
+			for _, m := range c.mops(int32(ri)) {
+				if m.Kind == model.MopSend && c.okReader[m.Msg] >= 0 {
+					c.committed[ri] = true
+					break
+				}
+			}
+		}
+	}
+}
+
+func filled(n int, v int32) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// logEntry is one (message, offset) observation: the op index and micro-op
+// sequence of its first observer, for "observed first".
+type logEntry struct {
+	key   model.KeyID
+	msg   model.MsgID
+	off   int64
+	obsOp int64
+	obsSq int32
+	obsR  int32 // rec of the first observer
+}
+
+// buildLog builds each key's log (offset -> values), its version order and
+// every message's first and last position, and reports inconsistent-offsets
+// and duplicate. Each message usually sits at one offset, so the first
+// (message, offset) pair lives in flat per-message arrays and only further
+// offsets of a message go to a side list: memory grows with messages.
+func (c *checker) buildLog() {
+	n := len(c.h.Msgs)
+	primOff := make([]int64, n)
+	for i := range primOff {
+		primOff[i] = model.NoOffset
+	}
+	primObs := make([]logEntry, n)
+	var extra []logEntry
+	extraOf := map[model.MsgID][]int{}
+	observe := func(m model.MsgID, off int64, r int32, sq int32) {
+		if off == model.NoOffset {
+			return
+		}
+		opIdx := c.compIdx(r)
+		better := func(e *logEntry) bool {
+			return opIdx < e.obsOp || (opIdx == e.obsOp && sq < e.obsSq)
+		}
+		if primOff[m] == model.NoOffset {
+			primOff[m] = off
+			primObs[m] = logEntry{key: c.h.Msgs[m].Key, msg: m, off: off, obsOp: opIdx, obsSq: sq, obsR: r}
+			return
+		}
+		if primOff[m] == off {
+			if better(&primObs[m]) {
+				primObs[m].obsOp, primObs[m].obsSq, primObs[m].obsR = opIdx, sq, r
+			}
+			return
+		}
+		for _, i := range extraOf[m] {
+			if extra[i].off == off {
+				if better(&extra[i]) {
+					extra[i].obsOp, extra[i].obsSq, extra[i].obsR = opIdx, sq, r
+				}
+				return
+			}
+		}
+		extraOf[m] = append(extraOf[m], len(extra))
+		extra = append(extra, logEntry{key: c.h.Msgs[m].Key, msg: m, off: off, obsOp: opIdx, obsSq: sq, obsR: r})
+	}
+	for ri, r := range c.recs {
+		if r.comp == r.inv {
+			continue // open invocation: nothing observed
+		}
+		sq := int32(0)
+		for _, m := range c.mops(int32(ri)) {
+			switch m.Kind {
+			case model.MopSend:
+				if c.committed[ri] && m.Done {
+					observe(m.Msg, m.Offset, int32(ri), sq)
+				}
+				sq++
+			case model.MopPoll:
+				for _, kp := range m.Polls {
+					for _, rd := range kp.Reads {
+						observe(rd.Msg, rd.Offset, int32(ri), sq)
+						sq++
+					}
+				}
+			}
+		}
+	}
+	entries := make([]logEntry, 0, n+len(extra))
+	for m := range primOff {
+		if primOff[m] != model.NoOffset {
+			entries = append(entries, primObs[m])
+		}
+	}
+	entries = append(entries, extra...)
+	primObs = nil
+	slices.SortFunc(entries, func(a, b logEntry) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		if a.off != b.off {
+			return cmp.Compare(a.off, b.off)
+		}
+		if a.obsOp != b.obsOp {
+			return cmp.Compare(a.obsOp, b.obsOp)
+		}
+		return cmp.Compare(a.obsSq, b.obsSq)
+	})
+	nk := len(c.h.Keys)
+	c.offsets = make([][]int64, nk)
+	c.kept = make([][]model.MsgID, nk)
+	c.first = filled(n, -1)
+	c.last = filled(n, -1)
+	for i := 0; i < len(entries); {
+		e := entries[i]
+		j := i + 1
+		for j < len(entries) && entries[j].key == e.key && entries[j].off == e.off {
+			j++
+		}
+		pos := int32(len(c.offsets[e.key]))
+		c.offsets[e.key] = append(c.offsets[e.key], e.off)
+		c.kept[e.key] = append(c.kept[e.key], e.msg)
+		for _, x := range entries[i:j] {
+			if c.first[x.msg] < 0 {
+				c.first[x.msg] = pos
+			}
+			c.last[x.msg] = pos // entries ascend by offset within a key
+		}
+		if j-i > 1 {
+			group := entries[i:j]
+			vals := make([]analysis.Value, len(group))
+			var recs []int32
+			var ops []int64
+			for gi, x := range group {
+				vals[gi] = c.msgVal(x.msg)
+				recs = append(recs, x.obsR)
+				ops = append(ops, c.compIdx(x.obsR))
+			}
+			slices.SortFunc(vals, func(a, b analysis.Value) int { return lessCmp(a.Atom, b.Atom) })
+			slices.Sort(ops)
+			c.res.Add(InconsistentOffsets, analysis.Instance{
+				Key: c.keyVal(e.key), Offset: analysis.I(e.off), Index: analysis.I(int64(pos)),
+				Values: vals, Ops: slices.Compact(ops), Witness: c.witness(recs...),
+			})
+		}
+		i = j
+	}
+	c.keptPos = filled(n, -1)
+	for _, kept := range c.kept {
+		for p, m := range kept {
+			c.keptPos[m] = int32(p)
+		}
+	}
+	// duplicates: messages with more than one offset
+	dups := make([]model.MsgID, 0, len(extraOf))
+	for m := range extraOf {
+		dups = append(dups, m)
+	}
+	slices.Sort(dups)
+	for _, m := range dups {
+		offs := []int64{primOff[m]}
+		recs := []int32{primObsRec(entries, m, primOff[m])}
+		for _, i := range extraOf[m] {
+			offs = append(offs, extra[i].off)
+			recs = append(recs, extra[i].obsR)
+		}
+		slices.Sort(offs)
+		c.res.Add(Duplicate, analysis.Instance{
+			Key: c.keyVal(c.h.Msgs[m].Key), Value: c.msgValP(m),
+			Count: analysis.I(int64(len(offs))), Offsets: offs, Witness: c.witness(recs...),
+		})
+	}
+}
+
+// primObsRec finds the first observer of m at off in the sorted entries.
+func primObsRec(entries []logEntry, m model.MsgID, off int64) int32 {
+	for _, e := range entries {
+		if e.msg == m && e.off == off {
+			return e.obsR
+		}
+	}
+	return -1
+}
+
+func lessCmp(a, b model.Atom) int {
+	if a.Less(b) {
+		return -1
+	}
+	if b.Less(a) {
+		return 1
+	}
+	return 0
+}
+
+// pos is the position of a value for order comparisons: the last position
+// at which the version order keeps it, or -1 (see the package doc).
+func (c *checker) pos(m model.MsgID) int32 { return c.keptPos[m] }
+
+// checkReads reports G1a, precommitted-read and garbage-read.
+func (c *checker) checkReads() {
+	for ri, r := range c.recs {
+		if r.comp == r.inv {
+			continue
+		}
+		var done []model.MsgID // per rec dedupe; ops read few values
+		for _, m := range c.mops(int32(ri)) {
+			if m.Kind != model.MopPoll {
+				continue
+			}
+			for _, kp := range m.Polls {
+				for _, rd := range kp.Reads {
+					if slices.Contains(done, rd.Msg) {
+						continue
+					}
+					done = append(done, rd.Msg)
+					w := c.writer[rd.Msg]
+					reader := c.compIdx(int32(ri))
+					switch {
+					case w < 0:
+						c.res.Add(GarbageRead, analysis.Instance{
+							Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset),
+							Reader: analysis.I(reader), Witness: c.witness(int32(ri)),
+						})
+					case w == int32(ri):
+						c.res.Add(PrecommittedRead, analysis.Instance{
+							Op: analysis.I(reader), Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg),
+							Witness: c.witness(int32(ri)),
+						})
+					case r.typ == model.OK && c.recs[w].typ == model.Fail:
+						c.res.Add(G1a, analysis.Instance{
+							Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset),
+							Reader: analysis.I(reader), Writer: analysis.I(c.compIdx(w)),
+							Witness: c.witness(w, int32(ri)),
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// skipped lists the values kept at positions strictly between a and b.
+func (c *checker) skipped(k model.KeyID, a, b int32) []analysis.Value {
+	var vs []analysis.Value
+	for p := a + 1; p < b; p++ {
+		vs = append(vs, c.msgVal(c.kept[k][p]))
+	}
+	return vs
+}
+
+// writerOfPos returns the rec that wrote the value kept at position p of k,
+// or the rec that first read it, for witnesses of skipped values.
+func (c *checker) proofOfPos(k model.KeyID, p int32) int32 {
+	m := c.kept[k][p]
+	if w := c.writer[m]; w >= 0 {
+		return w
+	}
+	return c.okReader[m]
+}
+
+type lastSeen struct {
+	key model.KeyID
+	pos int32
+	msg model.MsgID
+}
+
+// checkInternal reports the int-* types: consecutive values one op reads
+// or sends for one key.
+func (c *checker) checkInternal() {
+	var reads, sends []lastSeen
+	find := func(s []lastSeen, k model.KeyID) int {
+		for i := range s {
+			if s[i].key == k {
+				return i
+			}
+		}
+		return -1
+	}
+	for ri, r := range c.recs {
+		if c.op(r.comp).F == model.FAssign || c.op(r.comp).F == model.FSubscribe {
+			continue
+		}
+		op := c.op(r.comp)
+		reads, sends = reads[:0], sends[:0]
+		rr := int32(ri)
+		for mi := range op.Mops {
+			m := &op.Mops[mi]
+			switch m.Kind {
+			case model.MopPoll:
+				for _, kp := range m.Polls {
+					if slices.Contains(op.Rebalance, kp.Key) {
+						continue
+					}
+					for _, rd := range kp.Reads {
+						p := c.pos(rd.Msg)
+						if p < 0 {
+							c.res.Stats.Unpositioned++
+							continue
+						}
+						i := find(reads, kp.Key)
+						if i < 0 {
+							reads = append(reads, lastSeen{kp.Key, p, rd.Msg})
+							continue
+						}
+						c.internalStep(rr, IntPollSkip, IntNonmonotonicPoll, reads[i], kp.Key, p, rd.Msg)
+						reads[i].pos, reads[i].msg = p, rd.Msg
+					}
+				}
+			case model.MopSend:
+				p := c.pos(m.Msg)
+				if p < 0 {
+					c.res.Stats.Unpositioned++
+					continue
+				}
+				i := find(sends, m.Key)
+				if i < 0 {
+					sends = append(sends, lastSeen{m.Key, p, m.Msg})
+					continue
+				}
+				c.internalStep(rr, IntSendSkip, IntNonmonotonicSend, sends[i], m.Key, p, m.Msg)
+				sends[i].pos, sends[i].msg = p, m.Msg
+			}
+		}
+	}
+}
+
+func (c *checker) internalStep(r int32, skipT, nonmonoT string, prev lastSeen, k model.KeyID, p int32, m model.MsgID) {
+	delta := int64(p - prev.pos)
+	if delta == 1 {
+		return
+	}
+	in := analysis.Instance{
+		Key: c.keyVal(k), Op: analysis.I(c.compIdx(r)),
+		Values: []analysis.Value{c.msgVal(prev.msg), c.msgVal(m)}, Delta: analysis.I(delta),
+		Witness: c.witness(r),
+	}
+	if delta > 1 {
+		in.Skipped = c.skipped(k, prev.pos, p)
+		in.Witness = append(in.Witness, c.witness(c.proofOfPos(k, prev.pos+1))...)
+		c.res.Add(skipT, in)
+		return
+	}
+	c.res.Add(nonmonoT, in)
+}
+
+// procState is what the process-level checks remember per process.
+type procState struct {
+	subscribed bool
+	assigned   []model.KeyID // nil: no assign/subscribe seen
+	hasAssign  bool
+	polls      []posAt // consumer position per key (last ok poll)
+	sends      []posAt // producer position per key
+}
+
+type posAt struct {
+	key model.KeyID
+	pos int32
+	msg model.MsgID
+	rec int32
+}
+
+func findPos(s []posAt, k model.KeyID) int {
+	for i := range s {
+		if s[i].key == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkProcesses reports poll-skip, nonmonotonic-poll and nonmonotonic-send:
+// consecutive ops of one process.
+func (c *checker) checkProcesses() {
+	procs := map[int32]*procState{}
+	for ri, r := range c.recs {
+		op := c.op(r.comp)
+		ps := procs[op.Process]
+		if ps == nil {
+			ps = &procState{}
+			procs[op.Process] = ps
+		}
+		rr := int32(ri)
+		switch op.F {
+		case model.FAssign, model.FSubscribe:
+			if r.typ == model.Fail || r.comp == r.inv {
+				continue
+			}
+			ps.subscribed = op.F == model.FSubscribe
+			ps.hasAssign = true
+			ps.assigned = op.Keys
+			ps.polls = slices.DeleteFunc(ps.polls, func(p posAt) bool { return !slices.Contains(op.Keys, p.key) })
+			continue
+		}
+		if r.comp == r.inv {
+			continue
+		}
+		// consumer side: first read of each key against the last ok position
+		type span struct {
+			key         model.KeyID
+			first, last posAt
+		}
+		var spans []span
+		for _, m := range op.Mops {
+			switch m.Kind {
+			case model.MopPoll:
+				for _, kp := range m.Polls {
+					for _, rd := range kp.Reads {
+						pa := posAt{kp.Key, c.pos(rd.Msg), rd.Msg, rr}
+						if pa.pos < 0 {
+							continue // counted by checkInternal
+						}
+						found := false
+						for i := range spans {
+							if spans[i].key == kp.Key {
+								spans[i].last = pa
+								found = true
+							}
+						}
+						if !found {
+							spans = append(spans, span{kp.Key, pa, pa})
+						}
+					}
+				}
+			}
+		}
+		for _, s := range spans {
+			i := findPos(ps.polls, s.key)
+			if i >= 0 {
+				c.processStep(op.Process, ps, ps.polls[i], s.first, true)
+			}
+			if r.typ == model.OK {
+				if i >= 0 {
+					ps.polls[i] = s.last
+				} else {
+					ps.polls = append(ps.polls, s.last)
+				}
+			}
+		}
+		// producer side: ok and info sends
+		if r.typ == model.Fail {
+			continue
+		}
+		for mi := range op.Mops {
+			m := &op.Mops[mi]
+			if m.Kind != model.MopSend {
+				continue
+			}
+			p := c.pos(m.Msg)
+			if p < 0 {
+				continue // counted by checkInternal
+			}
+			pa := posAt{m.Key, p, m.Msg, rr}
+			i := findPos(ps.sends, m.Key)
+			switch {
+			case i < 0:
+				ps.sends = append(ps.sends, pa)
+			case ps.sends[i].rec == rr:
+				ps.sends[i] = pa // within one op: checkInternal's business
+			default:
+				c.processStep(op.Process, ps, ps.sends[i], pa, false)
+				ps.sends[i] = pa
+			}
+		}
+	}
+}
+
+func (c *checker) processStep(proc int32, ps *procState, prev, next posAt, poll bool) {
+	delta := int64(next.pos - prev.pos)
+	if delta == 1 || (!poll && delta > 0) {
+		return
+	}
+	in := analysis.Instance{
+		Key: c.keyVal(next.key), Process: analysis.I(int64(proc)),
+		Ops:     []int64{c.compIdx(prev.rec), c.compIdx(next.rec)},
+		Values:  []analysis.Value{c.msgVal(prev.msg), c.msgVal(next.msg)},
+		Delta:   analysis.I(delta),
+		Witness: c.witness(prev.rec, next.rec),
+	}
+	if !poll {
+		c.res.Add(NonmonotonicSend, in)
+		return
+	}
+	switch c.opts.SubVia {
+	case SubSubscribe:
+		in.Allowed = true
+	case SubAuto:
+		in.Allowed = ps.subscribed
+	}
+	if delta > 1 {
+		in.Skipped = c.skipped(next.key, prev.pos, next.pos)
+		in.Witness = append(in.Witness, c.witness(c.proofOfPos(next.key, prev.pos+1))...)
+		c.res.Add(PollSkip, in)
+		return
+	}
+	c.res.Add(NonmonotonicPoll, in)
+}
+
+// checkLostAndUnseen reports lost-write, unseen and torn-transaction.
+func (c *checker) checkLostAndUnseen() {
+	nk := len(c.h.Keys)
+	maxFirst := filled(nk, -1)
+	maxReader := filled(nk, -1)
+	for m := range c.h.Msgs {
+		r := c.okReader[m]
+		if r < 0 || c.first[m] < 0 {
+			continue
+		}
+		k := c.h.Msgs[m].Key
+		if c.first[m] > maxFirst[k] {
+			maxFirst[k] = c.first[m]
+			maxReader[k] = r
+		}
+	}
+	// The poll named as max_read is the lowest-indexed ok poll that read
+	// the value at max_read_index, not just the first found.
+	for ri, r := range c.recs {
+		if r.typ != model.OK {
+			continue
+		}
+		for _, m := range c.mops(int32(ri)) {
+			for _, kp := range m.Polls {
+				for _, rd := range kp.Reads {
+					if c.first[rd.Msg] == maxFirst[kp.Key] && c.first[rd.Msg] >= 0 &&
+						c.compIdx(int32(ri)) < c.compIdx(maxReader[kp.Key]) {
+						maxReader[kp.Key] = int32(ri)
+					}
+				}
+			}
+		}
+	}
+	c.lost = make([]bool, len(c.h.Msgs))
+	unseen := make([][]model.MsgID, nk)
+	for mi := range c.h.Msgs {
+		m := model.MsgID(mi)
+		w := c.writer[m]
+		if w < 0 || !c.committed[w] || c.okReader[m] >= 0 {
+			continue
+		}
+		k := c.h.Msgs[m].Key
+		if c.recs[w].typ == model.OK {
+			unseen[k] = append(unseen[k], m)
+		}
+		if c.last[m] < 0 {
+			c.res.Stats.Unpositioned++
+			continue
+		}
+		if c.last[m] > maxFirst[k] {
+			continue
+		}
+		c.lost[m] = true
+		off := c.offsets[k][c.first[m]]
+		for _, mo := range c.mops(w) {
+			if mo.Kind == model.MopSend && mo.Msg == m && mo.Done && mo.Offset != model.NoOffset {
+				off = mo.Offset
+			}
+		}
+		c.res.Add(LostWrite, analysis.Instance{
+			Key: c.keyVal(k), Value: c.msgValP(m), Offset: analysis.I(off),
+			Index: analysis.I(int64(c.first[m])), MaxReadIndex: analysis.I(int64(maxFirst[k])),
+			Writer: analysis.I(c.compIdx(w)), MaxRead: analysis.I(c.compIdx(maxReader[k])),
+			MaxReadOffset: analysis.I(c.offsets[k][maxFirst[k]]),
+			Witness:       c.witness(w, maxReader[k]),
+		})
+	}
+	for k, ms := range unseen {
+		if len(ms) == 0 {
+			continue
+		}
+		slices.SortFunc(ms, func(a, b model.MsgID) int {
+			if x := cmp.Compare(c.last[a], c.last[b]); x != 0 {
+				return x
+			}
+			return lessCmp(c.h.MsgValue(a), c.h.MsgValue(b))
+		})
+		in := analysis.Instance{Key: c.keyVal(model.KeyID(k)), Count: analysis.I(int64(len(ms)))}
+		if len(ms) > c.opts.MaxUnseenValues {
+			ms = ms[:c.opts.MaxUnseenValues]
+			in.Truncated = true
+		}
+		var ws []int32
+		for _, m := range ms {
+			in.Values = append(in.Values, c.msgVal(m))
+			ws = append(ws, c.writer[m])
+		}
+		in.Witness = c.witness(ws...)
+		c.res.Add(Unseen, in)
+	}
+	// torn transactions
+	for ri, r := range c.recs {
+		rr := int32(ri)
+		if !c.committed[rr] && r.typ != model.Fail {
+			continue
+		}
+		var seen, missing []analysis.Pair
+		proofs := []int32{rr}
+		var sent []model.MsgID
+		for _, m := range c.mops(rr) {
+			if m.Kind != model.MopSend || slices.Contains(sent, m.Msg) || c.writer[m.Msg] != rr {
+				continue
+			}
+			sent = append(sent, m.Msg)
+			pair := analysis.Pair{*c.keyVal(m.Key), c.msgVal(m.Msg)}
+			switch {
+			case c.okReader[m.Msg] >= 0:
+				seen = append(seen, pair)
+				proofs = append(proofs, c.okReader[m.Msg])
+			case c.committed[rr] && c.lost[m.Msg] && !c.anyRead[m.Msg]:
+				missing = append(missing, pair)
+				proofs = append(proofs, maxReader[m.Key])
+			case r.typ == model.Fail && !c.anyRead[m.Msg] && c.last[m.Msg] < 0:
+				missing = append(missing, pair)
+			}
+		}
+		if len(seen) == 0 || len(missing) == 0 {
+			continue
+		}
+		reason := "lost"
+		if r.typ == model.Fail {
+			reason = "aborted"
+		}
+		c.res.Add(TornTransaction, analysis.Instance{
+			Op: analysis.I(c.compIdx(rr)), Seen: seen, Missing: missing, Reason: reason,
+			Witness: c.witness(proofs...),
+		})
+	}
+}

@@ -1,0 +1,281 @@
+package queue
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// ackLog is one key's acknowledged offsets with the time each was first
+// acknowledged, ascending by offset.
+type ackLog struct {
+	offs  []int64
+	times []int64
+	ops   []int32 // rec of the acknowledging send
+}
+
+func (a *ackLog) add(off, t int64, r int32) {
+	i, ok := slices.BinarySearch(a.offs, off)
+	if ok {
+		if t < a.times[i] {
+			a.times[i], a.ops[i] = t, r
+		}
+		return
+	}
+	a.offs = slices.Insert(a.offs, i, off)
+	a.times = slices.Insert(a.times, i, t)
+	a.ops = slices.Insert(a.ops, i, r)
+}
+
+// next returns the index of the smallest acknowledged offset > pos, or -1.
+func (a *ackLog) next(pos int64) int {
+	i, ok := slices.BinarySearch(a.offs, pos)
+	if ok {
+		i++
+	}
+	if i >= len(a.offs) {
+		return -1
+	}
+	return i
+}
+
+type lagProc struct {
+	assigned  []model.KeyID
+	hasAssign bool
+	pos       map[model.KeyID]int64 // offset of the last read; absent: none
+	stalls    map[model.KeyID]*stall
+}
+
+type stall struct {
+	pos              int64
+	since, lastTime  int64
+	fromRec, lastRec int32
+	ackRec           int32
+	polls            int
+}
+
+// seriesAndStalls computes the unseen-over-time and realtime-lag series
+// (spec/queue.md §5), the worst lag, and stalled-consumer.
+func (c *checker) seriesAndStalls() {
+	nk := len(c.h.Keys)
+	// unseen over time, by completion order of ok ops
+	sentOK := make([]bool, len(c.h.Msgs))
+	readOK := make([]bool, len(c.h.Msgs))
+	unseen := make([]int32, nk)
+	var touched []model.KeyID
+	for ri, r := range c.recs {
+		if r.typ != model.OK {
+			continue
+		}
+		touched = touched[:0]
+		for _, m := range c.mops(int32(ri)) {
+			switch m.Kind {
+			case model.MopSend:
+				if !sentOK[m.Msg] {
+					sentOK[m.Msg] = true
+					if !readOK[m.Msg] {
+						unseen[m.Key]++
+						touched = append(touched, m.Key)
+					}
+				}
+			case model.MopPoll:
+				for _, kp := range m.Polls {
+					for _, rd := range kp.Reads {
+						if !readOK[rd.Msg] {
+							readOK[rd.Msg] = true
+							if sentOK[rd.Msg] {
+								unseen[kp.Key]--
+								touched = append(touched, kp.Key)
+							}
+						}
+					}
+				}
+			}
+		}
+		slices.Sort(touched)
+		op := c.op(r.comp)
+		for _, k := range slices.Compact(touched) {
+			c.res.Series.Unseen = append(c.res.Series.Unseen, analysis.UnseenPoint{
+				Time: op.Time, OpIndex: op.Index, Key: k, Count: unseen[k]})
+		}
+	}
+
+	// realtime lag: walk positions so acks count only before the poll's
+	// invocation.
+	compRec := make([]int32, len(c.h.Ops))
+	for i := range compRec {
+		compRec[i] = -1
+	}
+	invRec := make([]int32, len(c.h.Ops))
+	for i := range invRec {
+		invRec[i] = -1
+	}
+	for ri, r := range c.recs {
+		if r.comp != r.inv {
+			compRec[r.comp] = int32(ri)
+		}
+		invRec[r.inv] = int32(ri)
+	}
+	acks := make([]ackLog, nk)
+	procs := map[int32]*lagProc{}
+	getProc := func(p int32) *lagProc {
+		lp := procs[p]
+		if lp == nil {
+			lp = &lagProc{pos: map[model.KeyID]int64{}, stalls: map[model.KeyID]*stall{}}
+			procs[p] = lp
+		}
+		return lp
+	}
+	worst := int64(-1)
+	threshold := c.opts.StallThreshold.Nanoseconds()
+	closeStall := func(proc int32, k model.KeyID, s *stall) {
+		if s == nil || s.polls < 2 || s.lastTime-s.since < threshold || threshold <= 0 {
+			return
+		}
+		in := analysis.Instance{
+			Key: c.keyVal(k), Process: analysis.I(int64(proc)),
+			From: analysis.I(c.compIdx(s.fromRec)), To: analysis.I(c.compIdx(s.lastRec)),
+			DurationS: analysis.F(float64(s.lastTime-s.since) / 1e9),
+			Witness:   c.witness(s.fromRec, s.lastRec, s.ackRec),
+		}
+		if s.pos >= 0 {
+			in.StuckOffset = analysis.I(s.pos)
+		}
+		if a := &acks[k]; len(a.offs) > 0 {
+			in.AckedOffset = analysis.I(a.offs[len(a.offs)-1])
+		}
+		c.res.Add(StalledConsumer, in)
+	}
+	for i := range c.h.Ops {
+		op := &c.h.Ops[i]
+		if !op.IsClient() {
+			continue
+		}
+		if op.Type == model.Invoke {
+			ri := invRec[i]
+			if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
+				continue
+			}
+			comp := c.op(c.recs[ri].comp)
+			if comp.F != model.FPoll && comp.F != model.FTxn {
+				continue
+			}
+			lp := getProc(op.Process)
+			var keys []model.KeyID
+			hasPoll := false
+			for _, m := range comp.Mops {
+				if m.Kind != model.MopPoll {
+					continue
+				}
+				hasPoll = true
+				for _, kp := range m.Polls {
+					if !slices.Contains(keys, kp.Key) {
+						keys = append(keys, kp.Key)
+					}
+					for _, rd := range kp.Reads {
+						lp.pos[kp.Key] = rd.Offset
+					}
+				}
+			}
+			if !hasPoll {
+				continue
+			}
+			if lp.hasAssign {
+				for _, k := range lp.assigned {
+					if !slices.Contains(keys, k) {
+						keys = append(keys, k)
+					}
+				}
+			} else {
+				for k := range lp.pos {
+					if !slices.Contains(keys, k) {
+						keys = append(keys, k)
+					}
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				pos, ok := lp.pos[k]
+				if !ok {
+					pos = -1
+				}
+				lag := int64(0)
+				a := &acks[k]
+				j := a.next(pos)
+				if j >= 0 {
+					lag = op.Time - a.times[j]
+				}
+				c.res.Series.Lag = append(c.res.Series.Lag, analysis.LagPoint{
+					Time: op.Time, OpIndex: comp.Index, Process: op.Process, Key: k, LagNS: lag, Offset: pos})
+				if lag > worst {
+					worst = lag
+					c.res.Stats.WorstLagS = float64(lag) / 1e9
+					c.res.Stats.WorstLagProcess = analysis.I(int64(op.Process))
+					c.res.Stats.WorstLagKey = c.keyVal(k)
+					c.res.Stats.WorstLagOp = analysis.I(comp.Index)
+				}
+				s := lp.stalls[k]
+				if s != nil && (s.pos != pos || lag <= 0) {
+					closeStall(op.Process, k, s)
+					s = nil
+					delete(lp.stalls, k)
+				}
+				if lag > 0 {
+					if s == nil {
+						s = &stall{pos: pos, since: op.Time, fromRec: ri, ackRec: a.ops[j]}
+						lp.stalls[k] = s
+					}
+					s.lastTime, s.lastRec = op.Time, ri
+					s.polls++
+				}
+			}
+			continue
+		}
+		ri := compRec[i]
+		if ri < 0 {
+			continue
+		}
+		switch op.F {
+		case model.FAssign, model.FSubscribe:
+			if op.Type == model.Fail {
+				continue
+			}
+			lp := getProc(op.Process)
+			lp.hasAssign = true
+			lp.assigned = op.Keys
+			for k := range lp.pos {
+				if !slices.Contains(op.Keys, k) {
+					delete(lp.pos, k)
+				}
+			}
+		case model.FSend, model.FTxn:
+			if op.Type != model.OK || op.Time == model.NoTime {
+				continue
+			}
+			for _, m := range op.Mops {
+				if m.Kind == model.MopSend && m.Done && m.Offset != model.NoOffset {
+					acks[m.Key].add(m.Offset, op.Time, ri)
+				}
+			}
+		}
+	}
+	// close open stalls in a fixed order
+	pids := make([]int32, 0, len(procs))
+	for p := range procs {
+		pids = append(pids, p)
+	}
+	slices.Sort(pids)
+	for _, p := range pids {
+		lp := procs[p]
+		ks := make([]model.KeyID, 0, len(lp.stalls))
+		for k := range lp.stalls {
+			ks = append(ks, k)
+		}
+		slices.SortFunc(ks, cmp.Compare)
+		for _, k := range ks {
+			closeStall(p, k, lp.stalls[k])
+		}
+	}
+}

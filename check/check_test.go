@@ -1,0 +1,244 @@
+package check
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+)
+
+const corpusDir = "../../shared/corpus"
+
+func verdictFromName(t *testing.T, name string) analysis.Verdict {
+	t.Helper()
+	base := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), filepath.Ext(strings.TrimSuffix(name, ".gz")))
+	switch {
+	case strings.HasSuffix(base, "-invalid"):
+		return analysis.Invalid
+	case strings.HasSuffix(base, "-unknown"):
+		return analysis.Unknown
+	case strings.HasSuffix(base, "-valid"):
+		return analysis.Valid
+	}
+	t.Fatalf("%s: name does not end in -valid, -invalid or -unknown", name)
+	return 0
+}
+
+// TestIncidents checks the histories built after real incidents (issue 2):
+// each must get its verdict and exactly its anomaly types.
+func TestIncidents(t *testing.T) {
+	cases := []struct {
+		file  string
+		types []string
+	}{
+		{"kafka-21062-stale-leader-truncation-invalid.edn",
+			[]string{queue.InconsistentOffsets, queue.LostWrite, queue.Unseen}},
+		// The retried value is read twice in one poll: a repeat inside the
+		// op, besides the duplicate. It is neither lost nor unseen.
+		{"timeout-retry-duplicate-invalid.edn",
+			[]string{queue.Duplicate, queue.IntNonmonotonicPoll}},
+		{"iggy-4438-stale-replica-stall-invalid.edn",
+			[]string{queue.StalledConsumer, queue.Unseen}},
+		{"bufstream-findings-invalid.edn",
+			[]string{queue.Duplicate, queue.G1a, queue.InconsistentOffsets, queue.LostWrite,
+				queue.PollSkip, queue.TornTransaction, queue.Unseen}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join("../testdata/incidents", tc.file)
+			res, _, err := File(path, Options{Queue: queue.DefaultOptions()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := verdictFromName(t, tc.file); res.Verdict != want {
+				t.Errorf("verdict %v, want %v", res.Verdict, want)
+			}
+			want := slices.Sorted(slices.Values(tc.types))
+			if !slices.Equal(res.AnomalyTypes, want) {
+				t.Errorf("anomaly types %v, want %v", res.AnomalyTypes, want)
+			}
+		})
+	}
+}
+
+// TestIncidentDetails pins the witnesses users will read for two incidents.
+func TestIncidentDetails(t *testing.T) {
+	res, _, err := File("../testdata/incidents/kafka-21062-stale-leader-truncation-invalid.edn", Options{Queue: queue.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := res.Anomalies[queue.LostWrite]
+	if len(lost) != 2 || lost[0].Value.Int != 12 || lost[1].Value.Int != 13 || *lost[0].Writer != 3 || *lost[0].MaxRead != 13 {
+		t.Errorf("lost writes: %+v", lost)
+	}
+	res, _, err = File("../testdata/incidents/iggy-4438-stale-replica-stall-invalid.edn", Options{Queue: queue.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Anomalies[queue.StalledConsumer]
+	if len(st) != 1 || *st[0].StuckOffset != 2 || *st[0].AckedOffset != 8 || *st[0].DurationS < 10 {
+		t.Errorf("stall: %+v", st)
+	}
+	if u := res.Anomalies[queue.Unseen]; len(u) != 1 || *u[0].Count != 6 {
+		t.Errorf("unseen: %+v", u)
+	}
+}
+
+type expectFile struct {
+	Options struct {
+		WWDeps         bool     `json:"ww_deps"`
+		SubVia         *string  `json:"sub_via"`
+		StallThreshold *float64 `json:"stall_threshold_s"`
+	} `json:"options"`
+	Valid        any      `json:"valid"`
+	AnomalyTypes []string `json:"anomaly_types"`
+	BadTypes     []string `json:"bad_anomaly_types"`
+}
+
+// TestTestdata runs every hand-made history under testdata/: the verdict
+// in its name must hold, and where a NAME.expect.json sits beside it, the
+// anomaly types and bad types it lists.
+func TestTestdata(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir("../testdata", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.Contains(p, "fuzz") || d.IsDir() {
+			return nil
+		}
+		if strings.HasSuffix(p, ".edn") || strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, ".expect.json") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no histories under testdata/")
+	}
+	for _, f := range files {
+		t.Run(strings.TrimPrefix(f, "../testdata/"), func(t *testing.T) {
+			opts := Options{Queue: queue.DefaultOptions()}
+			var exp *expectFile
+			if raw, err := os.ReadFile(strings.TrimSuffix(f, filepath.Ext(f)) + ".expect.json"); err == nil {
+				exp = &expectFile{}
+				if err := json.Unmarshal(raw, exp); err != nil {
+					t.Fatal(err)
+				}
+				opts.Queue.WWDeps = exp.Options.WWDeps
+				if exp.Options.SubVia != nil {
+					opts.Queue.SubVia = map[string]queue.SubVia{"assign": queue.SubAssign, "subscribe": queue.SubSubscribe}[*exp.Options.SubVia]
+				}
+				if exp.Options.StallThreshold != nil {
+					opts.Queue.StallThreshold = secondsDuration(*exp.Options.StallThreshold)
+				}
+			}
+			res, _, err := File(f, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := verdictFromName(t, filepath.Base(f)); res.Verdict != want {
+				t.Errorf("verdict %v, want %v (types %v, reasons %v)", res.Verdict, want, res.AnomalyTypes, res.UnknownReasons)
+			}
+			if exp != nil {
+				if !slices.Equal(res.AnomalyTypes, nonNil(exp.AnomalyTypes)) {
+					t.Errorf("anomaly types %v, want %v", res.AnomalyTypes, exp.AnomalyTypes)
+				}
+				if !slices.Equal(res.BadTypes, nonNil(exp.BadTypes)) {
+					t.Errorf("bad types %v, want %v", res.BadTypes, exp.BadTypes)
+				}
+			}
+		})
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// TestCorpus analyses every queue history of shared/corpus and checks the
+// verdict SOURCES.md records for today's checker; the history Jepsen's
+// checker crashes on must get a verdict here.
+func TestCorpus(t *testing.T) {
+	if _, err := os.Stat(corpusDir); err != nil {
+		t.Skipf("corpus not found at %s: %v", corpusDir, err)
+	}
+	cases := []struct {
+		dir     string
+		verdict analysis.Verdict
+		types   []string
+	}{
+		// SOURCES.md: invalid, unseen on keys "31", "46", "47".
+		{"maelstrom-kafka-emmanuel32-small-valid", analysis.Invalid, []string{queue.Unseen}},
+		{"maelstrom-kafka-yjcsivsuk", analysis.Valid, []string{}},
+		// Jepsen's checker throws IndexOutOfBounds here; we find nothing.
+		{"maelstrom-kafka-emmanuel32-checker-crash", analysis.Valid, []string{}},
+		// Nothing was acknowledged: unknown (Jepsen: empty transaction graph).
+		{"maelstrom-kafka-emmanuel32-tiny-timeouts", analysis.Unknown, []string{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.dir, func(t *testing.T) {
+			for _, ww := range []bool{false, true} {
+				opts := Options{Queue: queue.DefaultOptions()}
+				opts.Queue.WWDeps = ww
+				res, _, err := File(filepath.Join(corpusDir, tc.dir), opts) // a store folder
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != tc.verdict || !slices.Equal(res.AnomalyTypes, tc.types) {
+					t.Errorf("ww-deps %v: verdict %v types %v, want %v %v", ww, res.Verdict, res.AnomalyTypes, tc.verdict, tc.types)
+				}
+			}
+		})
+	}
+	t.Run("unseen keys of small-valid", func(t *testing.T) {
+		res, _, err := File(filepath.Join(corpusDir, "maelstrom-kafka-emmanuel32-small-valid/history.edn"), Options{Queue: queue.DefaultOptions()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, in := range res.Anomalies[queue.Unseen] {
+			keys = append(keys, in.Key.Text)
+		}
+		slices.Sort(keys) // instances are ordered by their witnesses, not keys
+		if !slices.Equal(keys, []string{"31", "46", "47"}) {
+			t.Errorf("unseen keys %v, want 31 46 47", keys)
+		}
+	})
+}
+
+// TestCorpusOtherWorkloads: histories of workloads without a checker yet
+// are refused with an input error naming the file, never a panic or a
+// verdict.
+func TestCorpusOtherWorkloads(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.edn"))
+	json, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*.json"))
+	files = append(files, json...)
+	if len(files) == 0 {
+		t.Skipf("corpus not found at %s", corpusDir)
+	}
+	for _, f := range files {
+		if strings.Contains(f, "kafka") || strings.HasSuffix(f, "results.edn") {
+			continue
+		}
+		t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) {
+			_, _, err := File(f, Options{Queue: queue.DefaultOptions()})
+			if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), f) {
+				t.Fatalf("want an input error naming %s, got %v", f, err)
+			}
+		})
+	}
+}
+
+func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report"
+	"github.com/hindsight-dev/hindsight/samples"
+)
+
+// Exit statuses of spec/results.md.
+const (
+	exitValid   = 0
+	exitInvalid = 1
+	exitUnknown = 2
+	exitInput   = 3
+)
+
+// usageError marks a mistake on the command line: exit status 3.
+type usageError struct{ error }
+
+// exitError carries an exit status decided by a command.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// checkFlags are the flags every analysing command shares.
+type checkFlags struct {
+	format         string
+	wwDeps         bool
+	subVia         string
+	cycleBudget    time.Duration
+	stallThreshold time.Duration
+	maxExamples    int
+	workload       string
+	inputFormat    string
+}
+
+func (f *checkFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.BoolVar(&f.wwDeps, "ww-deps", false, "add write-write dependencies (version order) to the dependency graph")
+	fl.StringVar(&f.subVia, "sub-via", "", "treat every consumer as using assign or subscribe (default: per process, from its ops)")
+	fl.DurationVar(&f.cycleBudget, "cycle-budget", 10*time.Second, "time limit for the cycle search in each strongly connected component (0: none)")
+	fl.DurationVar(&f.stallThreshold, "stall-threshold", 10*time.Second, "shortest stall reported as stalled-consumer")
+	fl.IntVar(&f.maxExamples, "max-examples", 3, "examples shown per anomaly type (text output; JSON has every instance)")
+	fl.StringVar(&f.workload, "workload", "", "force the workload (queue); detected from the micro-ops by default")
+	fl.StringVar(&f.inputFormat, "input-format", "", "force the input format: edn or json (detected by default)")
+}
+
+func (f *checkFlags) options() (check.Options, error) {
+	o := check.Options{Workload: f.workload, Queue: queue.DefaultOptions()}
+	switch f.format {
+	case "text", "json":
+	default:
+		return o, usageError{fmt.Errorf("--format must be text or json, not %q", f.format)}
+	}
+	switch f.subVia {
+	case "":
+	case "assign":
+		o.Queue.SubVia = queue.SubAssign
+	case "subscribe":
+		o.Queue.SubVia = queue.SubSubscribe
+	default:
+		return o, usageError{fmt.Errorf("--sub-via must be assign or subscribe, not %q", f.subVia)}
+	}
+	switch f.inputFormat {
+	case "":
+	case "edn":
+		o.Format = ingest.FormatEDN
+	case "json":
+		o.Format = ingest.FormatJSON
+	default:
+		return o, usageError{fmt.Errorf("--input-format must be edn or json, not %q", f.inputFormat)}
+	}
+	switch f.workload {
+	case "", "queue", "list-append", "rw-register":
+	default:
+		return o, usageError{fmt.Errorf("--workload must be queue, list-append or rw-register, not %q", f.workload)}
+	}
+	if f.cycleBudget < 0 || f.stallThreshold < 0 || f.maxExamples < 0 {
+		return o, usageError{errors.New("--cycle-budget, --stall-threshold and --max-examples must not be negative")}
+	}
+	o.Queue.WWDeps = f.wwDeps
+	o.Queue.CycleBudget = f.cycleBudget
+	o.Queue.StallThreshold = f.stallThreshold
+	return o, nil
+}
+
+// worse combines exit statuses over several histories: an input error
+// outranks invalid, which outranks unknown, which outranks valid.
+func worse(a, b int) int {
+	rank := map[int]int{exitValid: 0, exitUnknown: 1, exitInvalid: 2, exitInput: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := &cobra.Command{
+		Use:           "hindsight",
+		Short:         "Find consistency anomalies in Jepsen-style test histories",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(checkCmd(stdin, stdout, stderr), demoCmd(stdout, stderr))
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	err := root.Execute()
+	var ee exitError
+	switch {
+	case err == nil:
+		return exitValid
+	case errors.As(err, &ee):
+		return ee.code
+	default:
+		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		return exitInput
+	}
+}
+
+func checkCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "check [flags] HISTORY...",
+		Short: "Analyse histories and print a verdict (exit 0 valid, 1 invalid, 2 unknown, 3 unreadable)",
+		Long: `Analyse each HISTORY (an .edn, .json or .jsonl file, optionally gzip- or
+zstd-compressed, a Jepsen store directory holding history.edn, or - for
+standard input) and print a summary, or with --format json one JSON object per
+history (JSON Lines). The exit status is the worst over all histories.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			code := exitValid
+			for _, path := range args {
+				code = worse(code, checkOne(path, stdin, opts, &f, stdout, stderr))
+			}
+			if code != exitValid {
+				return exitError{code}
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// checkOne checks one history, prints its result and returns its exit status.
+func checkOne(path string, stdin io.Reader, opts check.Options, f *checkFlags, stdout, stderr io.Writer) int {
+	var (
+		res *analysis.Result
+		h   *model.History
+		err error
+	)
+	if path == "-" {
+		res, h, err = check.Read(stdin, "-", opts)
+	} else {
+		res, h, err = check.File(path, opts)
+	}
+	if err != nil {
+		// Unreadable input and internal failures alike: exit 3.
+		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		return exitInput
+	}
+	return emit(res, h, f, stdout, stderr)
+}
+
+func emit(res *analysis.Result, h *model.History, f *checkFlags, stdout, stderr io.Writer) int {
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "hindsight: warning: %s\n", w)
+	}
+	var err error
+	if f.format == "json" {
+		err = report.JSON(stdout, res)
+	} else {
+		err = report.Text(stdout, res, report.HistoryLookup(h), f.maxExamples)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hindsight: writing the result: %v\n", err)
+		return exitInput
+	}
+	return res.Verdict.ExitCode()
+}
+
+func demoCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "demo [flags]",
+		Short: "Check the sample queue history built into hindsight",
+		Long: `Check a small queue history embedded in the binary, in which a stale
+leader acknowledged writes that were later truncated, a timed-out send was
+retried into a duplicate, and a consumer got stuck: a quick look at what
+hindsight reports. Takes the same flags as check.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			h, err := ingest.Read(samples.QueueReader(), samples.QueueName, ingest.Options{})
+			if err != nil {
+				return err
+			}
+			res, err := check.History(h, opts)
+			if err != nil {
+				return err
+			}
+			if code := emit(res, h, &f, stdout, stderr); code != exitValid {
+				return exitError{code}
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}

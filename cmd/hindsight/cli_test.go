@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+var elapsed = regexp.MustCompile(`("elapsed_ms":)\d+|(; )\d+( ms)`)
+
+// stable masks the run time, the only part of the output allowed to change.
+func stable(s string) string { return elapsed.ReplaceAllString(s, "${1}${2}0${3}") }
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/hindsight -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file; diff it with -update and git diff\n--- got ---\n%s", name, got)
+	}
+}
+
+const fixtures = "../../../shared/fixtures/queue"
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.edn")
+	os.WriteFile(bad, []byte("{:index 0 :type :invoke :process 0 :f :send :value [[:send 1 2]]}\n{:index 1 :type :ok :process 0 :f :send :value [[:send 1 [0 2]}\n"), 0o644)
+	unpaired := filepath.Join(dir, "unpaired.edn")
+	os.WriteFile(unpaired, []byte("{:index 0 :type :ok :process 0 :f :send :value [[:send 1 [0 2]]]}\n"), 0o644)
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"incident - invalid - 1", []string{"check", "../../testdata/incidents/timeout-retry-duplicate-invalid.edn"}, 1, ""},
+		{"sample demo - invalid - 1", []string{"demo"}, 1, ""},
+		{"unknown history - 2", []string{"check", fixtures + "/empty-no-send-or-poll-unknown.edn"}, 2, ""},
+		{"valid history - 0", []string{"check", fixtures + "/unseen-drains-to-zero-valid.edn"}, 0, ""},
+		{"worst over several - 1", []string{"check", fixtures + "/unseen-drains-to-zero-valid.edn", fixtures + "/g1c-wr-cycle-invalid.edn"}, 1, ""},
+		{"missing file - 3", []string{"check", filepath.Join(dir, "nope.edn")}, 3, "nope.edn"},
+		{"syntax error names line and column - 3", []string{"check", bad}, 3, "bad.edn:2:"},
+		{"unpaired completion named - 3", []string{"check", unpaired}, 3, "op 0"},
+		{"bad flag - 3", []string{"check", "--format", "yaml", bad}, 3, "--format"},
+		{"no history - 3", []string{"check"}, 3, "arg"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.name, "fixture") || strings.HasPrefix(tc.args[len(tc.args)-1], fixtures) {
+				if _, err := os.Stat(fixtures); err != nil {
+					t.Skip("shared fixtures not found")
+				}
+			}
+			code, _, stderr := runCLI(t, "", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.stderr)
+			}
+		})
+	}
+}
+
+func TestStdin(t *testing.T) {
+	h := "{:index 0, :time 1, :type :invoke, :process 0, :f :send, :value [[:send 1 5]]}\n" +
+		"{:index 1, :time 2, :type :ok, :process 0, :f :send, :value [[:send 1 [0 5]]]}\n" +
+		"{:index 2, :time 3, :type :invoke, :process 1, :f :poll, :value [[:poll]]}\n" +
+		"{:index 3, :time 4, :type :ok, :process 1, :f :poll, :value [[:poll {1 [[0 5]]}]]}\n"
+	code, out, stderr := runCLI(t, h, "check", "--format", "json", "-")
+	if code != 0 || !strings.Contains(out, `"valid":true`) {
+		t.Fatalf("exit %d, out %s, stderr %s", code, out, stderr)
+	}
+}
+
+// TestGoldenDemo pins the text and JSON output on the embedded sample,
+// and checks that JSON is byte-identical across runs.
+func TestGoldenDemo(t *testing.T) {
+	_, text, _ := runCLI(t, "", "demo")
+	golden(t, "demo.txt", stable(text))
+	_, j1, _ := runCLI(t, "", "demo", "--format", "json")
+	_, j2, _ := runCLI(t, "", "demo", "--format", "json")
+	if stable(j1) != stable(j2) {
+		t.Error("JSON differs between two runs")
+	}
+	golden(t, "demo.json", stable(j1))
+}
+
+// TestGoldenFixtures pins the output for a few fixtures with cycles and
+// conflicts, under the options their expectations use.
+func TestGoldenFixtures(t *testing.T) {
+	if _, err := os.Stat(fixtures); err != nil {
+		t.Skip("shared fixtures not found")
+	}
+	for _, tc := range []struct {
+		file string
+		args []string
+	}{
+		{"g1c-wr-cycle-invalid", nil},
+		{"g1c-ww-wr-cycle-allowed-unseen-invalid", []string{"--ww-deps"}},
+		{"g0-allowed-write-cycle-unseen-invalid", []string{"--ww-deps"}},
+		{"realtime-lag-reassign-invalid", nil},
+		{"version-order-info-txn-conflict-invalid", nil},
+		{"poll-skip-two-skips-invalid", []string{"--sub-via", "assign"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			args := append([]string{"check", fixtures + "/" + tc.file + ".edn", "--max-examples", "10"}, tc.args...)
+			_, text, _ := runCLI(t, "", args...)
+			golden(t, tc.file+".txt", stable(strings.ReplaceAll(text, fixtures+"/", "")))
+			_, js, _ := runCLI(t, "", append(args, "--format", "json")...)
+			golden(t, tc.file+".json", stable(strings.ReplaceAll(js, fixtures+"/", "")))
+		})
+	}
+}

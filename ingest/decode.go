@@ -1,0 +1,1250 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"unicode/utf8"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// errEOF is returned inside the decoder when the input ends before the form
+// being read is complete.
+var errEOF = errors.New("unexpected end of input")
+
+func (e *lexErr) Error() string { return e.msg }
+
+// valueMode says what an op's :value looked like, before :f is known (it may
+// come after :value).
+type valueMode uint8
+
+const (
+	vNone  valueMode = iota // no :value
+	vNil                    // nil
+	vEmpty                  // an empty vector, list or set
+	vMops                   // a vector of vectors: micro-ops
+	vKeys                   // a vector, list or set of atoms: keys
+	vOther                  // anything else
+)
+
+// satom is an atom in the per-op scratch space; its text lives in the
+// decoder's arena until the op is complete and it is interned.
+type satom struct {
+	kind   model.AtomKind
+	byText bool // a JSON object key: interned with Builder.KeyText
+	i      int64
+	off, n uint32
+}
+
+// smop is a micro-op in the scratch space.
+type smop struct {
+	kind     model.MopKind
+	done     bool
+	key, val satom
+	off      int64
+	p0, p1   int32 // its polls: decoder.polls[p0:p1]
+}
+
+// spoll is one key of a poll result in the scratch space.
+type spoll struct {
+	key    satom
+	r0, r1 int32 // its reads: decoder.reads[r0:r1]
+}
+
+// sread is one [offset value] pair in the scratch space.
+type sread struct {
+	off int64
+	val satom
+}
+
+// opener is an open bracket and the token that closes it.
+type opener struct {
+	close tokKind
+	at    srcPos
+}
+
+// field is an op map key the decoder knows.
+type field uint8
+
+const (
+	fNone field = iota
+	fIndex
+	fTime
+	fType
+	fProcess
+	fF
+	fValue
+	fError
+	fRebalance
+)
+
+func fieldOf(name []byte) field {
+	if len(name) > 0 && name[0] == ':' {
+		name = name[1:]
+	}
+	switch string(name) {
+	case "index":
+		return fIndex
+	case "time":
+		return fTime
+	case "type":
+		return fType
+	case "process":
+		return fProcess
+	case "f":
+		return fF
+	case "value":
+		return fValue
+	case "error":
+		return fError
+	case "rebalance-log", "rebalance_log":
+		return fRebalance
+	}
+	return fNone
+}
+
+const maxErrorRunes = 300
+
+// decoder reads op maps from a token stream into a model.Builder.
+type decoder struct {
+	l    *lexer
+	b    *model.Builder
+	name string
+	json bool
+	n    int64 // ops read so far
+
+	// Scratch space of the op being read.
+	arena   []byte
+	mops    []smop
+	polls   []spoll
+	reads   []sread
+	vkeys   []satom
+	rkeys   []satom
+	vmode   valueMode
+	vpos    srcPos
+	verr    lexErr // first problem found in the micro-ops, reported only if they are used
+	hasVErr bool
+	stack   []opener
+
+	// Interning caches in front of the builder: same ids, fewer allocations.
+	smallKeys []model.KeyID // id+1 of the integer key i, for small i >= 0
+	intKeys   map[int64]model.KeyID
+	strKeys   [model.KOther + 1]map[string]model.KeyID
+	textKeys  map[string]model.KeyID
+	strVals   [model.KOther + 1]map[string]model.ValID
+	fnames    map[string]string
+	msgTab    []keyMsgs
+	smallVals []model.ValID // id+1 of the integer value i, for small i >= 0
+	rset      map[model.KeyID]bool
+
+	ops opChunks
+
+	mopSlab  slab[model.Mop]
+	pollSlab slab[model.KeyPoll]
+	readSlab slab[model.Read]
+	keySlab  slab[model.KeyID]
+}
+
+func newDecoder(l *lexer, b *model.Builder, name string) *decoder {
+	return &decoder{l: l, b: b, name: name, json: l.json,
+		intKeys: map[int64]model.KeyID{}, textKeys: map[string]model.KeyID{}, fnames: map[string]string{}}
+}
+
+// run reads the whole input. It returns nil, or a *Error.
+func (d *decoder) run() error {
+	l := d.l
+	var cont opener // the top-level vector, if inside one
+	inCont := false
+	for {
+		l.next()
+		switch l.kind {
+		case tEOF:
+			return d.atEOF(inCont, cont)
+		case tErr:
+			return d.toError(&l.err, nil)
+		case tMapBegin:
+			at := l.tok
+			if err := d.op(at, at); err != nil {
+				return d.opErr(err, at)
+			}
+		case tTag:
+			at := l.tok
+			l.next()
+			switch l.kind {
+			case tMapBegin:
+				if err := d.op(at, l.tok); err != nil {
+					return d.opErr(err, at)
+				}
+			case tEOF:
+				return d.opErr(errEOF, at)
+			case tErr:
+				return d.toError(&l.err, nil)
+			default:
+				return d.toError(&lexErr{at, "expected an op map, found a tagged " + d.describe()}, nil)
+			}
+		case tVecBegin, tListBegin:
+			if inCont {
+				return d.toError(&lexErr{l.tok, "expected an op map, found " + l.kindText()}, nil)
+			}
+			cont, _ = d.opener()
+			inCont = true
+		case tVecEnd, tListEnd, tMapEnd:
+			if inCont && l.kind == cont.close {
+				inCont = false
+				continue
+			}
+			if inCont {
+				return d.toError(d.mismatch(cont), nil)
+			}
+			return d.toError(&lexErr{l.tok, "unexpected " + l.kindText()}, nil)
+		default:
+			return d.toError(&lexErr{l.tok, "expected an op map, found " + d.describe()}, nil)
+		}
+	}
+}
+
+// op reads one op map whose '{' is the current token; start is where the op
+// begins (its tag, if any).
+func (d *decoder) op(start, brace srcPos) error {
+	d.l.opStart = start.off
+	err := d.readOp(start, brace)
+	d.l.opStart = -1
+	return err
+}
+
+// readErr is the *Error for a failed read of the underlying input.
+func (d *decoder) readErr() error {
+	l := d.l
+	at := l.posAt(l.pos)
+	return d.toError(&lexErr{at, "cannot read input: " + l.rerr.Error()}, l.rerr)
+}
+
+func (d *decoder) hardReadErr() bool {
+	return d.l.rerr != nil && !errors.Is(d.l.rerr, io.ErrUnexpectedEOF)
+}
+
+// opErr handles an error from reading the op that starts at start: the end
+// of the input there means the file was cut off.
+func (d *decoder) opErr(err error, start srcPos) error {
+	if err != errEOF {
+		if le, ok := err.(*lexErr); ok {
+			return d.toError(le, nil)
+		}
+		return err
+	}
+	if d.hardReadErr() {
+		return d.readErr()
+	}
+	d.b.SetTruncated()
+	d.b.Warn("%s:%d:%d: the input ends in the middle of the op that starts here; kept the %d complete ops before it",
+		d.name, start.line, start.col(), d.n)
+	return nil
+}
+
+// atEOF finishes at the end of the input.
+func (d *decoder) atEOF(inCont bool, cont opener) error {
+	l := d.l
+	switch {
+	case d.hardReadErr():
+		return d.readErr()
+	case l.cut:
+		d.b.SetTruncated()
+		d.b.Warn("%s:%d:%d: the input ends in the middle of this form; kept the %d complete ops before it",
+			d.name, l.tok.line, l.tok.col(), d.n)
+	case inCont:
+		d.b.SetTruncated()
+		d.b.Warn("%s:%d:%d: the input ends inside the top-level %s opened here, after %d complete ops",
+			d.name, cont.at.line, cont.at.col(), openText(cont.close), d.n)
+	case l.rerr != nil:
+		at := l.posAt(l.pos)
+		d.b.SetTruncated()
+		d.b.Warn("%s:%d:%d: the compressed input ends early (%v); kept the %d complete ops before it",
+			d.name, at.line, at.col(), l.rerr, d.n)
+	}
+	return nil
+}
+
+// toError turns a position and message into an *Error with an excerpt.
+func (d *decoder) toError(le *lexErr, cause error) *Error {
+	ex, caret := d.l.excerpt(le.at)
+	return &Error{File: d.name, Line: clampInt(le.at.line), Col: clampInt(le.at.col()), Msg: le.msg,
+		Excerpt: ex, caret: caret, Err: cause}
+}
+
+func clampInt(v int64) int {
+	if v > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	return int(v)
+}
+
+// tokErr is the error the current token stands for, if it is tEOF or tErr.
+func (d *decoder) tokErr() error {
+	switch d.l.kind {
+	case tEOF:
+		return errEOF
+	case tErr:
+		e := d.l.err
+		return &e
+	}
+	return nil
+}
+
+// opener returns the opener of the current token, if it opens a collection.
+func (d *decoder) opener() (opener, bool) {
+	l := d.l
+	switch l.kind {
+	case tMapBegin, tSetBegin:
+		return opener{tMapEnd, l.tok}, true
+	case tVecBegin:
+		return opener{tVecEnd, l.tok}, true
+	case tListBegin:
+		return opener{tListEnd, l.tok}, true
+	}
+	return opener{}, false
+}
+
+func openText(close tokKind) string {
+	switch close {
+	case tMapEnd:
+		return "map"
+	case tVecEnd:
+		return "vector"
+	}
+	return "list"
+}
+
+func openChar(close tokKind) string {
+	switch close {
+	case tMapEnd:
+		return "'{'"
+	case tVecEnd:
+		return "'['"
+	}
+	return "'('"
+}
+
+// atClose reports whether the current token closes o. A closer of another
+// kind is a syntax error; the end of input and lexer errors are returned.
+func (d *decoder) atClose(o opener) (bool, error) {
+	k := d.l.kind
+	if k == o.close {
+		return true, nil
+	}
+	if k <= tListEnd {
+		return d.closeSlow(o)
+	}
+	return false, nil
+}
+
+func (d *decoder) closeSlow(o opener) (bool, error) {
+	if d.l.kind <= tErr {
+		return false, d.tokErr()
+	}
+	return true, d.mismatch(o)
+}
+
+func (d *decoder) mismatch(o opener) *lexErr {
+	return &lexErr{d.l.tok, fmt.Sprintf("mismatched bracket: %s does not close the %s opened at line %d, column %d",
+		d.l.kindText(), openChar(o.close), o.at.line, o.at.col())}
+}
+
+// describe names the current token for an error message.
+func (d *decoder) describe() string {
+	l := d.l
+	switch l.kind {
+	case tMapBegin, tMapEnd, tVecBegin, tVecEnd, tListBegin, tListEnd, tSetBegin:
+		return l.kindText()
+	case tInt:
+		return fmt.Sprintf("the integer %d", l.ival)
+	case tString:
+		return "the string " + fmt.Sprintf("%q", clip(string(l.text), 40))
+	case tTag:
+		return "#" + clip(string(l.text), 40)
+	case tEOF:
+		return "the end of the input"
+	}
+	return clip(string(l.text), 40)
+}
+
+// skip consumes the form that starts with the current token.
+func (d *decoder) skip() error {
+	l := d.l
+	for l.kind == tTag {
+		l.next()
+	}
+	o, ok := d.opener()
+	if !ok {
+		switch l.kind {
+		case tMapEnd, tVecEnd, tListEnd:
+			return &lexErr{l.tok, "unexpected " + l.kindText()}
+		}
+		return d.tokErr()
+	}
+	return d.skipRest(o)
+}
+
+// skipRest consumes tokens up to and including the closer of o.
+func (d *decoder) skipRest(o opener) error {
+	l := d.l
+	st := append(d.stack[:0], o)
+	defer func() { d.stack = st[:0] }()
+	for {
+		l.next()
+		switch l.kind {
+		case tMapBegin, tSetBegin, tVecBegin, tListBegin:
+			o, _ := d.opener()
+			st = append(st, o)
+		case tMapEnd, tVecEnd, tListEnd:
+			top := st[len(st)-1]
+			if l.kind != top.close {
+				return d.mismatch(top)
+			}
+			st = st[:len(st)-1]
+			if len(st) == 0 {
+				return nil
+			}
+		case tEOF, tErr:
+			return d.tokErr()
+		}
+	}
+}
+
+// capture consumes the form that starts with the current token and returns
+// its source text as a KOther atom.
+func (d *decoder) capture() (satom, error) {
+	l := d.l
+	start := l.tok.off
+	l.capStart = start
+	err := d.skip()
+	l.capStart = -1
+	if err != nil {
+		return satom{}, err
+	}
+	return d.textAtom(model.KOther, l.buf[start-l.base:l.pos]), nil
+}
+
+func (d *decoder) textAtom(k model.AtomKind, t []byte) satom {
+	a := satom{kind: k, off: uint32(len(d.arena)), n: uint32(len(t))}
+	d.arena = append(d.arena, t...)
+	return a
+}
+
+func (d *decoder) atomText(a *satom) []byte { return d.arena[a.off : a.off+a.n] }
+
+// atom consumes the form that starts with the current token as an atom.
+func (d *decoder) atom() (satom, error) {
+	l := d.l
+	switch l.kind {
+	case tInt:
+		return satom{kind: model.KInt, i: l.ival}, nil
+	case tBigInt:
+		return d.textAtom(model.KBigInt, l.text), nil
+	case tString:
+		return d.textAtom(model.KString, l.text), nil
+	case tKeyword:
+		return d.textAtom(model.KKeyword, l.text), nil
+	case tSymbol, tNil, tOther:
+		return d.textAtom(model.KOther, l.text), nil
+	case tMapEnd, tVecEnd, tListEnd:
+		return satom{}, &lexErr{l.tok, "unexpected " + l.kindText()}
+	case tEOF, tErr:
+		return satom{}, d.tokErr()
+	}
+	return d.capture()
+}
+
+func isName(k tokKind) bool { return k == tKeyword || k == tString || k == tSymbol }
+
+func trimColon(b []byte) []byte {
+	if len(b) > 0 && b[0] == ':' {
+		return b[1:]
+	}
+	return b
+}
+
+func (d *decoder) deferErr(at srcPos, msg string) {
+	if !d.hasVErr {
+		d.hasVErr = true
+		d.verr = lexErr{at, msg}
+	}
+}
+
+func (d *decoder) fieldName(s string) string {
+	if d.json {
+		return `"` + s + `"`
+	}
+	return ":" + s
+}
+
+// readOp reads an op map whose '{' (brace) is the current token.
+func (d *decoder) readOp(start, brace srcPos) error {
+	l := d.l
+	d.arena = d.arena[:0]
+	d.rkeys = d.rkeys[:0]
+	d.resetValue()
+	d.vmode = vNone
+	op := model.Op{Time: model.NoTime, Process: model.NoProcess, Line: int32(clampInt(brace.line))}
+	var haveIndex, haveType, haveF bool
+	o := opener{tMapEnd, brace}
+	for {
+		l.next()
+		if c, err := d.atClose(o); err != nil {
+			return err
+		} else if c {
+			break
+		}
+		f := fNone
+		if isName(l.kind) {
+			f = fieldOf(l.text)
+		} else if err := d.skip(); err != nil {
+			return err
+		}
+		l.next()
+		if c, err := d.atClose(o); err != nil {
+			return err
+		} else if c {
+			return &lexErr{l.tok, "map has a key with no value"}
+		}
+		switch f {
+		case fIndex:
+			switch l.kind {
+			case tInt:
+				op.Index, haveIndex = l.ival, true
+			case tNil:
+			default:
+				return &lexErr{l.tok, d.fieldName("index") + " must be an integer, found " + d.describe()}
+			}
+		case fTime:
+			if l.kind == tInt {
+				op.Time = l.ival
+			} else if err := d.skip(); err != nil {
+				return err
+			}
+		case fType:
+			if isName(l.kind) {
+				if t, ok := model.ParseOpType(string(l.text)); ok {
+					op.Type, haveType = t, true
+					break
+				}
+			}
+			return &lexErr{l.tok, "unknown " + d.fieldName("type") + " " + d.describe()}
+		case fProcess:
+			if l.kind == tInt {
+				if l.ival < 0 || l.ival > math.MaxInt32 {
+					return &lexErr{l.tok, fmt.Sprintf("%s %d is out of range", d.fieldName("process"), l.ival)}
+				}
+				op.Process = int32(l.ival)
+			} else if err := d.skip(); err != nil {
+				return err
+			}
+		case fF:
+			if isName(l.kind) {
+				op.F = model.ParseFunc(string(l.text))
+				op.FName = ""
+				if op.F == model.FOther {
+					op.FName = d.fname(trimColon(l.text))
+				}
+				haveF = true
+			} else if err := d.skip(); err != nil {
+				return err
+			}
+		case fValue:
+			if err := d.readValue(); err != nil {
+				return err
+			}
+		case fError:
+			if err := d.readError(&op); err != nil {
+				return err
+			}
+		case fRebalance:
+			if err := d.readRebalance(); err != nil {
+				return err
+			}
+		default:
+			if err := d.skip(); err != nil {
+				return err
+			}
+		}
+	}
+	if !haveType {
+		return &lexErr{start, "op has no " + d.fieldName("type")}
+	}
+	if !haveIndex {
+		op.Index = d.n
+	}
+	if !haveF && d.vmode == vMops && !d.hasVErr {
+		op.F = model.FTxn
+	}
+	switch op.F {
+	case model.FSend, model.FPoll, model.FTxn:
+		switch d.vmode {
+		case vMops:
+			if d.hasVErr {
+				e := d.verr
+				return &e
+			}
+			op.Mops = d.buildMops()
+		case vNone, vNil, vEmpty:
+		default:
+			return &lexErr{d.vpos, fmt.Sprintf("%s of a %s op must be a vector of micro-ops", d.fieldName("value"), op.F)}
+		}
+	case model.FAssign, model.FSubscribe:
+		switch d.vmode {
+		case vKeys:
+			op.Keys = d.keySlab.alloc(len(d.vkeys))
+			for i := range d.vkeys {
+				op.Keys[i] = d.key(&d.vkeys[i])
+			}
+		case vNone, vNil, vEmpty:
+		default:
+			return &lexErr{d.vpos, fmt.Sprintf("%s of a %s op must be a list of keys", d.fieldName("value"), op.F)}
+		}
+	case model.FOther:
+		if d.vmode == vMops && !d.hasVErr {
+			op.Mops = d.buildMops()
+		}
+	}
+	if len(d.rkeys) > 0 {
+		op.Rebalance = d.rebalance()
+	}
+	d.ops.add(op)
+	d.n++
+	return nil
+}
+
+func (d *decoder) fname(b []byte) string {
+	if s, ok := d.fnames[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	d.fnames[s] = s
+	return s
+}
+
+func (d *decoder) resetValue() {
+	d.mops = d.mops[:0]
+	d.polls = d.polls[:0]
+	d.reads = d.reads[:0]
+	d.vkeys = d.vkeys[:0]
+	d.hasVErr = false
+}
+
+// readValue reads :value, whose first token is current.
+func (d *decoder) readValue() error {
+	l := d.l
+	d.resetValue()
+	d.vpos = l.tok
+	switch l.kind {
+	case tNil:
+		d.vmode = vNil
+		return nil
+	case tVecBegin, tListBegin, tSetBegin:
+		o, _ := d.opener()
+		return d.readSeq(o, l.kind == tSetBegin)
+	}
+	d.vmode = vOther
+	return d.skip()
+}
+
+// readSeq reads the elements of a :value collection: micro-ops if the first
+// element is a vector, keys otherwise.
+func (d *decoder) readSeq(o opener, set bool) error {
+	l := d.l
+	d.vmode = vEmpty
+	for {
+		l.next()
+		if c, err := d.atClose(o); err != nil {
+			return err
+		} else if c {
+			return nil
+		}
+		if d.vmode == vEmpty {
+			if !set && (l.kind == tVecBegin || l.kind == tListBegin) {
+				d.vmode = vMops
+			} else {
+				d.vmode = vKeys
+			}
+		}
+		switch d.vmode {
+		case vMops:
+			mo, ok := d.opener()
+			if !ok || l.kind == tMapBegin || l.kind == tSetBegin {
+				d.deferErr(l.tok, "expected a micro-op vector, found "+d.describe())
+				d.vmode = vOther
+				if err := d.skip(); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := d.readMop(mo); err != nil {
+				return err
+			}
+		case vKeys:
+			a, err := d.atom()
+			if err != nil {
+				return err
+			}
+			d.vkeys = append(d.vkeys, a)
+		default:
+			if err := d.skip(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// next reads the next token and reports whether it closes o.
+func (d *decoder) nextClose(o opener) (bool, error) {
+	d.l.next()
+	return d.atClose(o)
+}
+
+// bad records a problem with a micro-op at the current token and skips the
+// rest of the micro-op (from the current token, then up to o's closer).
+func (d *decoder) bad(o opener, msg string) error {
+	d.deferErr(d.l.tok, msg+d.describe())
+	if err := d.skip(); err != nil {
+		return err
+	}
+	return d.skipRest(o)
+}
+
+// readMop reads one micro-op vector opened by o.
+func (d *decoder) readMop(o opener) error {
+	l := d.l
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if c {
+		d.deferErr(o.at, "empty micro-op")
+		return nil
+	}
+	if !isName(l.kind) {
+		return d.bad(o, "a micro-op starts with its name, found ")
+	}
+	switch name := trimColon(l.text); string(name) {
+	case "send":
+		return d.readSend(o)
+	case "poll":
+		return d.readPoll(o)
+	}
+	d.mops = append(d.mops, smop{kind: model.MopOther})
+	return d.skipRest(o)
+}
+
+// readSend reads the rest of [:send k v] or [:send k [offset v]].
+func (d *decoder) readSend(o opener) error {
+	l := d.l
+	m := smop{kind: model.MopSend, off: model.NoOffset}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if c {
+		d.deferErr(o.at, "a send micro-op needs a key and a value")
+		return nil
+	}
+	var err error
+	if m.key, err = d.atom(); err != nil {
+		return err
+	}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if c {
+		d.deferErr(o.at, "a send micro-op needs a value")
+		return nil
+	}
+	if po, ok := d.opener(); ok && (l.kind == tVecBegin || l.kind == tListBegin) {
+		m.done = true
+		var r sread
+		if err = d.readPair(po, &r); err != nil {
+			if err == errBadPair {
+				return d.skipRest(o)
+			}
+			return err
+		}
+		m.off, m.val = r.off, r.val
+	} else if m.val, err = d.atom(); err != nil {
+		return err
+	}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if !c {
+		return d.bad(o, "a send micro-op has three elements; found more: ")
+	}
+	d.mops = append(d.mops, m)
+	return nil
+}
+
+// errBadPair says readPair found a malformed pair, recorded with deferErr and
+// consumed.
+var errBadPair = errors.New("bad pair")
+
+// readPair reads the rest of an [offset value] pair opened by po into r.
+func (d *decoder) readPair(po opener, r *sread) error {
+	l := d.l
+	r.off = model.NoOffset
+	if c, err := d.nextClose(po); err != nil {
+		return err
+	} else if c {
+		d.deferErr(po.at, "an [offset value] pair is empty")
+		return errBadPair
+	}
+	switch l.kind {
+	case tInt:
+		r.off = l.ival
+	case tNil:
+	default:
+		if err := d.bad(po, "an offset must be an integer or nil, found "); err != nil {
+			return err
+		}
+		return errBadPair
+	}
+	if c, err := d.nextClose(po); err != nil {
+		return err
+	} else if c {
+		d.deferErr(po.at, "an [offset value] pair has no value")
+		return errBadPair
+	}
+	if l.kind == tInt {
+		r.val = satom{kind: model.KInt, i: l.ival}
+	} else {
+		v, err := d.atom()
+		if err != nil {
+			return err
+		}
+		r.val = v
+	}
+	if c, err := d.nextClose(po); err != nil {
+		return err
+	} else if !c {
+		if err := d.bad(po, "an [offset value] pair has two elements; found more: "); err != nil {
+			return err
+		}
+		return errBadPair
+	}
+	return nil
+}
+
+// readPoll reads the rest of [:poll] or [:poll {k [[offset v] ...]}].
+func (d *decoder) readPoll(o opener) error {
+	l := d.l
+	m := smop{kind: model.MopPoll}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if c {
+		d.mops = append(d.mops, m)
+		return nil
+	}
+	m.done = true
+	m.p0 = int32(len(d.polls))
+	switch l.kind {
+	case tNil:
+	case tMapBegin:
+		po, _ := d.opener()
+		if err := d.readPollMap(po); err != nil {
+			return err
+		}
+	default:
+		return d.bad(o, "a poll result must be a map or nil, found ")
+	}
+	m.p1 = int32(len(d.polls))
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if !c {
+		return d.bad(o, "a poll micro-op has at most two elements; found more: ")
+	}
+	d.mops = append(d.mops, m)
+	return nil
+}
+
+// readPollMap reads {k [[offset v] ...] ...} opened by o.
+func (d *decoder) readPollMap(o opener) error {
+	l := d.l
+	for {
+		if c, err := d.nextClose(o); err != nil {
+			return err
+		} else if c {
+			return nil
+		}
+		k, err := d.atom()
+		if err != nil {
+			return err
+		}
+		k.byText = d.json
+		if c, err := d.nextClose(o); err != nil {
+			return err
+		} else if c {
+			return &lexErr{l.tok, "map has a key with no value"}
+		}
+		p := spoll{key: k, r0: int32(len(d.reads))}
+		switch l.kind {
+		case tNil:
+		case tVecBegin, tListBegin:
+			ro, _ := d.opener()
+			if err := d.readReads(ro); err != nil {
+				return err
+			}
+		default:
+			d.deferErr(l.tok, "polled values must be a vector of [offset value] pairs, found "+d.describe())
+			if err := d.skip(); err != nil {
+				return err
+			}
+		}
+		p.r1 = int32(len(d.reads))
+		d.polls = append(d.polls, p)
+	}
+}
+
+// readReads reads [[offset v] ...] opened by o.
+func (d *decoder) readReads(o opener) error {
+	l := d.l
+	for {
+		if c, err := d.nextClose(o); err != nil {
+			return err
+		} else if c {
+			return nil
+		}
+		po, ok := d.opener()
+		if !ok || l.kind == tMapBegin || l.kind == tSetBegin {
+			d.deferErr(l.tok, "expected an [offset value] pair, found "+d.describe())
+			if err := d.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		d.reads = append(d.reads, sread{})
+		if err := d.readPair(po, &d.reads[len(d.reads)-1]); err != nil {
+			d.reads = d.reads[:len(d.reads)-1]
+			if err == errBadPair {
+				continue
+			}
+			return err
+		}
+	}
+}
+
+// readError reads :error: strings as they are, keywords as their text,
+// anything else as its source text, capped at maxErrorRunes.
+func (d *decoder) readError(op *model.Op) error {
+	l := d.l
+	var t []byte
+	switch l.kind {
+	case tString, tKeyword:
+		t = l.text
+	default:
+		mark := len(d.arena)
+		a, err := d.capture()
+		if err != nil {
+			return err
+		}
+		t = d.atomText(&a)
+		defer func() { d.arena = d.arena[:mark] }()
+	}
+	op.Error = capRunes(t, maxErrorRunes)
+	return nil
+}
+
+// capRunes returns t as a string, cut to n runes with "..." when longer.
+func capRunes(t []byte, n int) string {
+	i := 0
+	for k := 0; k < n; k++ {
+		if i >= len(t) {
+			return string(t)
+		}
+		_, sz := utf8.DecodeRune(t[i:])
+		i += sz
+	}
+	if i >= len(t) {
+		return string(t)
+	}
+	return string(t[:i]) + "..."
+}
+
+// readRebalance reads :rebalance-log, a vector of {:type ..., :keys [k ...]}
+// maps, collecting the keys. Other shapes are skipped.
+func (d *decoder) readRebalance() error {
+	l := d.l
+	o, ok := d.opener()
+	if !ok || l.kind == tMapBegin || l.kind == tSetBegin {
+		return d.skip()
+	}
+	for {
+		if c, err := d.nextClose(o); err != nil {
+			return err
+		} else if c {
+			return nil
+		}
+		if l.kind != tMapBegin {
+			if err := d.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		mo, _ := d.opener()
+		for {
+			if c, err := d.nextClose(mo); err != nil {
+				return err
+			} else if c {
+				break
+			}
+			isKeys := isName(l.kind) && string(trimColon(l.text)) == "keys"
+			if !isKeys {
+				if err := d.skip(); err != nil {
+					return err
+				}
+			}
+			if c, err := d.nextClose(mo); err != nil {
+				return err
+			} else if c {
+				return &lexErr{l.tok, "map has a key with no value"}
+			}
+			ko, ok := d.opener()
+			if !isKeys || !ok || l.kind == tMapBegin {
+				if err := d.skip(); err != nil {
+					return err
+				}
+				continue
+			}
+			for {
+				if c, err := d.nextClose(ko); err != nil {
+					return err
+				} else if c {
+					break
+				}
+				a, err := d.atom()
+				if err != nil {
+					return err
+				}
+				d.rkeys = append(d.rkeys, a)
+			}
+		}
+	}
+}
+
+// rebalance interns the keys of :rebalance-log, without duplicates, in the
+// order of their first appearance.
+func (d *decoder) rebalance() []model.KeyID {
+	ids := make([]model.KeyID, 0, len(d.rkeys))
+	if d.rset == nil {
+		d.rset = map[model.KeyID]bool{}
+	}
+	clear(d.rset)
+	for i := range d.rkeys {
+		k := d.key(&d.rkeys[i])
+		if !d.rset[k] {
+			d.rset[k] = true
+			ids = append(ids, k)
+		}
+	}
+	return ids
+}
+
+// buildMops interns the scratch micro-ops.
+func (d *decoder) buildMops() []model.Mop {
+	mops := d.mopSlab.alloc(len(d.mops))
+	for i := range d.mops {
+		sm := &d.mops[i]
+		m := &mops[i]
+		m.Kind, m.Done, m.Offset = sm.kind, sm.done, model.NoOffset
+		switch sm.kind {
+		case model.MopSend:
+			m.Key = d.key(&sm.key)
+			m.Msg = d.msg(m.Key, &sm.val)
+			if sm.done {
+				m.Offset = sm.off
+			}
+		case model.MopPoll:
+			if n := int(sm.p1 - sm.p0); n > 0 {
+				m.Polls = d.pollSlab.alloc(n)
+				for j := range m.Polls {
+					sp := &d.polls[int(sm.p0)+j]
+					kp := &m.Polls[j]
+					kp.Key = d.key(&sp.key)
+					if nr := int(sp.r1 - sp.r0); nr > 0 {
+						kp.Reads = d.readSlab.alloc(nr)
+						for r := range kp.Reads {
+							sr := &d.reads[int(sp.r0)+r]
+							kp.Reads[r] = model.Read{Offset: sr.off, Msg: d.msg(kp.Key, &sr.val)}
+						}
+					}
+				}
+			}
+		}
+	}
+	return mops
+}
+
+const smallKeyLimit = 1 << 12
+
+// key interns a scratch atom as a key.
+func (d *decoder) key(a *satom) model.KeyID {
+	if a.byText {
+		t := d.atomText(a)
+		if id, ok := d.textKeys[string(t)]; ok {
+			return id
+		}
+		s := string(t)
+		id := d.b.KeyText(s)
+		d.textKeys[s] = id
+		return id
+	}
+	if a.kind == model.KInt {
+		if a.i >= 0 && a.i < smallKeyLimit {
+			if a.i < int64(len(d.smallKeys)) {
+				if id := d.smallKeys[a.i]; id != 0 {
+					return id - 1
+				}
+			}
+			id := d.b.Key(model.IntAtom(a.i))
+			for int64(len(d.smallKeys)) <= a.i {
+				d.smallKeys = append(d.smallKeys, 0)
+			}
+			d.smallKeys[a.i] = id + 1
+			return id
+		}
+		if id, ok := d.intKeys[a.i]; ok {
+			return id
+		}
+		id := d.b.Key(model.IntAtom(a.i))
+		d.intKeys[a.i] = id
+		return id
+	}
+	m := d.strKeys[a.kind]
+	if m == nil {
+		m = map[string]model.KeyID{}
+		d.strKeys[a.kind] = m
+	}
+	t := d.atomText(a)
+	if id, ok := m[string(t)]; ok {
+		return id
+	}
+	s := string(t)
+	id := d.b.Key(model.Atom{Kind: a.kind, Text: s})
+	m[s] = id
+	return id
+}
+
+// msg interns the message (k, a). Integer values of a key are mostly small
+// and dense, so their messages are cached in a per-key table indexed by the
+// value, kept no longer than about twice the key's number of messages (so
+// memory follows the messages, never the magnitude of the values).
+func (d *decoder) msg(k model.KeyID, a *satom) model.MsgID {
+	if a.kind != model.KInt || a.i < 0 {
+		return d.b.Msg(k, d.val(a))
+	}
+	if int(k) >= len(d.msgTab) {
+		d.msgTab = append(d.msgTab, make([]keyMsgs, int(k)+1-len(d.msgTab))...)
+	}
+	t := &d.msgTab[k]
+	if a.i < int64(len(t.ids)) {
+		if id := t.ids[a.i]; id != 0 {
+			return id - 1
+		}
+	}
+	id := d.b.Msg(k, d.val(a))
+	t.n++
+	if a.i < int64(len(t.ids)) {
+		t.ids[a.i] = id + 1
+	} else if a.i < 2*int64(t.n)+64 {
+		n := max(2*len(t.ids), int(a.i)+1, 64)
+		n = min(n, 2*t.n+64)
+		nt := make([]model.MsgID, n)
+		copy(nt, t.ids)
+		t.ids = nt
+		t.ids[a.i] = id + 1
+	}
+	return id
+}
+
+// keyMsgs caches the messages of one key by integer value.
+type keyMsgs struct {
+	ids []model.MsgID // id+1 of the message with value i; 0: not cached
+	n   int           // messages of the key interned so far
+}
+
+// val interns a scratch atom as a value.
+func (d *decoder) val(a *satom) model.ValID {
+	if a.kind == model.KInt {
+		if a.i >= 0 && a.i < int64(len(d.smallVals)) {
+			if id := d.smallVals[a.i]; id != 0 {
+				return id - 1
+			}
+		}
+		id := d.b.Value(model.IntAtom(a.i))
+		if a.i >= 0 && a.i < 2*int64(id)+1024 {
+			if a.i >= int64(len(d.smallVals)) {
+				n := max(2*len(d.smallVals), int(a.i)+1, 1024)
+				n = min(n, 2*int(id)+1024)
+				nv := make([]model.ValID, n)
+				copy(nv, d.smallVals)
+				d.smallVals = nv
+			}
+			d.smallVals[a.i] = id + 1
+		}
+		return id
+	}
+	m := d.strVals[a.kind]
+	if m == nil {
+		m = map[string]model.ValID{}
+		d.strVals[a.kind] = m
+	}
+	t := d.atomText(a)
+	if id, ok := m[string(t)]; ok {
+		return id
+	}
+	s := string(t)
+	id := d.b.Value(model.Atom{Kind: a.kind, Text: s})
+	m[s] = id
+	return id
+}
+
+// slab hands out small slices carved from larger chunks, so that an op's
+// micro-ops, polls and reads cost one allocation per chunk instead of one
+// each.
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) alloc(n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(s.buf)-len(s.buf) < n {
+		s.buf = make([]T, 0, max(n, min(max(2*cap(s.buf), 64), 8192)))
+	}
+	i := len(s.buf)
+	s.buf = s.buf[:i+n]
+	return s.buf[i : i+n : i+n]
+}
+
+// opChunks collects ops in chunks of growing size and joins them once at the
+// end: appending each op to one slice (model.Builder.Add) copied every op
+// about five times and dominated the reading time of large histories.
+type opChunks struct {
+	full []([]model.Op)
+	cur  []model.Op
+	n    int
+}
+
+func (c *opChunks) add(op model.Op) {
+	if len(c.cur) == cap(c.cur) {
+		if c.cur != nil {
+			c.full = append(c.full, c.cur)
+		}
+		c.cur = make([]model.Op, 0, min(max(2*cap(c.cur), 256), 1<<16))
+	}
+	c.cur = append(c.cur, op)
+	c.n++
+}
+
+// join returns all ops in one slice, of exactly the right length.
+func (c *opChunks) join() []model.Op {
+	if len(c.full) == 0 {
+		return c.cur[:len(c.cur):len(c.cur)]
+	}
+	all := make([]model.Op, 0, c.n)
+	for i, ch := range c.full {
+		all = append(all, ch...)
+		c.full[i] = nil
+	}
+	return append(all, c.cur...)
+}

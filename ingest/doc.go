@@ -1,0 +1,90 @@
+// Package ingest reads Jepsen histories into a model.History.
+//
+// # Formats
+//
+// A history is a sequence of op maps (spec/queue.md §1), in one of:
+//
+//   - EDN: one map per line (or several per line, or one spread over lines),
+//     or one top-level vector or list of maps. All of EDN that Jepsen writes is
+//     accepted: commas as whitespace, ';' comments, #_ discards, tagged
+//     literals (#jepsen.history.Op{...} is read as the map it tags; #object[...],
+//     #error {...}, #inst "...", #uuid "..." and any other #tag form are kept as
+//     source text where a value is needed and skipped elsewhere), sets,
+//     strings with escapes, characters, keywords, symbols, nil, true, false,
+//     integers (sign, N suffix; beyond int64 they become model.KBigInt atoms),
+//     floats, M decimals and ratios (kept as source text, model.KOther).
+//   - JSON: one array of objects, or one object per line (JSON Lines). Field
+//     names are the EDN ones without the colon; "rebalance_log" is accepted
+//     for "rebalance-log"; type, f and micro-op names may carry a leading
+//     colon. Poll-map keys (object keys, always strings) are interned by text
+//     (model.Builder.KeyText), so "3" is the key 3 if 3 appears elsewhere.
+//
+// Either may be compressed with gzip or zstd; compression is recognised by
+// its magic bytes, never by the file name. The format is detected from the
+// content unless forced with Options.Format: after whitespace, '[' then '{'
+// then '"', or '{' then '"', is JSON; anything else is EDN. A UTF-8 byte
+// order mark is skipped.
+//
+// # Streaming
+//
+// The input is read through a sliding buffer. Tokens are decoded straight
+// into a small per-op scratch structure and interned when the op's map
+// closes; no tree of the document is ever built, and integers, keywords and
+// field names cost no allocation. The buffer holds the op being read plus a
+// little context for error excerpts, so memory grows with the ops kept, not
+// with the size of the file. Compressed input is decompressed on the fly.
+//
+// # Truncation
+//
+// A test that crashes leaves a history cut off mid-op. When the input ends
+// inside an unclosed map, vector, list, set or string, or a compressed
+// stream ends early (io.ErrUnexpectedEOF), every complete op before the cut
+// is kept, History.Truncated is set and a warning names FILE:LINE:COL where
+// the cut op (or the unclosed top-level vector) started. This is not an
+// error. A syntax error anywhere else is an *Error with the exact line and
+// column.
+//
+// # Decoding choices
+//
+// Where spec/queue.md is silent:
+//
+//   - :index must be an integer (nil counts as missing); a missing index is
+//     the op's 0-based position among the op maps. :time that is not an
+//     integer is ignored (model.NoTime).
+//   - :type must be invoke, ok, info or fail (keyword, string or symbol, with
+//     or without colon); anything else, or none, is an *Error at the op.
+//   - :process must fit 0..2^31-1 when it is an integer (else *Error);
+//     anything that is not an integer (:nemesis, strings, nil) is
+//     model.NoProcess.
+//   - :f is read from a keyword, string or symbol; otherwise it counts as
+//     missing. Without :f, a :value that is a vector of micro-op vectors
+//     makes the op a txn.
+//   - :value is read before :f is known (it may come first). For send, poll
+//     and txn it must be nil, empty or a vector (or list) of micro-op vectors,
+//     each well formed; otherwise the op is an *Error. Ops with another :f
+//     get micro-ops when their :value is a well-formed vector of micro-op
+//     vectors (list-append, rw-register), and none otherwise (nemesis values
+//     such as [:isolated {...}] are fine). For assign and subscribe :value
+//     must be nil or a vector, list or set of keys.
+//   - Micro-ops: [:send k v] and [:send k [offset v]] (offset an integer or
+//     nil), [:poll], [:poll nil] and [:poll {k [[offset v] ...]}] (a key
+//     mapped to nil reads nothing). Names may be keywords, strings or
+//     symbols. Any other name is model.MopOther and its arguments are
+//     skipped.
+//   - Keys and values: integers are KInt (KBigInt beyond int64, digits
+//     normalised: no '+', no N, no leading zeros), strings KString,
+//     keywords KKeyword; anything else, composite forms included, KOther
+//     holding its source text (EDN nil is "nil", JSON null "null").
+//   - :error: a string as it is, a keyword as its text with the colon,
+//     anything else as its source text; cut to 300 characters with "...".
+//   - :rebalance-log: the :keys of each map in the vector, without
+//     duplicates, in order of first appearance; other shapes are ignored.
+//   - Op.Line is the line of the op's '{'. Errors and warnings point at the
+//     op's first byte (its tag, for a tagged record).
+//   - Several top-level vectors in a row are read one after the other; a
+//     vector inside the top-level vector is an *Error.
+//   - An EDN map with string keys ({"index" 0 ...}) is taken for JSON by the
+//     detector; force FormatEDN to read it.
+//   - Cols count bytes from the start of the line (a byte order mark does not
+//     count).
+package ingest

@@ -1,0 +1,193 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// Format is the syntax of a history.
+type Format uint8
+
+const (
+	// FormatAuto detects the format from the content (see the package doc).
+	FormatAuto Format = iota
+	// FormatEDN reads EDN.
+	FormatEDN
+	// FormatJSON reads JSON: one array of objects, or one object per line.
+	FormatJSON
+)
+
+// String returns the format's name.
+func (f Format) String() string {
+	switch f {
+	case FormatAuto:
+		return "auto"
+	case FormatEDN:
+		return "edn"
+	case FormatJSON:
+		return "json"
+	}
+	return "Format(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Options for reading.
+type Options struct {
+	// Format forces a syntax; the zero value detects it.
+	Format Format
+}
+
+// storeFiles are the names looked for in a Jepsen store directory, in order.
+var storeFiles = []string{"history.edn", "history.json", "history.jsonl"}
+
+// ReadFile reads the history at path: a file (plain, gzip or zstd), "-" for
+// standard input, or a Jepsen store directory, from which it reads
+// history.edn, or history.json or history.jsonl when there is no
+// history.edn. Errors opening the file are returned as they are; errors in
+// its content are *Error.
+func ReadFile(path string, opts Options) (*model.History, error) {
+	if path == "-" {
+		return Read(os.Stdin, "-", opts)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		dir := path
+		path = ""
+		for _, n := range storeFiles {
+			p := filepath.Join(dir, n)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			return nil, fmt.Errorf("%s: a directory without history.edn, history.json or history.jsonl", dir)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, opts)
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// Read reads a history from r; name is used in errors, warnings and
+// History.Source. A history cut off in the middle of an op is not an error
+// (see the package doc); every other problem in the content is an *Error.
+func Read(r io.Reader, name string, opts Options) (*model.History, error) {
+	b := model.NewBuilder(name)
+	l := newLexer(r)
+	p := 0
+	l.ensure(&p, len(zstdMagic), 0)
+	head := l.buf[:l.end]
+	var dec io.Reader
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		src := io.MultiReader(bytes.NewReader(bytes.Clone(head)), r)
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return compressedHeaderErr(b, name, "gzip", err)
+		}
+		defer zr.Close()
+		dec = zr
+	case bytes.HasPrefix(head, zstdMagic):
+		src := io.MultiReader(bytes.NewReader(bytes.Clone(head)), r)
+		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<28))
+		if err != nil {
+			return compressedHeaderErr(b, name, "zstd", err)
+		}
+		defer zr.Close()
+		dec = zr
+	}
+	if dec != nil {
+		l.src, l.end, l.eof, l.rerr = dec, 0, false, nil
+	}
+	// A UTF-8 byte order mark is not part of the text.
+	q := 0
+	if l.ensure(&q, 3, 0) && bytes.HasPrefix(l.buf[:l.end], []byte{0xef, 0xbb, 0xbf}) {
+		l.pos, l.lineStart = 3, 3
+	}
+	switch opts.Format {
+	case FormatJSON:
+		l.json = true
+	case FormatEDN:
+	default:
+		l.json = l.looksJSON()
+	}
+	d := newDecoder(l, b, name)
+	if err := d.run(); err != nil {
+		return nil, err
+	}
+	h := b.History()
+	h.Ops = d.ops.join()
+	return h, nil
+}
+
+// compressedHeaderErr handles a compressed stream whose header cannot be
+// read: cut off, it is an empty truncated history; otherwise an *Error.
+func compressedHeaderErr(b *model.Builder, name, kind string, err error) (*model.History, error) {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		b.SetTruncated()
+		b.Warn("%s:1:1: the %s stream ends inside its header; no ops could be read", name, kind)
+		return b.History(), nil
+	}
+	return nil, &Error{File: name, Line: 1, Col: 1, Msg: "cannot read " + kind + " stream: " + err.Error(), Err: err}
+}
+
+// looksJSON reports whether the text starts like JSON: '[' then '{' then '"',
+// or '{' then '"', with whitespace allowed in between.
+func (l *lexer) looksJSON() bool {
+	i := l.peekNonSpace(l.pos)
+	if i < 0 {
+		return false
+	}
+	switch l.buf[i] {
+	case '[':
+		i = l.peekNonSpace(i + 1)
+		if i < 0 || l.buf[i] != '{' {
+			return false
+		}
+		fallthrough
+	case '{':
+		i = l.peekNonSpace(i + 1)
+		return i >= 0 && l.buf[i] == '"'
+	}
+	return false
+}
+
+// peekNonSpace returns the index of the first byte at or after i that is not
+// JSON whitespace, reading more input as needed, or -1. Nothing before l.pos
+// has been consumed yet, so no byte moves.
+func (l *lexer) peekNonSpace(i int) int {
+	for {
+		for i < l.end {
+			switch l.buf[i] {
+			case ' ', '\t', '\r', '\n':
+				i++
+				continue
+			}
+			return i
+		}
+		if !l.more(&i, 0) {
+			return -1
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+)
+
+// JSON writes r as one line of the v1 JSON of spec/results.md. Map keys are
+// sorted and instances are in the result's order, so the same input and
+// options give the same bytes apart from stats.elapsed_ms.
+func JSON(w io.Writer, r *analysis.Result) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// TypeRow is one line of the summary table.
+type TypeRow struct {
+	Type  string
+	Count int
+	// Status is "bad", "allowed" or "bad (some allowed)".
+	Status string
+}
+
+// TypeRows summarises r by anomaly type, in queue.AllTypes order (unknown
+// type names last, sorted).
+func TypeRows(r *analysis.Result) []TypeRow {
+	order := func(t string) int {
+		if i := slices.Index(queue.AllTypes, t); i >= 0 {
+			return i
+		}
+		return len(queue.AllTypes)
+	}
+	types := slices.Clone(r.AnomalyTypes)
+	slices.SortStableFunc(types, func(a, b string) int {
+		if d := order(a) - order(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	var rows []TypeRow
+	for _, t := range types {
+		ins := r.Anomalies[t]
+		bad := slices.Contains(r.BadTypes, t)
+		allowed := 0
+		for i := range ins {
+			if ins[i].Allowed {
+				allowed++
+			}
+		}
+		status := "allowed"
+		switch {
+		case bad && allowed > 0:
+			status = fmt.Sprintf("bad (%d allowed)", allowed)
+		case bad:
+			status = "bad"
+		}
+		rows = append(rows, TypeRow{Type: t, Count: len(ins), Status: status})
+	}
+	return rows
+}
+
+// Text writes the human summary: the verdict, a table of anomaly types, the
+// first maxExamples instances of each type in plain words, and the main
+// statistics.
+func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s: %s\n", r.Source, strings.ToUpper(r.Verdict.String()))
+	for _, reason := range r.UnknownReasons {
+		fmt.Fprintf(&b, "  unknown because %s\n", reason)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(&b, "  warning: %s\n", warn)
+	}
+	rows := TypeRows(r)
+	if len(rows) == 0 {
+		b.WriteString("no anomalies found\n")
+	} else {
+		t := tablewriter.NewWriter(&b)
+		t.Header("anomaly", "count", "verdict")
+		for _, row := range rows {
+			if err := t.Append(row.Type, fmt.Sprint(row.Count), row.Status); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+		for _, row := range rows {
+			ins := r.Anomalies[row.Type]
+			fmt.Fprintf(&b, "\n%s (%d, %s):\n", row.Type, row.Count, row.Status)
+			for i := range ins {
+				if i == maxExamples {
+					fmt.Fprintf(&b, "  … and %d more (--max-examples, or --format json for all)\n", len(ins)-maxExamples)
+					break
+				}
+				fmt.Fprintf(&b, "  - %s\n    witness: ops %s\n", Explain(row.Type, &ins[i], lookup), ints(ins[i].Witness))
+			}
+		}
+	}
+	s := r.Stats
+	fmt.Fprintf(&b, "\n%d ops (%d client: %d ok, %d info, %d fail, %d never completed), %d keys, %d messages; "+
+		"graph %d ops, %d edges, %d cyclic components; worst realtime lag %s; %d ms\n",
+		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages,
+		s.GraphVertices, s.GraphEdges, s.Components, time.Duration(s.WorstLagS*1e9).Round(time.Microsecond), s.ElapsedMS)
+	_, err := w.Write(b.Bytes())
+	return err
+}
