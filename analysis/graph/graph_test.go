@@ -204,3 +204,31 @@ func TestRelString(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestBuildFuncMatchesBuilder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100 {
+		n := 1 + r.IntN(30)
+		type e struct {
+			u, v int32
+			rel  Rel
+		}
+		var es []e
+		for range r.IntN(5 * n) {
+			es = append(es, e{r.Int32N(int32(n)), r.Int32N(int32(n)), Rel(1) << r.IntN(4)})
+		}
+		var b Builder
+		for _, x := range es {
+			b.Add(x.u, x.v, x.rel)
+		}
+		want := b.Build(n)
+		got := BuildFunc(n, func(add func(int32, int32, Rel)) {
+			for _, x := range es {
+				add(x.u, x.v, x.rel)
+			}
+		})
+		if !slices.Equal(got.start, want.start) || !slices.Equal(got.to, want.to) || !slices.Equal(got.rel, want.rel) {
+			t.Fatalf("BuildFunc and Builder disagree on %v", es)
+		}
+	}
+}

@@ -19,44 +19,6 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 			vrec = append(vrec, int32(ri))
 		}
 	}
-	var b graph.Builder
-	// wr: writer -> reader
-	for _, ri := range vrec {
-		r := c.recs[ri]
-		if r.comp == r.inv {
-			continue
-		}
-		for _, m := range c.mops(ri) {
-			for _, kp := range m.Polls {
-				for _, rd := range kp.Reads {
-					if w := c.writer[rd.Msg]; w >= 0 && c.recs[w].vertex >= 0 {
-						b.Add(c.recs[w].vertex, r.vertex, graph.WR)
-					}
-				}
-			}
-		}
-	}
-	// ww: writer of each value -> writer of the next in version order
-	if c.opts.WWDeps {
-		for _, kept := range c.kept {
-			for p := 1; p < len(kept); p++ {
-				w1, w2 := c.writer[kept[p-1]], c.writer[kept[p]]
-				if w1 >= 0 && w2 >= 0 && c.recs[w1].vertex >= 0 && c.recs[w2].vertex >= 0 {
-					b.Add(c.recs[w1].vertex, c.recs[w2].vertex, graph.WW)
-				}
-			}
-		}
-	}
-	// process order
-	lastOf := map[int32]int32{}
-	for _, ri := range vrec {
-		p := c.op(c.recs[ri].comp).Process
-		if prev, ok := lastOf[p]; ok {
-			b.Add(c.recs[prev].vertex, c.recs[ri].vertex, graph.Process)
-		}
-		lastOf[p] = ri
-	}
-	// realtime, sparse: a frontier of ok completions not yet superseded
 	// invVertex/okCompVertex: vertex invoked / completed ok at a position.
 	invVertex := filled(len(c.h.Ops), -1)
 	okCompVertex := filled(len(c.h.Ops), -1)
@@ -67,25 +29,64 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 			okCompVertex[r.comp] = r.vertex
 		}
 	}
-	var frontier []int32
-	preds := map[int32][]int32{} // in-flight ok vertex -> frontier at its invocation
-	for i := range c.h.Ops {
-		if v := invVertex[i]; v >= 0 {
-			for _, f := range frontier {
-				b.Add(f, v, graph.Realtime)
+	emit := func(add func(from, to int32, rel graph.Rel)) {
+		// wr: writer -> reader
+		for _, ri := range vrec {
+			r := c.recs[ri]
+			if r.comp == r.inv {
+				continue
 			}
-			if c.recs[vrec[v]].typ == model.OK {
-				preds[v] = slices.Clone(frontier)
+			for _, m := range c.mops(ri) {
+				for _, kp := range m.Polls {
+					for _, rd := range kp.Reads {
+						if w := c.writer[rd.Msg]; w >= 0 && c.recs[w].vertex >= 0 {
+							add(c.recs[w].vertex, r.vertex, graph.WR)
+						}
+					}
+				}
 			}
-			continue
 		}
-		if v := okCompVertex[i]; v >= 0 {
-			frontier = slices.DeleteFunc(frontier, func(f int32) bool { return slices.Contains(preds[v], f) })
-			delete(preds, v)
-			frontier = append(frontier, v)
+		// ww: writer of each value -> writer of the next in version order
+		if c.opts.WWDeps {
+			for _, kept := range c.kept {
+				for p := 1; p < len(kept); p++ {
+					w1, w2 := c.writer[kept[p-1]], c.writer[kept[p]]
+					if w1 >= 0 && w2 >= 0 && c.recs[w1].vertex >= 0 && c.recs[w2].vertex >= 0 {
+						add(c.recs[w1].vertex, c.recs[w2].vertex, graph.WW)
+					}
+				}
+			}
+		}
+		// process order
+		lastOf := map[int32]int32{}
+		for _, ri := range vrec {
+			p := c.op(c.recs[ri].comp).Process
+			if prev, ok := lastOf[p]; ok {
+				add(c.recs[prev].vertex, c.recs[ri].vertex, graph.Process)
+			}
+			lastOf[p] = ri
+		}
+		// realtime, sparse: a frontier of ok completions not yet superseded
+		var frontier []int32
+		preds := map[int32][]int32{} // in-flight ok vertex -> frontier at its invocation
+		for i := range c.h.Ops {
+			if v := invVertex[i]; v >= 0 {
+				for _, f := range frontier {
+					add(f, v, graph.Realtime)
+				}
+				if c.recs[vrec[v]].typ == model.OK {
+					preds[v] = slices.Clone(frontier)
+				}
+				continue
+			}
+			if v := okCompVertex[i]; v >= 0 {
+				frontier = slices.DeleteFunc(frontier, func(f int32) bool { return slices.Contains(preds[v], f) })
+				delete(preds, v)
+				frontier = append(frontier, v)
+			}
 		}
 	}
-	g := b.Build(len(vrec))
+	g := graph.BuildFunc(len(vrec), emit)
 	return g, vrec
 }
 

@@ -51,6 +51,7 @@ type expected struct {
 
 func optionsFor(e *expected) Options {
 	o := DefaultOptions()
+	o.Series = true
 	o.WWDeps = e.Options.WWDeps
 	if e.Options.SubVia != nil {
 		switch *e.Options.SubVia {

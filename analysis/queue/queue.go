@@ -99,6 +99,10 @@ type Options struct {
 	StallThreshold time.Duration
 	// MaxUnseenValues caps the values listed per unseen instance (0: 1000).
 	MaxUnseenValues int
+	// Series keeps the unseen-over-time and realtime-lag series in the
+	// result (Result.Series) for the HTML report. They hold a point per ok
+	// op and per polled key, so a plain check leaves them out.
+	Series bool
 }
 
 // DefaultOptions are the defaults of the command line.
@@ -222,6 +226,7 @@ func (c *checker) records(p model.Pairing) {
 	st.Keys = int64(len(c.h.Keys))
 	st.Messages = int64(len(c.h.Msgs))
 	vertices := int32(0)
+	c.recs = make([]rec, 0, len(c.h.Ops)/2+1)
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
 		if !op.IsClient() {
@@ -506,11 +511,12 @@ func (c *checker) pos(m model.MsgID) int32 { return c.keptPos[m] }
 
 // checkReads reports G1a, precommitted-read and garbage-read.
 func (c *checker) checkReads() {
+	var done []model.MsgID
 	for ri, r := range c.recs {
 		if r.comp == r.inv {
 			continue
 		}
-		var done []model.MsgID // per rec dedupe; ops read few values
+		done = done[:0] // per rec dedupe; ops read few values
 		for _, m := range c.mops(int32(ri)) {
 			if m.Kind != model.MopPoll {
 				continue
@@ -679,6 +685,11 @@ func findPos(s []posAt, k model.KeyID) int {
 // checkProcesses reports poll-skip, nonmonotonic-poll and nonmonotonic-send:
 // consecutive ops of one process.
 func (c *checker) checkProcesses() {
+	type span struct {
+		key         model.KeyID
+		first, last posAt
+	}
+	var spans []span
 	procs := map[int32]*procState{}
 	for ri, r := range c.recs {
 		op := c.op(r.comp)
@@ -703,11 +714,7 @@ func (c *checker) checkProcesses() {
 			continue
 		}
 		// consumer side: first read of each key against the last ok position
-		type span struct {
-			key         model.KeyID
-			first, last posAt
-		}
-		var spans []span
+		spans = spans[:0]
 		for _, m := range op.Mops {
 			switch m.Kind {
 			case model.MopPoll:
@@ -894,14 +901,16 @@ func (c *checker) checkLostAndUnseen() {
 		c.res.Add(Unseen, in)
 	}
 	// torn transactions
+	var proofs []int32
+	var sent []model.MsgID
 	for ri, r := range c.recs {
 		rr := int32(ri)
 		if !c.committed[rr] && r.typ != model.Fail {
 			continue
 		}
 		var seen, missing []analysis.Pair
-		proofs := []int32{rr}
-		var sent []model.MsgID
+		proofs = append(proofs[:0], rr)
+		sent = sent[:0]
 		for _, m := range c.mops(rr) {
 			if m.Kind != model.MopSend || slices.Contains(sent, m.Msg) || c.writer[m.Msg] != rr {
 				continue

@@ -59,8 +59,16 @@ type stall struct {
 // seriesAndStalls computes the unseen-over-time and realtime-lag series
 // (spec/queue.md §5), the worst lag, and stalled-consumer.
 func (c *checker) seriesAndStalls() {
+	if c.opts.Series {
+		c.unseenSeries()
+	}
+	c.lagAndStalls()
+}
+
+// unseenSeries computes the unseen count per key after each ok op, as
+// change points (spec/queue.md §5).
+func (c *checker) unseenSeries() {
 	nk := len(c.h.Keys)
-	// unseen over time, by completion order of ok ops
 	sentOK := make([]bool, len(c.h.Msgs))
 	readOK := make([]bool, len(c.h.Msgs))
 	unseen := make([]int32, nk)
@@ -102,8 +110,13 @@ func (c *checker) seriesAndStalls() {
 		}
 	}
 
-	// realtime lag: walk positions so acks count only before the poll's
-	// invocation.
+}
+
+// lagAndStalls computes realtime lag at every ok poll (kept in the series
+// only with Options.Series), the worst lag, and stalled-consumer. It walks
+// the history by position, so acks count only before a poll's invocation.
+func (c *checker) lagAndStalls() {
+	nk := len(c.h.Keys)
 	compRec := make([]int32, len(c.h.Ops))
 	for i := range compRec {
 		compRec[i] = -1
@@ -207,8 +220,10 @@ func (c *checker) seriesAndStalls() {
 				if j >= 0 {
 					lag = op.Time - a.times[j]
 				}
-				c.res.Series.Lag = append(c.res.Series.Lag, analysis.LagPoint{
-					Time: op.Time, OpIndex: comp.Index, Process: op.Process, Key: k, LagNS: lag, Offset: pos})
+				if c.opts.Series {
+					c.res.Series.Lag = append(c.res.Series.Lag, analysis.LagPoint{
+						Time: op.Time, OpIndex: comp.Index, Process: op.Process, Key: k, LagNS: lag, Offset: pos})
+				}
 				if lag > worst {
 					worst = lag
 					c.res.Stats.WorstLagS = float64(lag) / 1e9

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/shrink"
+)
+
+func shrinkCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var (
+		f       checkFlags
+		anomaly string
+		out     string
+		budget  time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "shrink [flags] HISTORY --anomaly TYPE -o small.edn",
+		Short: "Cut a history down to a small one that still shows an anomaly",
+		Long: `Delta-debug HISTORY down to a small history that still shows an instance
+of --anomaly TYPE when checked with the same flags, keeping each invocation
+with its completion and the original op indices. Writes it as EDN to -o (or
+standard output) and prints how many ops remain.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(queue.AllTypes, anomaly) {
+				return usageError{fmt.Errorf("--anomaly must be one of %v", queue.AllTypes)}
+			}
+			var h *model.History
+			if args[0] == "-" {
+				h, err = ingest.Read(stdin, "-", ingest.Options{Format: opts.Format})
+			} else {
+				h, err = ingest.ReadFile(args[0], ingest.Options{Format: opts.Format})
+			}
+			if err != nil {
+				return err
+			}
+			p, err := model.Pair(h)
+			if err != nil {
+				return err
+			}
+			r, err := shrink.Shrink(h, p, anomaly, opts.Queue, budget)
+			if err != nil {
+				return err
+			}
+			positions := make([]int32, len(r.History.Ops))
+			for i := range positions {
+				positions[i] = int32(i)
+			}
+			var buf bytes.Buffer
+			fmt.Fprintf(&buf, "; shrunk from %s (%d ops) by hindsight shrink --anomaly %s: %d ops remain\n",
+				filepath.Base(h.Source), len(h.Ops), anomaly, len(r.History.Ops))
+			if err := shrink.WriteEDN(&buf, r.History, r.Pairing, positions); err != nil {
+				return err
+			}
+			if out == "" || out == "-" {
+				if _, err := stdout.Write(buf.Bytes()); err != nil {
+					return err
+				}
+			} else if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+				return err
+			}
+			note := ""
+			if r.Exhausted {
+				note = " (budget ran out: smaller may exist)"
+			}
+			fmt.Fprintf(stderr, "hindsight: %d of %d ops remain after %d checks%s\n", len(r.History.Ops), len(h.Ops), r.Tests, note)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&anomaly, "anomaly", "", "the anomaly type to keep (required)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the small history (default: standard output)")
+	cmd.Flags().DurationVar(&budget, "budget", 2*time.Minute, "stop shrinking after this long (0: no limit)")
+	_ = cmd.MarkFlagRequired("anomaly")
+	return cmd
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames
+// it into place, so a reader never sees a half-written file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,173 @@
+package shrink
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// WriteEDN writes the ops of h at the given positions (ascending) as a
+// Jepsen history, one op map per line, keeping their :index values so they
+// can be found in the original. An invocation whose micro-ops were not kept
+// is written in the invocation form of its completion's micro-ops. Ops of
+// non-client processes are written with :process :nemesis.
+func WriteEDN(w io.Writer, h *model.History, p model.Pairing, positions []int32) error {
+	bw := bufio.NewWriter(w)
+	var buf []byte
+	for _, pos := range positions {
+		buf = appendOp(buf[:0], h, p, pos)
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
+	op := &h.Ops[pos]
+	b = append(b, "{:index "...)
+	b = strconv.AppendInt(b, op.Index, 10)
+	if op.Time != model.NoTime {
+		b = append(b, ", :time "...)
+		b = strconv.AppendInt(b, op.Time, 10)
+	}
+	b = append(b, ", :type :"...)
+	b = append(b, op.Type.String()...)
+	b = append(b, ", :process "...)
+	if op.IsClient() {
+		b = strconv.AppendInt(b, int64(op.Process), 10)
+	} else {
+		b = append(b, ":nemesis"...)
+	}
+	b = append(b, ", :f :"...)
+	if op.F == model.FOther {
+		b = append(b, op.FName...)
+	} else {
+		b = append(b, op.F.String()...)
+	}
+	b = append(b, ", :value "...)
+	switch {
+	case op.F == model.FAssign || op.F == model.FSubscribe:
+		b = append(b, '[')
+		for i, k := range op.Keys {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = appendAtom(b, h.Keys[k])
+		}
+		b = append(b, ']')
+	case len(op.Mops) > 0:
+		b = appendMops(b, h, op.Mops, false)
+	case op.Type == model.Invoke && p.Partner[pos] >= 0 && len(h.Ops[p.Partner[pos]].Mops) > 0:
+		b = appendMops(b, h, h.Ops[p.Partner[pos]].Mops, true)
+	default:
+		b = append(b, "nil"...)
+	}
+	if op.Error != "" {
+		b = append(b, ", :error "...)
+		b = appendString(b, op.Error)
+	}
+	return append(b, '}')
+}
+
+func appendMops(b []byte, h *model.History, mops []model.Mop, invocation bool) []byte {
+	b = append(b, '[')
+	for i, m := range mops {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		switch m.Kind {
+		case model.MopSend:
+			b = append(b, "[:send "...)
+			b = appendAtom(b, h.Keys[m.Key])
+			b = append(b, ' ')
+			if m.Done && !invocation {
+				b = append(b, '[')
+				if m.Offset == model.NoOffset {
+					b = append(b, "nil"...)
+				} else {
+					b = strconv.AppendInt(b, m.Offset, 10)
+				}
+				b = append(b, ' ')
+				b = appendAtom(b, h.MsgValue(m.Msg))
+				b = append(b, ']')
+			} else {
+				b = appendAtom(b, h.MsgValue(m.Msg))
+			}
+			b = append(b, ']')
+		case model.MopPoll:
+			if !m.Done || invocation {
+				b = append(b, "[:poll]"...)
+				continue
+			}
+			b = append(b, "[:poll {"...)
+			for j, kp := range m.Polls {
+				if j > 0 {
+					b = append(b, ", "...)
+				}
+				b = appendAtom(b, h.Keys[kp.Key])
+				b = append(b, " ["...)
+				for r, rd := range kp.Reads {
+					if r > 0 {
+						b = append(b, ' ')
+					}
+					b = append(b, '[')
+					b = strconv.AppendInt(b, rd.Offset, 10)
+					b = append(b, ' ')
+					b = appendAtom(b, h.MsgValue(rd.Msg))
+					b = append(b, ']')
+				}
+				b = append(b, ']')
+			}
+			b = append(b, "}]"...)
+		default:
+			b = append(b, "[:unknown]"...)
+		}
+	}
+	return append(b, ']')
+}
+
+func appendAtom(b []byte, a model.Atom) []byte {
+	switch a.Kind {
+	case model.KInt:
+		return strconv.AppendInt(b, a.Int, 10)
+	case model.KString:
+		return appendString(b, a.Text)
+	}
+	return append(b, a.Text...)
+}
+
+// appendString writes s as an EDN string literal.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '"':
+			b = append(b, `\"`...)
+		case r == '\\':
+			b = append(b, `\\`...)
+		case r == '\n':
+			b = append(b, `\n`...)
+		case r == '\t':
+			b = append(b, `\t`...)
+		case r == '\r':
+			b = append(b, `\r`...)
+		case r < 0x20 || r == utf8.RuneError && size == 1:
+			b = append(b, `\u`...)
+			h := strconv.FormatInt(int64(r), 16)
+			for len(h) < 4 {
+				h = "0" + h
+			}
+			b = append(b, h...)
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}

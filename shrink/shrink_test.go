@@ -1,0 +1,101 @@
+package shrink
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+func load(t *testing.T, path string) (*model.History, model.Pairing) {
+	t.Helper()
+	h, err := ingest.ReadFile(path, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.Pair(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, p
+}
+
+// TestShrinkEveryAnomalyOfTheSamples shrinks every anomaly type the
+// incident histories show, then checks that the small history, written as
+// EDN and read back, still shows it, and that it is 1-minimal: dropping any
+// one unit loses the anomaly.
+func TestShrinkEveryAnomalyOfTheSamples(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/incidents/*.edn")
+	files = append(files, "../samples/queue-sample.edn")
+	opts := queue.DefaultOptions()
+	for _, f := range files {
+		h, p := load(t, f)
+		res := queue.Check(h, p, opts)
+		for _, typ := range res.AnomalyTypes {
+			t.Run(filepath.Base(f)+"/"+typ, func(t *testing.T) {
+				r, err := Shrink(h, p, typ, opts, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Exhausted {
+					t.Fatal("exhausted without a budget")
+				}
+				if len(r.History.Ops) >= len(h.Ops) && len(h.Ops) > 4 {
+					t.Errorf("did not shrink: %d of %d ops", len(r.History.Ops), len(h.Ops))
+				}
+				var buf bytes.Buffer
+				if err := WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History)); err != nil {
+					t.Fatal(err)
+				}
+				back, err := ingest.Read(strings.NewReader(buf.String()), "small.edn", ingest.Options{})
+				if err != nil {
+					t.Fatalf("written EDN does not parse: %v\n%s", err, buf.String())
+				}
+				bp, err := model.Pair(back)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(queue.Check(back, bp, opts).Anomalies[typ]) == 0 {
+					t.Fatalf("the written history lost %s:\n%s", typ, buf.String())
+				}
+				// 1-minimal
+				units := unitsOf(r.History, r.Pairing)
+				s := &shrinker{h: r.History, typ: typ, opts: opts}
+				for i := range units {
+					rest := slices.Concat(units[:i], units[i+1:])
+					if len(rest) > 0 && s.test(rest) {
+						t.Errorf("dropping unit %v keeps %s: not 1-minimal", units[i], typ)
+					}
+				}
+			})
+		}
+	}
+}
+
+func allPositions(h *model.History) []int32 {
+	ps := make([]int32, len(h.Ops))
+	for i := range ps {
+		ps[i] = int32(i)
+	}
+	return ps
+}
+
+func TestShrinkRefusesAbsentAnomaly(t *testing.T) {
+	h, p := load(t, "../testdata/incidents/timeout-retry-duplicate-invalid.edn")
+	if _, err := Shrink(h, p, queue.G1c, queue.DefaultOptions(), 0); err == nil || !strings.Contains(err.Error(), "shows no G1c") {
+		t.Fatalf("want a 'shows no G1c' error, got %v", err)
+	}
+}
+
+func TestAppendStringEscapes(t *testing.T) {
+	got := string(appendString(nil, "a\"b\\c\nd\x01é"))
+	want := `"a\"b\\c\nd\u0001é"`
+	if got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
