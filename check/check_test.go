@@ -11,6 +11,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/internal/jsonsubset"
 )
 
 const corpusDir = "../../shared/corpus"
@@ -96,9 +97,10 @@ type expectFile struct {
 		SubVia         *string  `json:"sub_via"`
 		StallThreshold *float64 `json:"stall_threshold_s"`
 	} `json:"options"`
-	Valid        any      `json:"valid"`
-	AnomalyTypes []string `json:"anomaly_types"`
-	BadTypes     []string `json:"bad_anomaly_types"`
+	Valid        any                          `json:"valid"`
+	AnomalyTypes []string                     `json:"anomaly_types"`
+	BadTypes     []string                     `json:"bad_anomaly_types"`
+	Instances    map[string][]json.RawMessage `json:"instances"`
 }
 
 // TestTestdata runs every hand-made history under testdata/: the verdict
@@ -154,6 +156,19 @@ func TestTestdata(t *testing.T) {
 				}
 				if !slices.Equal(res.BadTypes, nonNil(exp.BadTypes)) {
 					t.Errorf("bad types %v, want %v", res.BadTypes, exp.BadTypes)
+				}
+				for typ, want := range exp.Instances {
+					got := res.Anomalies[typ]
+					if len(got) != len(want) {
+						t.Errorf("%s: %d instances, want %d", typ, len(got), len(want))
+						continue
+					}
+					for i := range want {
+						g, _ := json.Marshal(got[i])
+						if ok, err := jsonsubset.Contains(want[i], g); err != nil || !ok {
+							t.Errorf("%s[%d] = %s, want at least %s", typ, i, g, want[i])
+						}
+					}
 				}
 			}
 		})

@@ -190,7 +190,7 @@ func Explain(typ string, in *analysis.Instance, lookup OpLookup) string {
 			d = *in.DurationS
 		}
 		stuck := "before reading anything"
-		if in.StuckOffset != nil {
+		if in.StuckOffset != nil && *in.StuckOffset >= 0 {
 			stuck = "at offset " + i64(in.StuckOffset)
 		}
 		return fmt.Sprintf("key %s: process %s polled again and again from op %s to op %s (%.1f s) and stayed %s, while offsets up to %s had been acknowledged.",

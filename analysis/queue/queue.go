@@ -38,7 +38,8 @@
 //   - torn-transaction counts a value of a committed op as missing when it
 //     is lost and no poll at all (ok, info or fail) ever returned it: a value
 //     that an aborted poll saw did reach the log, so the write was not torn,
-//     only never consumed (lost-write and unseen report that).
+//     only never consumed (lost-write and unseen report that). The shared
+//     fixture txn-abort-no-rewind-poll-skip-invalid requires this reading.
 //   - Unseen keeps the first 1000 values of a key (count has them all).
 //   - Realtime lag. At each ok poll, for each key the process is assigned
 //     (or, without an assignment, each key it has polled), stamped with the

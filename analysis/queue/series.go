@@ -153,9 +153,7 @@ func (c *checker) lagAndStalls() {
 			DurationS: analysis.F(float64(s.lastTime-s.since) / 1e9),
 			Witness:   c.witness(s.fromRec, s.lastRec, s.ackRec),
 		}
-		if s.pos >= 0 {
-			in.StuckOffset = analysis.I(s.pos)
-		}
+		in.StuckOffset = analysis.I(s.pos) // -1: nothing read yet
 		if a := &acks[k]; len(a.offs) > 0 {
 			in.AckedOffset = analysis.I(a.offs[len(a.offs)-1])
 		}

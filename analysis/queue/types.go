@@ -80,8 +80,8 @@ const (
 	// StalledConsumer (ours, informational): a process polled a key again
 	// and again without getting anything new for longer than the stall
 	// threshold, while higher offsets of the key were acknowledged. Fields:
-	// key, process, from, to, duration_s, stuck_offset,
-	// acknowledged_offset.
+	// key, process, from, to, duration_s, stuck_offset (-1 when the
+	// consumer had read nothing of the key yet), acknowledged_offset.
 	StalledConsumer = "stalled-consumer"
 )
 

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# bench/bench.sh: time whole runs of hindsight on a generated history.
+#
+#   bench/bench.sh [--ops N] [--seed S]
+#
+# Builds cmd/hindsight and cmd/histgen into bench/out/, generates a history
+# of N op lines (default 1,000,000, seed 1; cached by parameters and by the
+# generator's source), then times `hindsight check FILE --format json` and,
+# when that command exists, `hindsight report FILE -o bench/out/report.html`.
+# HINDSIGHT=/path/to/binary skips building cmd/hindsight and uses that one.
+# Prints ops, wall seconds, ops/s, peak RSS and RSS/file-size, with PASS/MISS
+# against the targets (<= 5 s, <= 1.5x the file size). A miss never fails
+# the script; a failed build or generation does.
+set -euo pipefail
+
+OPS=1000000
+SEED=1
+TARGET_WALL_S=5
+TARGET_RSS_RATIO=1.5
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --ops) OPS="$2"; shift 2 ;;
+    --ops=*) OPS="${1#*=}"; shift ;;
+    --seed) SEED="$2"; shift 2 ;;
+    --seed=*) SEED="${1#*=}"; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "bench.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+[[ "$OPS" =~ ^[0-9]+$ ]] || { echo "bench.sh: --ops wants a number, got $OPS" >&2; exit 2; }
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$ROOT/bench/out"
+mkdir -p "$OUT"
+cd "$ROOT"
+
+section() { printf '\n== %s\n' "$*"; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+filesize() { stat -c %s "$1"; }
+
+# ---------------------------------------------------------------- tools
+
+# GNU time gives the peak RSS; install it when we can, else fall back to
+# bash's time (wall clock only).
+TIME_BIN=""
+if [[ -x /usr/bin/time ]] && /usr/bin/time -v true >/dev/null 2>&1; then
+  TIME_BIN=/usr/bin/time
+elif [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+  echo "installing GNU time (Debian package 'time')..."
+  if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time; } >/dev/null 2>&1; then
+    TIME_BIN=/usr/bin/time
+  fi
+fi
+[[ -n "$TIME_BIN" ]] || echo "note: GNU time unavailable; wall time only, no RSS"
+
+# ---------------------------------------------------------------- build
+
+section "build"
+go build -o "$OUT/histgen" ./cmd/histgen
+echo "built $OUT/histgen"
+HS=""
+HS_MISSING="cmd/hindsight has no Go files yet"
+if [[ -n "${HINDSIGHT:-}" ]]; then
+  HS="$HINDSIGHT"
+  echo "using HINDSIGHT=$HS"
+elif compgen -G "cmd/hindsight/*.go" >/dev/null && go build -o "$OUT/hindsight" ./cmd/hindsight; then
+  HS="$OUT/hindsight"
+  echo "built $HS"
+else
+  compgen -G "cmd/hindsight/*.go" >/dev/null && HS_MISSING="cmd/hindsight does not build"
+  echo "$HS_MISSING: only the generator runs"
+fi
+
+# has_cmd NAME: does hindsight list subcommand NAME? Else says why not.
+has_cmd() {
+  if [[ -z "$HS" ]]; then
+    echo "skipped: $HS_MISSING"
+    return 1
+  fi
+  "$HS" --help 2>/dev/null | grep -qE "^[[:space:]]+$1([[:space:]]|\$)" && return 0
+  echo "skipped: hindsight has no '$1' command yet"
+  return 1
+}
+
+# ---------------------------------------------------------------- history
+
+GEN_ARGS=(--seed "$SEED" --ops "$OPS" --concurrency 10 --keys 8 --txn 0.2 --info 0.01 --fail 0.01)
+GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
+HIST="$OUT/history-s${SEED}-n${OPS}-c10-k8-t0.2-${GEN_SRC}.edn"
+
+section "history"
+if [[ -s "$HIST" ]]; then
+  echo "cached: $HIST"
+else
+  rm -f "$OUT"/history-s"${SEED}"-n"${OPS}"-*.edn # older generator versions
+  echo "generating: histgen ${GEN_ARGS[*]}"
+  start=$(date +%s.%N)
+  "$OUT/histgen" "${GEN_ARGS[@]}" -o "$HIST"
+  end=$(date +%s.%N)
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "generated in %.2f s\n", e - s }'
+fi
+SIZE=$(filesize "$HIST")
+LINES=$(wc -l <"$HIST")
+echo "size: $(mb "$SIZE") ($SIZE bytes), $LINES op lines"
+
+# ---------------------------------------------------------------- timing
+
+# timed LABEL OUTFILE CMD...: runs CMD with stdout to OUTFILE, sets WALL (s),
+# RSS_KB (empty without GNU time) and STATUS.
+timed() {
+  local label="$1" outfile="$2"; shift 2
+  local tfile="$OUT/$label.time"
+  local start end
+  start=$(date +%s.%N)
+  set +e
+  if [[ -n "$TIME_BIN" ]]; then
+    "$TIME_BIN" -v -o "$tfile" "$@" >"$outfile" 2>"$OUT/$label.stderr"
+  else
+    "$@" >"$outfile" 2>"$OUT/$label.stderr"
+  fi
+  STATUS=$?
+  set -e
+  end=$(date +%s.%N)
+  WALL=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')
+  RSS_KB=""
+  if [[ -n "$TIME_BIN" && -s "$tfile" ]]; then
+    RSS_KB=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$tfile")
+  fi
+}
+
+# verdict VALUE OP LIMIT: PASS or MISS
+verdict() { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "PASS" : "MISS" }'; }
+
+# summarise LABEL: prints the numbers of the last timed run
+summarise() {
+  printf '  %-16s %s\n' "ops" "$LINES"
+  printf '  %-16s %s s   (target <= %s s: %s)\n' "wall" "$WALL" "$TARGET_WALL_S" "$(verdict "$WALL" '<=' "$TARGET_WALL_S")"
+  printf '  %-16s %s\n' "ops/s" "$(awk -v n="$LINES" -v w="$WALL" 'BEGIN { printf "%.0f", (w > 0) ? n / w : 0 }')"
+  if [[ -n "$RSS_KB" ]]; then
+    local ratio
+    ratio=$(awk -v r="$RSS_KB" -v s="$SIZE" 'BEGIN { printf "%.2f", r * 1024 / s }')
+    printf '  %-16s %s\n' "peak RSS" "$(awk -v r="$RSS_KB" 'BEGIN { printf "%.1f MB", r * 1024 / 1e6 }')"
+    printf '  %-16s %s   (target <= %s: %s)\n' "RSS/file size" "$ratio" "$TARGET_RSS_RATIO" "$(verdict "$ratio" '<=' "$TARGET_RSS_RATIO")"
+  else
+    printf '  %-16s %s\n' "peak RSS" "n/a (no GNU time)"
+  fi
+}
+
+section "hindsight check"
+if has_cmd check; then
+  timed check "$OUT/check.json" "$HS" check "$HIST" --format json
+  # check exits non-zero for an invalid history; the numbers still count.
+  [[ $STATUS == 0 ]] || echo "  note: hindsight check exited $STATUS (stderr: $OUT/check.stderr)"
+  valid=$(grep -oE '"valid"[[:space:]]*:[[:space:]]*("[a-z]+"|true|false)' "$OUT/check.json" | head -1 || true)
+  echo "  result: ${valid:-no \"valid\" field} ($OUT/check.json)"
+  summarise
+fi
+
+section "hindsight report"
+if has_cmd report; then
+  rm -f "$OUT/report.html"
+  timed report /dev/null "$HS" report "$HIST" -o "$OUT/report.html"
+  [[ $STATUS == 0 ]] || echo "  note: hindsight report exited $STATUS (stderr: $OUT/report.stderr)"
+  if [[ -f "$OUT/report.html" ]]; then
+    echo "  report: $OUT/report.html, $(mb "$(filesize "$OUT/report.html")")"
+  else
+    echo "  report: not written"
+  fi
+  summarise
+fi

@@ -1,0 +1,215 @@
+package gen
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Format is the text format of a generated history.
+type Format uint8
+
+// Formats Write can produce.
+const (
+	// EDN writes one Jepsen op map per line, as Jepsen's history.edn does.
+	EDN Format = iota
+	// JSON writes one JSON object per line; type, f and keywords are strings
+	// without the leading colon, micro-ops are arrays (spec/queue.md §1).
+	JSON
+)
+
+// String returns "edn" or "json".
+func (f Format) String() string {
+	switch f {
+	case EDN:
+		return "edn"
+	case JSON:
+		return "json"
+	}
+	return "Format(" + strconv.Itoa(int(f)) + ")"
+}
+
+// ParseFormat reads "edn" or "json" (case-insensitive).
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(s) {
+	case "edn":
+		return EDN, nil
+	case "json":
+		return JSON, nil
+	}
+	return 0, fmt.Errorf("unknown format %q (want edn or json)", s)
+}
+
+// FaultKind names one kind of injected misbehaviour of the simulated broker.
+// The package doc says what each produces in the history.
+type FaultKind uint8
+
+// Fault kinds. The order is the order of FaultKinds and of the summary.
+const (
+	// LostWrite: an acknowledged single send is dropped from the log before
+	// anyone reads it; its offset stays taken, later sends go on above it.
+	LostWrite FaultKind = iota
+	// Duplicate: an acknowledged single send is stored twice, at its acked
+	// offset and at the next one; consumers read both copies.
+	Duplicate
+	// InconsistentOffset: a single send is acknowledged at the offset of a
+	// message already in the log (and already seen) and is never stored, so
+	// two values are known at one offset.
+	InconsistentOffset
+	// G1a: a send that completes :fail was nevertheless stored and is read.
+	G1a
+	// PollSkip: an ok poll of a consumer jumps over one message of a key; the
+	// message stays in the log and other consumers read it.
+	PollSkip
+	// Stall: one consumer keeps getting empty polls for one key for
+	// Config.StallDuration of simulated time while sends to the key go on.
+	Stall
+	// Garbage: a message nobody sent (a negative value) appears in a key's log
+	// and consumers read it.
+	Garbage
+	// TornTxn: an acknowledged transaction with sends to two keys loses one of
+	// the two messages from the log; the other is read.
+	TornTxn
+	numFaultKinds
+)
+
+var faultNames = [numFaultKinds]string{
+	"lost-write", "duplicate", "inconsistent-offset", "g1a", "poll-skip", "stall", "garbage", "torn-txn",
+}
+
+// String returns the fault's command-line name, e.g. "lost-write".
+func (k FaultKind) String() string {
+	if k < numFaultKinds {
+		return faultNames[k]
+	}
+	return "FaultKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// FaultKinds returns every fault kind, in declaration order.
+func FaultKinds() []FaultKind {
+	ks := make([]FaultKind, numFaultKinds)
+	for i := range ks {
+		ks[i] = FaultKind(i)
+	}
+	return ks
+}
+
+// ParseFaultKind reads a fault name as printed by FaultKind.String.
+func ParseFaultKind(s string) (FaultKind, error) {
+	for i, n := range faultNames {
+		if n == s {
+			return FaultKind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown fault %q (want one of %s)", s, strings.Join(faultNames[:], ", "))
+}
+
+// Fault asks for Count injections of one kind.
+type Fault struct {
+	Kind  FaultKind
+	Count int
+}
+
+// String returns "kind=count", the form ParseFault reads.
+func (f Fault) String() string { return f.Kind.String() + "=" + strconv.Itoa(f.Count) }
+
+// ParseFault reads "kind" (one injection) or "kind=count".
+func ParseFault(s string) (Fault, error) {
+	name, count, hasCount := strings.Cut(s, "=")
+	k, err := ParseFaultKind(name)
+	if err != nil {
+		return Fault{}, err
+	}
+	f := Fault{Kind: k, Count: 1}
+	if hasCount {
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 0 {
+			return Fault{}, fmt.Errorf("fault %q: count must be a non-negative integer", s)
+		}
+		f.Count = n
+	}
+	return f, nil
+}
+
+// DefaultStallDuration is how long a Stall fault keeps a consumer stuck when
+// Config.StallDuration is zero: well past hindsight's default
+// --stall-threshold of 10 s.
+const DefaultStallDuration = 25 * time.Second
+
+// Config describes one generated history. The same Config always produces
+// the same bytes.
+type Config struct {
+	// Seed seeds the PCG random source; everything random derives from it.
+	Seed int64
+	// Ops is the number of op lines to write (invocations and completions,
+	// client and nemesis). The output has exactly Ops lines, or Ops+1 when
+	// Ops is odd, or more when Ops is too small for the final reads.
+	Ops int
+	// Concurrency is the number of client workers, each running one process
+	// at a time (a worker's process id grows by Concurrency after each info).
+	Concurrency int
+	// Keys is the number of keys (topic-partitions), named 0..Keys-1.
+	Keys int
+	// TxnFraction is the share of producer/consumer ops that are :txn ops.
+	TxnFraction float64
+	// InfoRate and FailRate are the probabilities that a send, poll or txn
+	// completes :info or :fail (forced outcomes of faults aside).
+	InfoRate, FailRate float64
+	// Subscribe makes consumers use :subscribe instead of :assign.
+	Subscribe bool
+	// Faults lists the injections to make; see FaultKind.
+	Faults []Fault
+	// Format is the output format.
+	Format Format
+	// StallDuration is the simulated time a Stall fault lasts; zero means
+	// DefaultStallDuration.
+	StallDuration time.Duration
+}
+
+// validate checks the config and fills defaults into a copy.
+func (c Config) validate() (Config, error) {
+	var errs []error
+	if c.Ops < 0 {
+		errs = append(errs, errors.New("ops must be >= 0"))
+	}
+	if c.Concurrency < 1 {
+		errs = append(errs, errors.New("concurrency must be >= 1"))
+	}
+	if c.Keys < 1 {
+		errs = append(errs, errors.New("keys must be >= 1"))
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"txn fraction", c.TxnFraction}, {"info rate", c.InfoRate}, {"fail rate", c.FailRate}} {
+		if !(p.v >= 0 && p.v <= 1) {
+			errs = append(errs, fmt.Errorf("%s must be in [0, 1], got %v", p.name, p.v))
+		}
+	}
+	if c.InfoRate+c.FailRate > 1 {
+		errs = append(errs, errors.New("info rate + fail rate must be <= 1"))
+	}
+	for _, f := range c.Faults {
+		if f.Kind >= numFaultKinds {
+			errs = append(errs, fmt.Errorf("unknown fault kind %d", f.Kind))
+		}
+		if f.Count < 0 {
+			errs = append(errs, fmt.Errorf("fault %s: negative count", f.Kind))
+		}
+	}
+	if c.Format != EDN && c.Format != JSON {
+		errs = append(errs, fmt.Errorf("unknown format %d", c.Format))
+	}
+	if c.StallDuration < 0 {
+		errs = append(errs, errors.New("stall duration must be >= 0"))
+	}
+	if c.StallDuration == 0 {
+		c.StallDuration = DefaultStallDuration
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, fmt.Errorf("gen: invalid config: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,627 @@
+package gen
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func base(ops int) Config {
+	return Config{Seed: 1, Ops: ops, Concurrency: 10, Keys: 8, TxnFraction: 0.2, InfoRate: 0.01, FailRate: 0.01}
+}
+
+func generate(t testing.TB, cfg Config) ([]byte, Stats) {
+	t.Helper()
+	var buf bytes.Buffer
+	st, err := Write(&buf, cfg)
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	return buf.Bytes(), st
+}
+
+func generateParsed(t *testing.T, cfg Config) ([]tOp, []int, Stats) {
+	t.Helper()
+	b, st := generate(t, cfg)
+	ops, err := parseHistory(b, cfg.Format == JSON)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	partner, err := checkShape(ops)
+	if err != nil {
+		t.Fatalf("shape: %v", err)
+	}
+	if st.Lines != int64(len(ops)) || st.Bytes != int64(len(b)) {
+		t.Fatalf("stats say %d lines / %d bytes, output has %d / %d", st.Lines, st.Bytes, len(ops), len(b))
+	}
+	return ops, partner, st
+}
+
+func TestDeterminism(t *testing.T) {
+	for _, format := range []Format{EDN, JSON} {
+		t.Run(format.String(), func(t *testing.T) {
+			cfg := base(20000)
+			cfg.Format = format
+			cfg.Faults = []Fault{{LostWrite, 1}, {Duplicate, 1}, {PollSkip, 1}, {Garbage, 1}}
+			a, _ := generate(t, cfg)
+			b, _ := generate(t, cfg)
+			if sha256.Sum256(a) != sha256.Sum256(b) {
+				t.Fatal("same config gave different bytes")
+			}
+			cfg.Seed = 2
+			c, _ := generate(t, cfg)
+			if sha256.Sum256(a) == sha256.Sum256(c) {
+				t.Fatal("seeds 1 and 2 gave the same bytes")
+			}
+		})
+	}
+}
+
+// TestValidHistories checks fault-free histories of many shapes: well
+// formed, exactly the requested length, and free of every violation the
+// independent checker knows.
+func TestValidHistories(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*Config)
+	}{
+		{"default", func(*Config) {}},
+		{"no txns", func(c *Config) { c.TxnFraction = 0 }},
+		{"mostly txns", func(c *Config) { c.TxnFraction = 0.9 }},
+		{"subscribe", func(c *Config) { c.Subscribe = true }},
+		{"many info and fail", func(c *Config) { c.InfoRate, c.FailRate = 0.15, 0.15 }},
+		{"one key one worker", func(c *Config) { c.Keys, c.Concurrency = 1, 1 }},
+		{"many keys", func(c *Config) { c.Keys, c.Concurrency = 40, 25 }},
+		{"json", func(c *Config) { c.Format = JSON }},
+		{"odd ops", func(c *Config) { c.Ops = 30001 }},
+		{"tiny", func(c *Config) { c.Ops = 200 }},
+	}
+	for seed := int64(1); seed <= 3; seed++ {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s seed %d", tc.name, seed), func(t *testing.T) {
+				cfg := base(30000)
+				cfg.Seed = seed
+				tc.edit(&cfg)
+				ops, partner, st := generateParsed(t, cfg)
+				want := int64(cfg.Ops + cfg.Ops%2)
+				if st.Lines != want {
+					t.Errorf("%d lines, want %d", st.Lines, want)
+				}
+				if fs := checkLog(ops, partner); len(fs) > 0 {
+					for _, f := range fs[:min(len(fs), 10)] {
+						t.Error(f)
+					}
+					t.Fatalf("%d findings in a fault-free history", len(fs))
+				}
+				if len(st.Injections) != 0 {
+					t.Errorf("injections without faults: %v", st.Injections)
+				}
+				var sends, polled int
+				for _, op := range ops {
+					for _, m := range op.mops {
+						if m.send && m.done {
+							sends++
+						}
+						for _, r := range m.reads {
+							polled += len(r.pairs)
+						}
+					}
+				}
+				if cfg.Ops >= 10000 && (sends < cfg.Ops/20 || polled < sends) {
+					t.Errorf("thin history: %d acked sends, %d messages polled", sends, polled)
+				}
+			})
+		}
+	}
+}
+
+// TestHistoryContent checks that a mid-sized history has everything a real
+// one has: every f, every completion type, retired processes, nemesis ops,
+// transactions with offsets that skip over commit markers.
+func TestHistoryContent(t *testing.T) {
+	cfg := base(60000)
+	ops, _, st := generateParsed(t, cfg)
+	seen := map[string]int{}
+	var markerGaps int
+	lastOff := map[int64]int64{}
+	for _, op := range ops {
+		seen[op.f+"/"+op.typ]++
+		if op.process < 0 {
+			seen["nemesis"]++
+		}
+		for _, m := range op.mops {
+			for _, r := range m.reads {
+				for _, p := range r.pairs {
+					if l, ok := lastOff[r.key]; ok && p[0] == l+2 {
+						markerGaps++
+					}
+					lastOff[r.key] = p[0]
+				}
+			}
+		}
+	}
+	for _, want := range []string{"send/ok", "send/info", "send/fail", "poll/ok", "poll/info", "poll/fail",
+		"txn/ok", "txn/info", "txn/fail", "assign/ok", "crash/info", "nemesis"} {
+		if seen[want] == 0 {
+			t.Errorf("no %s op in %v", want, seen)
+		}
+	}
+	if markerGaps == 0 {
+		t.Error("no offset gap from a transaction marker")
+	}
+	if st.Processes <= int64(cfg.Concurrency) || st.InfoLanded == 0 {
+		t.Errorf("processes %d, info landed %d", st.Processes, st.InfoLanded)
+	}
+	if st.FinalPhase <= 0 || st.FinalPhase >= st.Lines {
+		t.Errorf("final phase at %d of %d", st.FinalPhase, st.Lines)
+	}
+	if !strings.Contains(st.String(), "lines=60000") {
+		t.Errorf("summary %q", st.String())
+	}
+}
+
+// TestJSONMatchesEDN checks that both formats carry the same history.
+func TestJSONMatchesEDN(t *testing.T) {
+	cfg := base(20000)
+	cfg.Faults = []Fault{{Garbage, 1}, {TornTxn, 1}}
+	edn, _, _ := generateParsed(t, cfg)
+	cfg.Format = JSON
+	js, _, _ := generateParsed(t, cfg)
+	if len(edn) != len(js) {
+		t.Fatalf("%d EDN ops, %d JSON ops", len(edn), len(js))
+	}
+	for i := range edn {
+		if !reflect.DeepEqual(edn[i], js[i]) {
+			t.Fatalf("op %d differs:\nEDN  %+v\nJSON %+v", i, edn[i], js[i])
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, cfg := range []Config{
+		{Ops: 10, Concurrency: 0, Keys: 1},
+		{Ops: 10, Concurrency: 1, Keys: 0},
+		{Ops: -1, Concurrency: 1, Keys: 1},
+		{Ops: 10, Concurrency: 1, Keys: 1, InfoRate: 0.7, FailRate: 0.7},
+		{Ops: 10, Concurrency: 1, Keys: 1, TxnFraction: 2},
+		{Ops: 10, Concurrency: 1, Keys: 1, Faults: []Fault{{numFaultKinds, 1}}},
+	} {
+		if _, err := Write(io.Discard, cfg); err == nil {
+			t.Errorf("no error for %+v", cfg)
+		}
+	}
+	st, err := Write(io.Discard, Config{Concurrency: 1, Keys: 1})
+	if err != nil || st.Lines != 0 {
+		t.Errorf("zero ops: %v lines, %v", st.Lines, err)
+	}
+}
+
+func TestParseFault(t *testing.T) {
+	for _, k := range FaultKinds() {
+		f, err := ParseFault(k.String() + "=3")
+		if err != nil || f != (Fault{k, 3}) {
+			t.Errorf("ParseFault(%s=3) = %v, %v", k, f, err)
+		}
+		if f, err := ParseFault(k.String()); err != nil || f.Count != 1 {
+			t.Errorf("ParseFault(%s) = %v, %v", k, f, err)
+		}
+	}
+	for _, bad := range []string{"nope", "lost-write=x", "lost-write=-1"} {
+		if _, err := ParseFault(bad); err == nil {
+			t.Errorf("ParseFault(%q): no error", bad)
+		}
+	}
+}
+
+// faultRun generates a history with count faults of kind k and returns it
+// with the independent checker's findings.
+type faultRun struct {
+	ops      []tOp
+	findings []finding
+	st       Stats
+	inj      []Injection
+}
+
+func runFault(t *testing.T, k FaultKind, count int, edit func(*Config)) faultRun {
+	t.Helper()
+	cfg := base(60000)
+	cfg.Faults = []Fault{{k, count}}
+	if edit != nil {
+		edit(&cfg)
+	}
+	ops, partner, st := generateParsed(t, cfg)
+	r := faultRun{ops: ops, findings: checkLog(ops, partner), st: st}
+	for _, in := range st.Injections {
+		if in.Fault == k {
+			r.inj = append(r.inj, in)
+		}
+	}
+	if len(r.inj) != count || len(st.Injections) != count {
+		t.Fatalf("injected %d %s (all: %v), want %d", len(r.inj), k, st.Injections, count)
+	}
+	return r
+}
+
+// only fails unless every finding has one of the given kinds.
+func (r faultRun) only(t *testing.T, kinds ...string) {
+	t.Helper()
+	for _, f := range r.findings {
+		if !slices.Contains(kinds, f.kind) {
+			t.Errorf("unexpected finding %v", f)
+		}
+	}
+}
+
+// has returns the findings matching kind and key/value (value < -1<<62: any).
+func (r faultRun) has(kind string, key, value int64) []finding {
+	var out []finding
+	for _, f := range r.findings {
+		if f.kind == kind && f.key == key && (value < -1<<62 || f.value == value) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// readers returns the ok ops that read value v of key k, with the offsets.
+func (r faultRun) readers(k, v int64) (ops []int, offs []int64) {
+	for i, op := range r.ops {
+		if op.typ != "ok" {
+			continue
+		}
+		for _, m := range op.mops {
+			for _, rd := range m.reads {
+				if rd.key != k {
+					continue
+				}
+				for _, p := range rd.pairs {
+					if p[1] == v {
+						ops, offs = append(ops, i), append(offs, p[0])
+					}
+				}
+			}
+		}
+	}
+	return ops, offs
+}
+
+// maxReadOffset is the highest offset of key k any ok op read.
+func (r faultRun) maxReadOffset(k int64) int64 {
+	m := int64(-1)
+	for _, op := range r.ops {
+		if op.typ != "ok" {
+			continue
+		}
+		for _, mo := range op.mops {
+			for _, rd := range mo.reads {
+				for _, p := range rd.pairs {
+					if rd.key == k {
+						m = max(m, p[0])
+					}
+				}
+			}
+		}
+	}
+	return m
+}
+
+// sendOf returns the send micro-op for value v of key k in op i.
+func sendOf(op tOp, k, v int64) (tMop, bool) {
+	for _, m := range op.mops {
+		if m.send && m.key == k && m.val == v {
+			return m, true
+		}
+	}
+	return tMop{}, false
+}
+
+const anyValue = -1 << 63
+
+func TestFaultLostWrite(t *testing.T) {
+	r := runFault(t, LostWrite, 2, nil)
+	for _, in := range r.inj {
+		m := in.Msgs[0]
+		k, v := int64(m.Key), m.Value
+		op := r.ops[in.Ops[0]]
+		if s, ok := sendOf(op, k, v); op.typ != "ok" || op.f != "send" || len(op.mops) != 1 || !ok || !s.done || s.off != m.Offset {
+			t.Errorf("%v: op %+v is not an ok single send acked at %d", in, op, m.Offset)
+		}
+		if ops, _ := r.readers(k, v); len(ops) > 0 {
+			t.Errorf("%v: read by %v", in, ops)
+		}
+		if len(r.has(kUnread, k, v)) != 1 {
+			t.Errorf("%v: not reported unread", in)
+		}
+		if r.maxReadOffset(k) <= m.Offset {
+			t.Errorf("%v: nothing above the lost offset was read, so it is not a lost write", in)
+		}
+	}
+	if n := len(r.has(kUnread, int64(r.inj[0].Key), anyValue)) + len(r.has(kUnread, int64(r.inj[1].Key), anyValue)); n > 2+btoi(r.inj[0].Key == r.inj[1].Key)*2 {
+		t.Errorf("%d unread values, want only the lost ones", n)
+	}
+	r.only(t, kUnread, kSkip)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestFaultDuplicate(t *testing.T) {
+	r := runFault(t, Duplicate, 2, nil)
+	for _, in := range r.inj {
+		k, v := int64(in.Key), in.Msgs[0].Value
+		_, offs := r.readers(k, v)
+		slices.Sort(offs)
+		offs = slices.Compact(offs)
+		if !slices.Equal(offs, []int64{in.Msgs[0].Offset, in.Msgs[1].Offset}) {
+			t.Errorf("%v: read at offsets %v", in, offs)
+		}
+		if len(r.has(kDuplicate, k, v)) != 1 {
+			t.Errorf("%v: not reported", in)
+		}
+	}
+	r.only(t, kDuplicate)
+}
+
+func TestFaultInconsistentOffset(t *testing.T) {
+	r := runFault(t, InconsistentOffset, 2, nil)
+	for _, in := range r.inj {
+		if len(in.Msgs) != 2 || in.Msgs[0].Offset != in.Msgs[1].Offset || in.Msgs[0].Value == in.Msgs[1].Value {
+			t.Fatalf("%v: want two values at one offset", in)
+		}
+		k, o := int64(in.Key), in.Msgs[0].Offset
+		stored, acked := in.Msgs[0], in.Msgs[1]
+		op := r.ops[in.Ops[0]]
+		if s, ok := sendOf(op, k, acked.Value); op.typ != "ok" || len(op.mops) != 1 || !ok || s.off != o {
+			t.Errorf("%v: op %d is not an ok single send acked at %d", in, in.Ops[0], o)
+		}
+		if ops, offs := r.readers(k, stored.Value); !slices.Contains(offs, o) || ops[0] > int(in.Ops[0]) && !r.ackedBefore(k, stored.Value, int(in.Ops[0])) {
+			t.Errorf("%v: stored value not seen at offset %d before the bad ack", in, o)
+		}
+		if fs := r.has(kInconsistent, k, anyValue); len(fs) != 1 || fs[0].offset != o {
+			t.Errorf("%v: inconsistent findings %v", in, fs)
+		}
+		if len(r.has(kUnread, k, acked.Value)) != 1 {
+			t.Errorf("%v: acked value not unread", in)
+		}
+	}
+	r.only(t, kInconsistent, kUnread)
+	if n := len(r.findings); n != 4 {
+		t.Errorf("%d findings, want 2 inconsistent + 2 unread: %v", n, r.findings)
+	}
+}
+
+// ackedBefore reports whether an ok send acked value v of key k before op i.
+func (r faultRun) ackedBefore(k, v int64, i int) bool {
+	for _, op := range r.ops[:i] {
+		if _, ok := sendOf(op, k, v); ok && op.typ == "ok" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFaultG1a(t *testing.T) {
+	r := runFault(t, G1a, 2, nil)
+	for _, in := range r.inj {
+		op := r.ops[in.Ops[0]]
+		if op.typ != "fail" || op.f != "send" {
+			t.Errorf("%v: op %+v is not a failed send", in, op)
+		}
+		for _, m := range in.Msgs {
+			if len(r.has(kG1a, int64(m.Key), m.Value)) == 0 {
+				t.Errorf("%v: %v not read", in, m)
+			}
+		}
+	}
+	r.only(t, kG1a)
+}
+
+func TestFaultPollSkip(t *testing.T) {
+	for _, sub := range []bool{false, true} {
+		t.Run(fmt.Sprint("subscribe=", sub), func(t *testing.T) {
+			r := runFault(t, PollSkip, 2, func(c *Config) { c.Subscribe = sub })
+			for _, in := range r.inj {
+				k, m := int64(in.Key), in.Msgs[0]
+				fs := r.has(kSkip, k, anyValue)
+				found := false
+				for _, f := range fs {
+					found = found || (f.process == in.Process && f.op == in.Ops[1])
+				}
+				if !found {
+					t.Errorf("%v: no skip by process %d in op %d: %v", in, in.Process, in.Ops[1], fs)
+				}
+				prev := r.ops[in.Ops[0]]
+				if prev.process != in.Process || prev.typ != "ok" {
+					t.Errorf("%v: previous poll %+v", in, prev)
+				}
+				ops, _ := r.readers(k, m.Value)
+				other := false
+				for _, i := range ops {
+					other = other || r.ops[i].process != in.Process
+				}
+				if !other {
+					t.Errorf("%v: skipped message never read by another process", in)
+				}
+			}
+			r.only(t, kSkip)
+			if n := len(r.has(kSkip, int64(r.inj[0].Key), anyValue)) + len(r.has(kSkip, int64(r.inj[1].Key), anyValue)); n > 2+2*btoi(r.inj[0].Key == r.inj[1].Key) {
+				t.Errorf("%d skips, want 2", n)
+			}
+		})
+	}
+}
+
+func TestFaultStall(t *testing.T) {
+	r := runFault(t, Stall, 2, nil)
+	r.only(t) // a stall is no violation
+	for _, in := range r.inj {
+		if in.Duration < DefaultStallDuration-time.Second || len(in.Ops) != 2 {
+			t.Fatalf("%v: too short", in)
+		}
+		k := int64(in.Key)
+		empty := 0
+		var lastRead int64 = -1
+		for i := int(in.Ops[0]); i <= int(in.Ops[1]); i++ {
+			op := r.ops[i]
+			if op.process != in.Process || op.typ != "ok" {
+				continue
+			}
+			for _, m := range op.mops {
+				for _, rd := range m.reads {
+					if rd.key == k {
+						if len(rd.pairs) > 0 {
+							t.Fatalf("%v: op %d read %v", in, i, rd.pairs)
+						}
+						empty++
+					}
+				}
+			}
+		}
+		for i := 0; i < int(in.Ops[0]); i++ {
+			op := r.ops[i]
+			if op.process != in.Process || op.typ != "ok" {
+				continue
+			}
+			for _, m := range op.mops {
+				for _, rd := range m.reads {
+					if rd.key == k && len(rd.pairs) > 0 {
+						lastRead = rd.pairs[len(rd.pairs)-1][0]
+					}
+				}
+			}
+		}
+		acked := 0
+		for i := int(in.Ops[0]); i <= int(in.Ops[1]); i++ {
+			for _, m := range r.ops[i].mops {
+				if m.send && m.done && m.key == k && m.off > lastRead {
+					acked++
+				}
+			}
+		}
+		span := time.Duration(r.ops[in.Ops[1]].time - r.ops[in.Ops[0]].time)
+		if empty < 20 || span < 20*time.Second || acked < 10 {
+			t.Errorf("%v: %d empty polls over %v, %d sends acked above offset %d meanwhile", in, empty, span, acked, lastRead)
+		}
+	}
+}
+
+func TestFaultGarbage(t *testing.T) {
+	r := runFault(t, Garbage, 2, nil)
+	for _, in := range r.inj {
+		m := in.Msgs[0]
+		if m.Value >= 0 {
+			t.Errorf("%v: garbage value is not negative", in)
+		}
+		fs := r.has(kGarbage, int64(m.Key), m.Value)
+		if len(fs) == 0 || fs[0].op != in.Ops[0] || fs[0].offset != m.Offset {
+			t.Errorf("%v: findings %v", in, fs)
+		}
+	}
+	r.only(t, kGarbage)
+}
+
+func TestFaultTornTxn(t *testing.T) {
+	r := runFault(t, TornTxn, 2, nil)
+	for _, in := range r.inj {
+		op := r.ops[in.Ops[0]]
+		kept, dropped := in.Msgs[0], in.Msgs[1]
+		if op.f != "txn" || op.typ != "ok" {
+			t.Fatalf("%v: op %+v", in, op)
+		}
+		for _, m := range in.Msgs {
+			if s, ok := sendOf(op, int64(m.Key), m.Value); !ok || s.off != m.Offset {
+				t.Errorf("%v: %v not acked by the txn", in, m)
+			}
+		}
+		if ops, _ := r.readers(int64(kept.Key), kept.Value); len(ops) == 0 {
+			t.Errorf("%v: kept message never read", in)
+		}
+		if ops, _ := r.readers(int64(dropped.Key), dropped.Value); len(ops) != 0 {
+			t.Errorf("%v: dropped message read", in)
+		}
+		if len(r.has(kUnread, int64(dropped.Key), dropped.Value)) != 1 {
+			t.Errorf("%v: dropped message not unread", in)
+		}
+		if r.maxReadOffset(int64(dropped.Key)) <= dropped.Offset {
+			t.Errorf("%v: nothing read above the dropped message", in)
+		}
+	}
+	r.only(t, kUnread, kSkip)
+}
+
+// TestFaultsKeepTheWorkload checks that waiting to inject a fault does not
+// distort the op mix: an InconsistentOffset with one key and one worker has
+// no other writer's message to be acked at until the process is replaced,
+// and must not turn every op into a send meanwhile. (With one or two
+// workers a Stall does distort it: nobody else reads the key, and the final
+// reads catch up.)
+func TestFaultsKeepTheWorkload(t *testing.T) {
+	for _, k := range FaultKinds() {
+		for _, keys := range []int{1, 8} {
+			cfg := base(40000)
+			cfg.Keys, cfg.Concurrency = keys, 4+keys/4
+			_, clean := generate(t, cfg)
+			cfg.Faults = []Fault{{k, 2}}
+			_, st := generate(t, cfg)
+			ratio := float64(st.Sends+st.Txns) / float64(st.Polls)
+			want := float64(clean.Sends+clean.Txns) / float64(clean.Polls)
+			if ratio > want*1.1 || ratio < want/1.1 {
+				t.Errorf("%s, %d keys: (sends+txns)/polls %.2f, %.2f without faults", k, keys, ratio, want)
+			}
+		}
+	}
+}
+
+// TestAllFaults injects one of each kind into one subscribe history.
+func TestAllFaults(t *testing.T) {
+	cfg := base(80000)
+	cfg.Subscribe = true
+	for _, k := range FaultKinds() {
+		cfg.Faults = append(cfg.Faults, Fault{k, 1})
+	}
+	ops, partner, st := generateParsed(t, cfg)
+	for _, k := range FaultKinds() {
+		if st.Injected(k) != 1 {
+			t.Errorf("%s injected %d times", k, st.Injected(k))
+		}
+	}
+	kinds := map[string]bool{}
+	for _, f := range checkLog(ops, partner) {
+		kinds[f.kind] = true
+	}
+	for _, want := range []string{kUnread, kDuplicate, kInconsistent, kG1a, kSkip, kGarbage} {
+		if !kinds[want] {
+			t.Errorf("no %s finding", want)
+		}
+	}
+	for _, bad := range []string{kEarly, kPrecommitted, kNonmonoSend, kBackwards, kWWOrder} {
+		if kinds[bad] {
+			t.Errorf("%s finding", bad)
+		}
+	}
+}
+
+func BenchmarkWrite(b *testing.B) {
+	cfg := base(100000)
+	st, err := Write(io.Discard, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Bytes)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Write(io.Discard, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package gen
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Msg is one message of a key's log as the generator placed it.
+type Msg struct {
+	Key    int
+	Value  int64
+	Offset int64
+}
+
+// Injection records one fault that Write injected, with enough detail for a
+// test to find it in the output. Ops are op indices (the :index of
+// completion lines). What each field holds, per kind:
+//
+//   - LostWrite: Ops = [the ok send]; Msgs = [the dropped message at its acked offset].
+//   - Duplicate: Ops = [the ok send]; Msgs = [the value at its acked offset, the same value at the next offset].
+//   - InconsistentOffset: Ops = [the ok send acked at o]; Msgs = [the message stored at o, which
+//     consumers read, the message of that send, acked at o and never stored].
+//   - G1a: Ops = [the failed send]; Msgs = the messages it stored anyway.
+//   - PollSkip: Process = the skipping process; Ops = [its previous ok poll that read Key, the ok poll
+//     that skipped]; Msgs = [the skipped message].
+//   - Stall: Process, Key; Ops = [first, last] ok poll that returned nothing for Key; Msgs = [the
+//     next message the consumer should have read] when one was already in the log at the start, else
+//     none; Duration = time between the first and last stalled poll.
+//   - Garbage: Ops = [the first ok poll that read it]; Msgs = [the garbage message].
+//   - TornTxn: Ops = [the ok txn]; Msgs = [the message that was kept, the message that was dropped].
+type Injection struct {
+	Fault    FaultKind
+	Process  int64
+	Key      int
+	Ops      []int64
+	Msgs     []Msg
+	Duration time.Duration
+}
+
+// String describes the injection in one line.
+func (in Injection) String() string {
+	var b strings.Builder
+	b.WriteString(in.Fault.String())
+	b.WriteString(" key=")
+	b.WriteString(strconv.Itoa(in.Key))
+	if in.Process >= 0 {
+		b.WriteString(" process=")
+		b.WriteString(strconv.FormatInt(in.Process, 10))
+	}
+	b.WriteString(" ops=")
+	for i, o := range in.Ops {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(o, 10))
+	}
+	for _, m := range in.Msgs {
+		b.WriteString(" [")
+		b.WriteString(strconv.Itoa(m.Key))
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(m.Offset, 10))
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(m.Value, 10))
+		b.WriteByte(']')
+	}
+	if in.Duration > 0 {
+		b.WriteString(" duration=")
+		b.WriteString(in.Duration.String())
+	}
+	return b.String()
+}
+
+// Stats summarises what Write produced.
+type Stats struct {
+	// Lines is the number of op lines written; Bytes the number of bytes.
+	Lines, Bytes int64
+	// Invocations counts client and nemesis invocations.
+	Invocations int64
+	// Invocations by function.
+	Sends, Polls, Txns, Assigns, Subscribes, Crashes, Nemesis int64
+	// Client completions by type (crashes complete :info).
+	OK, Info, Fail int64
+	// InfoLanded counts :info sends and txns that the broker applied anyway.
+	InfoLanded int64
+	// Messages counts messages stored in the logs by sends and txns (a
+	// duplicate counts twice; lost, never-stored and garbage messages do not).
+	Messages int64
+	// Processes counts distinct client process ids.
+	Processes int64
+	// FinalPhase is the index of the first line of the final reads (-1 when
+	// the history has none).
+	FinalPhase int64
+	// EndTime is the :time of the last line, in nanoseconds.
+	EndTime int64
+	// Injections lists the injected faults in the order they happened.
+	Injections []Injection
+}
+
+// Injected returns how many faults of kind k were injected.
+func (s *Stats) Injected(k FaultKind) int {
+	n := 0
+	for _, in := range s.Injections {
+		if in.Fault == k {
+			n++
+		}
+	}
+	return n
+}
+
+// String is a one-line summary.
+func (s *Stats) String() string {
+	var b strings.Builder
+	kv := func(k string, v int64) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(strconv.FormatInt(v, 10))
+	}
+	kv("lines", s.Lines)
+	kv("bytes", s.Bytes)
+	kv("sends", s.Sends)
+	kv("polls", s.Polls)
+	kv("txns", s.Txns)
+	kv("assigns", s.Assigns+s.Subscribes)
+	kv("crashes", s.Crashes)
+	kv("nemesis", s.Nemesis)
+	kv("ok", s.OK)
+	kv("info", s.Info)
+	kv("info-landed", s.InfoLanded)
+	kv("fail", s.Fail)
+	kv("messages", s.Messages)
+	kv("processes", s.Processes)
+	kv("final-from", s.FinalPhase)
+	b.WriteString(" sim-time=")
+	b.WriteString((time.Duration(s.EndTime) * time.Nanosecond).Round(time.Millisecond).String())
+	b.WriteString(" faults:")
+	if len(s.Injections) == 0 {
+		b.WriteString(" none")
+	}
+	for _, k := range FaultKinds() {
+		if n := s.Injected(k); n > 0 {
+			b.WriteByte(' ')
+			b.WriteString(k.String())
+			b.WriteByte('=')
+			b.WriteString(strconv.Itoa(n))
+		}
+	}
+	return b.String()
+}

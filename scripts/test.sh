@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The project's whole test run, as CI runs it (.ci/run calls this script).
+# It installs what the tests need (Debian's chromium for the browser test,
+# the npm packages: ECharts for the report, DuckDB for reading Parquet back),
+# then runs formatting and vet checks, every Go test, and short fuzz runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "dependencies"
+if [ -x scripts/install-chromium.sh ]; then scripts/install-chromium.sh; fi
+if [ -f package-lock.json ]; then
+  if [ -x scripts/assets.sh ]; then scripts/assets.sh; else npm ci --no-audit --no-fund; fi
+fi
+
+step "gofmt and go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt needed on: $unformatted"
+  exit 1
+fi
+go vet ./...
+if command -v staticcheck >/dev/null 2>&1; then
+  staticcheck ./...
+else
+  go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... || {
+    echo "staticcheck could not run or failed"; exit 1; }
+fi
+
+step "go test"
+go test -count=1 -timeout 20m ./...
+
+step "fuzz (short)"
+FUZZTIME=${FUZZTIME:-20s}
+for target in FuzzEDN FuzzJSON; do
+  if grep -q "func $target" ingest/*_test.go 2>/dev/null; then
+    go test ./ingest -run='^$' -fuzz="^$target\$" -fuzztime="$FUZZTIME"
+  fi
+done
+
+step "done"
