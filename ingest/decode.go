@@ -135,21 +135,26 @@ type decoder struct {
 	textKeys  map[string]model.KeyID
 	strVals   [model.KOther + 1]map[string]model.ValID
 	fnames    map[string]string
+	errs      map[string]string
 	msgTab    []keyMsgs
 	smallVals []model.ValID // id+1 of the integer value i, for small i >= 0
 	rset      map[model.KeyID]bool
 
-	ops opChunks
+	ops      opChunks
+	pending  map[int32]pendingInv // invocation whose completion has not come yet, by process
+	freeMops [][]model.Mop        // buffers for pending micro-ops, for reuse
 
-	mopSlab  slab[model.Mop]
-	pollSlab slab[model.KeyPoll]
-	readSlab slab[model.Read]
-	keySlab  slab[model.KeyID]
+	mopSlab   slab[model.Mop]
+	extraSlab slab[model.OpExtra]
+	pollSlab  slab[model.KeyPoll]
+	readSlab  slab[model.Read]
+	keySlab   slab[model.KeyID]
 }
 
 func newDecoder(l *lexer, b *model.Builder, name string) *decoder {
 	return &decoder{l: l, b: b, name: name, json: l.json,
-		intKeys: map[int64]model.KeyID{}, textKeys: map[string]model.KeyID{}, fnames: map[string]string{}}
+		intKeys: map[int64]model.KeyID{}, textKeys: map[string]model.KeyID{}, fnames: map[string]string{}, errs: map[string]string{},
+		pending: map[int32]pendingInv{}}
 }
 
 // run reads the whole input. It returns nil, or a *Error.
@@ -256,7 +261,7 @@ func (d *decoder) atEOF(inCont bool, cont opener) error {
 	case inCont:
 		d.b.SetTruncated()
 		d.b.Warn("%s:%d:%d: the input ends inside the top-level %s opened here, after %d complete ops",
-			d.name, cont.at.line, cont.at.col(), openText(cont.close), d.n)
+			d.name, cont.at.line, cont.at.col(), d.openText(cont.close), d.n)
 	case l.rerr != nil:
 		at := l.posAt(l.pos)
 		d.b.SetTruncated()
@@ -306,11 +311,11 @@ func (d *decoder) opener() (opener, bool) {
 	return opener{}, false
 }
 
-func openText(close tokKind) string {
-	switch close {
-	case tMapEnd:
-		return "map"
-	case tVecEnd:
+func (d *decoder) openText(close tokKind) string {
+	switch {
+	case d.json:
+		return "array"
+	case close == tVecEnd:
 		return "vector"
 	}
 	return "list"
@@ -390,26 +395,25 @@ func (d *decoder) skip() error {
 func (d *decoder) skipRest(o opener) error {
 	l := d.l
 	st := append(d.stack[:0], o)
-	defer func() { d.stack = st[:0] }()
-	for {
+	var err error
+	for err == nil && len(st) > 0 {
 		l.next()
 		switch l.kind {
 		case tMapBegin, tSetBegin, tVecBegin, tListBegin:
 			o, _ := d.opener()
 			st = append(st, o)
 		case tMapEnd, tVecEnd, tListEnd:
-			top := st[len(st)-1]
-			if l.kind != top.close {
-				return d.mismatch(top)
-			}
-			st = st[:len(st)-1]
-			if len(st) == 0 {
-				return nil
+			if top := st[len(st)-1]; l.kind != top.close {
+				err = d.mismatch(top)
+			} else {
+				st = st[:len(st)-1]
 			}
 		case tEOF, tErr:
-			return d.tokErr()
+			err = d.tokErr()
 		}
 	}
+	d.stack = st[:0]
+	return err
 }
 
 // capture consumes the form that starts with the current token and returns
@@ -481,6 +485,7 @@ func (d *decoder) fieldName(s string) string {
 
 // readOp reads an op map whose '{' (brace) is the current token.
 func (d *decoder) readOp(start, brace srcPos) error {
+	var held []model.Mop // an invocation's micro-ops, held until its completion
 	l := d.l
 	d.arena = d.arena[:0]
 	d.rkeys = d.rkeys[:0]
@@ -514,6 +519,8 @@ func (d *decoder) readOp(start, brace srcPos) error {
 			case tInt:
 				op.Index, haveIndex = l.ival, true
 			case tNil:
+			case tBigInt:
+				return &lexErr{l.tok, d.fieldName("index") + " " + string(l.text) + " is out of range"}
 			default:
 				return &lexErr{l.tok, d.fieldName("index") + " must be an integer, found " + d.describe()}
 			}
@@ -543,9 +550,11 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		case fF:
 			if isName(l.kind) {
 				op.F = model.ParseFunc(string(l.text))
-				op.FName = ""
+				if op.Extra != nil {
+					op.Extra.FName = ""
+				}
 				if op.F == model.FOther {
-					op.FName = d.fname(trimColon(l.text))
+					d.extra(&op).FName = d.fname(trimColon(l.text))
 				}
 				haveF = true
 			} else if err := d.skip(); err != nil {
@@ -586,7 +595,11 @@ func (d *decoder) readOp(start, brace srcPos) error {
 				e := d.verr
 				return &e
 			}
-			op.Mops = d.buildMops()
+			if op.Type == model.Invoke && op.Process != model.NoProcess && d.deferrable() {
+				held = d.holdMops()
+			} else {
+				op.Mops = d.buildMops()
+			}
 		case vNone, vNil, vEmpty:
 		default:
 			return &lexErr{d.vpos, fmt.Sprintf("%s of a %s op must be a vector of micro-ops", d.fieldName("value"), op.F)}
@@ -594,10 +607,11 @@ func (d *decoder) readOp(start, brace srcPos) error {
 	case model.FAssign, model.FSubscribe:
 		switch d.vmode {
 		case vKeys:
-			op.Keys = d.keySlab.alloc(len(d.vkeys))
+			keys := d.keySlab.alloc(len(d.vkeys))
 			for i := range d.vkeys {
-				op.Keys[i] = d.key(&d.vkeys[i])
+				keys[i] = d.key(&d.vkeys[i])
 			}
+			d.extra(&op).Keys = keys
 		case vNone, vNil, vEmpty:
 		default:
 			return &lexErr{d.vpos, fmt.Sprintf("%s of a %s op must be a list of keys", d.fieldName("value"), op.F)}
@@ -608,9 +622,15 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		}
 	}
 	if len(d.rkeys) > 0 {
-		op.Rebalance = d.rebalance()
+		d.extra(&op).Rebalance = d.rebalance()
 	}
-	d.ops.add(op)
+	if op.Process != model.NoProcess {
+		d.settle(op.Process, op.Type == model.Invoke || len(op.Mops) == 0)
+	}
+	at := d.ops.add(op)
+	if held != nil {
+		d.pending[op.Process] = pendingInv{op: at, mops: held}
+	}
 	d.n++
 	return nil
 }
@@ -941,7 +961,17 @@ func (d *decoder) readError(op *model.Op) error {
 		t = d.atomText(&a)
 		defer func() { d.arena = d.arena[:mark] }()
 	}
-	op.Error = capRunes(t, maxErrorRunes)
+	if len(t) <= 64 && len(d.errs) < 4096 {
+		// Errors repeat (:net-timeout); share their text.
+		e, ok := d.errs[string(t)]
+		if !ok {
+			e = string(t)
+			d.errs[e] = e
+		}
+		d.extra(op).Error = e
+		return nil
+	}
+	d.extra(op).Error = capRunes(t, maxErrorRunes)
 	return nil
 }
 
@@ -1022,229 +1052,11 @@ func (d *decoder) readRebalance() error {
 	}
 }
 
-// rebalance interns the keys of :rebalance-log, without duplicates, in the
-// order of their first appearance.
-func (d *decoder) rebalance() []model.KeyID {
-	ids := make([]model.KeyID, 0, len(d.rkeys))
-	if d.rset == nil {
-		d.rset = map[model.KeyID]bool{}
+// extra returns op's OpExtra, carving a new one from a chunk when it has
+// none: the rarer fields cost no allocation of their own.
+func (d *decoder) extra(op *model.Op) *model.OpExtra {
+	if op.Extra == nil {
+		op.Extra = &d.extraSlab.alloc(1)[0]
 	}
-	clear(d.rset)
-	for i := range d.rkeys {
-		k := d.key(&d.rkeys[i])
-		if !d.rset[k] {
-			d.rset[k] = true
-			ids = append(ids, k)
-		}
-	}
-	return ids
-}
-
-// buildMops interns the scratch micro-ops.
-func (d *decoder) buildMops() []model.Mop {
-	mops := d.mopSlab.alloc(len(d.mops))
-	for i := range d.mops {
-		sm := &d.mops[i]
-		m := &mops[i]
-		m.Kind, m.Done, m.Offset = sm.kind, sm.done, model.NoOffset
-		switch sm.kind {
-		case model.MopSend:
-			m.Key = d.key(&sm.key)
-			m.Msg = d.msg(m.Key, &sm.val)
-			if sm.done {
-				m.Offset = sm.off
-			}
-		case model.MopPoll:
-			if n := int(sm.p1 - sm.p0); n > 0 {
-				m.Polls = d.pollSlab.alloc(n)
-				for j := range m.Polls {
-					sp := &d.polls[int(sm.p0)+j]
-					kp := &m.Polls[j]
-					kp.Key = d.key(&sp.key)
-					if nr := int(sp.r1 - sp.r0); nr > 0 {
-						kp.Reads = d.readSlab.alloc(nr)
-						for r := range kp.Reads {
-							sr := &d.reads[int(sp.r0)+r]
-							kp.Reads[r] = model.Read{Offset: sr.off, Msg: d.msg(kp.Key, &sr.val)}
-						}
-					}
-				}
-			}
-		}
-	}
-	return mops
-}
-
-const smallKeyLimit = 1 << 12
-
-// key interns a scratch atom as a key.
-func (d *decoder) key(a *satom) model.KeyID {
-	if a.byText {
-		t := d.atomText(a)
-		if id, ok := d.textKeys[string(t)]; ok {
-			return id
-		}
-		s := string(t)
-		id := d.b.KeyText(s)
-		d.textKeys[s] = id
-		return id
-	}
-	if a.kind == model.KInt {
-		if a.i >= 0 && a.i < smallKeyLimit {
-			if a.i < int64(len(d.smallKeys)) {
-				if id := d.smallKeys[a.i]; id != 0 {
-					return id - 1
-				}
-			}
-			id := d.b.Key(model.IntAtom(a.i))
-			for int64(len(d.smallKeys)) <= a.i {
-				d.smallKeys = append(d.smallKeys, 0)
-			}
-			d.smallKeys[a.i] = id + 1
-			return id
-		}
-		if id, ok := d.intKeys[a.i]; ok {
-			return id
-		}
-		id := d.b.Key(model.IntAtom(a.i))
-		d.intKeys[a.i] = id
-		return id
-	}
-	m := d.strKeys[a.kind]
-	if m == nil {
-		m = map[string]model.KeyID{}
-		d.strKeys[a.kind] = m
-	}
-	t := d.atomText(a)
-	if id, ok := m[string(t)]; ok {
-		return id
-	}
-	s := string(t)
-	id := d.b.Key(model.Atom{Kind: a.kind, Text: s})
-	m[s] = id
-	return id
-}
-
-// msg interns the message (k, a). Integer values of a key are mostly small
-// and dense, so their messages are cached in a per-key table indexed by the
-// value, kept no longer than about twice the key's number of messages (so
-// memory follows the messages, never the magnitude of the values).
-func (d *decoder) msg(k model.KeyID, a *satom) model.MsgID {
-	if a.kind != model.KInt || a.i < 0 {
-		return d.b.Msg(k, d.val(a))
-	}
-	if int(k) >= len(d.msgTab) {
-		d.msgTab = append(d.msgTab, make([]keyMsgs, int(k)+1-len(d.msgTab))...)
-	}
-	t := &d.msgTab[k]
-	if a.i < int64(len(t.ids)) {
-		if id := t.ids[a.i]; id != 0 {
-			return id - 1
-		}
-	}
-	id := d.b.Msg(k, d.val(a))
-	t.n++
-	if a.i < int64(len(t.ids)) {
-		t.ids[a.i] = id + 1
-	} else if a.i < 2*int64(t.n)+64 {
-		n := max(2*len(t.ids), int(a.i)+1, 64)
-		n = min(n, 2*t.n+64)
-		nt := make([]model.MsgID, n)
-		copy(nt, t.ids)
-		t.ids = nt
-		t.ids[a.i] = id + 1
-	}
-	return id
-}
-
-// keyMsgs caches the messages of one key by integer value.
-type keyMsgs struct {
-	ids []model.MsgID // id+1 of the message with value i; 0: not cached
-	n   int           // messages of the key interned so far
-}
-
-// val interns a scratch atom as a value.
-func (d *decoder) val(a *satom) model.ValID {
-	if a.kind == model.KInt {
-		if a.i >= 0 && a.i < int64(len(d.smallVals)) {
-			if id := d.smallVals[a.i]; id != 0 {
-				return id - 1
-			}
-		}
-		id := d.b.Value(model.IntAtom(a.i))
-		if a.i >= 0 && a.i < 2*int64(id)+1024 {
-			if a.i >= int64(len(d.smallVals)) {
-				n := max(2*len(d.smallVals), int(a.i)+1, 1024)
-				n = min(n, 2*int(id)+1024)
-				nv := make([]model.ValID, n)
-				copy(nv, d.smallVals)
-				d.smallVals = nv
-			}
-			d.smallVals[a.i] = id + 1
-		}
-		return id
-	}
-	m := d.strVals[a.kind]
-	if m == nil {
-		m = map[string]model.ValID{}
-		d.strVals[a.kind] = m
-	}
-	t := d.atomText(a)
-	if id, ok := m[string(t)]; ok {
-		return id
-	}
-	s := string(t)
-	id := d.b.Value(model.Atom{Kind: a.kind, Text: s})
-	m[s] = id
-	return id
-}
-
-// slab hands out small slices carved from larger chunks, so that an op's
-// micro-ops, polls and reads cost one allocation per chunk instead of one
-// each.
-type slab[T any] struct{ buf []T }
-
-func (s *slab[T]) alloc(n int) []T {
-	if n == 0 {
-		return nil
-	}
-	if cap(s.buf)-len(s.buf) < n {
-		s.buf = make([]T, 0, max(n, min(max(2*cap(s.buf), 64), 8192)))
-	}
-	i := len(s.buf)
-	s.buf = s.buf[:i+n]
-	return s.buf[i : i+n : i+n]
-}
-
-// opChunks collects ops in chunks of growing size and joins them once at the
-// end: appending each op to one slice (model.Builder.Add) copied every op
-// about five times and dominated the reading time of large histories.
-type opChunks struct {
-	full []([]model.Op)
-	cur  []model.Op
-	n    int
-}
-
-func (c *opChunks) add(op model.Op) {
-	if len(c.cur) == cap(c.cur) {
-		if c.cur != nil {
-			c.full = append(c.full, c.cur)
-		}
-		c.cur = make([]model.Op, 0, min(max(2*cap(c.cur), 256), 1<<16))
-	}
-	c.cur = append(c.cur, op)
-	c.n++
-}
-
-// join returns all ops in one slice, of exactly the right length.
-func (c *opChunks) join() []model.Op {
-	if len(c.full) == 0 {
-		return c.cur[:len(c.cur):len(c.cur)]
-	}
-	all := make([]model.Op, 0, c.n)
-	for i, ch := range c.full {
-		all = append(all, ch...)
-		c.full[i] = nil
-	}
-	return append(all, c.cur...)
+	return op.Extra
 }

@@ -7,9 +7,10 @@
 //   - EDN: one map per line (or several per line, or one spread over lines),
 //     or one top-level vector or list of maps. All of EDN that Jepsen writes is
 //     accepted: commas as whitespace, ';' comments, #_ discards, tagged
-//     literals (#jepsen.history.Op{...} is read as the map it tags; #object[...],
-//     #error {...}, #inst "...", #uuid "..." and any other #tag form are kept as
-//     source text where a value is needed and skipped elsewhere), sets,
+//     literals (a tagged map where an op is expected, #jepsen.history.Op{...}
+//     or any other record, is read as the map; #object[...], #error {...},
+//     #inst "...", #uuid "..." and any other #tag form are kept as source
+//     text where a value is needed and skipped elsewhere), sets,
 //     strings with escapes, characters, keywords, symbols, nil, true, false,
 //     integers (sign, N suffix; beyond int64 they become model.KBigInt atoms),
 //     floats, M decimals and ratios (kept as source text, model.KOther).
@@ -32,7 +33,12 @@
 // closes; no tree of the document is ever built, and integers, keywords and
 // field names cost no allocation. The buffer holds the op being read plus a
 // little context for error excerpts, so memory grows with the ops kept, not
-// with the size of the file. Compressed input is decompressed on the fly.
+// with the size of the file. Compressed input is decompressed on the fly, in
+// a goroutine of its own so that decompression and parsing share the work.
+// Keys, values and messages are interned through a model.Builder (with
+// caches in front that give the same ids); the ops themselves are gathered
+// in chunks and joined once into History.Ops at the end, instead of
+// Builder.Add, whose append would copy every op several times.
 //
 // # Truncation
 //

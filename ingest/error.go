@@ -70,7 +70,7 @@ func (l *lexer) excerpt(at srcPos) (string, int) {
 	start := max(at.lineStart, at.off-excerptHalf, l.base)
 	// Read a little past the column, keeping the start.
 	save := l.capStart
-	l.capStart = start
+	l.capStart = min(start, l.base+int64(l.pos))
 	q := int(at.off - l.base)
 	l.ensure(&q, excerptHalf+1, int(start-l.base))
 	l.capStart = save

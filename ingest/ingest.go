@@ -81,24 +81,54 @@ func ReadFile(path string, opts Options) (*model.History, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f, path, opts)
+	return read(f, path, opts, lineHint(path))
 }
 
-var (
-	gzipMagic = []byte{0x1f, 0x8b}
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-)
+// lineHint counts the lines of a plain regular file: an upper bound on the
+// ops of a one-op-per-line history, so that ops can be stored in one
+// allocation of the right size. A small, compressed or unreadable file
+// gives 0 (no hint). Reading a file twice from the page cache costs far less
+// than holding its ops twice.
+func lineHint(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < 1<<20 {
+		return 0
+	}
+	buf := make([]byte, 1<<20)
+	n := 0
+	for first := true; ; first = false {
+		k, err := f.Read(buf)
+		if first && (bytes.HasPrefix(buf[:k], gzipMagic) || bytes.HasPrefix(buf[:k], zstdMagic)) {
+			return 0
+		}
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err != nil {
+			return n + 1
+		}
+	}
+}
 
 // Read reads a history from r; name is used in errors, warnings and
 // History.Source. A history cut off in the middle of an op is not an error
 // (see the package doc); every other problem in the content is an *Error.
 func Read(r io.Reader, name string, opts Options) (*model.History, error) {
+	return read(r, name, opts, 0)
+}
+
+// read is Read with a hint of how many ops to expect (0: unknown).
+func read(r io.Reader, name string, opts Options, hint int) (*model.History, error) {
 	b := model.NewBuilder(name)
 	l := newLexer(r)
 	p := 0
 	l.ensure(&p, len(zstdMagic), 0)
 	head := l.buf[:l.end]
 	var dec io.Reader
+	var release func()
 	switch {
 	case bytes.HasPrefix(head, gzipMagic):
 		src := io.MultiReader(bytes.NewReader(bytes.Clone(head)), r)
@@ -106,19 +136,20 @@ func Read(r io.Reader, name string, opts Options) (*model.History, error) {
 		if err != nil {
 			return compressedHeaderErr(b, name, "gzip", err)
 		}
-		defer zr.Close()
-		dec = zr
+		dec, release = zr, func() { zr.Close() }
 	case bytes.HasPrefix(head, zstdMagic):
 		src := io.MultiReader(bytes.NewReader(bytes.Clone(head)), r)
 		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<28))
 		if err != nil {
 			return compressedHeaderErr(b, name, "zstd", err)
 		}
-		defer zr.Close()
-		dec = zr
+		dec, release = zr, zr.Close
 	}
 	if dec != nil {
-		l.src, l.end, l.eof, l.rerr = dec, 0, false, nil
+		// Decompress in a goroutine of its own, one chunk ahead of the parser.
+		pf := newPrefetch(dec, release)
+		defer pf.stop()
+		l.src, l.end, l.eof, l.rerr = pf, 0, false, nil
 	}
 	// A UTF-8 byte order mark is not part of the text.
 	q := 0
@@ -133,9 +164,11 @@ func Read(r io.Reader, name string, opts Options) (*model.History, error) {
 		l.json = l.looksJSON()
 	}
 	d := newDecoder(l, b, name)
+	d.ops.hint = hint
 	if err := d.run(); err != nil {
 		return nil, err
 	}
+	d.settleAll()
 	h := b.History()
 	h.Ops = d.ops.join()
 	return h, nil
@@ -191,3 +224,8 @@ func (l *lexer) peekNonSpace(i int) int {
 		}
 	}
 }
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)

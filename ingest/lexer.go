@@ -186,16 +186,14 @@ func (l *lexer) more(p *int, keep int) bool {
 // ensure makes buf[*p:*p+n] available if the input has it, keeping buf[keep:].
 func (l *lexer) ensure(p *int, n, keep int) bool {
 	for l.end-*p < n {
-		keep0 := keep
 		before := *p
-		if !l.more(p, keep0) {
+		if !l.more(p, keep) {
 			return false
 		}
 		keep -= before - *p
 	}
 	return true
 }
-
 
 func (l *lexer) posAt(p int) srcPos {
 	return srcPos{off: l.base + int64(p), line: l.line, lineStart: l.lineStart}
@@ -572,13 +570,10 @@ func (l *lexer) scanString(p int, json bool) {
 					l.sbuf = l.sbuf[:0]
 				}
 				l.sbuf = append(l.sbuf, buf[seg:p]...)
-				np := p
-				if !l.ensure(&np, 2, l.tokIdx()) {
+				if !l.ensure(&p, 2, l.tokIdx()) {
 					l.setEOF(l.end, true)
 					return
 				}
-				p = np
-				buf = l.buf[:l.end]
 				if !l.escape(&p, json) {
 					return
 				}

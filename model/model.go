@@ -177,19 +177,31 @@ type Mop struct {
 	Polls []KeyPoll
 }
 
-// Op is one line of a history.
+// Op is one line of a history. It is kept small (64 bytes) because a
+// history holds one per line: fields most ops lack live in Extra.
 type Op struct {
 	// Index is the op's :index, or its position when the history has none.
 	Index int64
 	// Time is nanoseconds since the test began, or NoTime.
-	Time    int64
-	Type    OpType
-	Process int32
-	F       Func
-	// FName is the :f text for FOther, empty otherwise.
-	FName string
-	// Mops holds the micro-ops of send, poll and txn ops.
+	Time int64
+	// Mops holds the micro-ops of send, poll and txn ops. An invocation
+	// that has a completion may have none: its micro-ops are the
+	// invocation form of its completion's (ingest drops them to save
+	// memory; InvocationMops rebuilds them).
 	Mops []Mop
+	// Extra holds the rarer fields; nil when all are empty.
+	Extra   *OpExtra
+	Process int32
+	// Line is the 1-based line in the source where the op starts.
+	Line int32
+	Type OpType
+	F    Func
+}
+
+// OpExtra holds the fields of an op that most ops do not have.
+type OpExtra struct {
+	// FName is the :f text for FOther.
+	FName string
 	// Keys holds the keys of an assign or subscribe.
 	Keys []KeyID
 	// Rebalance holds the keys named in :rebalance-log; internal poll checks
@@ -197,8 +209,89 @@ type Op struct {
 	Rebalance []KeyID
 	// Error is the :error text, if any, for display.
 	Error string
-	// Line is the 1-based line in the source where the op starts.
-	Line int32
+}
+
+func (o *Op) extra() *OpExtra {
+	if o.Extra == nil {
+		o.Extra = &OpExtra{}
+	}
+	return o.Extra
+}
+
+// FName is the :f text of an FOther op.
+func (o *Op) FName() string {
+	if o.Extra == nil {
+		return ""
+	}
+	return o.Extra.FName
+}
+
+// Keys are the keys of an assign or subscribe op.
+func (o *Op) Keys() []KeyID {
+	if o.Extra == nil {
+		return nil
+	}
+	return o.Extra.Keys
+}
+
+// Rebalance are the keys named in the op's :rebalance-log.
+func (o *Op) Rebalance() []KeyID {
+	if o.Extra == nil {
+		return nil
+	}
+	return o.Extra.Rebalance
+}
+
+// Error is the op's :error text.
+func (o *Op) Error() string {
+	if o.Extra == nil {
+		return ""
+	}
+	return o.Extra.Error
+}
+
+// SetFName sets the :f text of an FOther op.
+func (o *Op) SetFName(s string) {
+	if s != "" || o.Extra != nil {
+		o.extra().FName = s
+	}
+}
+
+// SetKeys sets the keys of an assign or subscribe op.
+func (o *Op) SetKeys(k []KeyID) {
+	if k != nil || o.Extra != nil {
+		o.extra().Keys = k
+	}
+}
+
+// SetRebalance sets the keys of the op's :rebalance-log.
+func (o *Op) SetRebalance(k []KeyID) {
+	if k != nil || o.Extra != nil {
+		o.extra().Rebalance = k
+	}
+}
+
+// SetError sets the op's :error text.
+func (o *Op) SetError(s string) {
+	if s != "" || o.Extra != nil {
+		o.extra().Error = s
+	}
+}
+
+// InvocationMops returns the micro-ops of the invocation at position i of
+// h: its own, or the invocation form of its completion's when ingest
+// dropped them (sends without their offsets, polls without results).
+func (h *History) InvocationMops(i int, p Pairing) []Mop {
+	op := &h.Ops[i]
+	if len(op.Mops) > 0 || op.Type != Invoke || p.Partner[i] < 0 {
+		return op.Mops
+	}
+	comp := h.Ops[p.Partner[i]].Mops
+	out := make([]Mop, len(comp))
+	for j, m := range comp {
+		out[j] = Mop{Kind: m.Kind, Key: m.Key, Msg: m.Msg, Offset: NoOffset}
+	}
+	return out
 }
 
 // IsClient reports whether the op belongs to a client process.

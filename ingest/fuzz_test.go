@@ -1,0 +1,118 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// fuzzRead reads data twice, in one piece and one byte at a time, and checks
+// that it never panics, that errors are *Error with a position, that
+// histories are consistent, and that both reads agree (the buffer refills at
+// every byte in the second).
+func fuzzRead(t *testing.T, data []byte, opts Options) {
+	h, err := Read(bytes.NewReader(data), "fuzz", opts)
+	h1, err1 := Read(iotest.OneByteReader(bytes.NewReader(data)), "fuzz", opts)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %v (%T) is not an *Error", err, err)
+		}
+		if e.Line < 1 || e.Col < 1 {
+			t.Fatalf("error at %d:%d: %v", e.Line, e.Col, err)
+		}
+		_ = e.Error()
+		var e1 *Error
+		if !errors.As(err1, &e1) || e1.Line != e.Line || e1.Col != e.Col || e1.Msg != e.Msg {
+			t.Fatalf("read in one piece: %v\nread byte by byte: %v", err, err1)
+		}
+		return
+	}
+	if err1 != nil {
+		t.Fatalf("read in one piece: no error; read byte by byte: %v", err1)
+	}
+	if err := checkHistory(h); err != nil {
+		t.Fatal(err)
+	}
+	if err := replay(h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Truncated != (len(h.Warnings) == 1) || len(h.Warnings) > 1 {
+		t.Fatalf("truncated %v with warnings %q", h.Truncated, h.Warnings)
+	}
+	a, b := renderAll(h), renderAll(h1)
+	if strings.Join(a, "\n") != strings.Join(b, "\n") || h.Truncated != h1.Truncated ||
+		fmt.Sprint(h.Warnings) != fmt.Sprint(h1.Warnings) {
+		t.Fatalf("read in one piece:\n%s\n%q\nread byte by byte:\n%s\n%q",
+			strings.Join(a, "\n"), h.Warnings, strings.Join(b, "\n"), h1.Warnings)
+	}
+	for i := range h.Ops {
+		if h.Ops[i].Line != h1.Ops[i].Line || h.Ops[i].Line < 1 {
+			t.Fatalf("op %d: line %d and %d", i, h.Ops[i].Line, h1.Ops[i].Line)
+		}
+	}
+}
+
+// FuzzEDN reads arbitrary bytes with format detection (seeds are EDN).
+func FuzzEDN(f *testing.F) {
+	for _, s := range []string{
+		threeOps,
+		`{:index 3, :time 4, :type :ok, :process 0, :f :poll, :value [[:poll {"a" [[0 1] [1 2]] "b" []}]]}`,
+		`[#jepsen.history.Op{:type :invoke :process 0 :f :txn :value [[:send 1 2] [:poll]]}]`,
+		`{:type :info :process :nemesis :f :kill :value #{"n1"} :error #error {:cause "x"} :at #inst "2024"}`,
+		"; c\n{:type :fail,, :process 1 :f :send :value [[:send 1 [nil 2]]] #_ :x}",
+		`{:type :ok :f :send :value [[:send 99999999999999999999N [3 1/2]] [:send \a 1.5M]]}`,
+		`{:type :ok :f :assign :value [1 "2" :three] :rebalance-log [{:keys [1 2]}]}`,
+		`{:type "ok" :value [[:append 1 2] [:r 1 [1 2]]]}`,
+		`{:index 1 :type :ok :value [[:send 1 [0 2]}`,
+		`{:type :ok :error "a\"b\u00e9\n"}`,
+		`({:type :invoke} {:type :ok}) [{:type :info}`,
+		"{:type :invoke :value [[:send 1",
+		"##Inf #\"re\" \\newline",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Add(gzipBytes(f, []byte(threeOps)))
+	f.Add(zstdBytes(f, []byte(threeOps)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzRead(t, data, Options{})
+	})
+}
+
+// FuzzJSON reads arbitrary bytes as JSON.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{
+		`[{"index": 0, "time": 10, "type": "invoke", "process": 0, "f": "send", "value": [["send", 3, 5]]}]`,
+		`{"type": ":ok", "process": 0, "f": ":poll", "value": [[":poll", {"3": [[12, 5]], "4": []}]]}`,
+		"{\"type\": \"ok\", \"process\": 0, \"f\": \"txn\", \"value\": [[\"send\", \"k\", [null, 1]], [\"poll\", null]]}\n{\"type\": \"invoke\"}",
+		`{"type": "ok", "f": "assign", "value": [1, "2"], "rebalance_log": [{"keys": [1]}]}`,
+		`{"type": "fail", "error": {"a": [1.5, -2e3, true, false, null]}}`,
+		`{"type": "ok", "x": "\ud83d\ude00\ud83d\u00e9\/"}`,
+		`[{"type": "ok"},]`,
+		`{"type" "ok"}`,
+		`[{"type": "invoke", "process": 0},`,
+		`{"type": "ok", "value": [["append", 1, 2], ["r", 1, [1, 2]]]}`,
+		`{"index": 99999999999999999999, "type": "ok"}`,
+		` [ { "type" : "ok" } ] `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzRead(t, data, Options{Format: FormatJSON})
+	})
+}
+
+// TestOneByteReads reads real and synthetic histories one byte at a time,
+// so that every token crosses a buffer refill, and compares.
+func TestOneByteReads(t *testing.T) {
+	inputs := map[string][]byte{
+		"synthetic EDN":  synthHistory(2000, false),
+		"synthetic JSON": synthHistory(2000, true),
+	}
+	for name, data := range inputs {
+		t.Run(name+" - same ops", func(t *testing.T) { fuzzRead(t, data, Options{}) })
+	}
+}

@@ -1,0 +1,277 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// render writes an op in a compact form for table tests:
+//
+//	INDEX TYPE pPROCESS F [MOP ...] {keys=[...]} {rebal=[...]} {err="..."} {t=TIME}
+//
+// where a micro-op is send(k,v) in invocation form, send(k,v)@OFF when
+// completed (OFF "nil" for an unknown offset), poll, poll{k:[o=v ...] ...}
+// when completed, and other. Keys and values print with model.Atom.String,
+// so strings are quoted and keywords keep their colon; KOther atoms print
+// as <text> and big integers as N...N.
+func render(h *model.History, op *model.Op) string {
+	var sb strings.Builder
+	p := "p-"
+	if op.Process != model.NoProcess {
+		p = "p" + strconv.Itoa(int(op.Process))
+	}
+	f := op.F.String()
+	if op.F == model.FOther {
+		f = "other:" + op.FName()
+	}
+	fmt.Fprintf(&sb, "%d %s %s %s", op.Index, op.Type, p, f)
+	for _, m := range effectiveMops(h, op) {
+		sb.WriteByte(' ')
+		switch m.Kind {
+		case model.MopSend:
+			fmt.Fprintf(&sb, "send(%s,%s)", atom(h.KeyAtom(m.Key)), atom(h.MsgValue(m.Msg)))
+			if h.MsgKey(m.Msg) != m.Key {
+				sb.WriteString("!key-mismatch")
+			}
+			if m.Done {
+				sb.WriteString("@" + offset(m.Offset))
+			}
+		case model.MopPoll:
+			sb.WriteString("poll")
+			if m.Done {
+				sb.WriteByte('{')
+				for i, kp := range m.Polls {
+					if i > 0 {
+						sb.WriteByte(' ')
+					}
+					sb.WriteString(atom(h.KeyAtom(kp.Key)) + ":[")
+					for j, r := range kp.Reads {
+						if j > 0 {
+							sb.WriteByte(' ')
+						}
+						sb.WriteString(offset(r.Offset) + "=" + atom(h.MsgValue(r.Msg)))
+						if h.MsgKey(r.Msg) != kp.Key {
+							sb.WriteString("!key-mismatch")
+						}
+					}
+					sb.WriteByte(']')
+				}
+				sb.WriteByte('}')
+			}
+		case model.MopOther:
+			sb.WriteString("other")
+		}
+	}
+	if len(op.Keys()) > 0 {
+		sb.WriteString(" keys=" + keys(h, op.Keys()))
+	}
+	if len(op.Rebalance()) > 0 {
+		sb.WriteString(" rebal=" + keys(h, op.Rebalance()))
+	}
+	if op.Error() != "" {
+		sb.WriteString(" err=" + strconv.Quote(op.Error()))
+	}
+	if op.Time != model.NoTime {
+		sb.WriteString(" t=" + strconv.FormatInt(op.Time, 10))
+	}
+	return sb.String()
+}
+
+func keys(h *model.History, ks []model.KeyID) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = atom(h.KeyAtom(k))
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func atom(a model.Atom) string {
+	switch a.Kind {
+	case model.KOther:
+		return "<" + a.Text + ">"
+	case model.KBigInt:
+		return "N" + a.Text + "N"
+	}
+	return a.String()
+}
+
+func offset(o int64) string {
+	if o == model.NoOffset {
+		return "nil"
+	}
+	return strconv.FormatInt(o, 10)
+}
+
+func renderAll(h *model.History) []string {
+	out := make([]string, len(h.Ops))
+	for i := range h.Ops {
+		out[i] = render(h, &h.Ops[i])
+	}
+	return out
+}
+
+// readString reads src as the file name with the given options, failing the
+// test on error.
+func readString(t *testing.T, name, src string, opts Options) *model.History {
+	t.Helper()
+	h, err := Read(strings.NewReader(src), name, opts)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return h
+}
+
+// equalLines compares rendered ops with what is expected, line by line.
+func equalLines(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("got %d ops, want %d:\n got: %s\nwant: %s", len(got), len(want),
+			strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+		return
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("op %d:\n got: %s\nwant: %s", i, got[i], want[i])
+		}
+	}
+}
+
+// asError checks that err is an *Error and returns it.
+func asError(t *testing.T, err error) *Error {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T) is not an *Error", err, err)
+	}
+	return e
+}
+
+// checkHistory checks the invariants every history must keep: all ids in
+// range, messages of sends and reads on the key they are under.
+func checkHistory(h *model.History) error {
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		for _, m := range op.Mops {
+			if m.Kind == model.MopSend {
+				if int(m.Key) >= len(h.Keys) || int(m.Msg) >= len(h.Msgs) || h.Msgs[m.Msg].Key != m.Key {
+					return fmt.Errorf("op %d: bad send ids", i)
+				}
+			}
+			for _, kp := range m.Polls {
+				if int(kp.Key) >= len(h.Keys) {
+					return fmt.Errorf("op %d: bad poll key", i)
+				}
+				for _, r := range kp.Reads {
+					if int(r.Msg) >= len(h.Msgs) || h.Msgs[r.Msg].Key != kp.Key {
+						return fmt.Errorf("op %d: bad read msg", i)
+					}
+				}
+			}
+		}
+		for _, k := range append(append([]model.KeyID(nil), op.Keys()...), op.Rebalance()...) {
+			if int(k) >= len(h.Keys) {
+				return fmt.Errorf("op %d: bad key", i)
+			}
+		}
+	}
+	for _, m := range h.Msgs {
+		if int(m.Key) >= len(h.Keys) || int(m.Val) >= len(h.Values) {
+			return fmt.Errorf("bad msg %v", m)
+		}
+	}
+	return nil
+}
+
+// replay interns h's keys, values and messages again through a fresh
+// model.Builder, in the order the decoder asks for them, and reports the
+// first id that differs: the decoder's caches must give the builder's ids.
+func replay(h *model.History) error {
+	b := model.NewBuilder("replay")
+	key := func(k model.KeyID) error {
+		if got := b.Key(h.Keys[k]); got != k {
+			return fmt.Errorf("key %v: id %d, builder says %d", h.Keys[k], k, got)
+		}
+		return nil
+	}
+	msg := func(m model.MsgID) error {
+		mm := h.Msgs[m]
+		v := b.Value(h.Values[mm.Val])
+		if v != mm.Val {
+			return fmt.Errorf("value %v: id %d, builder says %d", h.Values[mm.Val], mm.Val, v)
+		}
+		if got := b.Msg(mm.Key, v); got != m {
+			return fmt.Errorf("message %d: builder says %d", m, got)
+		}
+		return nil
+	}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		for _, m := range effectiveMops(h, op) {
+			switch m.Kind {
+			case model.MopSend:
+				if err := key(m.Key); err != nil {
+					return err
+				}
+				if err := msg(m.Msg); err != nil {
+					return err
+				}
+			case model.MopPoll:
+				for _, kp := range m.Polls {
+					if err := key(kp.Key); err != nil {
+						return err
+					}
+					for _, r := range kp.Reads {
+						if err := msg(r.Msg); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+		for _, k := range op.Keys() {
+			if err := key(k); err != nil {
+				return err
+			}
+		}
+		for _, k := range op.Rebalance() {
+			if err := key(k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	pairingsMu sync.Mutex
+	pairings   = map[*model.History]model.Pairing{}
+)
+
+// effectiveMops returns op's micro-ops as the history has them: an
+// invocation whose micro-ops ingest dropped gets the invocation form of its
+// completion's (model.History.InvocationMops), so tests compare what was in
+// the file.
+func effectiveMops(h *model.History, op *model.Op) []model.Mop {
+	if op.Type != model.Invoke || len(op.Mops) > 0 || len(h.Ops) == 0 {
+		return op.Mops
+	}
+	pairingsMu.Lock()
+	p, ok := pairings[h]
+	if !ok {
+		p, _ = model.Pair(h) // a malformed history still pairs what it can
+		pairings[h] = p
+	}
+	pairingsMu.Unlock()
+	i := int((uintptr(unsafe.Pointer(op)) - uintptr(unsafe.Pointer(&h.Ops[0]))) / unsafe.Sizeof(*op))
+	if i < 0 || i >= len(h.Ops) || &h.Ops[i] != op {
+		return op.Mops
+	}
+	return h.InvocationMops(i, p)
+}

@@ -1,0 +1,317 @@
+package ingest
+
+import (
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// This file turns an op's scratch atoms into interned ids. Every key, value
+// and message goes through the model.Builder exactly as the spec asks; the
+// caches here only avoid asking it again (and the allocations that a lookup
+// by text would cost), so the ids are the same as without them.
+
+// rebalance interns the keys of :rebalance-log, without duplicates, in the
+// order of their first appearance.
+func (d *decoder) rebalance() []model.KeyID {
+	ids := make([]model.KeyID, 0, len(d.rkeys))
+	if d.rset == nil {
+		d.rset = map[model.KeyID]bool{}
+	}
+	clear(d.rset)
+	for i := range d.rkeys {
+		k := d.key(&d.rkeys[i])
+		if !d.rset[k] {
+			d.rset[k] = true
+			ids = append(ids, k)
+		}
+	}
+	return ids
+}
+
+// buildMops interns the scratch micro-ops.
+func (d *decoder) buildMops() []model.Mop {
+	return d.buildMopsInto(d.mopSlab.alloc(len(d.mops)))
+}
+
+// buildMopsInto fills mops (of length len(d.mops)) from the scratch micro-ops.
+func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
+	for i := range d.mops {
+		sm := &d.mops[i]
+		m := &mops[i]
+		m.Kind, m.Done, m.Offset = sm.kind, sm.done, model.NoOffset
+		switch sm.kind {
+		case model.MopSend:
+			m.Key = d.key(&sm.key)
+			m.Msg = d.msg(m.Key, &sm.val)
+			if sm.done {
+				m.Offset = sm.off
+			}
+		case model.MopPoll:
+			if n := int(sm.p1 - sm.p0); n > 0 {
+				m.Polls = d.pollSlab.alloc(n)
+				for j := range m.Polls {
+					sp := &d.polls[int(sm.p0)+j]
+					kp := &m.Polls[j]
+					kp.Key = d.key(&sp.key)
+					if nr := int(sp.r1 - sp.r0); nr > 0 {
+						kp.Reads = d.readSlab.alloc(nr)
+						for r := range kp.Reads {
+							sr := &d.reads[int(sp.r0)+r]
+							kp.Reads[r] = model.Read{Offset: sr.off, Msg: d.msg(kp.Key, &sr.val)}
+						}
+					}
+				}
+			}
+		}
+	}
+	return mops
+}
+
+const smallKeyLimit = 1 << 12
+
+// key interns a scratch atom as a key.
+func (d *decoder) key(a *satom) model.KeyID {
+	if a.byText {
+		t := d.atomText(a)
+		if id, ok := d.textKeys[string(t)]; ok {
+			return id
+		}
+		s := string(t)
+		id := d.b.KeyText(s)
+		d.textKeys[s] = id
+		return id
+	}
+	if a.kind == model.KInt {
+		if a.i >= 0 && a.i < smallKeyLimit {
+			if a.i < int64(len(d.smallKeys)) {
+				if id := d.smallKeys[a.i]; id != 0 {
+					return id - 1
+				}
+			}
+			id := d.b.Key(model.IntAtom(a.i))
+			for int64(len(d.smallKeys)) <= a.i {
+				d.smallKeys = append(d.smallKeys, 0)
+			}
+			d.smallKeys[a.i] = id + 1
+			return id
+		}
+		if id, ok := d.intKeys[a.i]; ok {
+			return id
+		}
+		id := d.b.Key(model.IntAtom(a.i))
+		d.intKeys[a.i] = id
+		return id
+	}
+	m := d.strKeys[a.kind]
+	if m == nil {
+		m = map[string]model.KeyID{}
+		d.strKeys[a.kind] = m
+	}
+	t := d.atomText(a)
+	if id, ok := m[string(t)]; ok {
+		return id
+	}
+	s := string(t)
+	id := d.b.Key(model.Atom{Kind: a.kind, Text: s})
+	m[s] = id
+	return id
+}
+
+// msg interns the message (k, a). Integer values of a key are mostly small
+// and dense, so their messages are cached in a per-key table indexed by the
+// value, kept no longer than about twice the key's number of messages (so
+// memory follows the messages, never the magnitude of the values).
+func (d *decoder) msg(k model.KeyID, a *satom) model.MsgID {
+	if a.kind != model.KInt || a.i < 0 {
+		return d.b.Msg(k, d.val(a))
+	}
+	if int(k) >= len(d.msgTab) {
+		d.msgTab = append(d.msgTab, make([]keyMsgs, int(k)+1-len(d.msgTab))...)
+	}
+	t := &d.msgTab[k]
+	if a.i < int64(len(t.ids)) {
+		if id := t.ids[a.i]; id != 0 {
+			return id - 1
+		}
+	}
+	id := d.b.Msg(k, d.val(a))
+	t.n++
+	if a.i < int64(len(t.ids)) {
+		t.ids[a.i] = id + 1
+	} else if a.i < 2*int64(t.n)+64 {
+		n := max(2*len(t.ids), int(a.i)+1, 64)
+		n = min(n, 2*t.n+64)
+		nt := make([]model.MsgID, n)
+		copy(nt, t.ids)
+		t.ids = nt
+		t.ids[a.i] = id + 1
+	}
+	return id
+}
+
+// keyMsgs caches the messages of one key by integer value.
+type keyMsgs struct {
+	ids []model.MsgID // id+1 of the message with value i; 0: not cached
+	n   int           // messages of the key interned so far
+}
+
+// val interns a scratch atom as a value.
+func (d *decoder) val(a *satom) model.ValID {
+	if a.kind == model.KInt {
+		if a.i >= 0 && a.i < int64(len(d.smallVals)) {
+			if id := d.smallVals[a.i]; id != 0 {
+				return id - 1
+			}
+		}
+		id := d.b.Value(model.IntAtom(a.i))
+		if a.i >= 0 && a.i < 2*int64(id)+1024 {
+			if a.i >= int64(len(d.smallVals)) {
+				n := max(2*len(d.smallVals), int(a.i)+1, 1024)
+				n = min(n, 2*int(id)+1024)
+				nv := make([]model.ValID, n)
+				copy(nv, d.smallVals)
+				d.smallVals = nv
+			}
+			d.smallVals[a.i] = id + 1
+		}
+		return id
+	}
+	m := d.strVals[a.kind]
+	if m == nil {
+		m = map[string]model.ValID{}
+		d.strVals[a.kind] = m
+	}
+	t := d.atomText(a)
+	if id, ok := m[string(t)]; ok {
+		return id
+	}
+	s := string(t)
+	id := d.b.Value(model.Atom{Kind: a.kind, Text: s})
+	m[s] = id
+	return id
+}
+
+// slab hands out small slices carved from larger chunks, so that an op's
+// micro-ops, polls and reads cost one allocation per chunk instead of one
+// each.
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) alloc(n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(s.buf)-len(s.buf) < n {
+		s.buf = make([]T, 0, max(n, min(max(2*cap(s.buf), 64), 8192)))
+	}
+	i := len(s.buf)
+	s.buf = s.buf[:i+n]
+	return s.buf[i : i+n : i+n]
+}
+
+// opChunks collects ops in chunks of growing size and joins them once at the
+// end: appending each op to one slice (model.Builder.Add) copied every op
+// about five times and dominated the reading time of large histories.
+//
+// With a hint (the number of lines of a plain file, an upper bound on its ops
+// when they sit one per line), the first chunk holds them all and join
+// returns it as it is: a large history is never held twice.
+type opChunks struct {
+	full []([]model.Op)
+	cur  []model.Op
+	n    int
+	hint int
+}
+
+// add stores op and returns where it is; the pointer is valid until join.
+func (c *opChunks) add(op model.Op) *model.Op {
+	if len(c.cur) == cap(c.cur) {
+		if c.cur != nil {
+			c.full = append(c.full, c.cur)
+		}
+		size := min(max(2*cap(c.cur), 256), 1<<16)
+		if c.hint > 0 && c.n == 0 {
+			size = c.hint
+		}
+		c.cur = make([]model.Op, 0, size)
+	}
+	c.cur = append(c.cur, op)
+	c.n++
+	return &c.cur[len(c.cur)-1]
+}
+
+// join returns all ops in one slice, of exactly the right length.
+func (c *opChunks) join() []model.Op {
+	if len(c.full) == 0 {
+		if cap(c.cur)-len(c.cur) > len(c.cur)/8+64 {
+			return slices.Clone(c.cur) // the hint was far too high
+		}
+		return c.cur[:len(c.cur):len(c.cur)]
+	}
+	all := make([]model.Op, 0, c.n)
+	for i, ch := range c.full {
+		all = append(all, ch...)
+		c.full[i] = nil
+	}
+	return append(all, c.cur...)
+}
+
+// pendingInv is an invocation whose micro-ops are held aside until its
+// completion arrives: a completion carries the same micro-ops in completed
+// form, so the invocation's own are dropped (model.Op.Mops doc) unless it
+// never completes, or its completion carries none.
+type pendingInv struct {
+	op   *model.Op
+	mops []model.Mop
+}
+
+// settle decides the fate of process p's pending invocation when the next
+// op of p arrives (or the input ends): the invocation keeps its micro-ops
+// when keep is set, that is unless the next op is a completion that carries
+// its own.
+func (d *decoder) settle(p int32, keep bool) {
+	pi, ok := d.pending[p]
+	if !ok {
+		return
+	}
+	delete(d.pending, p)
+	if keep {
+		pi.op.Mops = d.mopSlab.alloc(len(pi.mops))
+		copy(pi.op.Mops, pi.mops)
+	}
+	d.freeMops = append(d.freeMops, pi.mops[:0])
+}
+
+// settleAll keeps the micro-ops of every invocation still pending at the
+// end of the input, in a fixed order.
+func (d *decoder) settleAll() {
+	ps := make([]int32, 0, len(d.pending))
+	for p := range d.pending {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	for _, p := range ps {
+		d.settle(p, true)
+	}
+}
+
+// deferrable reports whether the scratch micro-ops are all in invocation
+// form, so that holding them aside loses nothing.
+func (d *decoder) deferrable() bool {
+	for i := range d.mops {
+		if d.mops[i].done || d.mops[i].p1 > d.mops[i].p0 {
+			return false
+		}
+	}
+	return len(d.mops) > 0
+}
+
+// holdMops builds the scratch micro-ops into a reusable buffer.
+func (d *decoder) holdMops() []model.Mop {
+	var buf []model.Mop
+	if n := len(d.freeMops); n > 0 {
+		buf, d.freeMops = d.freeMops[n-1], d.freeMops[:n-1]
+	}
+	buf = slices.Grow(buf[:0], len(d.mops))[:len(d.mops)]
+	return d.buildMopsInto(buf)
+}

@@ -1,0 +1,45 @@
+package ingest
+
+import (
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// TestInvocationMopsHeldUntilCompletion: an invocation keeps its own
+// micro-ops only when nothing else carries them (model.Op.Mops doc).
+func TestInvocationMopsHeldUntilCompletion(t *testing.T) {
+	src := `{:index 0, :type :invoke, :process 0, :f :send, :value [[:send 1 2]]}
+{:index 1, :type :invoke, :process 1, :f :send, :value [[:send 1 3]]}
+{:index 2, :type :ok, :process 0, :f :send, :value [[:send 1 [0 2]]]}
+{:index 3, :type :info, :process 1, :f :send, :value nil}
+{:index 4, :type :invoke, :process 2, :f :poll, :value [[:poll]]}
+{:index 5, :type :invoke, :process 3, :f :send, :value [[:send 1 4]]}
+{:index 6, :type :invoke, :process 3, :f :send, :value [[:send 1 5]]}
+{:index 7, :type :ok, :process 3, :f :send, :value [[:send 1 [1 5]]]}
+`
+	h := readString(t, "h.edn", src, Options{})
+	cases := []struct {
+		name string
+		pos  int
+		want int
+	}{
+		{"completed by an op with micro-ops - dropped", 0, 0},
+		{"completed by an op without a value - kept", 1, 1},
+		{"never completed - kept", 4, 1},
+		{"followed by another invocation - kept", 5, 1},
+		{"the second invocation, completed - dropped", 6, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := len(h.Ops[tc.pos].Mops); got != tc.want {
+				t.Errorf("op %d has %d micro-ops, want %d", tc.pos, got, tc.want)
+			}
+		})
+	}
+	p, _ := model.Pair(h)
+	inv := h.InvocationMops(0, p)
+	if len(inv) != 1 || inv[0].Done || inv[0].Offset != model.NoOffset || h.MsgValue(inv[0].Msg).Int != 2 {
+		t.Errorf("rebuilt invocation micro-ops %+v", inv)
+	}
+}

@@ -1,0 +1,86 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+func ops(specs ...Op) *History {
+	h := &History{Source: "t.edn"}
+	for i, o := range specs {
+		o.Line = int32(i + 1)
+		h.Ops = append(h.Ops, o)
+	}
+	return h
+}
+
+func TestPair(t *testing.T) {
+	cases := []struct {
+		name    string
+		h       *History
+		partner []int32
+		problem string
+	}{
+		{"invoke then ok - paired", ops(
+			Op{Index: 0, Type: Invoke, Process: 0}, Op{Index: 1, Type: OK, Process: 0}),
+			[]int32{1, 0}, ""},
+		{"interleaved processes - paired", ops(
+			Op{Index: 0, Type: Invoke, Process: 0}, Op{Index: 1, Type: Invoke, Process: 1},
+			Op{Index: 2, Type: Info, Process: 1}, Op{Index: 3, Type: Fail, Process: 0}),
+			[]int32{3, 2, 1, 0}, ""},
+		{"never completed - open", ops(Op{Index: 0, Type: Invoke, Process: 0}), []int32{-1}, ""},
+		{"nemesis - ignored", ops(Op{Index: 0, Type: Info, Process: NoProcess}), []int32{-1}, ""},
+		{"two invocations in a row - malformed", ops(
+			Op{Index: 0, Type: Invoke, Process: 0}, Op{Index: 1, Type: Invoke, Process: 0}),
+			nil, "process 0 invoked op 1 (line 2) before its op 0 (line 1) completed"},
+		{"completion with no invocation - malformed", ops(Op{Index: 7, Type: OK, Process: 3}),
+			nil, "op 7 (process 3, ok) completes nothing"},
+		{"index used twice - malformed", ops(
+			Op{Index: 5, Type: Invoke, Process: 0}, Op{Index: 5, Type: OK, Process: 0}),
+			nil, "op index 5 used twice (lines 1 and 2)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Pair(tc.h)
+			if tc.problem == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, want := range tc.partner {
+					if p.Partner[i] != want {
+						t.Errorf("partner of %d = %d, want %d", i, p.Partner[i], want)
+					}
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.problem) || !strings.Contains(err.Error(), "t.edn:") {
+				t.Fatalf("error %v, want one naming the file and %q", err, tc.problem)
+			}
+		})
+	}
+}
+
+func TestAtomLess(t *testing.T) {
+	big := Atom{Kind: KBigInt, Text: "99999999999999999999"}
+	neg := Atom{Kind: KBigInt, Text: "-99999999999999999999"}
+	order := []Atom{neg, IntAtom(-3), IntAtom(2), big, StringAtom("a"), KeywordAtom(":a")}
+	for i := range order {
+		for j := range order {
+			if got := order[i].Less(order[j]); got != (i < j) {
+				t.Errorf("%v < %v = %v", order[i], order[j], got)
+			}
+		}
+	}
+}
+
+func TestBuilderKeysByText(t *testing.T) {
+	b := NewBuilder("x")
+	weak := b.KeyText("3")
+	strong := b.Key(IntAtom(3))
+	if weak != strong {
+		t.Fatalf("\"3\" and 3 are different keys: %d, %d", weak, strong)
+	}
+	if h := b.History(); !h.Keys[strong].IsNumber() {
+		t.Fatalf("key kept as %v, want the integer seen in a typed position", h.Keys[strong])
+	}
+}
