@@ -400,6 +400,9 @@ func (a Atom) Less(b Atom) bool {
 	}
 	if an { // at least one big integer: compare by length, then digits
 		at, bt := a.PlainText(), b.PlainText()
+		if at == bt {
+			return false
+		}
 		an, bn := at[0] == '-', bt[0] == '-'
 		if an != bn {
 			return an

@@ -603,7 +603,7 @@ func (c *checker) checkInternal() {
 			switch m.Kind {
 			case model.MopPoll:
 				for _, kp := range m.Polls {
-					if slices.Contains(op.Rebalance, kp.Key) {
+					if slices.Contains(op.Rebalance(), kp.Key) {
 						continue
 					}
 					for _, rd := range kp.Reads {
@@ -707,8 +707,8 @@ func (c *checker) checkProcesses() {
 			}
 			ps.subscribed = op.F == model.FSubscribe
 			ps.hasAssign = true
-			ps.assigned = op.Keys
-			ps.polls = slices.DeleteFunc(ps.polls, func(p posAt) bool { return !slices.Contains(op.Keys, p.key) })
+			ps.assigned = op.Keys()
+			ps.polls = slices.DeleteFunc(ps.polls, func(p posAt) bool { return !slices.Contains(op.Keys(), p.key) })
 			continue
 		}
 		if r.comp == r.inv {

@@ -257,9 +257,9 @@ func (c *checker) lagAndStalls() {
 			}
 			lp := getProc(op.Process)
 			lp.hasAssign = true
-			lp.assigned = op.Keys
+			lp.assigned = op.Keys()
 			for k := range lp.pos {
-				if !slices.Contains(op.Keys, k) {
+				if !slices.Contains(op.Keys(), k) {
 					delete(lp.pos, k)
 				}
 			}
