@@ -69,19 +69,26 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 		// realtime, sparse: a frontier of ok completions not yet superseded
 		var frontier []int32
 		preds := map[int32][]int32{} // in-flight ok vertex -> frontier at its invocation
+		var free [][]int32           // spent preds slices, reused
 		for i := range c.h.Ops {
 			if v := invVertex[i]; v >= 0 {
 				for _, f := range frontier {
 					add(f, v, graph.Realtime)
 				}
 				if c.recs[vrec[v]].typ == model.OK {
-					preds[v] = slices.Clone(frontier)
+					var buf []int32
+					if n := len(free); n > 0 {
+						buf, free = free[n-1], free[:n-1]
+					}
+					preds[v] = append(buf[:0], frontier...)
 				}
 				continue
 			}
 			if v := okCompVertex[i]; v >= 0 {
-				frontier = slices.DeleteFunc(frontier, func(f int32) bool { return slices.Contains(preds[v], f) })
+				pv := preds[v]
+				frontier = slices.DeleteFunc(frontier, func(f int32) bool { return slices.Contains(pv, f) })
 				delete(preds, v)
+				free = append(free, pv)
 				frontier = append(frontier, v)
 			}
 		}

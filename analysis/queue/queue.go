@@ -904,33 +904,52 @@ func (c *checker) checkLostAndUnseen() {
 	// torn transactions
 	var proofs []int32
 	var sent []model.MsgID
+	var kinds []byte
 	for ri, r := range c.recs {
 		rr := int32(ri)
 		if !c.committed[rr] && r.typ != model.Fail {
 			continue
 		}
-		var seen, missing []analysis.Pair
 		proofs = append(proofs[:0], rr)
 		sent = sent[:0]
+		kinds = kinds[:0] // per sent value: 1 seen, 2 missing, 0 neither
+		nSeen, nMissing := 0, 0
 		for _, m := range c.mops(rr) {
 			if m.Kind != model.MopSend || slices.Contains(sent, m.Msg) || c.writer[m.Msg] != rr {
 				continue
 			}
 			sent = append(sent, m.Msg)
-			pair := analysis.Pair{*c.keyVal(m.Key), c.msgVal(m.Msg)}
+			kind := byte(0)
 			switch {
 			case c.okReader[m.Msg] >= 0:
-				seen = append(seen, pair)
+				kind = 1
 				proofs = append(proofs, c.okReader[m.Msg])
 			case c.committed[rr] && c.lost[m.Msg] && !c.anyRead[m.Msg]:
-				missing = append(missing, pair)
+				kind = 2
 				proofs = append(proofs, maxReader[m.Key])
 			case r.typ == model.Fail && !c.anyRead[m.Msg] && c.last[m.Msg] < 0:
-				missing = append(missing, pair)
+				kind = 2
+			}
+			kinds = append(kinds, kind)
+			switch kind {
+			case 1:
+				nSeen++
+			case 2:
+				nMissing++
 			}
 		}
-		if len(seen) == 0 || len(missing) == 0 {
+		if nSeen == 0 || nMissing == 0 {
 			continue
+		}
+		var seen, missing []analysis.Pair
+		for i, m := range sent {
+			pair := analysis.Pair{*c.keyVal(c.h.Msgs[m].Key), c.msgVal(m)}
+			switch kinds[i] {
+			case 1:
+				seen = append(seen, pair)
+			case 2:
+				missing = append(missing, pair)
+			}
 		}
 		reason := "lost"
 		if r.typ == model.Fail {

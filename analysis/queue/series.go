@@ -142,6 +142,7 @@ func (c *checker) lagAndStalls() {
 		return lp
 	}
 	worst := int64(-1)
+	var keys []model.KeyID // keys sampled at one poll, reused
 	threshold := c.opts.StallThreshold.Nanoseconds()
 	closeStall := func(proc int32, k model.KeyID, s *stall) {
 		if s == nil || s.polls < 2 || s.lastTime-s.since < threshold || threshold <= 0 {
@@ -174,7 +175,7 @@ func (c *checker) lagAndStalls() {
 				continue
 			}
 			lp := getProc(op.Process)
-			var keys []model.KeyID
+			keys = keys[:0]
 			hasPoll := false
 			for _, m := range comp.Mops {
 				if m.Kind != model.MopPoll {
