@@ -400,7 +400,9 @@ func (c *checker) buildLog() {
 			}
 		}
 	}
-	entries := make([]logEntry, 0, n+len(extra))
+	// Compact the observed messages to the front of primObs and sort that:
+	// no second array of entries.
+	entries := primObs[:0]
 	for m := range primOff {
 		if primOff[m] != model.NoOffset {
 			entries = append(entries, primObs[m])
