@@ -45,6 +45,7 @@ type checkFlags struct {
 	maxExamples    int
 	workload       string
 	inputFormat    string
+	html           string // check --html FILE (report.go)
 }
 
 func (f *checkFlags) register(cmd *cobra.Command) {
@@ -119,7 +120,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(checkCmd(stdin, stdout, stderr), demoCmd(stdout, stderr))
+	root.AddCommand(checkCmd(stdin, stdout, stderr), demoCmd(stdout, stderr), reportCmd(stdin, stdout, stderr))
 	root.AddCommand(shrinkCmd(stdin, stdout, stderr))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	var cpuProfile, memProfile string
@@ -176,6 +177,9 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 			if err != nil {
 				return err
 			}
+			if err := f.checkHTML(len(args), &opts); err != nil {
+				return err
+			}
 			code := exitValid
 			for _, path := range args {
 				code = worse(code, checkOne(path, stdin, opts, &f, stdout, stderr))
@@ -187,6 +191,7 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringVar(&f.html, "html", "", "also write the HTML report of the (single) history to this file")
 	return cmd
 }
 
@@ -224,7 +229,7 @@ func emit(res *analysis.Result, h *model.History, f *checkFlags, stdout, stderr 
 		fmt.Fprintf(stderr, "hindsight: writing the result: %v\n", err)
 		return exitInput
 	}
-	return res.Verdict.ExitCode()
+	return emitHTML(f.html, res, h, res.Verdict.ExitCode(), stderr)
 }
 
 func demoCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report"
+)
+
+// reportCmd is `hindsight report [check flags] HISTORY -o FILE`: check one
+// history and write the HTML report; the exit status is the verdict's, as
+// for check.
+func reportCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var (
+		f    checkFlags
+		out  string
+		view report.ViewOptions
+	)
+	cmd := &cobra.Command{
+		Use:   "report [flags] HISTORY -o FILE",
+		Short: "Check a history and write a self-contained HTML report (exit status as for check)",
+		Long: `Check HISTORY as check does and write one HTML file that opens offline: the
+verdict, statistics and options, a table of anomaly types, an offset timeline
+per key with the anomalies marked, unseen-over-time and realtime-lag charts,
+and for each anomaly instance its explanation, witness ops and, for cycles,
+a drawing. Big histories are downsampled and instance lists capped; the page
+says what it left out. -o - writes the page to standard output.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return usageError{errors.New("report needs -o FILE (or -o - for standard output)")}
+			}
+			if err := report.AssetsAvailable(); err != nil {
+				return err
+			}
+			opts.Queue.Series = true
+			var (
+				res *analysis.Result
+				h   *model.History
+			)
+			if args[0] == "-" {
+				res, h, err = check.Read(stdin, "-", opts)
+			} else {
+				res, h, err = check.File(args[0], opts)
+			}
+			if err != nil {
+				return err
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(stderr, "hindsight: warning: %s\n", w)
+			}
+			w := stdout
+			if out != "-" {
+				w = nil
+			}
+			if err := writeReport(out, w, res, h, view); err != nil {
+				return err
+			}
+			if out != "-" {
+				fmt.Fprintf(stderr, "hindsight: %s: %s; report written to %s\n", res.Source, res.Verdict, out)
+			}
+			if code := res.Verdict.ExitCode(); code != exitValid {
+				return exitError{code}
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	// check's output flags mean nothing here
+	_ = fl.MarkHidden("format")
+	_ = fl.MarkHidden("max-examples")
+	fl.StringVarP(&out, "output", "o", "", "the HTML file to write (- for standard output)")
+	fl.IntVar(&view.MaxInstances, "max-instances", 20, "instances shown in detail per anomaly type (all are counted)")
+	fl.IntVar(&view.MaxPoints, "max-points", 2000, "points per drawn series before downsampling")
+	return cmd
+}
+
+// writeReport builds the view of res and writes the page to path, or to w
+// when w is not nil. The file appears only when complete.
+func writeReport(path string, w io.Writer, res *analysis.Result, h *model.History, opts report.ViewOptions) error {
+	v := report.BuildView(res, h, opts)
+	if w != nil {
+		return report.WriteHTML(w, v)
+	}
+	if err := report.WriteHTMLFile(path, v); err != nil {
+		return fmt.Errorf("writing the report %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkHTML validates check --html before any history is read (one
+// history only, and ECharts must be in this build) and asks the checker
+// for the time series the report draws.
+func (f *checkFlags) checkHTML(histories int, opts *check.Options) error {
+	if f.html == "" {
+		return nil
+	}
+	opts.Queue.Series = true
+	if histories != 1 {
+		return usageError{fmt.Errorf("--html writes the report of one history; %d were given (use hindsight report for each)", histories)}
+	}
+	return report.AssetsAvailable()
+}
+
+// emitHTML writes the report for check --html, after the verdict was
+// printed. It returns an exit status: exitInput on failure, else code.
+func emitHTML(path string, res *analysis.Result, h *model.History, code int, stderr io.Writer) int {
+	if path == "" {
+		return code
+	}
+	if err := writeReport(path, nil, res, h, report.ViewOptions{}); err != nil {
+		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		return exitInput
+	}
+	return code
+}

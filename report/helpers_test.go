@@ -1,0 +1,39 @@
+package report
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/samples"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// fixtures are the shared hand-made histories.
+const fixtures = "../../shared/fixtures/queue"
+
+// mustCheck checks the history at path ("sample:" for the embedded demo
+// history).
+func mustCheck(t testing.TB, path string, opts check.Options) (*analysis.Result, *model.History) {
+	t.Helper()
+	if path == samples.QueueName {
+		h, err := ingest.Read(samples.QueueReader(), samples.QueueName, ingest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := check.History(h, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, h
+	}
+	res, h, err := check.File(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, h
+}

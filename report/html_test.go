@@ -1,0 +1,123 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// writePage renders the report of a history to a string.
+func writePage(t *testing.T, path string) string {
+	t.Helper()
+	if err := AssetsAvailable(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	res, h := mustCheck(t, path, checkOpts(false))
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, BuildView(res, h, ViewOptions{})); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestPageSelfContained: a few anchored patterns on the page itself; the
+// browser test checks what a person sees.
+func TestPageSelfContained(t *testing.T) {
+	page := writePage(t, "testdata/hostile-invalid.edn")
+	// nothing is loaded: no src or href to anywhere, a policy forbidding it
+	if m := regexp.MustCompile(`(?i)<[a-z]+[^>]*\s(src|href|srcset|action|data)\s*=\s*["']?[a-z]+:`).FindString(page); m != "" {
+		t.Errorf("the page refers to a resource: %s", m)
+	}
+	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-`) {
+		t.Error("no Content-Security-Policy with script hashes")
+	}
+	if strings.Contains(page, "@font-face") || strings.Contains(page, "@import") {
+		t.Error("the style loads fonts or sheets")
+	}
+	// exactly our three script elements, and no element made from history
+	// text (ECharts itself has "<img" in a string: leave it out)
+	echarts, err := fs.ReadFile(assetFS, EChartsAsset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := strings.Replace(page, string(echarts), "", 1)
+	if len(ours) == len(page) {
+		t.Fatal("ECharts is not in the page verbatim")
+	}
+	for tag, want := range map[string]int{"<script": 3, "</script": 3, "<img": 0, "<svg": 0, "<b>": 0, "<iframe": 0} {
+		if n := strings.Count(strings.ToLower(ours), tag); n != want {
+			t.Errorf("%d %q in the page, want %d", n, tag, want)
+		}
+	}
+	for _, s := range []string{`&lt;script&gt;alert(1)&lt;/script&gt;`, `&lt;img src=x onerror=alert(1)&gt;`, `ключ 🔑`} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the page lacks the escaped text %q", s)
+		}
+	}
+	if !strings.Contains(page, `<span class="verdict" id="verdict">INVALID</span>`) {
+		t.Error("no verdict")
+	}
+	if !regexp.MustCompile(`<a href="#anomaly-lost-write">lost-write</a>`).MatchString(page) {
+		t.Error("the type table does not link to its section")
+	}
+}
+
+func TestWriteHTMLFile(t *testing.T) {
+	if err := AssetsAvailable(); err != nil {
+		t.Skip(err)
+	}
+	res, h := mustCheck(t, fixtures+"/g1c-wr-cycle-invalid.edn", checkOpts(false))
+	v := BuildView(res, h, ViewOptions{})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.html")
+	if err := os.WriteFile(out, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTMLFile(out, v); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(out)
+	if err != nil || st.Mode().Perm() != 0o644 || st.Size() < 1e6 {
+		t.Errorf("report file: %v, %v", st, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	if err := WriteHTMLFile(filepath.Join(dir, "no", "such", "dir", "r.html"), v); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+// TestNoAssets: a build without ECharts says what to run, and writes
+// nothing.
+func TestNoAssets(t *testing.T) {
+	saved := assetFS
+	t.Cleanup(func() { assetFS = saved })
+	assetFS = fstest.MapFS{"assets/README.md": {Data: []byte("x")}}
+	res, h := mustCheck(t, fixtures+"/g1c-wr-cycle-invalid.edn", checkOpts(false))
+	v := BuildView(res, h, ViewOptions{})
+	if err := AssetsAvailable(); !errors.Is(err, ErrNoAssets) || !strings.Contains(err.Error(), "scripts/assets.sh") {
+		t.Errorf("AssetsAvailable = %v", err)
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, v); !errors.Is(err, ErrNoAssets) || buf.Len() != 0 {
+		t.Errorf("WriteHTML = %v, %d bytes", err, buf.Len())
+	}
+	dir := t.TempDir()
+	if err := WriteHTMLFile(filepath.Join(dir, "r.html"), v); !errors.Is(err, ErrNoAssets) {
+		t.Errorf("WriteHTMLFile = %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files left: %v", entries)
+	}
+}

@@ -1,0 +1,394 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// ViewOptions bound how much of a result and history the HTML page holds.
+// Zero fields take the defaults of DefaultViewOptions.
+type ViewOptions struct {
+	// MaxInstances is how many instances of each anomaly type get a
+	// section entry (explanation, witness table, drawing); all are counted.
+	MaxInstances int
+	// MaxPoints caps the points of one drawn series (one process's sends on
+	// one key, one key's unseen count ...).
+	MaxPoints int
+	// MaxTotalPoints caps the points of all charts together; with
+	// MaxPoints it bounds the size of the page whatever the history's size.
+	MaxTotalPoints int
+	// MaxWitnessOps caps the rows of one witness table.
+	MaxWitnessOps int
+	// MaxMarks caps the anomaly marks of one type on one key's timeline.
+	MaxMarks int
+	// MaxKeys caps the keys that get an offset timeline (keys with
+	// anomalies come first).
+	MaxKeys int
+	// MaxSeries caps the per-process or per-key series of one chart; the
+	// rest are merged into one "other" series.
+	MaxSeries int
+	// MaxValueChars is where a witness op's value is elided.
+	MaxValueChars int
+}
+
+// DefaultViewOptions are the bounds used when a ViewOptions field is zero:
+// 20 instances per type, 2,000 points per series, 150,000 points in all, 40
+// witness rows, 500 marks per type and key, 200 keys, 12 series per chart,
+// values elided past 120 characters. With them the page of a 1M-op history
+// stays under about 5 MB.
+func DefaultViewOptions() ViewOptions {
+	return ViewOptions{
+		MaxInstances:   20,
+		MaxPoints:      2000,
+		MaxTotalPoints: 150_000,
+		MaxWitnessOps:  40,
+		MaxMarks:       500,
+		MaxKeys:        200,
+		MaxSeries:      12,
+		MaxValueChars:  120,
+	}
+}
+
+func (o ViewOptions) withDefaults() ViewOptions {
+	d := DefaultViewOptions()
+	set := func(p *int, def int) {
+		if *p <= 0 {
+			*p = def
+		}
+	}
+	set(&o.MaxInstances, d.MaxInstances)
+	set(&o.MaxPoints, d.MaxPoints)
+	set(&o.MaxTotalPoints, d.MaxTotalPoints)
+	set(&o.MaxWitnessOps, d.MaxWitnessOps)
+	set(&o.MaxMarks, d.MaxMarks)
+	set(&o.MaxKeys, d.MaxKeys)
+	set(&o.MaxSeries, d.MaxSeries)
+	set(&o.MaxValueChars, d.MaxValueChars)
+	if o.MaxValueChars < 8 {
+		o.MaxValueChars = 8
+	}
+	return o
+}
+
+// View is everything the HTML report shows, as plain data: the template
+// (html.go) only lays it out, and tests check it without a browser. Strings
+// from the history are kept verbatim; escaping is the template's job.
+type View struct {
+	// Title is the page title.
+	Title string `json:"title"`
+	// Source names the history; Workload is the checked workload.
+	Source   string `json:"source"`
+	Workload string `json:"workload"`
+	// Verdict is "valid", "invalid" or "unknown".
+	Verdict        string   `json:"verdict"`
+	UnknownReasons []string `json:"unknown_reasons"`
+	Warnings       []string `json:"warnings"`
+	// Stats are the history's and the run's figures; Options the options
+	// the check ran with.
+	Stats   []Fact `json:"stats"`
+	Options []Fact `json:"options"`
+	// Types is the summary table, one row per anomaly type found.
+	Types []TypeView `json:"types"`
+	// Sections hold each type's instances, in the order of Types.
+	Sections []Section `json:"sections"`
+	// Timeline is the per-key offset timeline.
+	Timeline Timeline `json:"timeline"`
+	// Charts are the other charts: unseen, realtime lag by key and by
+	// process, and one drawing per cycle instance shown.
+	Charts []Chart `json:"charts"`
+	// FinalReads is the final-read phase, if it can be told: from the last
+	// ok send to the last ok poll after it, in chart time units.
+	FinalReads *Span `json:"final_reads,omitempty"`
+	// TimeUnit is the unit of every chart's time axis ("s", "ms", "µs",
+	// "ns"), or "op" when the history has no times and ops are placed by
+	// index.
+	TimeUnit string `json:"time_unit"`
+	// Omissions say, in plain words, what the page leaves out.
+	Omissions []string `json:"omissions"`
+}
+
+// Fact is one labelled figure.
+type Fact struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// TypeView is one row of the summary table.
+type TypeView struct {
+	Type string `json:"type"`
+	// Anchor is the id of the type's section.
+	Anchor string `json:"anchor"`
+	Count  int    `json:"count"`
+	// Status is "bad", "allowed" or "bad (n allowed)" (TypeRows).
+	Status string `json:"status"`
+	Bad    bool   `json:"bad"`
+}
+
+// Section is one anomaly type's part of the page.
+type Section struct {
+	TypeView
+	// Doc says what the anomaly type means.
+	Doc string `json:"doc"`
+	// Shown is how many instances are listed (at most MaxInstances).
+	Shown     int            `json:"shown"`
+	Instances []InstanceView `json:"instances"`
+}
+
+// InstanceView is one anomaly instance: its plain-word explanation, the
+// steps of its cycle, and its witness ops.
+type InstanceView struct {
+	// N numbers instances from 1 within their type.
+	N int `json:"n"`
+	// Key is the instance's key as the history wrote it, if it has one.
+	Key         string `json:"key,omitempty"`
+	Allowed     bool   `json:"allowed,omitempty"`
+	Explanation string `json:"explanation"`
+	// Steps explain each edge of a cycle: which read or version order put
+	// it there.
+	Steps []StepView `json:"steps,omitempty"`
+	// Graph is the id of the cycle drawing's chart, if any.
+	Graph string `json:"graph,omitempty"`
+	// TimelineKey is the index in Timeline.Keys of the instance's key, or
+	// -1 when it has none there.
+	TimelineKey int `json:"timeline_key"`
+	// Witness are the rows of the witness table (at most MaxWitnessOps);
+	// WitnessTotal is the size of the whole witness.
+	Witness      []WitnessRow `json:"witness"`
+	WitnessTotal int          `json:"witness_total"`
+}
+
+// StepView is one explained edge of a cycle.
+type StepView struct {
+	From int64  `json:"from"`
+	To   int64  `json:"to"`
+	Rel  string `json:"rel"`
+	Why  string `json:"why"`
+}
+
+// WitnessRow is one op of a witness, as the table shows it.
+type WitnessRow struct {
+	Index int64 `json:"index"`
+	// Time is the op's :time as a duration since the test began ("" if
+	// none).
+	Time    string `json:"time"`
+	Process string `json:"process"`
+	Type    string `json:"type"`
+	F       string `json:"f"`
+	// Value is the op's value in EDN-like text, elided past MaxValueChars.
+	Value string `json:"value"`
+	Error string `json:"error,omitempty"`
+	// Missing is set when the history has no op of this index.
+	Missing bool `json:"missing,omitempty"`
+}
+
+// Span is a stretch of the time axis.
+type Span struct {
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+	Label string  `json:"label"`
+}
+
+// Chart is one ECharts chart: the id of its container, and its option
+// object built with go-echarts.
+type Chart struct {
+	ID string `json:"id"`
+	// Kind is "timeline", "unseen", "lag-key", "lag-process" or "cycle".
+	Kind  string `json:"kind"`
+	Title string `json:"title"`
+	// Note says how the data was reduced, if it was.
+	Note string `json:"note,omitempty"`
+	// Dims names the fields of a data point, for tooltips.
+	Dims []string `json:"dims,omitempty"`
+	// Option is the ECharts option (JSON). Empty for the timeline, whose
+	// options are per key.
+	Option json.RawMessage `json:"option,omitempty"`
+	// Series is the number of series in Option (for the timeline: of the
+	// first key's option).
+	Series int `json:"series"`
+}
+
+// Timeline is the offset timeline: one chart option per key, chosen with a
+// picker.
+type Timeline struct {
+	Chart
+	Keys []TimelineKey `json:"keys"`
+}
+
+// TimelineKey is one key of the timeline picker.
+type TimelineKey struct {
+	// Key is the key as the history wrote it; Label what the picker shows.
+	Key       string `json:"key"`
+	Label     string `json:"label"`
+	Anomalies int    `json:"anomalies"`
+	// Note says what was downsampled or capped on this key's chart.
+	Note   string          `json:"note,omitempty"`
+	Option json.RawMessage `json:"option"`
+	Series int             `json:"series"`
+}
+
+// typeDocs say in a sentence what each anomaly type means (spec/queue.md
+// §3); shown at the head of the type's section.
+var typeDocs = map[string]string{
+	queue.InconsistentOffsets: "One offset of a key holds two or more different values: the log is not a single sequence.",
+	queue.Duplicate:           "One value of a key sits at two or more offsets: a message was written twice.",
+	queue.G1a:                 "An ok poll read a value whose send failed (aborted read).",
+	queue.PrecommittedRead:    "An op read a value it sent itself, before it committed.",
+	queue.LostWrite:           "An acknowledged value was never read, although consumers read past its offset.",
+	queue.Unseen:              "Acknowledged values that no ok poll ever read, by the end of the history.",
+	queue.PollSkip:            "A consumer's next poll started past where its previous poll ended, skipping values.",
+	queue.NonmonotonicPoll:    "A consumer's next poll started at or before where its previous poll ended.",
+	queue.NonmonotonicSend:    "A process's next send to a key landed at or before its previous one.",
+	queue.IntPollSkip:         "Inside one op, consecutive values read from a key skip positions.",
+	queue.IntNonmonotonicPoll: "Inside one op, consecutive values read from a key go backwards or repeat.",
+	queue.IntSendSkip:         "Inside one op, consecutive sends to a key are not adjacent (allowed: other producers interleave).",
+	queue.IntNonmonotonicSend: "Inside one op, consecutive sends to a key land backwards or at one position.",
+	queue.G0:                  "A cycle of write-write dependencies (allowed for Kafka).",
+	queue.G0Process:           "A cycle of write-write and process-order dependencies (allowed).",
+	queue.G0Realtime:          "A cycle of write-write and realtime dependencies (allowed).",
+	queue.G1c:                 "A cycle of read (and write) dependencies: each op saw the next op's effect.",
+	queue.G1cProcess:          "A G1c cycle that also follows process order.",
+	queue.G1cRealtime:         "A G1c cycle that also follows realtime order: some op saw the future.",
+	queue.GarbageRead:         "An op read a value that no op in the history ever sent.",
+	queue.TornTransaction:     "An op's sends were not atomic: some of its values were read, others lost.",
+	queue.StalledConsumer:     "A consumer polled again and again without progress while newer offsets were acknowledged (informational).",
+}
+
+var cycleTypes = map[string]bool{
+	queue.G0: true, queue.G0Process: true, queue.G0Realtime: true,
+	queue.G1c: true, queue.G1cProcess: true, queue.G1cRealtime: true,
+}
+
+var nonAnchor = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// Anchor returns the id of an anomaly type's section: "anomaly-" and the
+// type name with anything but letters, digits, '-' and '_' replaced.
+func Anchor(typ string) string { return "anomaly-" + nonAnchor.ReplaceAllString(typ, "_") }
+
+// BuildView computes what the page shows for res, a check of h: it reads
+// the result's instances and series and looks ops up in h by index, but
+// never searches for anomalies itself. h may be nil (no witness tables and
+// no timeline then). It is pure and deterministic: the same inputs give the
+// same View. Cost: O(ops + instances) time and O(ops) memory, dominated by
+// one pass over h.Ops for the timeline.
+func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
+	o := opts.withDefaults()
+	b := newBuilder(res, h, o)
+	v := &View{
+		Source:         res.Source,
+		Workload:       res.Workload,
+		Verdict:        res.Verdict.String(),
+		UnknownReasons: nonNil(res.UnknownReasons),
+		Warnings:       nonNil(res.Warnings),
+		Stats:          statFacts(res),
+		Options:        optionFacts(res),
+		Types:          []TypeView{},
+		Sections:       []Section{},
+		Charts:         []Chart{},
+		Omissions:      []string{},
+		TimeUnit:       b.clock.unit,
+	}
+	v.Title = "hindsight: " + res.Source + " " + strings.ToUpper(v.Verdict)
+	if v.Workload == "" {
+		v.Workload = "queue"
+	}
+	for _, row := range TypeRows(res) {
+		tv := TypeView{Type: row.Type, Anchor: Anchor(row.Type), Count: row.Count, Status: row.Status,
+			Bad: slices.Contains(res.BadTypes, row.Type)}
+		v.Types = append(v.Types, tv)
+		sec := b.section(tv)
+		if sec.Shown < sec.Count {
+			v.Omissions = append(v.Omissions, fmt.Sprintf("%s: showing %s of %s instances (the first by op index; the JSON result has them all).",
+				row.Type, thousands(int64(sec.Shown)), thousands(int64(sec.Count))))
+		}
+		v.Sections = append(v.Sections, sec)
+	}
+	v.Timeline = b.timeline()
+	keyIndex := map[string]int{}
+	for i, k := range v.Timeline.Keys {
+		keyIndex[k.Key] = i
+	}
+	for si := range v.Sections {
+		for ii := range v.Sections[si].Instances {
+			in := &v.Sections[si].Instances[ii]
+			in.TimelineKey = -1
+			if i, ok := keyIndex[in.Key]; ok && in.Key != "" {
+				in.TimelineKey = i
+			}
+		}
+	}
+	v.FinalReads = b.finalReadsCached()
+	v.Charts = append(v.Charts, b.unseenChart(v.FinalReads), b.lagChart(true, v.FinalReads), b.lagChart(false, v.FinalReads))
+	v.Charts = append(v.Charts, b.cycleCharts...)
+	v.Omissions = append(v.Omissions, b.omissions...)
+	return v
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// thousands formats n with commas: 1234567 -> "1,234,567".
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var sb strings.Builder
+	if neg {
+		sb.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteRune(c)
+	}
+	return sb.String()
+}
+
+func statFacts(res *analysis.Result) []Fact {
+	s := res.Stats
+	n := func(x int64) string { return thousands(x) }
+	facts := []Fact{
+		{"ops", n(s.Ops)},
+		{"client ops (completions)", fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.ClientOps), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
+		{"keys", n(s.Keys)},
+		{"messages", n(s.Messages)},
+		{"sends / polls / transactions", fmt.Sprintf("%s / %s / %s", n(s.Sends), n(s.Polls), n(s.Txns))},
+		{"dependency graph", fmt.Sprintf("%s ops, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
+		{"comparisons skipped (value never positioned)", n(s.Unpositioned)},
+	}
+	worst := time.Duration(s.WorstLagS * 1e9).Round(time.Microsecond).String()
+	if s.WorstLagProcess != nil && s.WorstLagKey != nil && s.WorstLagOp != nil {
+		worst += fmt.Sprintf(" (process %d, key %s, op %d)", *s.WorstLagProcess, s.WorstLagKey.String(), *s.WorstLagOp)
+	}
+	facts = append(facts, Fact{"worst realtime lag", worst}, Fact{"check time", fmt.Sprintf("%d ms", s.ElapsedMS)})
+	return facts
+}
+
+func optionFacts(res *analysis.Result) []Fact {
+	o := res.Options
+	sub := o.SubVia
+	if sub == "" {
+		sub = "auto"
+	}
+	return []Fact{
+		{"--ww-deps", strconv.FormatBool(o.WWDeps)},
+		{"--sub-via", sub},
+		{"--cycle-budget", time.Duration(o.CycleBudgetS * 1e9).String()},
+		{"--stall-threshold", time.Duration(o.StallThreshold * 1e9).String()},
+	}
+}

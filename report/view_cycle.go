@@ -1,0 +1,124 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// graphNode is a node of a cycle drawing; Tip holds the lines of its
+// tooltip, which the page sets as text.
+type graphNode struct {
+	Name       string          `json:"name"`
+	X          float64         `json:"x"`
+	Y          float64         `json:"y"`
+	Tip        []string        `json:"tip"`
+	Symbol     string          `json:"symbol"`
+	SymbolSize []int           `json:"symbolSize"`
+	ItemStyle  *opts.ItemStyle `json:"itemStyle,omitempty"`
+	Label      *opts.Label     `json:"label,omitempty"`
+}
+
+// graphLink is an edge of a cycle drawing, labelled with its relation.
+type graphLink struct {
+	Source    string          `json:"source"`
+	Target    string          `json:"target"`
+	Tip       []string        `json:"tip"`
+	Label     *opts.EdgeLabel `json:"label"`
+	LineStyle *opts.LineStyle `json:"lineStyle"`
+}
+
+var relColor = map[string]string{
+	"wr": "#1f77b4", "ww": "#ff7f0e", "process": "#2ca02c", "realtime": "#9467bd",
+}
+
+// cycleChart draws one cycle: its ops as nodes around a circle, its steps
+// as arrows labelled wr, ww, process or realtime, each with the sentence
+// that says why the edge exists as its tooltip.
+func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []StepView) Chart {
+	ch := Chart{ID: fmt.Sprintf("chart-cycle-%s-%d", nonAnchor.ReplaceAllString(typ, "_"), n), Kind: "cycle",
+		Title: fmt.Sprintf("%s #%d: the cycle", typ, n)}
+	name := func(idx int64) string {
+		if op := b.op(idx); op != nil && op.Process != model.NoProcess {
+			return fmt.Sprintf("op %d · p%d", idx, op.Process)
+		}
+		return fmt.Sprintf("op %d", idx)
+	}
+	var nodes []graphNode
+	seen := map[int64]bool{}
+	addNode := func(idx int64) {
+		if seen[idx] {
+			return
+		}
+		seen[idx] = true
+		tip := []string{fmt.Sprintf("op %d", idx)}
+		if pos := b.pos(idx); pos >= 0 {
+			op := &b.h.Ops[pos]
+			tip = append(tip, fmt.Sprintf("process %d · %s %s", op.Process, op.Type, fname(op)))
+			if op.Time != model.NoTime {
+				tip = append(tip, "time "+time.Duration(op.Time).String())
+			}
+			tip = append(tip, "value "+elide(b.opValue(pos), 160))
+		}
+		label := fmt.Sprintf("op %d", idx)
+		if op := b.op(idx); op != nil && op.Process != model.NoProcess {
+			label += fmt.Sprintf("\nprocess %d", op.Process)
+		}
+		nodes = append(nodes, graphNode{Name: name(idx), Tip: tip, Symbol: "roundRect", SymbolSize: []int{84, 44},
+			ItemStyle: &opts.ItemStyle{Color: "#fdf6e3", BorderColor: "#444444", BorderWidth: 1.5},
+			Label:     &opts.Label{Show: opts.Bool(true), Formatter: label, FontSize: 12, LineHeight: 16, Color: "#222222"}})
+	}
+	for _, idx := range in.Cycle {
+		addNode(idx)
+	}
+	for _, st := range steps {
+		addNode(st.From)
+		addNode(st.To)
+	}
+	// Ops around a circle, the first on the left, in cycle order
+	// clockwise. Positions are fixed (layout "none"): ECharts' circular
+	// layout bends edges towards the centre, which draws the two edges of
+	// a two-op cycle on top of each other.
+	for i := range nodes {
+		a := math.Pi + 2*math.Pi*float64(i)/float64(len(nodes))
+		nodes[i].X = math.Round(100 + 100*math.Cos(a))
+		nodes[i].Y = math.Round(100 + 100*math.Sin(a))
+	}
+	var links []graphLink
+	for _, st := range steps {
+		color := relColor[strings.Split(st.Rel, "+")[0]]
+		if color == "" {
+			color = "#444444"
+		}
+		links = append(links, graphLink{
+			Source: name(st.From), Target: name(st.To),
+			Tip:       []string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To), st.Why},
+			Label:     &opts.EdgeLabel{Show: opts.Bool(true), Formatter: st.Rel, FontSize: 14, FontWeight: "bold", Color: color},
+			LineStyle: &opts.LineStyle{Color: color, Width: 2.5, Curveness: 0.3, Opacity: opts.Float(0.9)},
+		})
+	}
+	g := charts.NewGraph()
+	g.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{BackgroundColor: "#ffffff"}),
+		charts.WithAnimation(false),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+	)
+	g.AddSeries(typ, nil, nil, charts.WithGraphChartOpts(opts.GraphChart{
+		Layout: "none", Roam: opts.Bool(true),
+		EdgeSymbol: []string{"none", "arrow"}, EdgeSymbolSize: 12,
+	}), charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: "#222222"}))
+	g.MultiSeries[0].Data = nodes
+	g.MultiSeries[0].Links = links
+	g.MultiSeries[0].LineStyle = &opts.LineStyle{Curveness: 0.3}
+	ch.Option = jsonOption(g)
+	ch.Series = 1
+	return ch
+}

@@ -1,0 +1,372 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// builder holds what BuildView needs while it works.
+type builder struct {
+	res    *analysis.Result
+	h      *model.History
+	o      ViewOptions
+	lookup OpLookup
+	clock  clock
+	// sorted is set when h.Ops are in increasing :index order (the usual
+	// case): ops are then found by binary search, else through byIndex.
+	sorted  bool
+	byIndex map[int64]int32
+	// keyOf maps a key's plain text to its id (keys are interned by text).
+	keyOf       map[string]model.KeyID
+	cycleCharts []Chart
+	omissions   []string
+	final       *Span
+	finalDone   bool
+	pairing     *model.Pairing
+}
+
+func newBuilder(res *analysis.Result, h *model.History, o ViewOptions) *builder {
+	b := &builder{res: res, h: h, o: o}
+	if h == nil {
+		b.clock = clock{unit: "op", scale: 1}
+		return b
+	}
+	b.lookup = HistoryLookup(h)
+	b.sorted = true
+	for i := 1; i < len(h.Ops); i++ {
+		if h.Ops[i].Index <= h.Ops[i-1].Index {
+			b.sorted = false
+			break
+		}
+	}
+	if !b.sorted {
+		b.byIndex = make(map[int64]int32, len(h.Ops))
+		for i := range h.Ops {
+			b.byIndex[h.Ops[i].Index] = int32(i)
+		}
+	}
+	b.keyOf = make(map[string]model.KeyID, len(h.Keys))
+	for i, k := range h.Keys {
+		b.keyOf[k.PlainText()] = model.KeyID(i)
+	}
+	b.clock = newClock(h)
+	return b
+}
+
+// op returns the op with :index idx, or nil.
+func (b *builder) op(idx int64) *model.Op {
+	if i := b.pos(idx); i >= 0 {
+		return &b.h.Ops[i]
+	}
+	return nil
+}
+
+// pos returns the position in h.Ops of the op with :index idx, or -1.
+func (b *builder) pos(idx int64) int {
+	if b.h == nil {
+		return -1
+	}
+	if b.sorted {
+		i, ok := slices.BinarySearchFunc(b.h.Ops, idx, func(o model.Op, t int64) int {
+			switch {
+			case o.Index < t:
+				return -1
+			case o.Index > t:
+				return 1
+			}
+			return 0
+		})
+		if !ok {
+			return -1
+		}
+		return i
+	}
+	i, ok := b.byIndex[idx]
+	if !ok {
+		return -1
+	}
+	return int(i)
+}
+
+// mops returns the micro-ops of the op at position i; an invocation whose
+// micro-ops ingest dropped gets the invocation form of its completion's
+// (model.History.InvocationMops, with the pairing computed once, when
+// first needed).
+func (b *builder) mops(i int) []model.Mop {
+	op := &b.h.Ops[i]
+	if op.Type != model.Invoke || len(op.Mops) > 0 {
+		return op.Mops
+	}
+	if b.pairing == nil {
+		// A history that reached a report was paired without problems
+		// already; on problems Pair still pairs what it can.
+		p, _ := model.Pair(b.h)
+		b.pairing = &p
+	}
+	return b.h.InvocationMops(i, *b.pairing)
+}
+
+// key returns the id of an instance's key.
+func (b *builder) key(v *analysis.Value) (model.KeyID, bool) {
+	if v == nil || b.keyOf == nil {
+		return 0, false
+	}
+	k, ok := b.keyOf[v.PlainText()]
+	return k, ok
+}
+
+// clock turns op times into chart x values: a unit chosen so the numbers
+// stay readable, and a number of decimals that resolves about a millionth
+// of the history's duration.
+type clock struct {
+	unit     string  // "s", "ms", "µs", "ns" or "op"
+	scale    float64 // nanoseconds per unit
+	decimals int
+	end      float64 // the last op's x
+}
+
+func newClock(h *model.History) clock {
+	maxT, timed := int64(0), false
+	for i := range h.Ops {
+		if t := h.Ops[i].Time; t != model.NoTime {
+			timed = true
+			maxT = max(maxT, t)
+		}
+	}
+	if !timed {
+		c := clock{unit: "op", scale: 1}
+		if n := len(h.Ops); n > 0 {
+			c.end = float64(h.Ops[n-1].Index)
+		}
+		return c
+	}
+	u, scale := unitFor(maxT)
+	c := clock{unit: u, scale: scale}
+	c.end = float64(maxT) / c.scale
+	c.decimals = decimalsFor(c.end)
+	return c
+}
+
+// unitFor picks the unit in which a duration of up to ns nanoseconds
+// reads best: s, ms, µs or ns, and the nanoseconds in it.
+func unitFor(ns int64) (string, float64) {
+	switch {
+	case ns >= 10e9:
+		return "s", 1e9
+	case ns >= 10e6:
+		return "ms", 1e6
+	case ns >= 10e3:
+		return "µs", 1e3
+	}
+	return "ns", 1
+}
+
+// x returns an op's place on the time axis, and false when it has none.
+func (c clock) x(op *model.Op) (float64, bool) {
+	if c.unit == "op" {
+		return float64(op.Index), true
+	}
+	if op.Time == model.NoTime {
+		return 0, false
+	}
+	return float64(op.Time) / c.scale, true
+}
+
+// ns converts nanoseconds to axis units (for the "op" unit, nothing can be
+// converted and 0 is returned).
+func (c clock) ns(t int64) float64 {
+	if c.unit == "op" {
+		return 0
+	}
+	return float64(t) / c.scale
+}
+
+// axisName names the time axis.
+func (c clock) axisName() string {
+	if c.unit == "op" {
+		return "op index"
+	}
+	return "time (" + c.unit + ")"
+}
+
+// section builds the part of the page of one anomaly type.
+func (b *builder) section(tv TypeView) Section {
+	ins := b.res.Anomalies[tv.Type]
+	sec := Section{TypeView: tv, Doc: typeDocs[tv.Type], Instances: []InstanceView{}}
+	if sec.Doc == "" {
+		sec.Doc = "An anomaly type this report has no description for; see the explanation of each instance."
+	}
+	for i := range ins {
+		if i == b.o.MaxInstances {
+			break
+		}
+		sec.Instances = append(sec.Instances, b.instance(tv.Type, i+1, &ins[i]))
+	}
+	sec.Shown = len(sec.Instances)
+	return sec
+}
+
+func (b *builder) instance(typ string, n int, in *analysis.Instance) InstanceView {
+	iv := InstanceView{N: n, Allowed: in.Allowed, Explanation: Explain(typ, in, b.lookup),
+		Witness: []WitnessRow{}, WitnessTotal: len(in.Witness)}
+	if in.Key != nil {
+		iv.Key = in.Key.String()
+	}
+	for _, st := range in.Steps {
+		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: ExplainStep(st, b.lookup)})
+	}
+	for i, idx := range in.Witness {
+		if i == b.o.MaxWitnessOps {
+			b.omissions = append(b.omissions, fmt.Sprintf("%s #%d: the witness table shows %d of %s ops.",
+				typ, n, b.o.MaxWitnessOps, thousands(int64(len(in.Witness)))))
+			break
+		}
+		iv.Witness = append(iv.Witness, b.witnessRow(idx))
+	}
+	if cycleTypes[typ] && len(in.Steps) > 0 {
+		c := b.cycleChart(typ, n, in, iv.Steps)
+		iv.Graph = c.ID
+		b.cycleCharts = append(b.cycleCharts, c)
+	}
+	return iv
+}
+
+func (b *builder) witnessRow(idx int64) WitnessRow {
+	pos := b.pos(idx)
+	if pos < 0 {
+		return WitnessRow{Index: idx, Missing: true, Value: "(no op with this index in the history)"}
+	}
+	op := &b.h.Ops[pos]
+	row := WitnessRow{Index: idx, Type: op.Type.String(), F: fname(op),
+		Value: elide(b.opValue(pos), b.o.MaxValueChars), Error: elide(op.Error(), b.o.MaxValueChars)}
+	if op.Time != model.NoTime {
+		row.Time = time.Duration(op.Time).String()
+	}
+	if op.Process == model.NoProcess {
+		row.Process = "-"
+	} else {
+		row.Process = strconv.Itoa(int(op.Process))
+	}
+	return row
+}
+
+func fname(op *model.Op) string {
+	if op.F == model.FOther {
+		return op.FName()
+	}
+	return op.F.String()
+}
+
+// opValue renders an op's :value in EDN-like text: micro-ops as
+// [:send k v] / [:send k [offset v]] and [:poll] / [:poll {k [[offset v]
+// ...]}], the keys of an assign or subscribe as a vector. It stops early
+// once the text is far past what elide keeps.
+func (b *builder) opValue(pos int) string {
+	op := &b.h.Ops[pos]
+	mops := b.mops(pos)
+	limit := b.o.MaxValueChars * 4
+	var sb strings.Builder
+	switch {
+	case len(mops) > 0:
+		sb.WriteByte('[')
+		for i, m := range mops {
+			if sb.Len() > limit {
+				break
+			}
+			if i > 0 {
+				sb.WriteByte(' ')
+			}
+			b.writeMop(&sb, &m, limit)
+		}
+		sb.WriteByte(']')
+	case op.F == model.FAssign || op.F == model.FSubscribe:
+		sb.WriteByte('[')
+		for i, k := range op.Keys() {
+			if i > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(b.h.Keys[k].String())
+			if sb.Len() > limit {
+				break
+			}
+		}
+		sb.WriteByte(']')
+	}
+	return sb.String()
+}
+
+func (b *builder) writeMop(sb *strings.Builder, m *model.Mop, limit int) {
+	h := b.h
+	switch m.Kind {
+	case model.MopSend:
+		sb.WriteString("[:send ")
+		sb.WriteString(h.Keys[m.Key].String())
+		sb.WriteByte(' ')
+		if m.Done {
+			sb.WriteByte('[')
+			if m.Offset == model.NoOffset {
+				sb.WriteString("nil")
+			} else {
+				sb.WriteString(strconv.FormatInt(m.Offset, 10))
+			}
+			sb.WriteByte(' ')
+			sb.WriteString(h.MsgValue(m.Msg).String())
+			sb.WriteByte(']')
+		} else {
+			sb.WriteString(h.MsgValue(m.Msg).String())
+		}
+		sb.WriteByte(']')
+	case model.MopPoll:
+		if !m.Done {
+			sb.WriteString("[:poll]")
+			return
+		}
+		sb.WriteString("[:poll {")
+		for i, kp := range m.Polls {
+			if sb.Len() > limit {
+				break
+			}
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString(h.Keys[kp.Key].String())
+			sb.WriteString(" [")
+			for j, rd := range kp.Reads {
+				if sb.Len() > limit {
+					break
+				}
+				if j > 0 {
+					sb.WriteByte(' ')
+				}
+				fmt.Fprintf(sb, "[%d %s]", rd.Offset, h.MsgValue(rd.Msg).String())
+			}
+			sb.WriteByte(']')
+		}
+		sb.WriteString("}]")
+	default:
+		sb.WriteString("[…]")
+	}
+}
+
+// elide cuts s to at most n characters (runes), ending it with "…" when
+// cut.
+func elide(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, c := 0, 0
+	for i = range s {
+		if c == n-1 {
+			break
+		}
+		c++
+	}
+	return s[:i] + "…"
+}

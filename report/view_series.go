@@ -1,0 +1,512 @@
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// Shares of ViewOptions.MaxTotalPoints each chart family may use.
+const (
+	timelineShare = 0.6
+	unseenShare   = 0.15
+	lagShare      = 0.125 // each of the two lag charts
+)
+
+// num formats x with d decimals, trailing zeros dropped, as a JSON number.
+func num(x float64, d int) json.Number {
+	s := strconv.FormatFloat(x, 'f', d, 64)
+	if strings.IndexByte(s, '.') >= 0 {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return json.Number(s)
+}
+
+// decimalsFor returns how many decimals resolve about a millionth of m.
+func decimalsFor(m float64) int {
+	if m <= 0 {
+		return 3
+	}
+	return max(0, min(9, 6-int(math.Floor(math.Log10(m)))))
+}
+
+// minMax reduces the points of one series, in order, to at most n: the
+// first and the last, and from each of (n-2)/2 equal runs of the rest, the
+// point with the lowest and the one with the highest y, in their original
+// order. Extremes survive, so spikes, gaps and drops stay visible. y gives
+// a point's value. Cost: O(len(pts)).
+func minMax[T any](pts []T, n int, y func(*T) float64) []T {
+	if len(pts) <= n || n < 4 {
+		if len(pts) > n {
+			return append(pts[:0:0], pts[0], pts[len(pts)-1])
+		}
+		return pts
+	}
+	out := make([]T, 0, n)
+	out = append(out, pts[0])
+	inner := pts[1 : len(pts)-1]
+	buckets := (n - 2) / 2
+	for bi := range buckets {
+		lo, hi := bi*len(inner)/buckets, (bi+1)*len(inner)/buckets
+		if lo >= hi {
+			continue
+		}
+		mi, ma := lo, lo
+		for i := lo + 1; i < hi; i++ {
+			v := y(&inner[i])
+			if v < y(&inner[mi]) {
+				mi = i
+			}
+			if v > y(&inner[ma]) {
+				ma = i
+			}
+		}
+		switch {
+		case mi == ma:
+			out = append(out, inner[mi])
+		case mi < ma:
+			out = append(out, inner[mi], inner[ma])
+		default:
+			out = append(out, inner[ma], inner[mi])
+		}
+	}
+	return append(out, pts[len(pts)-1])
+}
+
+// allocate shares budget points among series of the given sizes, at most
+// maxPer each and at least min(size, floor) each: small series keep all
+// their points and what they leave goes to the larger ones (water
+// filling). Cost: O(s log s) for s series.
+func allocate(sizes []int, budget, maxPer, floor int) []int {
+	out := make([]int, len(sizes))
+	order := make([]int, len(sizes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[a], sizes[b]) })
+	left := budget
+	for j, i := range order {
+		fair := left / max(1, len(order)-j)
+		n := min(sizes[i], maxPer, max(fair, floor))
+		out[i] = n
+		left -= n
+	}
+	return out
+}
+
+// jsonOption validates a go-echarts chart and returns its option object as
+// JSON. encoding/json escapes <, > and & in strings, so the text is safe
+// inside a script element as well.
+func jsonOption(c interface {
+	Validate()
+	JSON() map[string]interface{}
+}) json.RawMessage {
+	c.Validate()
+	b, err := json.Marshal(c.JSON())
+	if err != nil {
+		// Every value is built here from numbers and strings; a failure is
+		// a bug, and an empty option shows as an empty chart.
+		return json.RawMessage(`{}`)
+	}
+	return b
+}
+
+// baseRect sets what every chart on a time axis shares: axes, zoom and
+// pan, tooltip, a scrolling legend.
+// integral y axes (offsets, counts) get no fractional ticks.
+// An offset timeline (offsets set) fits both axes to its key's data;
+// the other charts' time axes start at the start of the test.
+func (b *builder) baseRect(c *charts.RectChart, yName string, trigger string, offsets bool) {
+	y := opts.YAxis{Type: "value", Name: yName}
+	x := opts.XAxis{Type: "value", Name: b.clock.axisName(), NameLocation: "middle", NameGap: 28, Min: 0}
+	if offsets { // keyTimeline sets the ranges
+		y.MinInterval = 1
+	}
+	c.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{BackgroundColor: "#ffffff"}),
+		charts.WithAnimation(false),
+		charts.WithXAxisOpts(x),
+		charts.WithYAxisOpts(y),
+		charts.WithDataZoomOpts(
+			opts.DataZoom{Type: "inside", XAxisIndex: []int{0}, FilterMode: "none"},
+			opts.DataZoom{Type: "slider", XAxisIndex: []int{0}, FilterMode: "none"},
+			opts.DataZoom{Type: "slider", YAxisIndex: []int{0}, FilterMode: "none"},
+		),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: trigger}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: "60", Right: "50", Top: "48", Bottom: "70", ContainLabel: opts.Bool(true)}),
+	)
+}
+
+// finalReads tells the final-read phase: from the last ok send to the last
+// ok poll completed after it. Nil when no ok poll follows the last ok send.
+func (b *builder) finalReads() *Span {
+	if b.h == nil {
+		return nil
+	}
+	var lastSend, lastPoll *model.Op
+	for i := range b.h.Ops {
+		op := &b.h.Ops[i]
+		if op.Type != model.OK || !op.IsClient() {
+			continue
+		}
+		if _, ok := b.clock.x(op); !ok {
+			continue
+		}
+		for _, m := range op.Mops {
+			if m.Kind == model.MopSend && m.Done {
+				lastSend = op
+			}
+			if m.Kind == model.MopPoll && m.Done {
+				lastPoll = op
+			}
+		}
+	}
+	if lastSend == nil || lastPoll == nil {
+		return nil
+	}
+	from, _ := b.clock.x(lastSend)
+	to, _ := b.clock.x(lastPoll)
+	if to <= from {
+		return nil
+	}
+	return &Span{From: from, To: to, Label: fmt.Sprintf("final reads: after the last ok send (op %d) to the last ok poll (op %d)", lastSend.Index, lastPoll.Index)}
+}
+
+// finalSeries adds an empty series carrying the final-read phase as a mark
+// area, so the legend can hide it.
+func (b *builder) finalSeries(c *charts.RectChart, fr *Span) {
+	if fr == nil {
+		return
+	}
+	d := b.clock.decimals
+	// The band goes under the series; the line at its start, labelled,
+	// stays visible over stacked areas.
+	c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
+		Name: "final-read phase", Type: "line", Data: []any{},
+		ItemStyle: &opts.ItemStyle{Color: "#888888"},
+		MarkAreas: &opts.MarkAreas{
+			Data: []interface{}{[]opts.MarkAreaData{{Name: "final reads", XAxis: num(fr.From, d)}, {XAxis: num(fr.To, d)}}},
+			MarkAreaStyle: opts.MarkAreaStyle{
+				ItemStyle: &opts.ItemStyle{Color: "rgba(120,120,120,0.12)"},
+				Label:     &opts.Label{Show: opts.Bool(false)},
+			},
+		},
+		MarkLines: &opts.MarkLines{
+			Data: []interface{}{opts.MarkLineNameXAxisItem{Name: "final reads →", XAxis: num(fr.From, d)}},
+			MarkLineStyle: opts.MarkLineStyle{
+				Symbol:    []string{"none", "none"},
+				Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "final reads →", Color: "#555555"},
+				LineStyle: &opts.LineStyle{Color: "#777777", Type: "dashed", Width: 1.5},
+			},
+		},
+	})
+}
+
+// unseenChart draws res.Series.Unseen: per key, how many acknowledged
+// values no ok poll had read yet, stacked.
+func (b *builder) unseenChart(fr *Span) Chart {
+	ch := Chart{ID: "chart-unseen", Kind: "unseen", Title: "Unseen acknowledged values over time, per key (stacked)",
+		Dims: []string{b.clock.axisName(), "stacked", "unseen"}}
+	pts := b.res.Series.Unseen
+	// series: the keys with the highest peaks, the rest summed
+	peak := map[model.KeyID]int32{}
+	for _, p := range pts {
+		peak[p.Key] = max(peak[p.Key], p.Count)
+	}
+	keys := make([]model.KeyID, 0, len(peak))
+	for k := range peak {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, c model.KeyID) int {
+		if d := cmp.Compare(peak[c], peak[a]); d != 0 {
+			return d
+		}
+		return cmp.Compare(a, c)
+	})
+	own := min(len(keys), b.o.MaxSeries)
+	if len(keys) == b.o.MaxSeries+1 {
+		own = len(keys)
+	}
+	seriesOf := map[model.KeyID]int{}
+	for i, k := range keys {
+		seriesOf[k] = min(i, own)
+	}
+	nSeries := own
+	if len(keys) > own {
+		nSeries++
+	}
+	names := make([]string, nSeries)
+	for i := range own {
+		names[i] = "key " + b.keyName(keys[i])
+	}
+	if nSeries > own {
+		names[own] = fmt.Sprintf("%d other keys", len(keys)-own)
+		b.omissions = append(b.omissions, fmt.Sprintf("Unseen chart: %d keys with lower peaks are summed into one series.", len(keys)-own))
+	}
+	xs := make([]float64, len(pts))
+	for i, p := range pts {
+		if b.clock.unit == "op" {
+			xs[i] = float64(p.OpIndex)
+		} else {
+			xs[i] = b.clock.ns(p.Time)
+		}
+	}
+	distinct := 0
+	for i := range xs {
+		if i == 0 || xs[i] != xs[i-1] {
+			distinct++
+		}
+	}
+	grid := min(b.o.MaxPoints, int(float64(b.o.MaxTotalPoints)*unseenShare)/max(1, nSeries))
+	// Exact, one point per time a count changed; with too many changes,
+	// one point per time bucket (the largest count in it).
+	bucketed := distinct+1 > grid
+	var lo, hi float64
+	if len(xs) > 0 {
+		lo, hi = slices.Min(xs), slices.Max(xs)
+	}
+	bucketOf := func(x float64) int {
+		if hi <= lo {
+			return 0
+		}
+		return min(grid-2, int(float64(grid-1)*(x-lo)/(hi-lo)))
+	}
+	data := make([][]any, nSeries)
+	cur := make([]int64, nSeries)
+	bmax := make([]int64, nSeries)
+	last := map[model.KeyID]int32{}
+	d := b.clock.decimals
+	// Series are stacked here, not by ECharts (whose stacking on a value
+	// axis pairs points by x and breaks steps): a point is [x, the sum of
+	// this series and those below it, this series' own count].
+	emit := func(x float64, vs []int64) {
+		sum := int64(0)
+		for s := range nSeries {
+			sum += vs[s]
+			data[s] = append(data[s], []any{num(x, d), sum, vs[s]})
+		}
+	}
+	for i, p := range pts {
+		s := seriesOf[p.Key]
+		cur[s] += int64(p.Count - last[p.Key])
+		last[p.Key] = p.Count
+		bmax[s] = max(bmax[s], cur[s])
+		if !bucketed {
+			if i+1 == len(pts) || xs[i+1] != xs[i] {
+				emit(xs[i], cur)
+			}
+			continue
+		}
+		if i+1 == len(pts) || bucketOf(xs[i+1]) != bucketOf(xs[i]) {
+			bx := xs[i]
+			if hi > lo {
+				bx = lo + (hi-lo)*float64(bucketOf(xs[i])+1)/float64(grid-1)
+			}
+			emit(bx, bmax)
+			copy(bmax, cur)
+		}
+	}
+	if len(pts) > 0 && b.clock.end > xs[len(xs)-1] {
+		emit(b.clock.end, cur) // the counts stay until the history ends
+	}
+	if bucketed {
+		w := (hi - lo) / float64(grid)
+		ch.Note = fmt.Sprintf("Downsampled from %s changes to %d points per key: each point is the largest count within %s %s.",
+			thousands(int64(len(pts))), grid, num(w, d), b.clock.unit)
+		b.omissions = append(b.omissions, "Unseen chart: "+ch.Note)
+	}
+	c := charts.NewLine()
+	b.baseRect(&c.RectChart, "unseen values", "axis", false)
+	// The top of the stack first: each area fills down to zero, and the
+	// series below paint over it. The legend lists keys bottom up.
+	legend := make([]string, nSeries)
+	for s := nSeries - 1; s >= 0; s-- {
+		legend[s] = names[s]
+		color := palette[s%len(palette)]
+		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
+			Name: names[s], Type: "line", Step: "end", Data: data[s], ShowSymbol: opts.Bool(false),
+			ItemStyle: &opts.ItemStyle{Color: color},
+			AreaStyle: &opts.AreaStyle{Color: color, Opacity: opts.Float(0.8)},
+			LineStyle: &opts.LineStyle{Width: 1, Color: color},
+		})
+	}
+	if nSeries == 0 {
+		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{Name: "no unseen values", Type: "line", Data: []any{}})
+		ch.Note = "No ok send went unread at any time, or the history has no ok sends."
+	}
+	b.finalSeries(&c.RectChart, fr)
+	if nSeries > 0 && fr != nil {
+		legend = append(legend, "final-read phase")
+	}
+	if nSeries > 0 {
+		c.Legend.Data = legend
+	}
+	ch.Option = jsonOption(c)
+	ch.Series = len(c.MultiSeries)
+	return ch
+}
+
+// palette colours the series of the unseen chart, bottom up (ECharts'
+// default palette).
+var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
+
+// lagChart draws res.Series.Lag: the realtime lag of consumers, by key
+// (byKey) or by process, each point the worst sample in its time bucket.
+func (b *builder) lagChart(byKey bool, fr *Span) Chart {
+	ch := Chart{ID: "chart-lag-process", Kind: "lag-process", Title: "Realtime lag per process (worst over its keys)",
+		Dims: []string{b.clock.axisName(), "lag", "op", "key"}}
+	if byKey {
+		ch = Chart{ID: "chart-lag-key", Kind: "lag-key", Title: "Realtime lag per key (worst over consumers)",
+			Dims: []string{b.clock.axisName(), "lag", "op", "process"}}
+	}
+	samples := b.res.Series.Lag
+	group := func(i int) int64 {
+		if byKey {
+			return int64(samples[i].Key)
+		}
+		return int64(samples[i].Process)
+	}
+	peak := map[int64]int64{}
+	for i := range samples {
+		g := group(i)
+		if v, ok := peak[g]; !ok || samples[i].LagNS > v {
+			peak[g] = samples[i].LagNS
+		}
+	}
+	groups := make([]int64, 0, len(peak))
+	for g := range peak {
+		groups = append(groups, g)
+	}
+	slices.SortFunc(groups, func(a, c int64) int {
+		if d := cmp.Compare(peak[c], peak[a]); d != 0 {
+			return d
+		}
+		return cmp.Compare(a, c)
+	})
+	own := min(len(groups), b.o.MaxSeries)
+	if len(groups) == b.o.MaxSeries+1 {
+		own = len(groups)
+	}
+	seriesOf := map[int64]int{}
+	for i, g := range groups {
+		seriesOf[g] = min(i, own)
+	}
+	nSeries := own
+	if len(groups) > own {
+		nSeries++
+	}
+	what := "processes"
+	if byKey {
+		what = "keys"
+	}
+	names := make([]string, nSeries)
+	for i := range own {
+		if byKey {
+			names[i] = "key " + b.keyName(model.KeyID(groups[i]))
+		} else {
+			names[i] = "process " + strconv.FormatInt(groups[i], 10)
+		}
+	}
+	if nSeries > own {
+		names[own] = fmt.Sprintf("%d other %s (worst)", len(groups)-own, what)
+		b.omissions = append(b.omissions, fmt.Sprintf("%s: %d %s with lower peaks are merged into one series (their worst lag).", ch.Title, len(groups)-own, what))
+	}
+	maxLag := int64(0)
+	xs := make([]float64, len(samples))
+	for i, s := range samples {
+		if b.clock.unit == "op" {
+			xs[i] = float64(s.OpIndex)
+		} else {
+			xs[i] = b.clock.ns(s.Time)
+		}
+		maxLag = max(maxLag, s.LagNS)
+	}
+	lagUnit, lagScale := unitFor(maxLag)
+	ch.Dims[1] = "lag (" + lagUnit + ")"
+	perSeries := make([]int, nSeries)
+	for i := range samples {
+		perSeries[seriesOf[group(i)]]++
+	}
+	grid := min(b.o.MaxPoints, int(float64(b.o.MaxTotalPoints)*lagShare)/max(1, nSeries))
+	var lo, hi float64
+	if len(xs) > 0 {
+		lo, hi = slices.Min(xs), slices.Max(xs)
+	}
+	bucketed := slices.Max(append(perSeries, 0)) > grid
+	bucketOf := func(x float64) float64 {
+		if !bucketed || hi <= lo {
+			return x
+		}
+		return float64(min(grid-1, int(float64(grid)*(x-lo)/(hi-lo))))
+	}
+	// best sample per (series, bucket), in time order
+	type cell struct {
+		bucket float64
+		at     int // sample index of the worst lag
+	}
+	cells := make([][]cell, nSeries)
+	for i := range samples {
+		s := seriesOf[group(i)]
+		bk := bucketOf(xs[i])
+		cs := cells[s]
+		if n := len(cs); n > 0 && cs[n-1].bucket == bk {
+			if samples[i].LagNS > samples[cs[n-1].at].LagNS {
+				cs[n-1].at = i
+			}
+			continue
+		}
+		cells[s] = append(cs, cell{bk, i})
+	}
+	d, ld := b.clock.decimals, decimalsFor(float64(maxLag)/lagScale)
+	c := charts.NewLine()
+	b.baseRect(&c.RectChart, ch.Dims[1], "item", false)
+	for s := range nSeries {
+		data := make([]any, 0, len(cells[s]))
+		for _, cl := range cells[s] {
+			smp := samples[cl.at]
+			var extra any = int64(smp.Process)
+			if !byKey {
+				extra = elide(b.keyName(smp.Key), 40)
+			}
+			data = append(data, []any{num(xs[cl.at], d), num(float64(smp.LagNS)/lagScale, ld), smp.OpIndex, extra})
+		}
+		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
+			Name: names[s], Type: "line", Data: data, ShowSymbol: opts.Bool(true), SymbolSize: 3,
+			LineStyle: &opts.LineStyle{Width: 1.2},
+		})
+	}
+	if nSeries == 0 {
+		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{Name: "no lag samples", Type: "line", Data: []any{}})
+		ch.Note = "No ok poll was sampled: the history has no ok polls with times."
+	}
+	if bucketed {
+		ch.Note = fmt.Sprintf("Downsampled from %s samples: each point is the worst lag within %s %s.",
+			thousands(int64(len(samples))), num((hi-lo)/float64(grid), d), b.clock.unit)
+		b.omissions = append(b.omissions, ch.Title+": "+ch.Note)
+	}
+	b.finalSeries(&c.RectChart, fr)
+	ch.Option = jsonOption(c)
+	ch.Series = len(c.MultiSeries)
+	return ch
+}
+
+// keyName renders a key as the history wrote it.
+func (b *builder) keyName(k model.KeyID) string {
+	if b.h == nil || int(k) >= len(b.h.Keys) || k < 0 {
+		return "?"
+	}
+	return b.h.Keys[k].String()
+}

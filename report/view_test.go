@@ -1,0 +1,456 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/samples"
+)
+
+// checkOpts are the command line's defaults, with the series the report
+// draws.
+func checkOpts(wwDeps bool) check.Options {
+	o := check.Options{Queue: queue.DefaultOptions()}
+	o.Queue.Series = true
+	o.Queue.WWDeps = wwDeps
+	return o
+}
+
+// option is the part of an ECharts option the tests look at.
+type option struct {
+	Series []struct {
+		Name  string            `json:"name"`
+		Type  string            `json:"type"`
+		Data  []json.RawMessage `json:"data"`
+		Links []json.RawMessage `json:"links"`
+	} `json:"series"`
+	DataZoom []json.RawMessage `json:"dataZoom"`
+	Tooltip  map[string]any    `json:"tooltip"`
+}
+
+func parseOption(t *testing.T, raw json.RawMessage) option {
+	t.Helper()
+	var o option
+	if err := json.Unmarshal(raw, &o); err != nil {
+		t.Fatalf("chart option is not JSON: %v", err)
+	}
+	return o
+}
+
+func TestViewDemo(t *testing.T) {
+	res, h := mustCheck(t, samples.QueueName, checkOpts(false))
+	v := BuildView(res, h, ViewOptions{})
+	if v.Verdict != "invalid" || !strings.Contains(v.Title, "INVALID") || v.Source != samples.QueueName {
+		t.Errorf("verdict %q, title %q, source %q", v.Verdict, v.Title, v.Source)
+	}
+	// the type table: TypeRows, with anchors to sections in the same order
+	rows := TypeRows(res)
+	if len(v.Types) != len(rows) || len(v.Sections) != len(rows) {
+		t.Fatalf("%d types, %d sections, want %d", len(v.Types), len(v.Sections), len(rows))
+	}
+	for i, row := range rows {
+		tv := v.Types[i]
+		if tv.Type != row.Type || tv.Count != row.Count || tv.Status != row.Status || tv.Anchor != "anomaly-"+row.Type {
+			t.Errorf("type row %d = %+v, want %+v", i, tv, row)
+		}
+		if tv.Bad != slices.Contains(res.BadTypes, row.Type) {
+			t.Errorf("%s: bad = %v", row.Type, tv.Bad)
+		}
+		sec := v.Sections[i]
+		if sec.Anchor != tv.Anchor || sec.Doc == "" || sec.Shown != row.Count || len(sec.Instances) != row.Count {
+			t.Errorf("section %s: anchor %q, doc %q, shown %d of %d", sec.Type, sec.Anchor, sec.Doc, sec.Shown, sec.Count)
+		}
+		lookup := HistoryLookup(h)
+		for j, in := range sec.Instances {
+			src := &res.Anomalies[row.Type][j]
+			if want := Explain(row.Type, src, lookup); in.Explanation != want {
+				t.Errorf("%s #%d explanation %q, want Explain's %q", row.Type, j+1, in.Explanation, want)
+			}
+			if len(in.Witness) != len(src.Witness) || in.WitnessTotal != len(src.Witness) {
+				t.Errorf("%s #%d: %d witness rows, want %d", row.Type, j+1, len(in.Witness), len(src.Witness))
+			}
+			for k, w := range in.Witness {
+				if w.Index != src.Witness[k] || w.Missing || w.Type == "" || w.F == "" || w.Process == "" || w.Time == "" ||
+					(w.F != "assign" && !strings.HasPrefix(w.Value, "[[:")) {
+					t.Errorf("%s #%d witness row %d = %+v", row.Type, j+1, k, w)
+				}
+			}
+			if src.Key != nil && (in.TimelineKey < 0 || v.Timeline.Keys[in.TimelineKey].Key != src.Key.String()) {
+				t.Errorf("%s #%d: timeline key %d", row.Type, j+1, in.TimelineKey)
+			}
+		}
+	}
+	if len(v.Omissions) != 0 {
+		t.Errorf("the demo needs no caps, but the view leaves out %q", v.Omissions)
+	}
+	if v.FinalReads == nil || v.FinalReads.From >= v.FinalReads.To {
+		t.Errorf("final reads %+v", v.FinalReads)
+	}
+	if v.TimeUnit != "s" {
+		t.Errorf("time unit %q", v.TimeUnit)
+	}
+	// the stats and options the page shows
+	facts := map[string]string{}
+	for _, f := range append(slices.Clone(v.Stats), v.Options...) {
+		facts[f.Label] = f.Value
+	}
+	for label, want := range map[string]string{"ops": "110", "keys": "8", "--ww-deps": "false", "--stall-threshold": "10s"} {
+		if facts[label] != want {
+			t.Errorf("fact %q = %q, want %q", label, facts[label], want)
+		}
+	}
+}
+
+func TestViewTimeline(t *testing.T) {
+	res, h := mustCheck(t, samples.QueueName, checkOpts(false))
+	v := BuildView(res, h, ViewOptions{})
+	tl := v.Timeline
+	if tl.ID == "" || len(tl.Keys) != len(h.Keys) {
+		t.Fatalf("timeline %q has %d keys, want %d", tl.ID, len(tl.Keys), len(h.Keys))
+	}
+	// keys with anomalies first
+	seenClean := false
+	for _, k := range tl.Keys {
+		if k.Anomalies == 0 {
+			seenClean = true
+		} else if seenClean {
+			t.Errorf("key %s (%d anomalies) comes after a key without any", k.Key, k.Anomalies)
+		}
+	}
+	if tl.Keys[0].Key != "1" || !strings.Contains(tl.Keys[0].Label, "anomal") {
+		t.Errorf("first key %+v", tl.Keys[0])
+	}
+	// the marks: every type the demo has on a key shows on that key's chart
+	marked := map[string]map[string]bool{} // key -> series names
+	for _, k := range tl.Keys {
+		o := parseOption(t, k.Option)
+		if len(o.Series) == 0 || k.Series != len(o.Series) || len(o.DataZoom) == 0 {
+			t.Errorf("key %s: %d series (says %d), %d data zooms", k.Key, len(o.Series), k.Series, len(o.DataZoom))
+		}
+		marked[k.Key] = map[string]bool{}
+		for _, s := range o.Series {
+			marked[k.Key][s.Name] = true
+		}
+	}
+	for _, want := range []struct{ key, series string }{
+		{"2", queue.LostWrite}, {"1", queue.InconsistentOffsets}, {"1", queue.Duplicate}, {"2", queue.PollSkip},
+		{"2", queue.Unseen}, {"20", queue.StalledConsumer}, {"3", queue.G1a}, {"30", queue.Duplicate},
+		{"2", "sends · process 0"}, {"2", "position · process 2"}, {"1", "final-read phase"},
+	} {
+		if !marked[want.key][want.series] {
+			t.Errorf("key %s's timeline has no %q series (has %v)", want.key, want.series, marked[want.key])
+		}
+	}
+	// a lost-write mark names value, op and process, and carries the explanation
+	o := parseOption(t, tl.Keys[slices.IndexFunc(tl.Keys, func(k TimelineKey) bool { return k.Key == "2" })].Option)
+	for _, s := range o.Series {
+		if s.Name != queue.LostWrite {
+			continue
+		}
+		var pt []any
+		if err := json.Unmarshal(s.Data[0], &pt); err != nil {
+			t.Fatal(err)
+		}
+		// [time, offset, op, process, value, note]
+		if len(pt) != 6 || pt[1] != 1.0 || pt[2] != 10.0 || pt[3] != 0.0 || pt[4] != 22.0 || !strings.Contains(pt[5].(string), "value 22") {
+			t.Errorf("lost-write mark %v", pt)
+		}
+	}
+	if !slices.Equal(tl.Dims, []string{"time (s)", "offset", "op", "process", "value", "note"}) {
+		t.Errorf("dims %q", tl.Dims)
+	}
+}
+
+func TestViewCharts(t *testing.T) {
+	res, h := mustCheck(t, fixtures+"/g1c-wr-cycle-invalid.edn", checkOpts(false))
+	v := BuildView(res, h, ViewOptions{})
+	kinds := map[string]int{}
+	ids := map[string]bool{}
+	for _, c := range v.Charts {
+		kinds[c.Kind]++
+		if ids[c.ID] {
+			t.Errorf("chart id %s twice", c.ID)
+		}
+		ids[c.ID] = true
+		o := parseOption(t, c.Option)
+		if len(o.Series) == 0 || len(o.Series) != c.Series || c.Title == "" {
+			t.Errorf("chart %s: %d series (says %d), title %q", c.ID, len(o.Series), c.Series, c.Title)
+		}
+		if o.Tooltip["show"] != true {
+			t.Errorf("chart %s has no tooltip", c.ID)
+		}
+	}
+	if kinds["unseen"] != 1 || kinds["lag-key"] != 1 || kinds["lag-process"] != 1 || kinds["cycle"] != 1 {
+		t.Errorf("chart kinds %v", kinds)
+	}
+	// the cycle: its drawing, and why each edge exists
+	in := v.Sections[0].Instances[0]
+	if !ids[in.Graph] || len(in.Steps) != 2 {
+		t.Fatalf("G1c instance: graph %q, %d steps", in.Graph, len(in.Steps))
+	}
+	for _, st := range in.Steps {
+		if st.Rel != "wr" || !strings.Contains(st.Why, "read value") {
+			t.Errorf("step %+v", st)
+		}
+	}
+	var graph struct {
+		Series []struct {
+			Data  []graphNode `json:"data"`
+			Links []graphLink `json:"links"`
+		} `json:"series"`
+	}
+	for _, c := range v.Charts {
+		if c.ID == in.Graph {
+			if err := json.Unmarshal(c.Option, &graph); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g := graph.Series[0]
+	if len(g.Data) != 2 || len(g.Links) != 2 {
+		t.Fatalf("cycle drawing: %d nodes, %d links", len(g.Data), len(g.Links))
+	}
+	for i, l := range g.Links {
+		if l.Label == nil || l.Label.Formatter != "wr" || len(l.Tip) != 2 || l.Tip[1] != in.Steps[i].Why {
+			t.Errorf("link %d: %+v", i, l)
+		}
+	}
+}
+
+// TestViewCaps: instance lists, witness tables and marks are capped, all
+// counted, and the page says what it left out.
+func TestViewCaps(t *testing.T) {
+	res, h := mustCheck(t, samples.QueueName, checkOpts(false))
+	v := BuildView(res, h, ViewOptions{MaxInstances: 1, MaxWitnessOps: 2, MaxMarks: 1})
+	for _, sec := range v.Sections {
+		if sec.Shown != min(1, sec.Count) || len(sec.Instances) != sec.Shown {
+			t.Errorf("%s: shown %d of %d", sec.Type, sec.Shown, sec.Count)
+		}
+		for _, in := range sec.Instances {
+			if len(in.Witness) != min(2, in.WitnessTotal) {
+				t.Errorf("%s #%d: %d witness rows of %d", sec.Type, in.N, len(in.Witness), in.WitnessTotal)
+			}
+		}
+	}
+	all := strings.Join(v.Omissions, "\n")
+	for _, want := range []string{
+		"lost-write: showing 1 of 4 instances",
+		"inconsistent-offsets: showing 1 of 3 instances",
+		"lost-write #1: the witness table shows 2 of 4 ops.",
+		"Timeline of key 10: 1 of 4 inconsistent-offsets marks drawn.",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("omissions lack %q:\n%s", want, all)
+		}
+	}
+}
+
+// TestViewDownsampling: a big history's page stays within the bounds, and
+// says it was downsampled.
+func TestViewDownsampling(t *testing.T) {
+	h := synthHistory(200_000, 4, 12)
+	res, err := check.History(h, checkOpts(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vo := ViewOptions{MaxPoints: 300, MaxTotalPoints: 20_000}
+	v := BuildView(res, h, vo)
+	total := 0
+	count := func(name string, o option, marks bool) {
+		for _, s := range o.Series {
+			if !marks && (slices.Contains(queue.AllTypes, s.Name)) {
+				continue
+			}
+			if len(s.Data) > vo.MaxPoints && !slices.Contains(queue.AllTypes, s.Name) {
+				t.Errorf("%s: series %q has %d points, more than %d", name, s.Name, len(s.Data), vo.MaxPoints)
+			}
+			total += len(s.Data)
+		}
+	}
+	for _, k := range v.Timeline.Keys {
+		count("timeline "+k.Key, parseOption(t, k.Option), false)
+		if !strings.Contains(k.Note, "downsampled from") {
+			t.Errorf("key %s: note %q", k.Key, k.Note)
+		}
+	}
+	for _, c := range v.Charts {
+		count(c.ID, parseOption(t, c.Option), true)
+	}
+	// the unseen chart may add a closing point per series
+	if total > vo.MaxTotalPoints+100 {
+		t.Errorf("%d points in all, more than %d", total, vo.MaxTotalPoints)
+	}
+	all := strings.Join(v.Omissions, "\n")
+	for _, want := range []string{"Offset timelines: ", "Unseen chart: Downsampled from", "Realtime lag per key (worst over consumers): Downsampled from"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("omissions lack %q:\n%s", want, all)
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, v); err != nil {
+		if err == ErrNoAssets {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	t.Logf("page of %d ops: %d bytes, %d points", len(h.Ops), buf.Len(), total)
+}
+
+// TestViewHostile: history strings reach the view verbatim; escaping is
+// the template's job (html_test.go, browser_test.go).
+func TestViewHostile(t *testing.T) {
+	res, h := mustCheck(t, "testdata/hostile-invalid.edn", checkOpts(false))
+	v := BuildView(res, h, ViewOptions{})
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain any // decode again so JSON escapes are undone
+	if err := json.Unmarshal(b, &plain); err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprint(plain)
+	for _, s := range []string{
+		`"<script>alert(1)</script>"`, `"<img src=x onerror=alert(1)>"`, `"ключ 🔑"`, `"javascript:alert(3)"`,
+		`<script>alert('err')</script> "quoted" javascript:alert(5) ошибка`,
+	} {
+		if !strings.Contains(text, s) {
+			t.Errorf("the view lost %q", s)
+		}
+	}
+	if v.Timeline.Keys[0].Key != `"<script>alert(1)</script>"` {
+		t.Errorf("first timeline key %q", v.Timeline.Keys[0].Key)
+	}
+	var g1a *Section
+	for i := range v.Sections {
+		if v.Sections[i].Type == queue.G1a {
+			g1a = &v.Sections[i]
+		}
+	}
+	if g1a == nil || g1a.Instances[0].Witness[1].Error != `<script>alert('err')</script> "quoted" javascript:alert(5) ошибка` {
+		t.Fatalf("G1a witness error not verbatim: %+v", g1a)
+	}
+	// an invocation shows its micro-ops in invocation form, a completion its results
+	if w := g1a.Instances[0].Witness; w[0].Value != `[[:send "ключ 🔑" "<svg onload=alert(4)>"]]` ||
+		w[3].Value != `[[:poll {"ключ 🔑" [[0 "значение 🔑"] [1 "<svg onload=alert(4)>"]]}]]` {
+		t.Errorf("witness values %q, %q", w[0].Value, w[3].Value)
+	}
+}
+
+// TestViewDeterministic: the same inputs give the same view and page.
+func TestViewDeterministic(t *testing.T) {
+	res, h := mustCheck(t, samples.QueueName, checkOpts(false))
+	var first []byte
+	var firstPage []byte
+	for i := range 5 {
+		v := BuildView(res, h, ViewOptions{MaxMarks: 1, MaxInstances: 2})
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page bytes.Buffer
+		if err := WriteHTML(&page, v); err != nil && err != ErrNoAssets {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first, firstPage = b, page.Bytes()
+			continue
+		}
+		if !bytes.Equal(b, first) || !bytes.Equal(page.Bytes(), firstPage) {
+			t.Fatal("two views of one result differ")
+		}
+	}
+}
+
+func TestViewWithoutHistory(t *testing.T) {
+	res, _ := mustCheck(t, samples.QueueName, checkOpts(false))
+	v := BuildView(res, nil, ViewOptions{})
+	if v.Verdict != "invalid" || len(v.Sections) == 0 || len(v.Timeline.Keys) != 0 || v.TimeUnit != "op" {
+		t.Errorf("view without history: verdict %q, %d sections, %d keys, unit %q", v.Verdict, len(v.Sections), len(v.Timeline.Keys), v.TimeUnit)
+	}
+	for _, sec := range v.Sections {
+		for _, in := range sec.Instances {
+			for _, w := range in.Witness {
+				if !w.Missing {
+					t.Fatalf("witness row %+v found without a history", w)
+				}
+			}
+		}
+	}
+}
+
+func TestValidAndUnknown(t *testing.T) {
+	for _, tc := range []struct{ file, verdict string }{
+		{"unseen-drains-to-zero-valid.edn", "valid"},
+		{"empty-no-send-or-poll-unknown.edn", "unknown"},
+	} {
+		res, h := mustCheck(t, fixtures+"/"+tc.file, checkOpts(false))
+		v := BuildView(res, h, ViewOptions{})
+		if v.Verdict != tc.verdict || len(v.Types) != 0 || len(v.Charts) != 3 {
+			t.Errorf("%s: verdict %q, %d types, %d charts", tc.file, v.Verdict, len(v.Types), len(v.Charts))
+		}
+		if tc.verdict == "unknown" && len(v.UnknownReasons) == 0 {
+			t.Errorf("%s: no reason", tc.file)
+		}
+	}
+}
+
+func TestMinMax(t *testing.T) {
+	var pts []float64
+	for i := range 10_000 {
+		pts = append(pts, float64(i%100))
+	}
+	pts[5000] = 1e6 // a spike
+	pts[7000] = -1e6
+	got := minMax(pts, 200, func(p *float64) float64 { return *p })
+	if len(got) > 200 || got[0] != pts[0] || got[len(got)-1] != pts[len(pts)-1] {
+		t.Errorf("%d points, first %v last %v", len(got), got[0], got[len(got)-1])
+	}
+	if !slices.Contains(got, 1e6) || !slices.Contains(got, -1e6) {
+		t.Error("an extreme was dropped")
+	}
+	if small := minMax(pts[:50], 200, func(p *float64) float64 { return *p }); len(small) != 50 {
+		t.Errorf("a short series lost points: %d", len(small))
+	}
+}
+
+func TestAllocate(t *testing.T) {
+	for _, tc := range []struct {
+		sizes          []int
+		budget, maxPer int
+		want           []int
+	}{
+		{[]int{10, 1000, 1000}, 1010, 2000, []int{10, 500, 500}},
+		{[]int{10, 20}, 1000, 2000, []int{10, 20}},
+		{[]int{5000, 5000}, 100_000, 2000, []int{2000, 2000}},
+		{[]int{1000, 1000, 1000, 1000}, 100, 2000, []int{50, 50, 50, 50}}, // the floor
+	} {
+		got := allocate(tc.sizes, tc.budget, tc.maxPer, 50)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("allocate(%v, %d, %d) = %v, want %v", tc.sizes, tc.budget, tc.maxPer, got, tc.want)
+		}
+	}
+}
+
+func TestElideAndThousands(t *testing.T) {
+	if got := elide("ключ🔑ключ", 5); got != "ключ…" {
+		t.Errorf("elide = %q", got)
+	}
+	if got := elide("short", 5); got != "short" {
+		t.Errorf("elide = %q", got)
+	}
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q", n, got)
+		}
+	}
+	if got := Anchor("G1c-realtime"); got != "anomaly-G1c-realtime" {
+		t.Errorf("anchor %q", got)
+	}
+}

@@ -1,0 +1,632 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// tpt is one point of an offset timeline: an op's completion at x, at
+// offset y.
+type tpt struct {
+	x    float64
+	y    float64
+	op   int64
+	proc int32
+	msg  model.MsgID // -1: no value to show
+}
+
+// mark is an anomaly drawn on a timeline.
+type mark struct {
+	tpt
+	note string
+}
+
+// keyLine is everything drawn on one key's timeline.
+type keyLine struct {
+	sends, polls    []tpt // ok sends and consumer positions, in history order
+	info, fail, ifp []tpt // info sends, fail sends, info/fail polls
+	marks           map[string][]mark
+	markTotal       map[string]int
+	stalls          [][2]mark
+	anomalies       int
+}
+
+// Timeline symbols and colours of anomaly marks; types not listed get the
+// default.
+var markStyle = map[string]struct{ symbol, color string }{
+	queue.LostWrite:           {"pin", "#d62728"},
+	queue.InconsistentOffsets: {"diamond", "#9467bd"},
+	queue.Duplicate:           {"rect", "#ff7f0e"},
+	queue.PollSkip:            {"triangle", "#e377c2"},
+	queue.Unseen:              {"emptyCircle", "#8c564b"},
+	queue.G1a:                 {"roundRect", "#bcbd22"},
+	queue.GarbageRead:         {"arrow", "#17becf"},
+	queue.TornTransaction:     {"emptyDiamond", "#d62728"},
+	queue.NonmonotonicPoll:    {"emptyTriangle", "#e377c2"},
+	queue.NonmonotonicSend:    {"emptyRect", "#ff7f0e"},
+}
+
+// timeline builds the per-key offset timelines: one pass over the ops for
+// sends and polls, then the anomaly marks from the result's instances.
+func (b *builder) timeline() Timeline {
+	tl := Timeline{Chart: Chart{ID: "chart-timeline", Kind: "timeline", Title: "Offset timeline",
+		Dims: []string{b.clock.axisName(), "offset", "op", "process", "value", "note"}}, Keys: []TimelineKey{}}
+	if b.h == nil || len(b.h.Keys) == 0 {
+		return tl
+	}
+	lines := make([]keyLine, len(b.h.Keys))
+	for i := range lines {
+		lines[i] = keyLine{marks: map[string][]mark{}, markTotal: map[string]int{}}
+	}
+	untimed := 0
+	for i := range b.h.Ops {
+		op := &b.h.Ops[i]
+		if op.Type == model.Invoke || !op.IsClient() || len(op.Mops) == 0 {
+			continue
+		}
+		x, ok := b.clock.x(op)
+		if !ok {
+			untimed++
+			continue
+		}
+		for mi := range op.Mops {
+			m := &op.Mops[mi]
+			switch m.Kind {
+			case model.MopSend:
+				p := tpt{x: x, y: -1, op: op.Index, proc: op.Process, msg: m.Msg}
+				if m.Done && m.Offset != model.NoOffset {
+					p.y = float64(m.Offset)
+				}
+				kl := &lines[m.Key]
+				switch {
+				case op.Type == model.OK && p.y >= 0:
+					kl.sends = append(kl.sends, p)
+				case op.Type == model.Fail:
+					kl.fail = append(kl.fail, p)
+				default:
+					kl.info = append(kl.info, p)
+				}
+			case model.MopPoll:
+				for _, kp := range m.Polls {
+					if len(kp.Reads) == 0 {
+						continue
+					}
+					rd := kp.Reads[len(kp.Reads)-1]
+					p := tpt{x: x, y: float64(rd.Offset), op: op.Index, proc: op.Process, msg: rd.Msg}
+					kl := &lines[kp.Key]
+					if op.Type == model.OK {
+						kl.polls = append(kl.polls, p)
+					} else {
+						kl.ifp = append(kl.ifp, p)
+					}
+				}
+			}
+		}
+	}
+	if untimed > 0 {
+		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %s completions without a :time are not drawn.", thousands(int64(untimed))))
+	}
+	b.markAnomalies(lines)
+
+	// keys with anomalies first, then by key
+	order := make([]model.KeyID, len(lines))
+	for i := range order {
+		order[i] = model.KeyID(i)
+	}
+	slices.SortStableFunc(order, func(a, c model.KeyID) int {
+		ha, hc := lines[a].anomalies > 0, lines[c].anomalies > 0
+		if ha != hc {
+			if ha {
+				return -1
+			}
+			return 1
+		}
+		ka, kc := b.h.Keys[a], b.h.Keys[c]
+		switch {
+		case ka.Less(kc):
+			return -1
+		case kc.Less(ka):
+			return 1
+		}
+		return cmp.Compare(a, c)
+	})
+	if len(order) > b.o.MaxKeys {
+		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %d of %s keys are drawn (keys with anomalies first).",
+			b.o.MaxKeys, thousands(int64(len(order)))))
+		order = order[:b.o.MaxKeys]
+	}
+	perKey := int(float64(b.o.MaxTotalPoints)*timelineShare) / len(order)
+	var total, kept int
+	for _, k := range order {
+		tk, n, m := b.keyTimeline(k, &lines[k], perKey)
+		total += n
+		kept += m
+		tl.Keys = append(tl.Keys, tk)
+		lines[k] = keyLine{} // free as we go
+	}
+	if kept < total {
+		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %s send and poll points downsampled to %s (per series, the lowest and highest offset of each run are kept).",
+			thousands(int64(total)), thousands(int64(kept))))
+	}
+	if len(tl.Keys) > 0 {
+		tl.Series = tl.Keys[0].Series
+	}
+	return tl
+}
+
+// markAnomalies places every instance of the result on the timelines of
+// its keys, at most MaxMarks per type and key. A mark sits at the op the
+// instance names (writer, reader, later poll ...) and the offset where the
+// instance's value is; the op's micro-ops are read only to find that
+// offset and value.
+func (b *builder) markAnomalies(lines []keyLine) {
+	for _, typ := range b.res.AnomalyTypes {
+		ins := b.res.Anomalies[typ]
+		for i := range ins {
+			in := &ins[i]
+			note := elide(Explain(typ, in, b.lookup), 300)
+			touched := map[model.KeyID]bool{}
+			add := func(k model.KeyID, p tpt) {
+				touched[k] = true
+				kl := &lines[k]
+				kl.markTotal[typ]++
+				if len(kl.marks[typ]) < b.o.MaxMarks {
+					kl.marks[typ] = append(kl.marks[typ], mark{p, fmt.Sprintf("#%d: %s", i+1, note)})
+				}
+			}
+			b.placeInstance(typ, in, add, func(k model.KeyID, from, to tpt) {
+				touched[k] = true
+				kl := &lines[k]
+				kl.markTotal[typ]++
+				if len(kl.stalls) < b.o.MaxMarks {
+					n := fmt.Sprintf("#%d: %s", i+1, note)
+					kl.stalls = append(kl.stalls, [2]mark{{from, n}, {to, n}})
+				}
+			})
+			if k, ok := b.key(in.Key); ok {
+				touched[k] = true
+			}
+			for _, st := range in.Steps {
+				if k, ok := b.key(st.Key); ok {
+					touched[k] = true
+				}
+			}
+			for k := range touched {
+				lines[k].anomalies++
+			}
+		}
+	}
+	for k := range lines {
+		types := make([]string, 0, len(lines[k].markTotal))
+		for typ := range lines[k].markTotal {
+			types = append(types, typ)
+		}
+		slices.Sort(types)
+		for _, typ := range types {
+			if n := lines[k].markTotal[typ]; n > b.o.MaxMarks {
+				b.omissions = append(b.omissions, fmt.Sprintf("Timeline of key %s: %d of %s %s marks drawn.",
+					b.keyName(model.KeyID(k)), b.o.MaxMarks, thousands(int64(n)), typ))
+			}
+		}
+	}
+}
+
+// locate finds, in op's micro-ops, a send or read of key k with value v
+// (any value if nil) at offset off (any if model.NoOffset).
+func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int64) (tpt, bool) {
+	x, ok := b.clock.x(op)
+	if !ok {
+		return tpt{}, false
+	}
+	match := func(m model.MsgID, o int64) bool {
+		return (off == model.NoOffset || o == off) && (v == nil || b.h.MsgValue(m) == v.Atom)
+	}
+	for _, m := range op.Mops {
+		switch m.Kind {
+		case model.MopSend:
+			if m.Key == k && m.Done && m.Offset != model.NoOffset && match(m.Msg, m.Offset) {
+				return tpt{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg}, true
+			}
+		case model.MopPoll:
+			for _, kp := range m.Polls {
+				if kp.Key != k {
+					continue
+				}
+				for _, rd := range kp.Reads {
+					if match(rd.Msg, rd.Offset) {
+						return tpt{x: x, y: float64(rd.Offset), op: op.Index, proc: op.Process, msg: rd.Msg}, true
+					}
+				}
+			}
+		}
+	}
+	return tpt{}, false
+}
+
+// at places a mark at op idx, offset off, without looking into the op.
+func (b *builder) at(idx int64, off int64) (tpt, bool) {
+	op := b.op(idx)
+	if op == nil {
+		return tpt{}, false
+	}
+	x, ok := b.clock.x(op)
+	if !ok {
+		return tpt{}, false
+	}
+	return tpt{x: x, y: float64(off), op: idx, proc: op.Process, msg: -1}, true
+}
+
+// placeInstance calls add for each point where an instance shows on a
+// timeline, and seg for a stalled consumer's stretch.
+func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(model.KeyID, tpt), seg func(model.KeyID, tpt, tpt)) {
+	k, hasKey := b.key(in.Key)
+	find := func(idx int64, v *analysis.Value, off int64) {
+		if op := b.op(idx); op != nil && hasKey {
+			if p, ok := b.locate(op, k, v, off); ok {
+				add(k, p)
+			}
+		}
+	}
+	second := func() *analysis.Value {
+		if len(in.Values) > 1 {
+			return &in.Values[1]
+		}
+		return nil
+	}
+	switch typ {
+	case queue.LostWrite:
+		if in.Writer != nil && in.Offset != nil && hasKey {
+			if p, ok := b.at(*in.Writer, *in.Offset); ok {
+				if op := b.op(*in.Writer); op != nil {
+					if q, ok := b.locate(op, k, in.Value, *in.Offset); ok {
+						p = q
+					}
+				}
+				add(k, p)
+			}
+		}
+	case queue.InconsistentOffsets:
+		if in.Offset != nil {
+			for _, idx := range in.Ops {
+				find(idx, nil, *in.Offset)
+			}
+		}
+	case queue.Duplicate:
+		for _, off := range in.Offsets {
+			for _, idx := range in.Witness {
+				if op := b.op(idx); op != nil && op.Type != model.Invoke && hasKey {
+					if p, ok := b.locate(op, k, in.Value, off); ok {
+						add(k, p)
+						break
+					}
+				}
+			}
+		}
+	case queue.G1a, queue.GarbageRead:
+		if in.Reader != nil && in.Offset != nil {
+			find(*in.Reader, in.Value, *in.Offset)
+		}
+	case queue.PrecommittedRead:
+		if in.Op != nil {
+			find(*in.Op, in.Value, model.NoOffset)
+		}
+	case queue.Unseen:
+		want := map[model.Atom]bool{}
+		for _, v := range in.Values {
+			want[v.Atom] = true
+		}
+		for _, idx := range in.Witness {
+			op := b.op(idx)
+			if op == nil || op.Type == model.Invoke || !hasKey {
+				continue
+			}
+			x, ok := b.clock.x(op)
+			if !ok {
+				continue
+			}
+			for _, m := range op.Mops {
+				if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset != model.NoOffset && want[b.h.MsgValue(m.Msg)] {
+					add(k, tpt{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg})
+				}
+			}
+		}
+	case queue.PollSkip, queue.NonmonotonicPoll, queue.NonmonotonicSend:
+		if len(in.Ops) == 2 {
+			find(in.Ops[1], second(), model.NoOffset)
+		}
+	case queue.IntPollSkip, queue.IntNonmonotonicPoll, queue.IntSendSkip, queue.IntNonmonotonicSend:
+		if in.Op != nil {
+			find(*in.Op, second(), model.NoOffset)
+		}
+	case queue.TornTransaction:
+		if in.Op == nil {
+			return
+		}
+		op := b.op(*in.Op)
+		if op == nil {
+			return
+		}
+		for _, pr := range in.Missing {
+			if mk, ok := b.key(&pr[0]); ok {
+				if p, ok := b.locate(op, mk, &pr[1], model.NoOffset); ok {
+					add(mk, p)
+				}
+			}
+		}
+	case queue.StalledConsumer:
+		if in.From == nil || in.To == nil || !hasKey {
+			return
+		}
+		off := int64(-1)
+		if in.StuckOffset != nil {
+			off = *in.StuckOffset
+		}
+		from, ok1 := b.at(*in.From, off)
+		to, ok2 := b.at(*in.To, off)
+		if ok1 && ok2 {
+			seg(k, from, to)
+		}
+	default:
+		if !cycleTypes[typ] {
+			return
+		}
+		for _, st := range in.Steps {
+			sk, ok := b.key(st.Key)
+			if !ok || st.Value == nil || len(st.Offsets) != 1 {
+				continue
+			}
+			if op := b.op(st.To); op != nil {
+				if p, ok := b.locate(op, sk, st.Value, st.Offsets[0]); ok {
+					add(sk, p)
+				}
+			}
+		}
+	}
+}
+
+// keyTimeline builds one key's chart option within budget points for its
+// sends and polls (marks come on top). It returns the key's picker entry,
+// and the number of send and poll points before and after downsampling.
+func (b *builder) keyTimeline(k model.KeyID, kl *keyLine, budget int) (TimelineKey, int, int) {
+	name := b.keyName(k)
+	tk := TimelineKey{Key: name, Anomalies: kl.anomalies, Label: "key " + name}
+	if kl.anomalies > 0 {
+		tk.Label += fmt.Sprintf(" (%d %s)", kl.anomalies, plural(int64(kl.anomalies), "anomaly", "anomalies"))
+	}
+	// processes by how much they did on this key; the busiest get series
+	procs := map[int32]int{}
+	for _, p := range kl.sends {
+		procs[p.proc]++
+	}
+	for _, p := range kl.polls {
+		procs[p.proc]++
+	}
+	ranked := make([]int32, 0, len(procs))
+	for p := range procs {
+		ranked = append(ranked, p)
+	}
+	slices.SortFunc(ranked, func(a, c int32) int {
+		if d := cmp.Compare(procs[c], procs[a]); d != 0 {
+			return d
+		}
+		return cmp.Compare(a, c)
+	})
+	own := ranked
+	if len(ranked) > b.o.MaxSeries+1 {
+		own = ranked[:b.o.MaxSeries]
+	}
+	slices.Sort(own)
+	rest := len(ranked) - len(own)
+	slot := make(map[int32]int, len(own)) // process -> its series, 1-based
+	for i, p := range own {
+		slot[p] = i + 1
+	}
+	// split a key's points into one series per own process and one for
+	// the rest, keeping history order
+	split := func(pts []tpt) ([][]tpt, []tpt) {
+		per := make([][]tpt, len(own))
+		var other []tpt
+		for _, p := range pts {
+			if i := slot[p.proc]; i > 0 {
+				per[i-1] = append(per[i-1], p)
+			} else {
+				other = append(other, p)
+			}
+		}
+		return per, other
+	}
+	sends, otherSends := split(kl.sends)
+	polls, otherPolls := split(kl.polls)
+
+	type series struct {
+		name, kind string // kind: send, pos, other-send, other-pos, info, fail, ifpoll
+		pts        []tpt
+	}
+	var ss []series
+	for i, p := range own {
+		if len(sends[i]) > 0 {
+			ss = append(ss, series{"sends · process " + strconv.Itoa(int(p)), "send", sends[i]})
+		}
+	}
+	for i, p := range own {
+		if len(polls[i]) > 0 {
+			ss = append(ss, series{"position · process " + strconv.Itoa(int(p)), "pos", polls[i]})
+		}
+	}
+	if len(otherSends) > 0 {
+		ss = append(ss, series{fmt.Sprintf("sends · %d other processes", rest), "other-send", otherSends})
+	}
+	if len(otherPolls) > 0 {
+		ss = append(ss, series{fmt.Sprintf("positions · %d other processes", rest), "other-pos", otherPolls})
+	}
+	if len(kl.info) > 0 {
+		ss = append(ss, series{"info sends", "info", kl.info})
+	}
+	if len(kl.fail) > 0 {
+		ss = append(ss, series{"fail sends", "fail", kl.fail})
+	}
+	if len(kl.ifp) > 0 {
+		ss = append(ss, series{"info/fail polls", "ifpoll", kl.ifp})
+	}
+	sizes := make([]int, len(ss))
+	total := 0
+	for i := range ss {
+		sizes[i] = len(ss[i].pts)
+		total += sizes[i]
+	}
+	quota := allocate(sizes, budget, b.o.MaxPoints, 50)
+	kept := 0
+	for i := range ss {
+		ss[i].pts = minMax(ss[i].pts, quota[i], func(p *tpt) float64 { return p.y })
+		kept += len(ss[i].pts)
+	}
+	if kept < total {
+		tk.Note = fmt.Sprintf("Sends and polls downsampled from %s to %s points (lowest and highest offset of each run kept); anomaly marks are not downsampled.",
+			thousands(int64(total)), thousands(int64(kept)))
+	}
+
+	c := charts.NewLine()
+	b.baseRect(&c.RectChart, "offset", "item", true)
+	d := b.clock.decimals
+	// fit the axes to what is drawn, with a margin so edge points show whole
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	extend := func(p tpt) {
+		xlo, xhi, ylo, yhi = min(xlo, p.x), max(xhi, p.x), min(ylo, p.y), max(yhi, p.y)
+	}
+	for _, s := range ss {
+		for _, p := range s.pts {
+			extend(p)
+		}
+	}
+	for _, ms := range kl.marks {
+		for _, m := range ms {
+			extend(m.tpt)
+		}
+	}
+	for _, st := range kl.stalls {
+		extend(st[0].tpt)
+		extend(st[1].tpt)
+	}
+	if xlo <= xhi {
+		lo, hi := niceRange(xlo, xhi, 0)
+		if xlo >= 0 {
+			lo = max(lo, 0)
+		}
+		c.XAxisList[0].Min, c.XAxisList[0].Max = num(lo, d+1), num(hi, d+1)
+		lo, hi = niceRange(ylo, yhi, 1) // offsets are integers
+		c.YAxisList[0].Min, c.YAxisList[0].Max = num(lo, 0), num(hi, 0)
+		// the margins' ends get no labels (they would crowd the round ones)
+		c.XAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
+		c.YAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
+	}
+	point := func(p tpt, note string) []any {
+		var v any
+		if p.msg >= 0 {
+			v = b.atomJSON(b.h.MsgValue(p.msg))
+		}
+		row := []any{num(p.x, d), int64(p.y), p.op, p.proc, v}
+		if note != "" {
+			row = append(row, note)
+		}
+		return row
+	}
+	for _, s := range ss {
+		data := make([]any, len(s.pts))
+		for i, p := range s.pts {
+			data[i] = point(p, "")
+		}
+		sr := charts.SingleSeries{Name: s.name, Type: "scatter", Data: data, SymbolSize: 6}
+		switch s.kind {
+		case "pos":
+			// the position holds from one poll to the next
+			sr.Type, sr.ShowSymbol, sr.SymbolSize, sr.Step = "line", opts.Bool(true), 4, "end"
+			sr.LineStyle = &opts.LineStyle{Width: 1.5}
+		case "other-send", "other-pos":
+			sr.ItemStyle = &opts.ItemStyle{Color: "#999999", Opacity: opts.Float(0.6)}
+			sr.SymbolSize = 3
+		case "info":
+			sr.Symbol, sr.SymbolSize = "emptyTriangle", 7
+			sr.ItemStyle = &opts.ItemStyle{Color: "#e6a700"}
+		case "fail":
+			sr.Symbol, sr.SymbolSize = "emptyRect", 6
+			sr.ItemStyle = &opts.ItemStyle{Color: "#7f7f7f"}
+		case "ifpoll":
+			sr.Symbol, sr.SymbolSize = "emptyCircle", 6
+			sr.ItemStyle = &opts.ItemStyle{Color: "#b8860b"}
+		}
+		c.MultiSeries = append(c.MultiSeries, sr)
+	}
+	// anomaly marks, in the order of the type table
+	for _, row := range TypeRows(b.res) {
+		ms := kl.marks[row.Type]
+		if len(ms) == 0 {
+			continue
+		}
+		data := make([]any, len(ms))
+		for i, m := range ms {
+			data[i] = point(m.tpt, m.note)
+		}
+		st, ok := markStyle[row.Type]
+		if !ok {
+			st.symbol, st.color = "diamond", "#000000"
+		}
+		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
+			Name: row.Type, Type: "scatter", Data: data, Symbol: st.symbol, SymbolSize: 14,
+			ItemStyle: &opts.ItemStyle{Color: st.color, BorderColor: "#000000", BorderWidth: 1},
+		})
+	}
+	for _, s := range kl.stalls {
+		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
+			Name: queue.StalledConsumer, Type: "line", Data: []any{point(s[0].tpt, s[0].note), point(s[1].tpt, s[1].note)},
+			ShowSymbol: opts.Bool(true), Symbol: "circle", SymbolSize: 8,
+			ItemStyle: &opts.ItemStyle{Color: "#d62728"},
+			LineStyle: &opts.LineStyle{Width: 4, Type: "dashed", Color: "#d62728"},
+		})
+	}
+	if len(c.MultiSeries) == 0 {
+		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{Name: "nothing sent or read", Type: "scatter", Data: []any{}})
+	}
+	b.finalSeries(&c.RectChart, b.finalReadsCached())
+	tk.Option = jsonOption(c)
+	tk.Series = len(c.MultiSeries)
+	return tk, total, kept
+}
+
+// niceRange widens [lo, hi] by about 5% of its width on each side, to
+// multiples of a power of ten (at least minStep), so the labels at the
+// axis ends stay round.
+func niceRange(lo, hi, minStep float64) (float64, float64) {
+	w := hi - lo
+	if w <= 0 {
+		w = max(math.Abs(hi), 1)
+	}
+	step := max(minStep, math.Pow(10, math.Floor(math.Log10(w*0.05))))
+	return math.Floor((lo-step/2)/step) * step, math.Ceil((hi+step/2)/step) * step
+}
+
+// finalReadsCached computes finalReads once per view.
+func (b *builder) finalReadsCached() *Span {
+	if !b.finalDone {
+		b.final, b.finalDone = b.finalReads(), true
+	}
+	return b.final
+}
+
+// atomJSON is a value as a chart point carries it: integers as numbers,
+// anything else as its display text, elided.
+func (b *builder) atomJSON(a model.Atom) any {
+	if a.Kind == model.KInt {
+		return a.Int
+	}
+	return elide(a.String(), 40)
+}
