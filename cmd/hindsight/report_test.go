@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/report"
+)
+
+func needAssets(t *testing.T) {
+	t.Helper()
+	if err := report.AssetsAvailable(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("ECharts is not embedded in CI: %v", err)
+		}
+		t.Skipf("ECharts not embedded (run scripts/assets.sh): %v", err)
+	}
+}
+
+func TestReportCommand(t *testing.T) {
+	needAssets(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.html")
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		file   string
+		stderr string
+	}{
+		{"invalid sample - 1, file written", []string{"report", "../../samples/queue-sample.edn", "-o", out}, 1, out, "report written"},
+		{"no -o - 3", []string{"report", "../../samples/queue-sample.edn"}, 3, "", "-o"},
+		{"check --html - verdict exit, file written", []string{"check", "--html", filepath.Join(dir, "c.html"), "../../testdata/incidents/timeout-retry-duplicate-invalid.edn"}, 1, filepath.Join(dir, "c.html"), ""},
+		{"check --html with two histories - 3", []string{"check", "--html", filepath.Join(dir, "x.html"),
+			"../../testdata/incidents/timeout-retry-duplicate-invalid.edn", "../../samples/queue-sample.edn"}, 3, "", "html"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.stderr)
+			}
+			if tc.file != "" {
+				b, err := os.ReadFile(tc.file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(b), "INVALID") || strings.Contains(string(b), "<script src") {
+					t.Errorf("%s does not look like a self-contained invalid report", tc.file)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.html")); err == nil {
+		t.Error("check --html with two histories wrote a file")
+	}
+}
+
+func TestShrinkCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "small.edn")
+	code, _, stderr := runCLI(t, "", "shrink", "../../samples/queue-sample.edn", "--anomaly", "G1a", "-o", out)
+	if code != 0 || !strings.Contains(stderr, "ops remain") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	code, stdout, _ := runCLI(t, "", "check", "--format", "json", out)
+	if code != 1 || !strings.Contains(stdout, `"G1a"`) {
+		t.Fatalf("the shrunk history does not show G1a: exit %d, %s", code, stdout)
+	}
+	if code, _, _ := runCLI(t, "", "shrink", "../../samples/queue-sample.edn", "--anomaly", "no-such-type"); code != 3 {
+		t.Errorf("unknown anomaly type: exit %d, want 3", code)
+	}
+}
