@@ -29,6 +29,9 @@ else
 fi
 
 step "go test"
+# The browser test saves its screenshots here; the path is printed at the end.
+export HINDSIGHT_ARTIFACTS=${HINDSIGHT_ARTIFACTS:-${TMPDIR:-/tmp}/hindsight-artifacts}
+mkdir -p "$HINDSIGHT_ARTIFACTS"
 go test -count=1 -timeout 20m ./...
 
 step "fuzz (short)"
@@ -38,5 +41,8 @@ for target in FuzzEDN FuzzJSON; do
     go test ./ingest -run='^$' -fuzz="^$target\$" -fuzztime="$FUZZTIME"
   fi
 done
+
+step "browser screenshots in $HINDSIGHT_ARTIFACTS"
+ls -1 "$HINDSIGHT_ARTIFACTS" 2>/dev/null || true
 
 step "done"
