@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/model"
@@ -41,5 +42,18 @@ func TestInvocationMopsHeldUntilCompletion(t *testing.T) {
 	inv := h.InvocationMops(0, p)
 	if len(inv) != 1 || inv[0].Done || inv[0].Offset != model.NoOffset || h.MsgValue(inv[0].Msg).Int != 2 {
 		t.Errorf("rebuilt invocation micro-ops %+v", inv)
+	}
+}
+
+// TestCutAfterColon: a file cut right after the ':' of a keyword is
+// truncated, not a syntax error.
+func TestCutAfterColon(t *testing.T) {
+	src := "{:index 0, :type :invoke, :process 0, :f :poll, :value [[:poll]]}\n{:index 1, :type :"
+	h := readString(t, "cut.edn", src, Options{})
+	if !h.Truncated || len(h.Ops) != 1 {
+		t.Fatalf("truncated %v, %d ops; want truncated with 1 op", h.Truncated, len(h.Ops))
+	}
+	if _, err := Read(strings.NewReader("{:index 0, :type : :ok}"), "bad.edn", Options{}); err == nil {
+		t.Fatal("a lone ':' inside the input must stay a syntax error")
 	}
 }

@@ -298,6 +298,11 @@ func (l *lexer) nextEDN() {
 			e := l.scanSym(p + 1)
 			s := l.tokIdx()
 			if e == s+1 {
+				if e >= l.end && l.eof {
+					// the input ends right after ':': a keyword cut off
+					l.setEOF(e, true)
+					return
+				}
 				l.fail(l.tok, "a lone ':' is not a keyword")
 				return
 			}

@@ -122,6 +122,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.AddCommand(checkCmd(stdin, stdout, stderr), demoCmd(stdout, stderr), reportCmd(stdin, stdout, stderr))
 	root.AddCommand(shrinkCmd(stdin, stdout, stderr))
+	root.AddCommand(scanCmd(stdout, stderr))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	var cpuProfile, memProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# bench/scan-bench.sh: time `hindsight scan` over a generated archive.
+#
+#   bench/scan-bench.sh [--histories N] [--max-ops N] [--seed S] [-j N]
+#
+# Generates N histories (default 1000) with cmd/histgen into
+# bench/out/scan-archive: sizes log-uniform from 200 to --max-ops op lines
+# (default 100,000), about 70% in Jepsen store folders (store/TEST/TIME/
+# history.edn) and 30% loose (.edn, .json, .jsonl); 30% gzipped, 10% zstd;
+# a quarter with injected faults (invalid); and 2% corrupted after the fact,
+# half truncated at 60% of their bytes, half with 256 bytes garbled at 40%.
+# The archive is cached by its parameters and the generator's source. Then
+# builds hindsight into bench/out/scan/ and times, with GNU time,
+#   hindsight scan --rescan -o bench/out/scan/results bench/out/scan-archive
+# (--rescan: every history is checked, none taken from the cache), then the
+# same scan again without --rescan (all from the cache). Prints histories/s,
+# MB/s (on disk, and uncompressed) and the peak RSS of each run.
+# HINDSIGHT=/path/to/binary skips building cmd/hindsight.
+set -euo pipefail
+
+N=1000
+MAX_OPS=100000
+SEED=1
+JOBS=""
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --histories) N="$2"; shift 2 ;;
+    --histories=*) N="${1#*=}"; shift ;;
+    --max-ops) MAX_OPS="$2"; shift 2 ;;
+    --max-ops=*) MAX_OPS="${1#*=}"; shift ;;
+    --seed) SEED="$2"; shift 2 ;;
+    --seed=*) SEED="${1#*=}"; shift ;;
+    -j) JOBS="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "scan-bench.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+for v in "$N" "$MAX_OPS" "$SEED" ${JOBS:+"$JOBS"}; do
+  [[ "$v" =~ ^[0-9]+$ ]] || { echo "scan-bench.sh: not a number: $v" >&2; exit 2; }
+done
+(( MAX_OPS >= 200 )) || { echo "scan-bench.sh: --max-ops must be at least 200" >&2; exit 2; }
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$ROOT/bench/out/scan"
+ARCHIVE="$ROOT/bench/out/scan-archive"
+mkdir -p "$OUT"
+cd "$ROOT"
+
+section() { printf '\n== %s\n' "$*"; }
+
+TIME_BIN=""
+if [[ -x /usr/bin/time ]] && /usr/bin/time -v true >/dev/null 2>&1; then
+  TIME_BIN=/usr/bin/time
+else
+  echo "note: GNU time (/usr/bin/time) unavailable; wall time only, no RSS"
+fi
+
+# ---------------------------------------------------------------- build
+
+section "build"
+go build -o "$OUT/histgen" ./cmd/histgen
+echo "built $OUT/histgen"
+if [[ -n "${HINDSIGHT:-}" ]]; then
+  HS="$HINDSIGHT"
+  echo "using HINDSIGHT=$HS"
+else
+  go build -o "$OUT/hindsight" ./cmd/hindsight
+  HS="$OUT/hindsight"
+  echo "built $HS"
+fi
+
+# ---------------------------------------------------------------- archive
+
+# The plan: one line per history, deterministic for the seed:
+# index ops seed path compression fault corruption
+awk -v n="$N" -v max="$MAX_OPS" -v seed="$SEED" 'BEGIN {
+  srand(seed)
+  split("lost-write duplicate inconsistent-offset g1a poll-skip garbage torn-txn", faults, " ")
+  for (i = 0; i < n; i++) {
+    ops = int(exp(log(200) + rand() * (log(max) - log(200))))
+    r = rand(); comp = (r < 0.3) ? ".gz" : (r < 0.4) ? ".zst" : ""
+    fault = (rand() < 0.25) ? faults[1 + int(rand() * 7)] "=" (1 + int(rand() * 3)) : "-"
+    t = sprintf("%02d", int(rand() * 12))
+    if (rand() < 0.7) {
+      name = (rand() < 0.85) ? "history.edn" : "history.json"
+      path = sprintf("store/queue-%s/2024%02d%02dT%02d%02d00.000Z-%04d/%s", t, 1 + i % 12, 1 + i % 28, i % 24, i % 60, i, name)
+    } else {
+      r = rand(); ext = (r < 0.7) ? ".edn" : (r < 0.85) ? ".json" : ".jsonl"
+      path = sprintf("loose/batch-%s/run-%04d%s", t, i, ext)
+    }
+    corrupt = (i % 100 == 7) ? "truncate" : (i % 100 == 57) ? "garble" : "-"
+    printf "%d %d %d %s %s %s %s\n", i, ops, seed * 100000 + i, path, (comp == "" ? "-" : comp), fault, corrupt
+  }
+}' >"$OUT/plan.txt"
+
+# gen_one LINE: writes one history of the plan, prints its uncompressed size.
+gen_one() {
+  read -r i ops seed path comp fault corrupt <<<"$1"
+  local dst="$ARCHIVE/$path" args=(--seed "$seed" --ops "$ops" --txn 0.1 -q)
+  [[ "$fault" != "-" ]] && args+=(--fault "$fault")
+  [[ "$comp" == "-" ]] && comp=""
+  mkdir -p "$(dirname "$dst")"
+  "$OUT/histgen" "${args[@]}" -o "$dst.plain"
+  local plain
+  plain=$(stat -c %s "$dst.plain")
+  case "$comp" in
+    .gz) gzip -1 -c "$dst.plain" >"$dst.gz"; rm "$dst.plain"; dst="$dst.gz" ;;
+    .zst) zstd -q -c "$dst.plain" >"$dst.zst"; rm "$dst.plain"; dst="$dst.zst" ;;
+    *) mv "$dst.plain" "$dst" ;;
+  esac
+  local size
+  size=$(stat -c %s "$dst")
+  case "$corrupt" in
+    truncate) truncate -s $((size * 6 / 10)) "$dst" ;;
+    garble) printf '%*s' 256 '' | tr ' ' '\377' | dd of="$dst" bs=1 seek=$((size * 4 / 10)) conv=notrunc status=none ;;
+  esac
+  echo "$plain"
+}
+
+# The archive is cached by the plan, the generator's source and gen_one.
+GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
+PLAN_SRC="$({ cat "$OUT/plan.txt"; declare -f gen_one; } | sha256sum | cut -c1-10)"
+STAMP="n=$N max-ops=$MAX_OPS seed=$SEED gen=$GEN_SRC plan=$PLAN_SRC"
+
+section "archive"
+if [[ -f "$ARCHIVE/.stamp" && "$(cat "$ARCHIVE/.stamp")" == "$STAMP" ]]; then
+  echo "cached: $ARCHIVE ($STAMP)"
+else
+  rm -rf "$ARCHIVE"
+  mkdir -p "$ARCHIVE"
+  export -f gen_one
+  export OUT ARCHIVE
+  start=$(date +%s.%N)
+  xargs -P "$(nproc)" -d '\n' -I{} bash -c 'gen_one "$@"' _ {} <"$OUT/plan.txt" >"$OUT/plain-sizes.txt"
+  end=$(date +%s.%N)
+  awk '{ s += $1 } END { print s }' "$OUT/plain-sizes.txt" >"$ARCHIVE/.plain-bytes"
+  echo "$STAMP" >"$ARCHIVE/.stamp"
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "generated in %.1f s\n", e - s }'
+fi
+HISTORIES=$(find "$ARCHIVE" -type f ! -name '.*' | wc -l)
+DISK=$(find "$ARCHIVE" -type f ! -name '.*' -printf '%s\n' | awk '{ s += $1 } END { print s }')
+PLAIN=$(cat "$ARCHIVE/.plain-bytes")
+awk -v n="$HISTORIES" '{ gz += ($5 == ".gz"); zst += ($5 == ".zst"); f += ($6 != "-"); c += ($7 != "-") }
+  END { printf "histories: %d (%d gzip, %d zstd, %d with faults, %d corrupted)\n", n, gz, zst, f, c }' "$OUT/plan.txt"
+awk -v d="$DISK" -v p="$PLAIN" 'BEGIN { printf "size: %.1f MB on disk, %.1f MB uncompressed\n", d / 1e6, p / 1e6 }'
+
+# ---------------------------------------------------------------- scan
+
+# timed LABEL CMD...: runs CMD (stdout to OUT/LABEL.out), sets WALL, RSS_KB, STATUS.
+timed() {
+  local label="$1"; shift
+  local start end
+  start=$(date +%s.%N)
+  set +e
+  if [[ -n "$TIME_BIN" ]]; then
+    "$TIME_BIN" -v -o "$OUT/$label.time" "$@" >"$OUT/$label.out" 2>"$OUT/$label.stderr"
+  else
+    "$@" >"$OUT/$label.out" 2>"$OUT/$label.stderr"
+  fi
+  STATUS=$?
+  set -e
+  end=$(date +%s.%N)
+  WALL=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')
+  RSS_KB=""
+  [[ -n "$TIME_BIN" ]] && RSS_KB=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$OUT/$label.time")
+}
+
+# report LABEL CMD...: prints the numbers of the last timed run.
+report() {
+  local label="$1"; shift
+  printf '  %-22s %s (exit %s: 3 = some histories unreadable, as expected)\n' "command" "$*" "$STATUS"
+  printf '  %-22s %s s\n' "wall" "$WALL"
+  if [[ -n "$TIME_BIN" ]]; then
+    awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } /Percent of CPU/ { p = $2 }
+      END { printf "  %-22s %.1f s user + %.1f s system, %s of a core (others share the machine)\n", "CPU", u, s, p }' "$OUT/$label.time"
+  fi
+  awk -v n="$HISTORIES" -v d="$DISK" -v p="$PLAIN" -v w="$WALL" 'BEGIN {
+    printf "  %-22s %.1f\n", "histories/s", n / w
+    printf "  %-22s %.1f MB/s on disk, %.1f MB/s uncompressed\n", "throughput", d / 1e6 / w, p / 1e6 / w }'
+  if [[ -n "$RSS_KB" ]]; then
+    awk -v r="$RSS_KB" 'BEGIN { printf "  %-22s %.0f MB\n", "peak RSS", r * 1024 / 1e6 }'
+  fi
+}
+
+RESULTS="$OUT/results"
+SCAN=("$HS" scan -o "$RESULTS" ${JOBS:+-j "$JOBS"})
+
+section "hindsight scan --rescan (every history checked)"
+timed scan-full "${SCAN[@]}" --rescan "$ARCHIVE"
+report scan-full "${SCAN[@]}" --rescan "$ARCHIVE"
+sed 's/^/  | /' "$OUT/scan-full.out"
+
+section "hindsight scan (again: every history from the cache)"
+timed scan-cached "${SCAN[@]}" "$ARCHIVE"
+report scan-cached "${SCAN[@]}" "$ARCHIVE"
+grep '^scanned' "$OUT/scan-cached.out" | sed 's/^/  | /'

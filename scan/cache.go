@@ -1,0 +1,209 @@
+package scan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/check"
+)
+
+// cache keeps the rows computed for a history under a key derived from its
+// content, so a rerun (after an interruption, or over a grown archive)
+// checks only what it has not checked with the same checker and options.
+//
+// An entry is a JSON file DIR/kk/KEY.entry (kk: the key's first two hex
+// digits) holding the history row and its anomaly rows; it is written to a
+// temporary name in the same directory and renamed, so a reader never sees
+// half an entry. An entry that cannot be read or decoded is a miss.
+type cache struct {
+	dir  string
+	salt string // hash of everything but the content that the rows depend on
+}
+
+// cacheEntry is what the cache stores per key.
+type cacheEntry struct {
+	Schema    string       `json:"schema"`
+	Row       HistoryRow   `json:"row"`
+	Anomalies []AnomalyRow `json:"anomalies"`
+}
+
+// newCache returns the cache in dir for rows computed with opts by the
+// checker build version.
+func newCache(dir string, opts check.Options, version string) *cache {
+	opts.Queue.Series = false // the series change no row
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%+v", SchemaVersion, version, opts)
+	return &cache{dir: dir, salt: hex.EncodeToString(h.Sum(nil))}
+}
+
+// key returns the cache key of a file whose content has the given sha256.
+func (c *cache) key(contentSHA string) string {
+	h := sha256.Sum256([]byte(c.salt + "\x00" + contentSHA))
+	return hex.EncodeToString(h[:])
+}
+
+func (c *cache) path(key string) string {
+	return filepath.Join(c.dir, key[:2], key+".entry")
+}
+
+// get returns the entry under key, or false on a miss.
+func (c *cache) get(key string) (*cacheEntry, bool) {
+	b, err := os.ReadFile(c.path(key))
+	if err != nil {
+		return nil, false
+	}
+	var e cacheEntry
+	if json.Unmarshal(b, &e) != nil || e.Schema != SchemaVersion {
+		return nil, false
+	}
+	return &e, true
+}
+
+// put stores an entry under key: a temporary file, then a rename.
+func (c *cache) put(key string, row *HistoryRow, anoms []AnomalyRow) error {
+	b, err := json.Marshal(cacheEntry{Schema: SchemaVersion, Row: *row, Anomalies: nonNil(anoms)})
+	if err != nil {
+		return err
+	}
+	p := c.path(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return writeFileAtomic(p, b, false)
+}
+
+// sweep removes temporary files left in the cache by a scan that was
+// killed: those of a process of this host that is gone, and any older than
+// a day (their host's processes cannot be asked).
+func (c *cache) sweep() {
+	dirs, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	for _, d := range dirs {
+		if d.IsDir() {
+			sweepDir(filepath.Join(c.dir, d.Name()))
+		}
+	}
+}
+
+// sweepDir removes the stale temporary files of dir (see cache.sweep).
+func sweepDir(dir string) {
+	files, _ := os.ReadDir(dir)
+	for _, f := range files {
+		if stale(f) {
+			os.Remove(filepath.Join(dir, f.Name()))
+		}
+	}
+}
+
+// stale reports whether e is a temporary file whose writer is gone: made
+// by a process of this host that no longer runs, or older than a day.
+func stale(e os.DirEntry) bool {
+	if !isTemp(e.Name()) {
+		return false
+	}
+	if host, pid, ok := tempOwner(e.Name()); ok && host == hostname() && !processAlive(pid) {
+		return true
+	}
+	fi, err := e.Info()
+	return err == nil && time.Since(fi.ModTime()) > 24*time.Hour
+}
+
+// tempMark is in the name of every temporary file the scanner writes.
+const tempMark = ".tmp-"
+
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMark)
+}
+
+// createTemp creates the temporary file for path: in path's directory,
+// named "." + base + ".tmp-" + host + "-" + pid + "-" + random, so a glob
+// for path's kind never matches it and a later scan can tell whether its
+// writer is gone.
+func createTemp(path string) (*os.File, error) {
+	owner := strings.ReplaceAll(hostname(), "*", "_") + "-" + strconv.Itoa(os.Getpid()) + "-"
+	return os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+tempMark+owner+"*")
+}
+
+// tempOwner reads the host and process id from a temporary file's name.
+func tempOwner(name string) (host string, pid int, ok bool) {
+	i := strings.LastIndex(name, tempMark)
+	if i < 0 {
+		return "", 0, false
+	}
+	rest := name[i+len(tempMark):]
+	j := strings.LastIndex(rest, "-") // before the random part
+	if j < 0 {
+		return "", 0, false
+	}
+	rest = rest[:j]
+	k := strings.LastIndex(rest, "-") // before the pid
+	if k < 0 {
+		return "", 0, false
+	}
+	pid, err := strconv.Atoi(rest[k+1:])
+	if err != nil {
+		return "", 0, false
+	}
+	return rest[:k], pid, true
+}
+
+var hostOnce = sync.OnceValue(func() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "localhost"
+	}
+	return h
+})
+
+func hostname() string { return hostOnce() }
+
+// writeFileAtomic writes b to path through a temporary file and a rename;
+// with sync, the file is flushed to disk before the rename.
+func writeFileAtomic(path string, b []byte, sync bool) error {
+	return writeAtomic(path, sync, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// writeAtomic creates a temporary file next to path, lets write fill it,
+// and renames it to path only when write and Close succeeded; otherwise it
+// removes it. Habit 9: never half-write.
+func writeAtomic(path string, sync bool, write func(io.Writer) error) (err error) {
+	f, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = write(f); err != nil {
+		return err
+	}
+	if sync {
+		if err = f.Sync(); err != nil {
+			return err
+		}
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

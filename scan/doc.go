@@ -1,0 +1,93 @@
+// Package scan checks an archive of histories in parallel and writes what
+// it found as two tables, in Parquet (and, on request, Arrow IPC), for
+// `hindsight scan`. Teams keep years of Jepsen runs; after a fix, or when
+// a new anomaly type is added, a scan says which old runs show it.
+//
+// # Inputs
+//
+// Discover walks the arguments for Jepsen store folders (a folder holding
+// history.edn, history.json or history.jsonl, plain, .gz or .zst: that file
+// is the input, and the folder is not descended into) and loose .edn,
+// .json and .jsonl files (also .gz, .zst), skipping results.edn, test.edn,
+// *.expect.json, *.expected.json and hidden names. Symlinked directories
+// are followed after the real tree, each directory and file visited once
+// by (device, inode), which breaks loops. Anything unreadable becomes a
+// row with its error. Inputs are sorted by path; --shard i/n keeps those
+// whose path hash (FNV-1a, 64 bits, modulo n) is i, so n machines running
+// the same command line from the same directory partition an archive.
+//
+// # Tables
+//
+// histories (histories.parquet, or histories-I-of-N.parquet for a shard),
+// one row per history, sorted by path:
+//
+//	path             string         the history file, as found (argument + path below it)
+//	size_bytes       int64          its size on disk (compressed, if it is)
+//	sha256           string, null   SHA-256 of its bytes; null when it could not be read
+//	workload         string, null   "queue"; null for an error row
+//	ops              int64, null    ops in the history (stats.ops)
+//	verdict          string         valid, invalid, unknown, or error (not read, parsed or checked)
+//	bad_types        list<string>   anomaly types that make it invalid, sorted
+//	count_<type>     int64, null    instances of each type of queue.AllTypes, '-' spelled '_'
+//	                                (count_lost_write, count_G1c_realtime ...); null for an error row
+//	elapsed_ms       int64          wall time to read and check it (of the run that computed the row)
+//	error            string, null   why it could not be read, parsed or checked
+//	unknown_reasons  list<string>   why the verdict is unknown
+//	anomaly_types    list<string>   every anomaly type found, bad or allowed, sorted
+//	truncated        bool, null     the history ended mid-op (kept, with a warning; not an error)
+//	warnings         list<string>   the check's warnings
+//
+// anomalies (anomalies.parquet, anomalies-I-of-N.parquet), one row per
+// anomaly instance, sorted by path, then type (in queue.AllTypes order),
+// then as in the JSON result:
+//
+//	path      string          the history, as in histories.path (the join key)
+//	type      string          the anomaly type (spec/queue.md)
+//	key       string, null    the key as JSON text (3, ":x"); null for cycles
+//	values    list<string>    the value, or the values, as JSON texts
+//	witness   list<int64>     op indices of the minimal counterexample, sorted
+//	bad       bool            whether this instance makes the history invalid
+//	skipped   list<string>    values a skip jumped over, as JSON texts
+//	instance  string          the whole instance as JSON, as in spec/results.md
+//
+// Strings are UTF-8, lists never null and their elements never null. Both
+// schemas carry the metadata hindsight.scan.schema = SchemaVersion. A table
+// is complete or absent: every output file is written under a temporary
+// name (".NAME.tmp-*") in its directory and renamed when closed; an
+// interrupted scan writes no table at all.
+//
+// # Exit status
+//
+// Summary.ExitCode applies spec/results.md over all histories of the scan:
+// 3 when any history could not be read, parsed or checked (verdict error),
+// else 1 when any is invalid, else 2 when any is unknown, else 0. The
+// command exits 3 on a usage error or when the inputs hold no history at
+// all, and 130 when interrupted.
+//
+// # Admission
+//
+// At most Options.Jobs histories are checked at once, the biggest first.
+// Each must also fit a memory budget (Options.MemoryBudget, default a
+// quarter of physical or cgroup memory): a weighted semaphore of the budget
+// admits a history for MemoryFactor × its uncompressed size + 1 MiB
+// (MemoryFactorHTML × when its HTML report is written too). The
+// uncompressed size of a gzip file is read from its ISIZE trailer, of a
+// zstd file from its frame header when present; otherwise 8 × the
+// compressed size is assumed. A history bigger than the whole budget takes
+// all of it and runs alone. A history is not kept once its row is built
+// (its HTML report, when one is asked for, is written first).
+//
+// # Cache
+//
+// Every finished history's row and anomaly rows are stored under
+// Options.CacheDir (default OUT/.cache) by a key: the SHA-256 of the file's
+// bytes, of the check options, of SchemaVersion and of the checker build
+// (Options.Version, by default the SHA-256 of the running executable). A
+// rerun with the same build and options reuses the entry of every
+// unchanged file, wherever it now lies, and checks only the others; a new
+// build, other options or changed content miss. Entries are written to a
+// temporary name and renamed; an unreadable entry is a miss. Rows of
+// histories that failed on an I/O error, rather than on their content, are
+// not cached. Table files are assembled at the end from the cache, so the
+// anomaly rows never all sit in memory.
+package scan

@@ -1,0 +1,345 @@
+package scan
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/check"
+)
+
+// fixtures are the shared queue fixtures, relative to this package.
+const fixtures = "../../shared/fixtures/queue"
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gzipBytes(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func zstdBytes(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// genHistory writes a valid queue history of about n ops: processes
+// 0..3 send values to 4 keys, then process 4 polls everything back.
+func genHistory(w io.Writer, n int) {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	idx := 0
+	op := func(typ string, p int, f, value string) {
+		fmt.Fprintf(bw, "{:index %d, :time %d, :type :%s, :process %d, :f :%s, :value %s}\n", idx, idx*1000, typ, p, f, value)
+		idx++
+	}
+	offsets := make([]int, 4)
+	var sent [4][]string
+	for i := 0; idx < n; i++ {
+		k, p := i%4, i%4
+		op("invoke", p, "send", fmt.Sprintf("[[:send %d %d]]", k, i))
+		op("ok", p, "send", fmt.Sprintf("[[:send %d [%d %d]]]", k, offsets[k], i))
+		sent[k] = append(sent[k], fmt.Sprintf("[%d %d]", offsets[k], i))
+		offsets[k]++
+	}
+	var sb strings.Builder
+	for k := range sent {
+		fmt.Fprintf(&sb, "%d [%s] ", k, strings.Join(sent[k], " "))
+	}
+	op("invoke", 4, "poll", "[[:poll]]")
+	op("ok", 4, "poll", "[[:poll {"+sb.String()+"}]]")
+}
+
+// archiveCase is what a scan must find for one path of the test archive.
+type archiveCase struct {
+	verdict   string
+	truncated bool
+	errHas    string // substring of the error, for error rows
+}
+
+// buildArchive lays out a small archive of Jepsen store folders and loose
+// files, with everything a walk must handle, and returns its root and what
+// the scan must report per path (relative to the root, slash-separated).
+func buildArchive(t *testing.T) (string, map[string]archiveCase) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "archive")
+	valid, lost := readTestdata(t, "two-keys-all-read-valid.edn"), readTestdata(t, "lost-write-invalid.edn")
+	store := filepath.Join(root, "store", "queue")
+	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "history.edn"), valid)
+	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
+	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "test.edn"), []byte("{:name \"queue\"}"))
+	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
+	writeFile(t, filepath.Join(store, "20240102T000000.000Z", "history.edn.gz"), gzipBytes(t, lost))
+	writeFile(t, filepath.Join(store, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
+	// A store folder whose history.edn is a directory: unreadable.
+	if err := os.MkdirAll(filepath.Join(store, "20240104T000000.000Z", "history.edn"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "20240103T000000.000Z", filepath.Join(store, "latest"))
+	symlink(t, "queue/20240101T000000.000Z", filepath.Join(root, "store", "latest"))
+
+	loose := filepath.Join(root, "loose")
+	writeFile(t, filepath.Join(loose, "a.edn"), lost)
+	writeFile(t, filepath.Join(loose, "b.jsonl.zst"), zstdBytes(t, readTestdata(t, "json-array-valid.json")))
+	writeFile(t, filepath.Join(loose, "unknown.edn"), readTestdata(t, "no-queue-ops-unknown.edn"))
+	writeFile(t, filepath.Join(loose, "corrupt.edn"), readTestdata(t, "mismatched-bracket-error.edn"))
+	writeFile(t, filepath.Join(loose, "truncated.edn"), readTestdata(t, "cut-mid-op-truncated-invalid.edn"))
+	var big bytes.Buffer
+	genHistory(&big, 4000)
+	gz := gzipBytes(t, big.Bytes())
+	writeFile(t, filepath.Join(loose, "truncated.edn.gz"), gz[:len(gz)/2])
+	garbled := bytes.Clone(gz)
+	for i := len(garbled) / 3; i < len(garbled)/3+64; i++ {
+		garbled[i] ^= 0x5a
+	}
+	writeFile(t, filepath.Join(loose, "garbled.edn.gz"), garbled)
+	writeFile(t, filepath.Join(loose, "empty.edn"), nil)
+	writeFile(t, filepath.Join(loose, "x.expected.json"), []byte(`{"valid": true}`))
+	writeFile(t, filepath.Join(loose, "results.edn"), []byte("{:valid? true}"))
+	writeFile(t, filepath.Join(loose, "notes.txt"), []byte("notes"))
+	writeFile(t, filepath.Join(loose, ".hidden.edn"), valid)
+	writeFile(t, filepath.Join(loose, ".git", "h.edn"), valid)
+	symlink(t, "nowhere.edn", filepath.Join(loose, "broken.edn"))
+	symlink(t, "a.edn", filepath.Join(loose, "link-to-a.edn"))
+	writeFile(t, filepath.Join(root, "loop", "c.edn"), valid)
+	// A file name and an error excerpt that are not UTF-8.
+	writeFile(t, filepath.Join(loose, "name-\xff.edn"), lost)
+	writeFile(t, filepath.Join(loose, "binary.edn"), []byte("\xff\xfe\xfd\n{:index 0}\n"))
+	symlink(t, "..", filepath.Join(root, "loop", "sub", "back"))
+
+	return root, map[string]archiveCase{
+		"store/queue/20240101T000000.000Z/history.edn":    {verdict: VerdictValid},
+		"store/queue/20240102T000000.000Z/history.edn.gz": {verdict: VerdictInvalid},
+		"store/queue/20240103T000000.000Z/history.json":   {verdict: VerdictValid},
+		"store/queue/20240104T000000.000Z/history.edn":    {verdict: VerdictError, errHas: "directory"},
+		"loose/a.edn":            {verdict: VerdictInvalid},
+		"loose/b.jsonl.zst":      {verdict: VerdictValid},
+		"loose/unknown.edn":      {verdict: VerdictUnknown},
+		"loose/corrupt.edn":      {verdict: VerdictError, errHas: "mismatched bracket"},
+		"loose/truncated.edn":    {verdict: VerdictInvalid, truncated: true},
+		"loose/truncated.edn.gz": {verdict: VerdictInvalid, truncated: true}, // unseen: the poll was cut off
+		"loose/garbled.edn.gz":   {verdict: VerdictError, errHas: "garbled.edn.gz"},
+		"loose/empty.edn":        {verdict: VerdictUnknown},
+		"loose/broken.edn":       {verdict: VerdictError, errHas: "dangling symlink"},
+		"loop/c.edn":             {verdict: VerdictValid},
+		"loose/name-\uFFFD.edn":  {verdict: VerdictInvalid},
+		"loose/binary.edn":       {verdict: VerdictError, errHas: "binary.edn:1:1"},
+	}
+}
+
+// rel returns path relative to root, slash-separated, invalid UTF-8
+// replaced as in the tables.
+func rel(t *testing.T, root, path string) string {
+	t.Helper()
+	r, err := filepath.Rel(root, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ToValidUTF8(filepath.ToSlash(r), "\uFFFD")
+}
+
+// testOptions are scan options for tests: out in a temp dir, no progress.
+func testOptions(t *testing.T) Options {
+	return Options{OutDir: filepath.Join(t.TempDir(), "out"), Jobs: 2, Check: check.Options{Queue: queue.DefaultOptions()}}
+}
+
+func mustRun(t *testing.T, inputs []string, opts Options) *Summary {
+	t.Helper()
+	sum, err := Run(context.Background(), inputs, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return sum
+}
+
+// readParquet reads a Parquet file with arrow-go and returns its schema
+// and its rows as maps from column name to the JSON-decoded value.
+func readParquet(t *testing.T, path string) (*arrow.Schema, []map[string]any) {
+	t.Helper()
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := fr.Schema() // with the file's metadata, which ReadTable drops
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer tbl.Release()
+	tr := array.NewTableReader(tbl, 1<<20)
+	defer tr.Release()
+	var rows []map[string]any
+	for tr.Next() {
+		rows = append(rows, recordRows(t, tr.RecordBatch())...)
+	}
+	return schema, rows
+}
+
+// readIPC reads an Arrow IPC file.
+func readIPC(t *testing.T, path string) (*arrow.Schema, []map[string]any) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer r.Close()
+	var rows []map[string]any
+	for i := 0; i < r.NumRecords(); i++ {
+		rec, err := r.RecordBatch(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, recordRows(t, rec)...)
+	}
+	return r.Schema(), rows
+}
+
+func recordRows(t *testing.T, rec arrow.RecordBatch) []map[string]any {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := array.RecordToJSON(rec, &buf); err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	dec := json.NewDecoder(&buf)
+	dec.UseNumber()
+	for dec.More() {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
+// norm turns a decoded JSON value (from arrow-go or from DuckDB, which
+// writes BIGINT as strings) into a comparable string; null is "<null>" and
+// a missing list is "[]".
+func norm(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "<null>"
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = norm(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case json.Number:
+		return x.String()
+	case float64:
+		return fmt.Sprint(int64(x))
+	}
+	return fmt.Sprint(v)
+}
+
+// fieldSig describes a schema's fields as "name type nullable" lines.
+func fieldSig(s *arrow.Schema) []string {
+	var out []string
+	for _, f := range s.Fields() {
+		// Parquet names a list's element "element", Arrow "item".
+		ty := strings.ReplaceAll(f.Type.String(), "<element: ", "<item: ")
+		out = append(out, fmt.Sprintf("%s %s %v", f.Name, ty, f.Nullable))
+	}
+	return out
+}
+
+// noTemps fails if any temporary file of the scanner is left under dir.
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && isTemp(d.Name()) {
+			t.Errorf("temporary file left behind: %s", p)
+		}
+		return nil
+	})
+}
+
+func paths(rows []map[string]any) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, fmt.Sprint(r["path"]))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// schemaT abbreviates the Arrow schema type in tables of readers.
+type schemaT = *arrow.Schema
+
+func newTestSemaphore() *semaphore.Weighted { return semaphore.NewWeighted(1 << 40) }

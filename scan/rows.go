@@ -1,0 +1,194 @@
+package scan
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+)
+
+// SchemaVersion names the layout of the result tables and of the cache
+// entries. It is stored in the Parquet and Arrow metadata under the key
+// "hindsight.scan.schema" and is part of every cache key; bump it when a
+// column changes meaning or goes away.
+const SchemaVersion = "hindsight.scan/v1"
+
+// Verdicts of a history row: the three of analysis.Verdict, and "error"
+// for a history that could not be read, parsed or checked.
+const (
+	VerdictValid   = "valid"
+	VerdictInvalid = "invalid"
+	VerdictUnknown = "unknown"
+	VerdictError   = "error"
+)
+
+// CountTypes are the anomaly types that get a count_<type> column, in
+// column order: queue.AllTypes.
+var CountTypes = queue.AllTypes
+
+// CountColumn returns the name of the count column of anomaly type typ:
+// "count_" and the type with '-' replaced by '_' (count_lost_write,
+// count_G1c_process).
+func CountColumn(typ string) string {
+	return "count_" + strings.ReplaceAll(typ, "-", "_")
+}
+
+// HistoryRow is one row of the histories table: one history and what its
+// check found. Fields a history that could not be checked cannot have
+// (Workload, Ops, the counts, Truncated) are empty, and null in the tables.
+type HistoryRow struct {
+	Path           string           `json:"path"`
+	SizeBytes      int64            `json:"size_bytes"`
+	SHA256         string           `json:"sha256,omitempty"`
+	Workload       string           `json:"workload,omitempty"`
+	Ops            int64            `json:"ops"`
+	Verdict        string           `json:"verdict"`
+	BadTypes       []string         `json:"bad_types"`
+	Counts         map[string]int64 `json:"counts,omitempty"`
+	ElapsedMS      int64            `json:"elapsed_ms"`
+	Error          string           `json:"error,omitempty"`
+	UnknownReasons []string         `json:"unknown_reasons"`
+	AnomalyTypes   []string         `json:"anomaly_types"`
+	Truncated      bool             `json:"truncated"`
+	Warnings       []string         `json:"warnings"`
+}
+
+// checked reports whether the row holds a verdict (not an error).
+func (r *HistoryRow) checked() bool { return r.Verdict != VerdictError }
+
+// AnomalyRow is one row of the anomalies table: one anomaly instance.
+type AnomalyRow struct {
+	Path string `json:"-"`
+	Type string `json:"type"`
+	// Key is the JSON text of the instance's key (3, ":x"), or nil for an
+	// instance without a key (a cycle).
+	Key *string `json:"key,omitempty"`
+	// Values are the JSON texts of the instance's value, or of its values
+	// (for cycles: none).
+	Values []string `json:"values"`
+	// Skipped are the JSON texts of the values a skip jumped over.
+	Skipped []string `json:"skipped"`
+	// Witness are the op indices of the minimal counterexample, sorted.
+	Witness []int64 `json:"witness"`
+	// Bad says whether this instance makes the history invalid.
+	Bad bool `json:"bad"`
+	// Instance is the whole instance as JSON, in the shape of
+	// spec/results.md, for fields without a column of their own.
+	Instance string `json:"instance"`
+}
+
+// errorRow is the row of a history that could not be checked.
+func errorRow(path string, size int64, sha string, err error) HistoryRow {
+	r := HistoryRow{
+		Path: path, SizeBytes: size, SHA256: sha, Verdict: VerdictError, Error: err.Error(),
+		BadTypes: []string{}, UnknownReasons: []string{}, AnomalyTypes: []string{}, Warnings: []string{},
+	}
+	r.sanitize()
+	return r
+}
+
+// sanitize makes every string of r valid UTF-8, as Parquet and Arrow
+// require of string columns: a file name, or an error quoting a garbled
+// history, can hold any bytes. Invalid bytes become U+FFFD.
+func (r *HistoryRow) sanitize() {
+	fix := func(s *string) { *s = strings.ToValidUTF8(*s, "\uFFFD") }
+	fix(&r.Path)
+	fix(&r.Workload)
+	fix(&r.Error)
+	for _, l := range [][]string{r.BadTypes, r.UnknownReasons, r.AnomalyTypes, r.Warnings} {
+		for i := range l {
+			fix(&l[i])
+		}
+	}
+}
+
+// rowsOf builds the history row and the anomaly rows of a check result.
+// Anomaly rows come type by type in CountTypes order (other types after,
+// by name), instances in the result's order.
+func rowsOf(path string, size int64, sha string, truncated bool, res *analysis.Result, elapsedMS int64) (HistoryRow, []AnomalyRow, error) {
+	row := HistoryRow{
+		Path: path, SizeBytes: size, SHA256: sha, Workload: res.Workload, Ops: res.Stats.Ops,
+		Verdict: res.Verdict.String(), BadTypes: nonNil(res.BadTypes), Counts: map[string]int64{},
+		ElapsedMS:    elapsedMS,
+		AnomalyTypes: nonNil(res.AnomalyTypes), Truncated: truncated, Warnings: slices.Clone(nonNil(res.Warnings)),
+		UnknownReasons: slices.Clone(nonNil(res.UnknownReasons)),
+	}
+	row.sanitize()
+	var anoms []AnomalyRow
+	for _, typ := range typeOrder(res) {
+		ins := res.Anomalies[typ]
+		row.Counts[typ] = int64(len(ins))
+		for i := range ins {
+			a, err := anomalyRow(path, typ, &ins[i])
+			if err != nil {
+				return row, nil, err
+			}
+			anoms = append(anoms, a)
+		}
+	}
+	return row, anoms, nil
+}
+
+// typeOrder lists the types present in res: those of CountTypes in that
+// order, then any others sorted by name (res.AnomalyTypes is sorted).
+func typeOrder(res *analysis.Result) []string {
+	var out []string
+	known := map[string]bool{}
+	for _, t := range CountTypes {
+		known[t] = true
+		if len(res.Anomalies[t]) > 0 {
+			out = append(out, t)
+		}
+	}
+	for _, t := range res.AnomalyTypes {
+		if !known[t] && len(res.Anomalies[t]) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func anomalyRow(path, typ string, in *analysis.Instance) (AnomalyRow, error) {
+	a := AnomalyRow{Path: strings.ToValidUTF8(path, "\uFFFD"), Type: typ, Values: []string{}, Skipped: []string{},
+		Witness: nonNil(in.Witness), Bad: queue.IsBad(typ, in.Allowed)}
+	if in.Key != nil {
+		k, err := json.Marshal(in.Key)
+		if err != nil {
+			return a, err
+		}
+		s := string(k)
+		a.Key = &s
+	}
+	add := func(dst *[]string, v analysis.Value) error {
+		b, err := json.Marshal(v)
+		*dst = append(*dst, string(b))
+		return err
+	}
+	if in.Value != nil {
+		if err := add(&a.Values, *in.Value); err != nil {
+			return a, err
+		}
+	}
+	for _, v := range in.Values {
+		if err := add(&a.Values, v); err != nil {
+			return a, err
+		}
+	}
+	for _, v := range in.Skipped {
+		if err := add(&a.Skipped, v); err != nil {
+			return a, err
+		}
+	}
+	b, err := json.Marshal(in)
+	a.Instance = string(b)
+	return a, err
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

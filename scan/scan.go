@@ -1,0 +1,512 @@
+package scan
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/report"
+)
+
+// Options configure a scan. The zero value scans with the defaults below.
+type Options struct {
+	// Jobs is the number of histories checked at once (default: GOMAXPROCS,
+	// the usable cores).
+	Jobs int
+	// OutDir receives the result tables (default "results").
+	OutDir string
+	// Shard selects this machine's part of the inputs (default: all).
+	Shard Shard
+	// IPC also writes each table as an Arrow IPC file (.arrow).
+	IPC bool
+	// HTMLDir, when set, receives an HTML report per invalid or unknown
+	// history and an index.html linking them.
+	HTMLDir string
+	// Check are the analysis options, as for `hindsight check`.
+	Check check.Options
+	// MemoryBudget bounds, in bytes, the estimated memory of the histories
+	// checked at once (default: DefaultMemoryBudget). See the package doc.
+	MemoryBudget int64
+	// Progress receives a progress bar (nil: none). Give it a terminal only.
+	Progress io.Writer
+	// CacheDir holds the per-history cache (default OutDir/.cache).
+	CacheDir string
+	// Rescan ignores cached rows (they are still written).
+	Rescan bool
+	// Version identifies the checker build in cache keys, so a new build
+	// checks everything again (default: the SHA-256 of the running
+	// executable).
+	Version string
+}
+
+// ErrNoHistories is returned when the inputs hold no history at all.
+var ErrNoHistories = errors.New("no histories found (looked for Jepsen store folders and .edn, .json and .jsonl files, optionally .gz or .zst)")
+
+// result is what the scan keeps of a finished history: its row, and where
+// its anomaly rows are (in memory, or in the cache under key).
+type result struct {
+	row    HistoryRow
+	anoms  []AnomalyRow
+	key    string
+	cached bool
+	bad    int64  // bad anomaly instances
+	report string // HTML report file name in HTMLDir, if any
+}
+
+// testHooks let tests watch the workers; nil outside tests.
+var testHooks struct {
+	// checking gets +1 when a history is admitted to be checked, -1 when
+	// its check is over.
+	checking func(delta int)
+	// done is called after each history's result is recorded.
+	done func()
+}
+
+type scanner struct {
+	opts  Options
+	cache *cache
+	sem   *semaphore.Weighted
+}
+
+// Run scans the histories found in inputs (files and directories, see
+// Discover), writes the result tables to opts.OutDir and returns the
+// summary. Histories that cannot be read or checked become rows with their
+// error; Run itself fails only when it cannot do its job (an output cannot
+// be written; no history found: ErrNoHistories) or when ctx is canceled.
+//
+// When ctx is canceled, no new history is started, histories being read
+// are dropped, and Run returns ctx.Err() with the summary so far and
+// without writing any output file; every history finished before that is
+// in the cache, so running the same scan again finishes the job.
+func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
+	start := time.Now()
+	if err := opts.Shard.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = runtime.GOMAXPROCS(0)
+	}
+	if opts.OutDir == "" {
+		opts.OutDir = "results"
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = filepath.Join(opts.OutDir, ".cache")
+	}
+	if opts.MemoryBudget <= 0 {
+		opts.MemoryBudget = DefaultMemoryBudget()
+	}
+	if opts.Version == "" {
+		opts.Version = executableHash()
+	}
+	if opts.HTMLDir != "" {
+		if err := report.AssetsAvailable(); err != nil {
+			return nil, err
+		}
+		opts.Check.Queue.Series = true // the report draws them
+	}
+
+	all := Discover(inputs)
+	if len(all) == 0 {
+		return nil, ErrNoHistories
+	}
+	var mine []Input
+	for _, in := range all {
+		if opts.Shard.Contains(in.Path) {
+			mine = append(mine, in)
+		}
+	}
+	sum := &Summary{Found: len(all), Histories: len(mine), Shard: opts.Shard}
+
+	for _, d := range []string{opts.OutDir, opts.CacheDir, opts.HTMLDir} {
+		if d == "" {
+			continue
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return sum, err
+		}
+	}
+	s := &scanner{opts: opts, cache: newCache(opts.CacheDir, opts.Check, opts.Version),
+		sem: semaphore.NewWeighted(opts.MemoryBudget)}
+	s.sweep()
+
+	results := s.runAll(ctx, mine)
+
+	types := map[string]*TypeSummary{}
+	for _, r := range results {
+		if r != nil {
+			sum.add(&r.row, r.cached, types)
+			if r.report != "" {
+				sum.Reports++
+			}
+		}
+	}
+	sum.setTypes(types)
+	if err := ctx.Err(); err != nil {
+		sum.Elapsed = time.Since(start)
+		return sum, err
+	}
+	files, err := s.writeTables(results)
+	sum.Files = files
+	if err == nil && opts.HTMLDir != "" {
+		var index string
+		index, err = s.writeIndex(results, sum)
+		sum.Files = append(sum.Files, index)
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, err
+}
+
+// runAll checks the inputs with opts.Jobs workers, the biggest first (so
+// the longest ones do not start last), and returns their results indexed
+// like inputs; nil marks a history dropped because ctx was canceled.
+func (s *scanner) runAll(ctx context.Context, inputs []Input) []*result {
+	var total int64
+	order := make([]int, len(inputs))
+	for i := range inputs {
+		order[i] = i
+		total += inputs[i].Size
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch sa, sb := inputs[a].Size, inputs[b].Size; {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return 0
+	})
+	pr := newProgress(s.opts.Progress, len(inputs), total)
+	results := make([]*result, len(inputs))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range s.opts.Jobs {
+		wg.Go(func() {
+			for i := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				if r := s.one(ctx, inputs[i]); r != nil {
+					results[i] = r
+					pr.add(r)
+					if testHooks.done != nil {
+						testHooks.done()
+					}
+				}
+			}
+		})
+	}
+feed:
+	for _, i := range order {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	pr.stop(ctx.Err() != nil)
+	return results
+}
+
+// ctxReader reads from r until ctx is canceled, and remembers the first
+// error that is not io.EOF, so an I/O failure (never cached) can be told
+// from a bad history (cached).
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		c.err = err
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// one checks one history, or takes its rows from the cache. It returns nil
+// when ctx was canceled before the history was done.
+func (s *scanner) one(ctx context.Context, in Input) *result {
+	if in.Err != nil {
+		return &result{row: errorRow(in.Path, in.Size, "", in.Err)}
+	}
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return &result{row: errorRow(in.Path, in.Size, "", err)}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return &result{row: errorRow(in.Path, in.Size, "", err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return &result{row: errorRow(in.Path, in.Size, "", fmt.Errorf("%s: not a regular file", in.Path))}
+	}
+	size := fi.Size()
+
+	hr := &ctxReader{ctx: ctx, r: f}
+	hash := sha256.New()
+	if _, err := io.Copy(hash, hr); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return &result{row: errorRow(in.Path, size, "", fmt.Errorf("%s: %w", in.Path, err))}
+	}
+	sha := hex.EncodeToString(hash.Sum(nil))
+	key := s.cache.key(sha)
+
+	if !s.opts.Rescan {
+		if e, ok := s.cache.get(key); ok {
+			r := &result{row: e.Row, key: key, cached: true}
+			r.row.relocate(in.Path, size)
+			r.bad = countBad(e.Anomalies)
+			if !s.wantsReport(&r.row) {
+				return r
+			}
+			if name := reportName(r.row.Path); fileExists(filepath.Join(s.opts.HTMLDir, name)) {
+				r.report = name
+				return r
+			}
+			// The report is missing: check again to write it.
+		}
+	}
+
+	factor := int64(MemoryFactor)
+	if s.opts.HTMLDir != "" {
+		factor = MemoryFactorHTML
+	}
+	w := memoryCost(estimateSize(f, size), factor, s.opts.MemoryBudget)
+	if err := s.sem.Acquire(ctx, w); err != nil {
+		return nil
+	}
+	defer s.sem.Release(w)
+	if testHooks.checking != nil {
+		testHooks.checking(1)
+		defer testHooks.checking(-1)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return &result{row: errorRow(in.Path, size, sha, err)}
+	}
+	rr := &ctxReader{ctx: ctx, r: f}
+	t0 := time.Now()
+	res, h, err := check.Read(rr, in.Path, s.opts.Check)
+	elapsed := time.Since(t0).Milliseconds()
+	if ctx.Err() != nil {
+		return nil
+	}
+	if rr.err != nil {
+		// The file could not be read through: not the history's fault,
+		// so not cached.
+		return &result{row: errorRow(in.Path, size, sha, err)}
+	}
+	var (
+		row   HistoryRow
+		anoms []AnomalyRow
+		r     = &result{key: key}
+	)
+	if err != nil {
+		row = errorRow(in.Path, size, sha, err)
+		row.ElapsedMS = elapsed
+	} else {
+		row, anoms, err = rowsOf(in.Path, size, sha, h.Truncated, res, elapsed)
+		if err != nil {
+			return &result{row: errorRow(in.Path, size, sha, err)}
+		}
+		r.bad = countBad(anoms)
+		if s.wantsReport(&row) {
+			name := reportName(row.Path)
+			if err := writeReport(filepath.Join(s.opts.HTMLDir, name), res, h); err != nil {
+				row.Warnings = append(row.Warnings, "HTML report not written: "+err.Error())
+			} else {
+				r.report = name
+			}
+		}
+	}
+	r.row = row
+	if err := s.cache.put(key, &row, anoms); err != nil {
+		r.key, r.anoms = "", nonNil(anoms)
+	}
+	return r
+}
+
+// relocate adapts a cached row to the path and size it was found at now:
+// the same content may sit at another path, and messages name the path.
+func (r *HistoryRow) relocate(path string, size int64) {
+	path = strings.ToValidUTF8(path, "\uFFFD")
+	old := r.Path
+	r.Path, r.SizeBytes = path, size
+	if old == path || old == "" {
+		return
+	}
+	r.Error = strings.ReplaceAll(r.Error, old, path)
+	for i, w := range r.Warnings {
+		r.Warnings[i] = strings.ReplaceAll(w, old, path)
+	}
+}
+
+func countBad(anoms []AnomalyRow) int64 {
+	var n int64
+	for i := range anoms {
+		if anoms[i].Bad {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *scanner) wantsReport(r *HistoryRow) bool {
+	return s.opts.HTMLDir != "" && (r.Verdict == VerdictInvalid || r.Verdict == VerdictUnknown)
+}
+
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// anomaliesOf returns the anomaly rows of r with their path set.
+func (s *scanner) anomaliesOf(r *result) ([]AnomalyRow, error) {
+	anoms := r.anoms
+	if r.key != "" {
+		e, ok := s.cache.get(r.key)
+		if !ok {
+			return nil, fmt.Errorf("%s: the cache entry %s could not be read back", r.row.Path, s.cache.path(r.key))
+		}
+		anoms = e.Anomalies
+	}
+	for i := range anoms {
+		anoms[i].Path = r.row.Path
+	}
+	return anoms, nil
+}
+
+// outputNames returns the paths of the tables: histories and anomalies,
+// Parquet then (with IPC) Arrow.
+func (s *scanner) outputNames() (hpq, apq, hipc, aipc string) {
+	sfx := s.opts.Shard.suffix()
+	name := func(table, ext string) string {
+		return filepath.Join(s.opts.OutDir, table+sfx+ext)
+	}
+	hpq, apq = name("histories", ".parquet"), name("anomalies", ".parquet")
+	if s.opts.IPC {
+		hipc, aipc = name("histories", ".arrow"), name("anomalies", ".arrow")
+	}
+	return
+}
+
+// sweep removes temporary files a killed scan of the same shard left
+// behind: in OutDir those of this shard's outputs, and in the cache and
+// HTMLDir those whose writer is gone (see cache.sweep).
+func (s *scanner) sweep() {
+	hpq, apq, _, _ := s.outputNames()
+	sfx := s.opts.Shard.suffix()
+	own := []string{filepath.Base(hpq), filepath.Base(apq), "histories" + sfx + ".arrow", "anomalies" + sfx + ".arrow"}
+	entries, _ := os.ReadDir(s.opts.OutDir)
+	for _, e := range entries {
+		for _, o := range own {
+			if strings.HasPrefix(e.Name(), "."+o+tempMark) {
+				os.Remove(filepath.Join(s.opts.OutDir, e.Name()))
+			}
+		}
+	}
+	s.cache.sweep()
+	if s.opts.HTMLDir != "" {
+		sweepDir(s.opts.HTMLDir)
+	}
+}
+
+// writeTables writes the histories and anomalies tables, rows in path
+// order (results are), and returns the files written.
+func (s *scanner) writeTables(results []*result) ([]string, error) {
+	hpq, apq, hipc, aipc := s.outputNames()
+	ht, err := newTableWriter(HistoriesSchema, hpq, hipc)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range results {
+		appendHistory(ht.rb, &r.row)
+		if err := ht.added(); err != nil {
+			ht.abort()
+			return nil, err
+		}
+	}
+	at, err := newTableWriter(AnomaliesSchema, apq, aipc)
+	if err != nil {
+		ht.abort()
+		return nil, err
+	}
+	for _, r := range results {
+		anoms, err := s.anomaliesOf(r)
+		if err == nil {
+			for i := range anoms {
+				appendAnomaly(at.rb, &anoms[i])
+				if err = at.added(); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			ht.abort()
+			at.abort()
+			return nil, err
+		}
+	}
+	// Both tables are complete before either is renamed into place.
+	if err := ht.commit(); err != nil {
+		at.abort()
+		return nil, err
+	}
+	if err := at.commit(); err != nil {
+		return nil, err
+	}
+	files := []string{hpq, apq}
+	if s.opts.IPC {
+		files = append(files, hipc, aipc)
+	}
+	return files, nil
+}
+
+var (
+	exeOnce sync.Once
+	exeHash string
+)
+
+// executableHash returns the SHA-256 of the running executable, or "" when
+// it cannot be read (then cache entries survive a rebuild: use
+// Options.Version).
+func executableHash() string {
+	exeOnce.Do(func() {
+		p, err := os.Executable()
+		if err != nil {
+			return
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err == nil {
+			exeHash = hex.EncodeToString(h.Sum(nil))
+		}
+	})
+	return exeHash
+}

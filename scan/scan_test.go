@@ -1,0 +1,430 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/check"
+)
+
+func TestRunArchive(t *testing.T) {
+	root, want := buildArchive(t)
+	opts := testOptions(t)
+	sum := mustRun(t, []string{root}, opts)
+	if sum.Histories != len(want) || sum.Done != len(want) {
+		t.Fatalf("scanned %d (done %d), want %d", sum.Histories, sum.Done, len(want))
+	}
+	_, rows := readParquet(t, filepath.Join(opts.OutDir, "histories.parquet"))
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	counts := map[string]int{}
+	for _, row := range rows {
+		r := rel(t, root, row["path"].(string))
+		c := want[r]
+		counts[c.verdict]++
+		t.Run(r, func(t *testing.T) {
+			if row["verdict"] != c.verdict {
+				t.Errorf("verdict %v, want %s (error %v)", row["verdict"], c.verdict, row["error"])
+			}
+			errText, _ := row["error"].(string)
+			if c.verdict == VerdictError {
+				if !strings.Contains(errText, c.errHas) {
+					t.Errorf("error %q does not mention %q", errText, c.errHas)
+				}
+				if row["ops"] != nil || row["count_lost_write"] != nil || row["truncated"] != nil {
+					t.Errorf("error row has ops %v, counts %v, truncated %v; want nulls", row["ops"], row["count_lost_write"], row["truncated"])
+				}
+				return
+			}
+			if errText != "" {
+				t.Errorf("error %q on a checked history", errText)
+			}
+			if row["truncated"] != c.truncated {
+				t.Errorf("truncated = %v, want %v", row["truncated"], c.truncated)
+			}
+			if c.truncated && norm(row["warnings"]) == "[]" {
+				t.Errorf("truncated history without a warning")
+			}
+			if len(fmt.Sprint(row["sha256"])) != 64 {
+				t.Errorf("sha256 %v", row["sha256"])
+			}
+		})
+	}
+	if sum.Valid != counts[VerdictValid] || sum.Invalid != counts[VerdictInvalid] ||
+		sum.Unknown != counts[VerdictUnknown] || sum.Errors != counts[VerdictError] {
+		t.Errorf("summary %+v disagrees with the table %v", sum, counts)
+	}
+	if sum.ExitCode() != ExitInput {
+		t.Errorf("exit code %d, want %d (unreadable histories)", sum.ExitCode(), ExitInput)
+	}
+	noTemps(t, filepath.Dir(opts.OutDir))
+}
+
+// TestRunAgreesWithCheck scans the shared fixtures and the testdata and
+// compares every row with `hindsight check` on the same file.
+func TestRunAgreesWithCheck(t *testing.T) {
+	inputs := []string{"testdata"}
+	if _, err := os.Stat(fixtures); err == nil {
+		inputs = append(inputs, fixtures)
+	} else {
+		t.Logf("fixtures not found (%v); testdata only", err)
+	}
+	opts := testOptions(t)
+	mustRun(t, inputs, opts)
+	_, rows := readParquet(t, filepath.Join(opts.OutDir, "histories.parquet"))
+	_, anoms := readParquet(t, filepath.Join(opts.OutDir, "anomalies.parquet"))
+	perPath := map[string][]map[string]any{}
+	for _, a := range anoms {
+		perPath[a["path"].(string)] = append(perPath[a["path"].(string)], a)
+	}
+	if len(rows) < 5 {
+		t.Fatalf("only %d rows", len(rows))
+	}
+	for _, row := range rows {
+		path := row["path"].(string)
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			if strings.HasPrefix(path, "testdata") {
+				// testdata names end in the verdict.
+				base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+				want := base[strings.LastIndex(base, "-")+1:]
+				if row["verdict"] != want {
+					t.Errorf("verdict %v, the name says %s", row["verdict"], want)
+				}
+			}
+			res, _, err := check.File(path, opts.Check)
+			if err != nil {
+				if row["verdict"] != VerdictError || row["error"] != err.Error() {
+					t.Errorf("row %v / %v, check says %v", row["verdict"], row["error"], err)
+				}
+				return
+			}
+			if row["verdict"] != res.Verdict.String() {
+				t.Errorf("verdict %v, check says %s", row["verdict"], res.Verdict)
+			}
+			if got, want := norm(row["bad_types"]), norm(anyList(res.BadTypes)); got != want {
+				t.Errorf("bad_types %s, check says %s", got, want)
+			}
+			if got, want := norm(row["anomaly_types"]), norm(anyList(res.AnomalyTypes)); got != want {
+				t.Errorf("anomaly_types %s, check says %s", got, want)
+			}
+			if norm(row["ops"]) != fmt.Sprint(res.Stats.Ops) {
+				t.Errorf("ops %v, check says %d", row["ops"], res.Stats.Ops)
+			}
+			total := 0
+			for _, typ := range CountTypes {
+				n := len(res.Anomalies[typ])
+				total += n
+				if norm(row[CountColumn(typ)]) != fmt.Sprint(n) {
+					t.Errorf("%s = %v, check found %d", CountColumn(typ), row[CountColumn(typ)], n)
+				}
+			}
+			got := perPath[path]
+			if len(got) != total {
+				t.Fatalf("%d anomaly rows, check found %d instances", len(got), total)
+			}
+			// Rows follow CountTypes order, instances in the result's order.
+			i := 0
+			for _, typ := range CountTypes {
+				for _, in := range res.Anomalies[typ] {
+					want, err := anomalyRow(path, typ, &in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					a := got[i]
+					i++
+					if a["type"] != typ || norm(a["witness"]) != norm(anyList(want.Witness)) ||
+						norm(a["values"]) != norm(anyList(want.Values)) || a["bad"] != want.Bad ||
+						a["instance"] != want.Instance || norm(a["key"]) != normKey(want.Key) {
+						t.Errorf("anomaly row %d = %v, want %+v", i-1, a, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func anyList[T any](s []T) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+func normKey(k *string) string {
+	if k == nil {
+		return "<null>"
+	}
+	return *k
+}
+
+func TestExitCode(t *testing.T) {
+	cases := []struct {
+		name string
+		sum  Summary
+		want int
+	}{
+		{"all valid - 0", Summary{Valid: 3}, ExitValid},
+		{"nothing scanned - 0", Summary{}, ExitValid},
+		{"one unknown - 2", Summary{Valid: 3, Unknown: 1}, ExitUnknown},
+		{"invalid outranks unknown - 1", Summary{Valid: 3, Unknown: 1, Invalid: 1}, ExitInvalid},
+		{"unreadable outranks invalid - 3", Summary{Invalid: 5, Errors: 1}, ExitInput},
+		{"unreadable alone - 3", Summary{Errors: 1}, ExitInput},
+	}
+	for _, c := range cases {
+		if got := c.sum.ExitCode(); got != c.want {
+			t.Errorf("%s: ExitCode() = %d", c.name, got)
+		}
+	}
+}
+
+func TestNoHistories(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "notes.txt"), []byte("x"))
+	if _, err := Run(context.Background(), []string{dir}, testOptions(t)); !errors.Is(err, ErrNoHistories) {
+		t.Errorf("Run = %v, want ErrNoHistories", err)
+	}
+}
+
+// archiveOfSize writes n generated valid histories of about ops ops each.
+func archiveOfSize(t *testing.T, n, ops int) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "gen")
+	for i := range n {
+		p := filepath.Join(root, fmt.Sprintf("run-%03d", i), "history.edn")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		genHistory(f, ops+2*i) // all different, so no two share a cache entry
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestResume cancels a scan midway, checks that it wrote no table and
+// left no temporary file, then reruns it: the rerun takes the finished
+// histories from the cache, checks the rest, and writes the same tables
+// as an uninterrupted scan.
+func TestResume(t *testing.T) {
+	root := archiveOfSize(t, 30, 2000)
+	opts := testOptions(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var done atomic.Int64
+	testHooks.done = func() {
+		if done.Add(1) == 10 {
+			cancel()
+		}
+	}
+	sum, err := Run(ctx, []string{root}, opts)
+	testHooks.done = nil
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if sum.Done < 10 || sum.Done >= 30 {
+		t.Errorf("interrupted scan finished %d of 30", sum.Done)
+	}
+	if entries, _ := os.ReadDir(opts.OutDir); len(entries) != 1 || entries[0].Name() != ".cache" {
+		t.Errorf("interrupted scan wrote %v; want only the cache", entries)
+	}
+	noTemps(t, opts.OutDir)
+
+	sum2 := mustRun(t, []string{root}, opts)
+	if sum2.Cached != sum.Done || sum2.Done != 30 {
+		t.Errorf("rerun: %d cached, %d done; want %d cached, 30 done", sum2.Cached, sum2.Done, sum.Done)
+	}
+	noTemps(t, opts.OutDir)
+
+	fresh := testOptions(t)
+	mustRun(t, []string{root}, fresh)
+	for _, table := range []string{"histories.parquet", "anomalies.parquet"} {
+		_, a := readParquet(t, filepath.Join(opts.OutDir, table))
+		_, b := readParquet(t, filepath.Join(fresh.OutDir, table))
+		if got, want := tableText(a), tableText(b); got != want {
+			t.Errorf("%s after resume differs from a fresh scan:\n%s\nvs\n%s", table, got, want)
+		}
+	}
+}
+
+// tableText renders rows for comparison, without elapsed_ms.
+func tableText(rows []map[string]any) string {
+	var sb strings.Builder
+	for _, r := range rows {
+		keys := make([]string, 0, len(r))
+		for k := range r {
+			if k != "elapsed_ms" {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&sb, "%s=%s ", k, norm(r[k]))
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+func TestCacheKey(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a", "x.edn"), readTestdata(t, "lost-write-invalid.edn"))
+	writeFile(t, filepath.Join(dir, "a", "bad.edn"), readTestdata(t, "mismatched-bracket-error.edn"))
+	opts := testOptions(t)
+	opts.Version = "build-1"
+	if s := mustRun(t, []string{dir}, opts); s.Cached != 0 {
+		t.Fatalf("first run: %d cached", s.Cached)
+	}
+	if s := mustRun(t, []string{dir}, opts); s.Cached != 2 {
+		t.Errorf("same build, options and content: %d cached, want 2", s.Cached)
+	}
+	rescan := opts
+	rescan.Rescan = true
+	if s := mustRun(t, []string{dir}, rescan); s.Cached != 0 {
+		t.Errorf("--rescan: %d cached, want 0", s.Cached)
+	}
+	other := opts
+	other.Version = "build-2"
+	if s := mustRun(t, []string{dir}, other); s.Cached != 0 {
+		t.Errorf("another build: %d cached, want 0", s.Cached)
+	}
+	ww := opts
+	ww.Check.Queue.WWDeps = true
+	if s := mustRun(t, []string{dir}, ww); s.Cached != 0 {
+		t.Errorf("other check options: %d cached, want 0", s.Cached)
+	}
+	// The same content moved elsewhere is a hit, reported at its new path.
+	if err := os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "b")); err != nil {
+		t.Fatal(err)
+	}
+	if s := mustRun(t, []string{dir}, opts); s.Cached != 2 {
+		t.Errorf("moved files: %d cached, want 2", s.Cached)
+	}
+	_, rows := readParquet(t, filepath.Join(opts.OutDir, "histories.parquet"))
+	_, anoms := readParquet(t, filepath.Join(opts.OutDir, "anomalies.parquet"))
+	for _, r := range rows {
+		if !strings.Contains(r["path"].(string), "/b/") {
+			t.Errorf("row at old path %v", r["path"])
+		}
+		if e, _ := r["error"].(string); e != "" && (strings.Contains(e, "/a/") || !strings.Contains(e, "/b/")) {
+			t.Errorf("cached error names the old path: %q", e)
+		}
+	}
+	for _, a := range anoms {
+		if !strings.Contains(a["path"].(string), "/b/") {
+			t.Errorf("anomaly row at old path %v", a["path"])
+		}
+	}
+	// A changed file misses.
+	writeFile(t, filepath.Join(dir, "b", "x.edn"), readTestdata(t, "two-keys-all-read-valid.edn"))
+	if s := mustRun(t, []string{dir}, opts); s.Cached != 1 || s.Valid != 1 {
+		t.Errorf("changed file: %d cached, %d valid; want 1 and 1", s.Cached, s.Valid)
+	}
+	// A corrupt cache entry is a miss, not a failure.
+	filepath.WalkDir(filepath.Join(opts.OutDir, ".cache"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".entry") {
+			os.WriteFile(p, []byte("{not json"), 0o644)
+		}
+		return nil
+	})
+	if s := mustRun(t, []string{dir}, opts); s.Cached != 0 || s.Done != 2 {
+		t.Errorf("corrupt entries: %d cached, %d done; want 0 and 2", s.Cached, s.Done)
+	}
+}
+
+// TestAdmission checks the memory budget: with a budget smaller than any
+// history, histories are checked one at a time whatever -j says; with a
+// large one, never more than -j at once.
+func TestAdmission(t *testing.T) {
+	root := archiveOfSize(t, 12, 3000)
+	for _, c := range []struct {
+		name   string
+		budget int64
+		jobs   int
+		max    int64
+	}{
+		{"tiny budget - one at a time", 1, 4, 1},
+		{"ample budget - at most -j", 1 << 40, 3, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var cur, peak atomic.Int64
+			var mu sync.Mutex
+			testHooks.checking = func(d int) {
+				mu.Lock()
+				defer mu.Unlock()
+				if n := cur.Add(int64(d)); n > peak.Load() {
+					peak.Store(n)
+				}
+			}
+			defer func() { testHooks.checking = nil }()
+			opts := testOptions(t)
+			opts.MemoryBudget, opts.Jobs = c.budget, c.jobs
+			if s := mustRun(t, []string{root}, opts); s.Done != 12 {
+				t.Fatalf("done %d", s.Done)
+			}
+			if peak.Load() > c.max || peak.Load() < 1 {
+				t.Errorf("peak concurrency %d, want 1..%d", peak.Load(), c.max)
+			}
+		})
+	}
+}
+
+func TestProgress(t *testing.T) {
+	root := archiveOfSize(t, 5, 500)
+	opts := testOptions(t)
+	var buf syncBuffer
+	opts.Progress = &buf
+	mustRun(t, []string{root}, opts)
+	out := buf.String()
+	for _, want := range []string{"5/5 histories", "invalid", "bad anomalies"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestSummaryText(t *testing.T) {
+	root, want := buildArchive(t)
+	opts := testOptions(t)
+	sum := mustRun(t, []string{root}, opts)
+	var sb strings.Builder
+	if err := sum.WriteText(&sb, 1); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	for _, want := range []string{fmt.Sprintf("scanned %d histories", len(want)), "VERDICT", "invalid", "ANOMALY TYPE", "unseen", "more anomaly types", "histories.parquet"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package scan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+)
+
+// Exit statuses of spec/results.md.
+const (
+	ExitValid   = 0
+	ExitInvalid = 1
+	ExitUnknown = 2
+	ExitInput   = 3
+)
+
+// Summary is what a scan found. Its JSON form (`hindsight scan --format
+// json`) has the snake_case names of the tags below, the shard as "i/n" (""
+// when not sharded) and elapsed_ms in place of Elapsed.
+type Summary struct {
+	// Found is the number of histories in the inputs, all shards together;
+	// Histories the number in this scan's shard.
+	Found     int `json:"found"`
+	Histories int `json:"histories"`
+	// Shard is the shard scanned.
+	Shard Shard `json:"shard"`
+	// Verdict counts over this shard's histories; Errors are the histories
+	// that could not be read, parsed or checked.
+	Valid   int `json:"valid"`
+	Invalid int `json:"invalid"`
+	Unknown int `json:"unknown"`
+	Errors  int `json:"errors"`
+	// Cached is how many rows came from the cache; Done how many histories
+	// were finished (less than Histories when the scan was interrupted).
+	Cached int `json:"cached"`
+	Done   int `json:"done"`
+	// Bytes is the size of the histories on disk.
+	Bytes int64 `json:"bytes"`
+	// Types are the anomaly types found, most widespread first (histories,
+	// then instances, then name).
+	Types []TypeSummary `json:"anomaly_types"`
+	// Files are the result files written, Reports the HTML reports.
+	Files   []string `json:"files"`
+	Reports int      `json:"html_reports"`
+	// Elapsed is the wall time of the scan.
+	Elapsed time.Duration `json:"-"`
+}
+
+// MarshalJSON writes the summary with elapsed_ms.
+func (s *Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	return json.Marshal(struct {
+		*plain
+		ElapsedMS int64 `json:"elapsed_ms"`
+	}{(*plain)(s), s.Elapsed.Milliseconds()})
+}
+
+// TypeSummary counts one anomaly type over the scanned histories.
+type TypeSummary struct {
+	Type string `json:"type"`
+	// Histories have at least one instance; in Invalidating ones the type
+	// is among the bad types.
+	Histories    int `json:"histories"`
+	Invalidating int `json:"invalidating"`
+	// Instances over all histories.
+	Instances int64 `json:"instances"`
+}
+
+// ExitCode is the exit status of the scan (spec/results.md, over all
+// histories): 3 when any history could not be read, parsed or checked,
+// else 1 when any is invalid, else 2 when any is unknown, else 0.
+func (s *Summary) ExitCode() int {
+	switch {
+	case s.Errors > 0:
+		return ExitInput
+	case s.Invalid > 0:
+		return ExitInvalid
+	case s.Unknown > 0:
+		return ExitUnknown
+	}
+	return ExitValid
+}
+
+// add counts a finished history.
+func (s *Summary) add(r *HistoryRow, cached bool, types map[string]*TypeSummary) {
+	s.Done++
+	if cached {
+		s.Cached++
+	}
+	s.Bytes += r.SizeBytes
+	switch r.Verdict {
+	case VerdictValid:
+		s.Valid++
+	case VerdictInvalid:
+		s.Invalid++
+	case VerdictUnknown:
+		s.Unknown++
+	default:
+		s.Errors++
+	}
+	for typ, n := range r.Counts {
+		if n == 0 {
+			continue
+		}
+		t := types[typ]
+		if t == nil {
+			t = &TypeSummary{Type: typ}
+			types[typ] = t
+		}
+		t.Histories++
+		t.Instances += n
+		if slices.Contains(r.BadTypes, typ) {
+			t.Invalidating++
+		}
+	}
+}
+
+// setTypes fills s.Types from the per-type counts, sorted.
+func (s *Summary) setTypes(types map[string]*TypeSummary) {
+	s.Types = []TypeSummary{}
+	for _, t := range types {
+		s.Types = append(s.Types, *t)
+	}
+	slices.SortFunc(s.Types, func(a, b TypeSummary) int {
+		switch {
+		case a.Histories != b.Histories:
+			return b.Histories - a.Histories
+		case a.Instances != b.Instances:
+			if a.Instances > b.Instances {
+				return -1
+			}
+			return 1
+		case a.Type < b.Type:
+			return -1
+		case a.Type > b.Type:
+			return 1
+		}
+		return 0
+	})
+}
+
+// WriteText writes the summary as text tables: the verdict counts, then
+// the maxTypes most widespread anomaly types (all of them when maxTypes
+// <= 0), then a line on the files written.
+func (s *Summary) WriteText(w io.Writer, maxTypes int) error {
+	var b bytes.Buffer
+	what := fmt.Sprintf("%d histories", s.Histories)
+	if s.Shard.Sharded() {
+		what = fmt.Sprintf("%d of %d histories (shard %s)", s.Histories, s.Found, s.Shard)
+	}
+	fmt.Fprintf(&b, "scanned %s, %s, in %s", what, sizeString(s.Bytes), s.Elapsed.Round(time.Millisecond))
+	if s.Cached > 0 {
+		fmt.Fprintf(&b, " (%d from the cache)", s.Cached)
+	}
+	b.WriteString("\n")
+	t := tablewriter.NewWriter(&b)
+	t.Header("verdict", "histories")
+	for _, r := range [][2]string{
+		{VerdictValid, strconv.Itoa(s.Valid)}, {VerdictInvalid, strconv.Itoa(s.Invalid)},
+		{VerdictUnknown, strconv.Itoa(s.Unknown)}, {VerdictError, strconv.Itoa(s.Errors)},
+		{"total", strconv.Itoa(s.Done)},
+	} {
+		if err := t.Append(r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if len(s.Types) == 0 {
+		b.WriteString("no anomalies found\n")
+	} else {
+		t := tablewriter.NewWriter(&b)
+		t.Header("anomaly type", "histories", "invalidating", "instances")
+		n := len(s.Types)
+		if maxTypes > 0 {
+			n = min(n, maxTypes)
+		}
+		for _, ty := range s.Types[:n] {
+			if err := t.Append(ty.Type, strconv.Itoa(ty.Histories), strconv.Itoa(ty.Invalidating),
+				strconv.FormatInt(ty.Instances, 10)); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+		if n < len(s.Types) {
+			fmt.Fprintf(&b, "... and %d more anomaly types (see the histories table)\n", len(s.Types)-n)
+		}
+	}
+	for _, f := range s.Files {
+		fmt.Fprintf(&b, "wrote %s\n", f)
+	}
+	if s.Reports > 0 {
+		fmt.Fprintf(&b, "wrote %d HTML reports\n", s.Reports)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// sizeString formats a byte count in binary units.
+func sizeString(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n), 0
+	for f >= unit && i < 4 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, "KMGT"[i-1])
+}

@@ -1,0 +1,292 @@
+package scan
+
+import (
+	"bufio"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// schemaMetaKey is the schema metadata key holding SchemaVersion.
+const schemaMetaKey = "hindsight.scan.schema"
+
+var (
+	stringList = arrow.ListOfNonNullable(arrow.BinaryTypes.String)
+	int64List  = arrow.ListOfNonNullable(arrow.PrimitiveTypes.Int64)
+	schemaMeta = arrow.NewMetadata([]string{schemaMetaKey}, []string{SchemaVersion})
+)
+
+// HistoriesSchema is the Arrow schema of the histories table: one row per
+// history. See the package documentation for the meaning of each column.
+var HistoriesSchema = func() *arrow.Schema {
+	str, i64 := arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64
+	fs := []arrow.Field{
+		{Name: "path", Type: str},
+		{Name: "size_bytes", Type: i64},
+		{Name: "sha256", Type: str, Nullable: true},
+		{Name: "workload", Type: str, Nullable: true},
+		{Name: "ops", Type: i64, Nullable: true},
+		{Name: "verdict", Type: str},
+		{Name: "bad_types", Type: stringList},
+	}
+	for _, t := range CountTypes {
+		fs = append(fs, arrow.Field{Name: CountColumn(t), Type: i64, Nullable: true})
+	}
+	fs = append(fs,
+		arrow.Field{Name: "elapsed_ms", Type: i64},
+		arrow.Field{Name: "error", Type: str, Nullable: true},
+		arrow.Field{Name: "unknown_reasons", Type: stringList},
+		arrow.Field{Name: "anomaly_types", Type: stringList},
+		arrow.Field{Name: "truncated", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		arrow.Field{Name: "warnings", Type: stringList},
+	)
+	return arrow.NewSchema(fs, &schemaMeta)
+}()
+
+// AnomaliesSchema is the Arrow schema of the anomalies table: one row per
+// anomaly instance. See the package documentation.
+var AnomaliesSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "path", Type: arrow.BinaryTypes.String},
+	{Name: "type", Type: arrow.BinaryTypes.String},
+	{Name: "key", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "values", Type: stringList},
+	{Name: "witness", Type: int64List},
+	{Name: "bad", Type: arrow.FixedWidthTypes.Boolean},
+	{Name: "skipped", Type: stringList},
+	{Name: "instance", Type: arrow.BinaryTypes.String},
+}, &schemaMeta)
+
+// batchRows is the number of rows per record batch (and Parquet row group).
+const batchRows = 64 * 1024
+
+// tableWriter writes one table as Parquet and, optionally, Arrow IPC,
+// record batch by record batch, each file under a temporary name until
+// commit renames it.
+type tableWriter struct {
+	rb    *array.RecordBuilder
+	n     int
+	files []*pendingFile
+	pq    *pqarrow.FileWriter
+	ipc   *ipc.FileWriter
+}
+
+// pendingFile is an output file being written under a temporary name.
+type pendingFile struct {
+	path string
+	f    *os.File
+	bw   *bufio.Writer
+}
+
+func newPending(path string) (*pendingFile, error) {
+	f, err := createTemp(path)
+	if err != nil {
+		return nil, err
+	}
+	return &pendingFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+// commit flushes, syncs, closes and renames the file into place.
+func (p *pendingFile) commit() error {
+	err := p.bw.Flush()
+	if err == nil {
+		err = p.f.Sync()
+	}
+	if err == nil {
+		err = p.f.Chmod(0o644)
+	}
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(p.f.Name(), p.path)
+	}
+	if err != nil {
+		os.Remove(p.f.Name())
+	}
+	return err
+}
+
+func (p *pendingFile) abort() {
+	p.f.Close()
+	os.Remove(p.f.Name())
+}
+
+// writerOnly hides Close from the Arrow writers, which close their sink:
+// the file is closed by commit.
+type writerOnly struct{ io.Writer }
+
+func newTableWriter(schema *arrow.Schema, pqPath, ipcPath string) (t *tableWriter, err error) {
+	t = &tableWriter{rb: array.NewRecordBuilder(memory.DefaultAllocator, schema)}
+	defer func() {
+		if err != nil {
+			t.abort()
+		}
+	}()
+	pf, err := newPending(pqPath)
+	if err != nil {
+		return t, err
+	}
+	t.files = append(t.files, pf)
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCreatedBy("hindsight scan ("+SchemaVersion+")"),
+		parquet.WithMaxRowGroupLength(batchRows),
+	)
+	if t.pq, err = pqarrow.NewFileWriter(schema, writerOnly{pf.bw}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())); err != nil {
+		return t, err
+	}
+	if ipcPath != "" {
+		af, err := newPending(ipcPath)
+		if err != nil {
+			return t, err
+		}
+		t.files = append(t.files, af)
+		if t.ipc, err = ipc.NewFileWriter(writerOnly{af.bw}, ipc.WithSchema(schema)); err != nil {
+			return t, err
+		}
+	}
+	return t, nil
+}
+
+// added counts a row appended to t.rb and writes a batch when one is full.
+func (t *tableWriter) added() error {
+	t.n++
+	if t.n < batchRows {
+		return nil
+	}
+	return t.flush()
+}
+
+func (t *tableWriter) flush() error {
+	if t.n == 0 {
+		return nil
+	}
+	rec := t.rb.NewRecordBatch()
+	defer rec.Release()
+	t.n = 0
+	if err := t.pq.Write(rec); err != nil {
+		return err
+	}
+	if t.ipc != nil {
+		return t.ipc.Write(rec)
+	}
+	return nil
+}
+
+// commit writes the last batch, closes the writers and renames the files
+// into place. On error nothing is renamed that was not complete.
+func (t *tableWriter) commit() (err error) {
+	defer func() {
+		if err != nil {
+			t.abort()
+		}
+	}()
+	if err = t.flush(); err != nil {
+		return err
+	}
+	if err = t.pq.Close(); err != nil {
+		return err
+	}
+	if t.ipc != nil {
+		if err = t.ipc.Close(); err != nil {
+			return err
+		}
+	}
+	t.rb.Release()
+	t.rb = nil
+	for len(t.files) > 0 {
+		if err = t.files[0].commit(); err != nil {
+			t.files = t.files[1:]
+			return err
+		}
+		t.files = t.files[1:]
+	}
+	return nil
+}
+
+// abort removes the temporary files.
+func (t *tableWriter) abort() {
+	for _, f := range t.files {
+		f.abort()
+	}
+	t.files = nil
+	if t.rb != nil {
+		t.rb.Release()
+		t.rb = nil
+	}
+}
+
+// appendHistory appends r to a record builder of HistoriesSchema.
+func appendHistory(rb *array.RecordBuilder, r *HistoryRow) {
+	i := 0
+	next := func() array.Builder { b := rb.Field(i); i++; return b }
+	str := func(s string, null bool) {
+		b := next().(*array.StringBuilder)
+		if null {
+			b.AppendNull()
+		} else {
+			b.Append(s)
+		}
+	}
+	i64 := func(v int64, null bool) {
+		b := next().(*array.Int64Builder)
+		if null {
+			b.AppendNull()
+		} else {
+			b.Append(v)
+		}
+	}
+	list := func(ss []string) { appendStrings(next().(*array.ListBuilder), ss) }
+	ok := r.checked()
+	str(r.Path, false)
+	i64(r.SizeBytes, false)
+	str(r.SHA256, r.SHA256 == "")
+	str(r.Workload, !ok)
+	i64(r.Ops, !ok)
+	str(r.Verdict, false)
+	list(r.BadTypes)
+	for _, t := range CountTypes {
+		i64(r.Counts[t], !ok)
+	}
+	i64(r.ElapsedMS, false)
+	str(r.Error, r.Error == "")
+	list(r.UnknownReasons)
+	list(r.AnomalyTypes)
+	tb := next().(*array.BooleanBuilder)
+	if ok {
+		tb.Append(r.Truncated)
+	} else {
+		tb.AppendNull()
+	}
+	list(r.Warnings)
+}
+
+// appendAnomaly appends a to a record builder of AnomaliesSchema.
+func appendAnomaly(rb *array.RecordBuilder, a *AnomalyRow) {
+	rb.Field(0).(*array.StringBuilder).Append(a.Path)
+	rb.Field(1).(*array.StringBuilder).Append(a.Type)
+	if a.Key == nil {
+		rb.Field(2).(*array.StringBuilder).AppendNull()
+	} else {
+		rb.Field(2).(*array.StringBuilder).Append(*a.Key)
+	}
+	appendStrings(rb.Field(3).(*array.ListBuilder), a.Values)
+	wb := rb.Field(4).(*array.ListBuilder)
+	wb.Append(true)
+	wb.ValueBuilder().(*array.Int64Builder).AppendValues(a.Witness, nil)
+	rb.Field(5).(*array.BooleanBuilder).Append(a.Bad)
+	appendStrings(rb.Field(6).(*array.ListBuilder), a.Skipped)
+	rb.Field(7).(*array.StringBuilder).Append(a.Instance)
+}
+
+func appendStrings(b *array.ListBuilder, ss []string) {
+	b.Append(true)
+	b.ValueBuilder().(*array.StringBuilder).AppendValues(ss, nil)
+}
