@@ -1,18 +1,17 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"html/template"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -146,43 +145,14 @@ func csp(scripts ...string) string {
 // WriteHTMLFile writes the page of v to path without ever leaving half a
 // file there: it writes a temporary file in the same directory, syncs and
 // closes it, and renames it over path. "-" writes to standard output.
-func WriteHTMLFile(path string, v *View) (err error) {
+func WriteHTMLFile(path string, v *View) error {
 	if path == "-" {
 		return WriteHTML(os.Stdout, v)
 	}
 	if err := AssetsAvailable(); err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err = WriteHTML(bw, v); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, atomicfile.Options{Sync: true}, func(w io.Writer) error {
+		return WriteHTML(w, v)
+	})
 }

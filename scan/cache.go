@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -126,13 +127,18 @@ func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMark)
 }
 
-// createTemp creates the temporary file for path: in path's directory,
+// createTemp starts writing path under a temporary file: in path's directory,
 // named "." + base + ".tmp-" + host + "-" + pid + "-" + random, so a glob
 // for path's kind never matches it and a later scan can tell whether its
 // writer is gone.
-func createTemp(path string) (*os.File, error) {
+func createTemp(path string) (*atomicfile.File, error) {
+	return atomicfile.Create(path, atomicfile.Options{Sync: true, Pattern: tempPattern(path)})
+}
+
+// tempPattern is the os.CreateTemp pattern of createTemp's names.
+func tempPattern(path string) string {
 	owner := strings.ReplaceAll(hostname(), "*", "_") + "-" + strconv.Itoa(os.Getpid()) + "-"
-	return os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+tempMark+owner+"*")
+	return "." + filepath.Base(path) + tempMark + owner + "*"
 }
 
 // tempOwner reads the host and process id from a temporary file's name.
@@ -177,33 +183,8 @@ func writeFileAtomic(path string, b []byte, sync bool) error {
 	})
 }
 
-// writeAtomic creates a temporary file next to path, lets write fill it,
-// and renames it to path only when write and Close succeeded; otherwise it
-// removes it. Habit 9: never half-write.
-func writeAtomic(path string, sync bool, write func(io.Writer) error) (err error) {
-	f, err := createTemp(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if sync {
-		if err = f.Sync(); err != nil {
-			return err
-		}
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+// writeAtomic writes path through a temporary file of the scanner's naming
+// and a rename (atomicfile); with sync, flushed to disk first.
+func writeAtomic(path string, sync bool, write func(io.Writer) error) error {
+	return atomicfile.Write(path, atomicfile.Options{Sync: sync, Pattern: tempPattern(path)}, write)
 }

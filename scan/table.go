@@ -1,9 +1,8 @@
 package scan
 
 import (
-	"bufio"
+	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"io"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -78,45 +77,9 @@ type tableWriter struct {
 }
 
 // pendingFile is an output file being written under a temporary name.
-type pendingFile struct {
-	path string
-	f    *os.File
-	bw   *bufio.Writer
-}
+type pendingFile = atomicfile.File
 
-func newPending(path string) (*pendingFile, error) {
-	f, err := createTemp(path)
-	if err != nil {
-		return nil, err
-	}
-	return &pendingFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20)}, nil
-}
-
-// commit flushes, syncs, closes and renames the file into place.
-func (p *pendingFile) commit() error {
-	err := p.bw.Flush()
-	if err == nil {
-		err = p.f.Sync()
-	}
-	if err == nil {
-		err = p.f.Chmod(0o644)
-	}
-	if cerr := p.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(p.f.Name(), p.path)
-	}
-	if err != nil {
-		os.Remove(p.f.Name())
-	}
-	return err
-}
-
-func (p *pendingFile) abort() {
-	p.f.Close()
-	os.Remove(p.f.Name())
-}
+func newPending(path string) (*pendingFile, error) { return createTemp(path) }
 
 // writerOnly hides Close from the Arrow writers, which close their sink:
 // the file is closed by commit.
@@ -139,7 +102,7 @@ func newTableWriter(schema *arrow.Schema, pqPath, ipcPath string) (t *tableWrite
 		parquet.WithCreatedBy("hindsight scan ("+SchemaVersion+")"),
 		parquet.WithMaxRowGroupLength(batchRows),
 	)
-	if t.pq, err = pqarrow.NewFileWriter(schema, writerOnly{pf.bw}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())); err != nil {
+	if t.pq, err = pqarrow.NewFileWriter(schema, writerOnly{pf}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())); err != nil {
 		return t, err
 	}
 	if ipcPath != "" {
@@ -148,7 +111,7 @@ func newTableWriter(schema *arrow.Schema, pqPath, ipcPath string) (t *tableWrite
 			return t, err
 		}
 		t.files = append(t.files, af)
-		if t.ipc, err = ipc.NewFileWriter(writerOnly{af.bw}, ipc.WithSchema(schema)); err != nil {
+		if t.ipc, err = ipc.NewFileWriter(writerOnly{af}, ipc.WithSchema(schema)); err != nil {
 			return t, err
 		}
 	}
@@ -202,7 +165,7 @@ func (t *tableWriter) commit() (err error) {
 	t.rb.Release()
 	t.rb = nil
 	for len(t.files) > 0 {
-		if err = t.files[0].commit(); err != nil {
+		if err = t.files[0].Commit(); err != nil {
 			t.files = t.files[1:]
 			return err
 		}
@@ -214,7 +177,7 @@ func (t *tableWriter) commit() (err error) {
 // abort removes the temporary files.
 func (t *tableWriter) abort() {
 	for _, f := range t.files {
-		f.abort()
+		f.Abort()
 	}
 	t.files = nil
 	if t.rb != nil {

@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -71,7 +71,10 @@ standard output) and prints how many ops remain.`,
 				if _, err := stdout.Write(buf.Bytes()); err != nil {
 					return err
 				}
-			} else if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+			} else if err := atomicfile.Write(out, atomicfile.Options{}, func(w io.Writer) error {
+				_, err := w.Write(buf.Bytes())
+				return err
+			}); err != nil {
 				return err
 			}
 			note := ""
@@ -88,23 +91,4 @@ standard output) and prints how many ops remain.`,
 	cmd.Flags().DurationVar(&budget, "budget", 2*time.Minute, "stop shrinking after this long (0: no limit)")
 	_ = cmd.MarkFlagRequired("anomaly")
 	return cmd
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames
-// it into place, so a reader never sees a half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
