@@ -36,10 +36,9 @@ go test -count=1 -timeout 20m ./...
 
 step "fuzz (short)"
 FUZZTIME=${FUZZTIME:-20s}
-for target in FuzzEDN FuzzJSON; do
-  if grep -q "func $target" ingest/*_test.go 2>/dev/null; then
-    go test ./ingest -run='^$' -fuzz="^$target\$" -fuzztime="$FUZZTIME"
-  fi
+for target in ingest:FuzzEDN ingest:FuzzJSON analysis/queue:FuzzCheck; do
+  pkg=${target%%:*} name=${target#*:}
+  go test "./$pkg" -run='^$' -fuzz="^$name\$" -fuzztime="$FUZZTIME" -fuzzminimizetime=5s
 done
 
 step "browser screenshots in $HINDSIGHT_ARTIFACTS"

@@ -1,0 +1,126 @@
+package queue
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// fuzzHistory builds a well-paired history from arbitrary bytes: each op
+// takes a few bytes for its process, outcome, function and micro-ops, with
+// small key, value and offset ranges so that conflicts, duplicates,
+// garbage, skips and cycles all happen often.
+func fuzzHistory(data []byte) *model.History {
+	b := model.NewBuilder("fuzz")
+	next := func() int {
+		if len(data) == 0 {
+			return 0
+		}
+		x := int(data[0])
+		data = data[1:]
+		return x
+	}
+	open := map[int32]bool{}
+	t := int64(0)
+	idx := int64(0)
+	for len(data) > 0 && idx < 400 {
+		proc := int32(next() % 4)
+		t += int64(next()%5) + 1
+		if open[proc] {
+			// complete it
+			typ := []model.OpType{model.OK, model.OK, model.Info, model.Fail}[next()%4]
+			f := []model.Func{model.FSend, model.FPoll, model.FTxn}[next()%3]
+			var mops []model.Mop
+			for range next()%3 + 1 {
+				k := b.Key(model.IntAtom(int64(next() % 3)))
+				if next()%2 == 0 {
+					m := model.Mop{Kind: model.MopSend, Key: k, Msg: b.Msg(k, b.Value(model.IntAtom(int64(next()%6)))), Offset: model.NoOffset}
+					if next()%4 != 0 {
+						m.Done = true
+						if next()%5 != 0 {
+							m.Offset = int64(next()%8) - 1
+						}
+					}
+					mops = append(mops, m)
+				} else {
+					m := model.Mop{Kind: model.MopPoll, Done: next()%4 != 0}
+					if m.Done {
+						for range next() % 3 {
+							kk := b.Key(model.IntAtom(int64(next() % 3)))
+							kp := model.KeyPoll{Key: kk}
+							for range next() % 4 {
+								kp.Reads = append(kp.Reads, model.Read{Offset: int64(next() % 8),
+									Msg: b.Msg(kk, b.Value(model.IntAtom(int64(next()%7))))})
+							}
+							m.Polls = append(m.Polls, kp)
+						}
+					}
+					mops = append(mops, m)
+				}
+			}
+			b.Add(model.Op{Index: idx, Time: t, Type: typ, Process: proc, F: f, Mops: mops})
+			delete(open, proc)
+		} else {
+			op := model.Op{Index: idx, Time: t, Type: model.Invoke, Process: proc}
+			switch next() % 6 {
+			case 0:
+				op.F = model.FAssign
+				op.SetKeys([]model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))})
+			case 1:
+				op.F = model.FSubscribe
+				op.SetKeys([]model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))})
+			default:
+				op.F = model.FTxn
+			}
+			b.Add(op)
+			if op.F == model.FAssign || op.F == model.FSubscribe {
+				idx++
+				t++
+				done := op
+				done.Index, done.Time, done.Type = idx, t, []model.OpType{model.OK, model.Info, model.Fail}[next()%3]
+				b.Add(done)
+			} else {
+				open[proc] = true
+			}
+		}
+		idx++
+	}
+	return b.History()
+}
+
+// FuzzCheck: the analysis never panics, and always gives a result that
+// marshals, with every instance carrying a witness, whatever the history.
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+	f.Add([]byte("a history of sends and polls with conflicts at every offset"))
+	f.Add(make([]byte, 64))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		opts := DefaultOptions()
+		opts.WWDeps = data[0]&1 != 0
+		opts.Series = data[0]&2 != 0
+		opts.SubVia = SubVia(data[0] >> 2 % 3)
+		opts.StallThreshold = time.Duration(data[1]%8) * time.Nanosecond
+		opts.CycleBudget = time.Second
+		h := fuzzHistory(data[2:])
+		p, err := model.Pair(h)
+		if err != nil {
+			t.Fatalf("generated history does not pair: %v", err)
+		}
+		res := Check(h, p, opts)
+		for typ, ins := range res.Anomalies {
+			for _, in := range ins {
+				if len(in.Witness) == 0 {
+					t.Fatalf("%s instance without a witness: %+v", typ, in)
+				}
+			}
+		}
+		if _, err := json.Marshal(res); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
