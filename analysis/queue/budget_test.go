@@ -1,0 +1,63 @@
+package queue
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// ring builds n concurrent ok transactions, each sending one value and
+// reading the previous transaction's (the first reads the last's): one G1c
+// cycle through all of them.
+func ring(n int) (*model.History, model.Pairing) {
+	b := model.NewBuilder("ring")
+	k := b.Key(model.IntAtom(0))
+	msg := func(i int) model.MsgID { return b.Msg(k, b.Value(model.IntAtom(int64(i)))) }
+	for i := range n {
+		b.Add(model.Op{Index: int64(i), Time: int64(i), Type: model.Invoke, Process: int32(i), F: model.FTxn})
+	}
+	for i := range n {
+		prev := (i + n - 1) % n
+		b.Add(model.Op{Index: int64(n + i), Time: int64(n + i), Type: model.OK, Process: int32(i), F: model.FTxn,
+			Mops: []model.Mop{
+				{Kind: model.MopSend, Done: true, Key: k, Msg: msg(i), Offset: int64(i)},
+				{Kind: model.MopPoll, Done: true, Polls: []model.KeyPoll{{Key: k, Reads: []model.Read{{Offset: int64(prev), Msg: msg(prev)}}}}},
+			}})
+	}
+	h := b.History()
+	p, err := model.Pair(h)
+	if err != nil {
+		panic(err)
+	}
+	return h, p
+}
+
+func TestCycleBudget(t *testing.T) {
+	h, p := ring(5000)
+	t.Run("no budget - the whole ring is one G1c", func(t *testing.T) {
+		opts := DefaultOptions()
+		opts.CycleBudget = 0
+		res := Check(h, p, opts)
+		g := res.Anomalies[G1c]
+		if res.Verdict != analysis.Invalid || len(g) != 1 || len(g[0].Cycle) != 5000 {
+			t.Fatalf("verdict %v, %d G1c instances", res.Verdict, len(g))
+		}
+	})
+	t.Run("budget exhausted - unknown with its reason, never valid", func(t *testing.T) {
+		opts := DefaultOptions()
+		opts.CycleBudget = time.Nanosecond
+		res := Check(h, p, opts)
+		if res.Verdict == analysis.Valid {
+			t.Fatal("an exhausted search gave valid")
+		}
+		if len(res.UnknownReasons) == 0 || !strings.Contains(res.UnknownReasons[0], "ran out of its budget") {
+			t.Fatalf("reasons %v", res.UnknownReasons)
+		}
+		if res.Verdict == analysis.Unknown && len(res.BadTypes) != 0 {
+			t.Fatalf("unknown with bad types %v", res.BadTypes)
+		}
+	})
+}
