@@ -250,31 +250,11 @@ func (o *Op) Error() string {
 	return o.Extra.Error
 }
 
-// SetFName sets the :f text of an FOther op.
-func (o *Op) SetFName(s string) {
-	if s != "" || o.Extra != nil {
-		o.extra().FName = s
-	}
-}
-
-// SetKeys sets the keys of an assign or subscribe op.
+// SetKeys sets the keys of an assign or subscribe op. (Ingest fills the
+// other fields of OpExtra directly.)
 func (o *Op) SetKeys(k []KeyID) {
 	if k != nil || o.Extra != nil {
 		o.extra().Keys = k
-	}
-}
-
-// SetRebalance sets the keys of the op's :rebalance-log.
-func (o *Op) SetRebalance(k []KeyID) {
-	if k != nil || o.Extra != nil {
-		o.extra().Rebalance = k
-	}
-}
-
-// SetError sets the op's :error text.
-func (o *Op) SetError(s string) {
-	if s != "" || o.Extra != nil {
-		o.extra().Error = s
 	}
 }
 

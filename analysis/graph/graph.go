@@ -62,7 +62,9 @@ type edge struct {
 	rel      Rel
 }
 
-// Builder collects edges; Build turns them into a Graph.
+// Builder collects edges; Build turns them into a Graph. It is the simple
+// reference construction (tests check BuildFunc against it); the queue
+// checker uses BuildFunc, which needs no edge list.
 type Builder struct {
 	edges []edge
 }
