@@ -248,6 +248,14 @@ func (s *Searcher) ShortestCycle(comp []int32, q CycleQuery, deadline time.Time)
 		if exhausted {
 			break
 		}
+		// With at most one required relation every cycle through start has
+		// been weighed: later searches need not pass through it, and the
+		// shortest cycle is still found, from the first of its vertices in
+		// comp's order. (With two, the search keeps only simple cycles and
+		// may need start again to find one.)
+		if nreq <= 1 {
+			s.comp[start] = 0
+		}
 	}
 	if !found {
 		return Cycle{}, false, exhausted
