@@ -73,7 +73,7 @@ func ReadFile(path string, opts Options) (*model.History, error) {
 			}
 		}
 		if path == "" {
-			return nil, fmt.Errorf("%s: a directory without history.edn, history.json or history.jsonl", dir)
+			return nil, fmt.Errorf("%s: a directory without history.edn, history.json or history.jsonl (to check every history below it, use hindsight scan)", dir)
 		}
 	}
 	f, err := os.Open(path)
