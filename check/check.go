@@ -88,7 +88,7 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 func Detect(h *model.History) string {
 	other := false
 	for i := range h.Ops {
-		for _, m := range h.Ops[i].Mops {
+		for _, m := range h.MopsOf(&h.Ops[i]) {
 			switch m.Kind {
 			case model.MopSend, model.MopPoll:
 				return "queue"

@@ -144,10 +144,7 @@ type decoder struct {
 	pending  map[int32]pendingInv // invocation whose completion has not come yet, by process
 	freeMops [][]model.Mop        // buffers for pending micro-ops, for reuse
 
-	mopSlab   slab[model.Mop]
 	extraSlab slab[model.OpExtra]
-	pollSlab  slab[model.KeyPoll]
-	readSlab  slab[model.Read]
 	keySlab   slab[model.KeyID]
 }
 
@@ -625,7 +622,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		d.extra(&op).Rebalance = d.rebalance()
 	}
 	if op.Process != model.NoProcess {
-		d.settle(op.Process, op.Type == model.Invoke || len(op.Mops) == 0)
+		d.settle(op.Process, op.Type == model.Invoke || op.Mops.N == 0)
 	}
 	at := d.ops.add(op)
 	if held != nil {

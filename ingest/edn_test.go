@@ -159,9 +159,10 @@ func TestEDNAtoms(t *testing.T) {
 	h := readString(t, "t.edn",
 		`{:type :ok :process 0 :f :txn :value [[:send 3 [0 3]] [:send "3" [1 "3"]] [:send :k [2 :v]] [:send 99999999999999999999 [3 1/2]]]}`, Options{})
 	op := h.Ops[0]
+	mops := h.MopsOf(&op)
 	wantKeys := []model.Atom{model.IntAtom(3), model.IntAtom(3), model.KeywordAtom(":k"), {Kind: model.KBigInt, Text: "99999999999999999999"}}
 	wantVals := []model.Atom{model.IntAtom(3), model.StringAtom("3"), model.KeywordAtom(":v"), {Kind: model.KOther, Text: "1/2"}}
-	for i, m := range op.Mops {
+	for i, m := range mops {
 		if got := h.KeyAtom(m.Key); got != wantKeys[i] {
 			t.Errorf("mop %d key = %#v, want %#v", i, got, wantKeys[i])
 		}
@@ -169,10 +170,10 @@ func TestEDNAtoms(t *testing.T) {
 			t.Errorf("mop %d value = %#v, want %#v", i, got, wantVals[i])
 		}
 	}
-	if op.Mops[0].Key != op.Mops[1].Key {
+	if mops[0].Key != mops[1].Key {
 		t.Errorf("key 3 and key \"3\" are different keys")
 	}
-	if op.Mops[0].Msg == op.Mops[1].Msg {
+	if mops[0].Msg == mops[1].Msg {
 		t.Errorf("value 3 and value \"3\" are one message")
 	}
 }

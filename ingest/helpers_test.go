@@ -47,12 +47,12 @@ func render(h *model.History, op *model.Op) string {
 			sb.WriteString("poll")
 			if m.Done {
 				sb.WriteByte('{')
-				for i, kp := range m.Polls {
+				for i, kp := range h.PollsOf(&m) {
 					if i > 0 {
 						sb.WriteByte(' ')
 					}
 					sb.WriteString(atom(h.KeyAtom(kp.Key)) + ":[")
-					for j, r := range kp.Reads {
+					for j, r := range h.ReadsOf(&kp) {
 						if j > 0 {
 							sb.WriteByte(' ')
 						}
@@ -158,17 +158,17 @@ func asError(t *testing.T, err error) *Error {
 func checkHistory(h *model.History) error {
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		for _, m := range op.Mops {
+		for _, m := range h.MopsOf(op) {
 			if m.Kind == model.MopSend {
 				if int(m.Key) >= len(h.Keys) || int(m.Msg) >= len(h.Msgs) || h.Msgs[m.Msg].Key != m.Key {
 					return fmt.Errorf("op %d: bad send ids", i)
 				}
 			}
-			for _, kp := range m.Polls {
+			for _, kp := range h.PollsOf(&m) {
 				if int(kp.Key) >= len(h.Keys) {
 					return fmt.Errorf("op %d: bad poll key", i)
 				}
-				for _, r := range kp.Reads {
+				for _, r := range h.ReadsOf(&kp) {
 					if int(r.Msg) >= len(h.Msgs) || h.Msgs[r.Msg].Key != kp.Key {
 						return fmt.Errorf("op %d: bad read msg", i)
 					}
@@ -223,11 +223,11 @@ func replay(h *model.History) error {
 					return err
 				}
 			case model.MopPoll:
-				for _, kp := range m.Polls {
+				for _, kp := range h.PollsOf(&m) {
 					if err := key(kp.Key); err != nil {
 						return err
 					}
-					for _, r := range kp.Reads {
+					for _, r := range h.ReadsOf(&kp) {
 						if err := msg(r.Msg); err != nil {
 							return err
 						}
@@ -259,8 +259,8 @@ var (
 // completion's (model.History.InvocationMops), so tests compare what was in
 // the file.
 func effectiveMops(h *model.History, op *model.Op) []model.Mop {
-	if op.Type != model.Invoke || len(op.Mops) > 0 || len(h.Ops) == 0 {
-		return op.Mops
+	if op.Type != model.Invoke || op.Mops.N > 0 || len(h.Ops) == 0 {
+		return h.MopsOf(op)
 	}
 	pairingsMu.Lock()
 	p, ok := pairings[h]
@@ -271,7 +271,7 @@ func effectiveMops(h *model.History, op *model.Op) []model.Mop {
 	pairingsMu.Unlock()
 	i := int((uintptr(unsafe.Pointer(op)) - uintptr(unsafe.Pointer(&h.Ops[0]))) / unsafe.Sizeof(*op))
 	if i < 0 || i >= len(h.Ops) || &h.Ops[i] != op {
-		return op.Mops
+		return h.MopsOf(op)
 	}
 	return h.InvocationMops(i, p)
 }

@@ -29,9 +29,11 @@ func (d *decoder) rebalance() []model.KeyID {
 	return ids
 }
 
-// buildMops interns the scratch micro-ops.
-func (d *decoder) buildMops() []model.Mop {
-	return d.buildMopsInto(d.mopSlab.alloc(len(d.mops)))
+// buildMops interns the scratch micro-ops into the history's store.
+func (d *decoder) buildMops() model.Span {
+	sp, mops := d.b.Mops(len(d.mops))
+	d.buildMopsInto(mops)
+	return sp
 }
 
 // buildMopsInto fills mops (of length len(d.mops)) from the scratch micro-ops.
@@ -49,16 +51,18 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 			}
 		case model.MopPoll:
 			if n := int(sm.p1 - sm.p0); n > 0 {
-				m.Polls = d.pollSlab.alloc(n)
-				for j := range m.Polls {
+				var polls []model.KeyPoll
+				m.Polls, polls = d.b.Polls(n)
+				for j := range polls {
 					sp := &d.polls[int(sm.p0)+j]
-					kp := &m.Polls[j]
+					kp := &polls[j]
 					kp.Key = d.key(&sp.key)
 					if nr := int(sp.r1 - sp.r0); nr > 0 {
-						kp.Reads = d.readSlab.alloc(nr)
-						for r := range kp.Reads {
+						var reads []model.Read
+						kp.Reads, reads = d.b.Reads(nr)
+						for r := range reads {
 							sr := &d.reads[int(sp.r0)+r]
-							kp.Reads[r] = model.Read{Offset: sr.off, Msg: d.msg(kp.Key, &sr.val)}
+							reads[r] = model.Read{Offset: sr.off, Msg: d.msg(kp.Key, &sr.val)}
 						}
 					}
 				}
@@ -276,8 +280,7 @@ func (d *decoder) settle(p int32, keep bool) {
 	}
 	delete(d.pending, p)
 	if keep {
-		pi.op.Mops = d.mopSlab.alloc(len(pi.mops))
-		copy(pi.op.Mops, pi.mops)
+		pi.op.Mops = d.b.StoreMops(pi.mops...)
 	}
 	d.freeMops = append(d.freeMops, pi.mops[:0])
 }

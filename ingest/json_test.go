@@ -87,17 +87,17 @@ func TestJSONKeyAtoms(t *testing.T) {
 	h := readString(t, "t.json",
 		"{\"type\": \"ok\", \"process\": 0, \"f\": \"poll\", \"value\": [[\"poll\", {\"7\": [[0, 1]], \"x\": []}]]}\n"+
 			"{\"type\": \"ok\", \"process\": 1, \"f\": \"send\", \"value\": [[\"send\", 7, [0, 1]]]}", Options{})
-	polls := h.Ops[0].Mops[0].Polls
+	polls := h.PollsOf(&h.MopsOf(&h.Ops[0])[0])
 	if got := h.KeyAtom(polls[0].Key); got != model.IntAtom(7) {
 		t.Errorf("key \"7\" = %#v, want the integer 7", got)
 	}
 	if got := h.KeyAtom(polls[1].Key); got != model.StringAtom("x") {
 		t.Errorf("key \"x\" = %#v, want the string", got)
 	}
-	if polls[0].Key != h.Ops[1].Mops[0].Key {
+	if polls[0].Key != h.MopsOf(&h.Ops[1])[0].Key {
 		t.Errorf("poll key \"7\" and send key 7 differ")
 	}
-	if polls[0].Reads[0].Msg != h.Ops[1].Mops[0].Msg {
+	if h.ReadsOf(&polls[0])[0].Msg != h.MopsOf(&h.Ops[1])[0].Msg {
 		t.Errorf("read of (7, 1) and send of (7, 1) are different messages")
 	}
 }

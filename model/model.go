@@ -155,42 +155,45 @@ type Read struct {
 	Msg    MsgID
 }
 
-// KeyPoll is what one poll micro-op returned for one key, in order. Reads may
-// be empty ({k []}): the key was polled and nothing came back.
+// KeyPoll is what one poll micro-op returned for one key, in order. Its
+// reads (History.ReadsOf) may be empty ({k []}): the key was polled and
+// nothing came back.
 type KeyPoll struct {
 	Key   KeyID
-	Reads []Read
+	Reads Span // in History.Reads
 }
 
 // Mop is one micro-op.
 type Mop struct {
-	Kind MopKind
+	// Key, Msg and Offset describe a send.
+	Offset int64
+	Key    KeyID
+	Msg    MsgID
+	// Polls describes a completed poll, keys in the order of the history
+	// (History.PollsOf).
+	Polls Span
+	Kind  MopKind
 	// Done is true when the micro-op is in completed form: a send with an
 	// [offset value] pair (offset may still be NoOffset, for nil), a poll with
 	// a map. An info or fail op may hold micro-ops still in invocation form.
 	Done bool
-	// Key, Msg and Offset describe a send.
-	Key    KeyID
-	Msg    MsgID
-	Offset int64
-	// Polls describes a completed poll, keys in the order of the history.
-	Polls []KeyPoll
 }
 
-// Op is one line of a history. It is kept small (64 bytes) because a
-// history holds one per line: fields most ops lack live in Extra.
+// Op is one line of a history. It is kept small (48 bytes) because a
+// history holds one per line: its micro-ops live in the history's stores
+// (History.MopsOf), and fields most ops lack live in Extra.
 type Op struct {
 	// Index is the op's :index, or its position when the history has none.
 	Index int64
 	// Time is nanoseconds since the test began, or NoTime.
 	Time int64
-	// Mops holds the micro-ops of send, poll and txn ops. An invocation
+	// Extra holds the rarer fields; nil when all are empty.
+	Extra *OpExtra
+	// Mops locates the micro-ops of send, poll and txn ops. An invocation
 	// that has a completion may have none: its micro-ops are the
 	// invocation form of its completion's (ingest drops them to save
 	// memory; InvocationMops rebuilds them).
-	Mops []Mop
-	// Extra holds the rarer fields; nil when all are empty.
-	Extra   *OpExtra
+	Mops    Span
 	Process int32
 	// Line is the 1-based line in the source where the op starts.
 	Line int32
@@ -263,10 +266,11 @@ func (o *Op) SetKeys(k []KeyID) {
 // dropped them (sends without their offsets, polls without results).
 func (h *History) InvocationMops(i int, p Pairing) []Mop {
 	op := &h.Ops[i]
-	if len(op.Mops) > 0 || op.Type != Invoke || p.Partner[i] < 0 {
-		return op.Mops
+	own := h.MopsOf(op)
+	if len(own) > 0 || op.Type != Invoke || p.Partner[i] < 0 {
+		return own
 	}
-	comp := h.Ops[p.Partner[i]].Mops
+	comp := h.MopsOf(&h.Ops[p.Partner[i]])
 	out := make([]Mop, len(comp))
 	for j, m := range comp {
 		out[j] = Mop{Kind: m.Kind, Key: m.Key, Msg: m.Msg, Offset: NoOffset}
@@ -294,12 +298,26 @@ type History struct {
 	Values []Atom
 	// Msgs: (key, value) by id.
 	Msgs []Msg
+	// MopStore, PollStore and ReadStore hold every op's micro-ops, every
+	// poll's keys and every key's reads, referenced by Spans.
+	MopStore  Store[Mop]
+	PollStore Store[KeyPoll]
+	ReadStore Store[Read]
 	// Truncated is set when the input ended in the middle of an op; Ops holds
 	// everything up to the last complete op.
 	Truncated bool
 	// Warnings are things worth telling the user that do not stop analysis.
 	Warnings []string
 }
+
+// MopsOf returns op's micro-ops. The slice aliases the history.
+func (h *History) MopsOf(op *Op) []Mop { return h.MopStore.Get(op.Mops) }
+
+// PollsOf returns what a poll micro-op returned, key by key.
+func (h *History) PollsOf(m *Mop) []KeyPoll { return h.PollStore.Get(m.Polls) }
+
+// ReadsOf returns the [offset value] pairs one poll returned for one key.
+func (h *History) ReadsOf(kp *KeyPoll) []Read { return h.ReadStore.Get(kp.Reads) }
 
 // KeyAtom returns the atom of a key.
 func (h *History) KeyAtom(k KeyID) Atom { return h.Keys[k] }
@@ -481,6 +499,37 @@ func (b *Builder) Msg(k KeyID, v ValID) MsgID {
 	b.h.Msgs = append(b.h.Msgs, Msg{Key: k, Val: v})
 	b.msgIdx[p] = id
 	return id
+}
+
+// Mops stores n micro-ops and returns their span and the slice to fill.
+func (b *Builder) Mops(n int) (Span, []Mop) { return b.h.MopStore.Alloc(n) }
+
+// Polls stores n poll entries and returns their span and the slice to fill.
+func (b *Builder) Polls(n int) (Span, []KeyPoll) { return b.h.PollStore.Alloc(n) }
+
+// Reads stores n reads and returns their span and the slice to fill.
+func (b *Builder) Reads(n int) (Span, []Read) { return b.h.ReadStore.Alloc(n) }
+
+// StoreMops copies mops into the history and returns their span: a
+// convenience for building histories in code.
+func (b *Builder) StoreMops(mops ...Mop) Span {
+	sp, dst := b.Mops(len(mops))
+	copy(dst, mops)
+	return sp
+}
+
+// StorePolls copies one poll micro-op's key entries into the history.
+func (b *Builder) StorePolls(kps ...KeyPoll) Span {
+	sp, dst := b.Polls(len(kps))
+	copy(dst, kps)
+	return sp
+}
+
+// StoreReads copies one key's reads into the history.
+func (b *Builder) StoreReads(rs ...Read) Span {
+	sp, dst := b.Reads(len(rs))
+	copy(dst, rs)
+	return sp
 }
 
 // Add appends an op. Ops must be added in file order.

@@ -44,25 +44,26 @@ func synthHistory(nOps, keys, procs int) *model.History {
 				msg := b.Msg(keyIDs[k], b.Value(model.IntAtom(val)))
 				off := int64(len(logs[k]))
 				add(model.Op{Type: model.Invoke, Process: int32(p), F: model.FSend,
-					Mops: []model.Mop{{Kind: model.MopSend, Key: keyIDs[k], Msg: msg, Offset: model.NoOffset}}})
+					Mops: b.StoreMops(model.Mop{Kind: model.MopSend, Key: keyIDs[k], Msg: msg, Offset: model.NoOffset})})
 				add(model.Op{Type: model.OK, Process: int32(p), F: model.FSend,
-					Mops: []model.Mop{{Kind: model.MopSend, Done: true, Key: keyIDs[k], Msg: msg, Offset: off}}})
+					Mops: b.StoreMops(model.Mop{Kind: model.MopSend, Done: true, Key: keyIDs[k], Msg: msg, Offset: off})})
 				logs[k] = append(logs[k], logEntry{msg, off})
 				continue
 			}
 			k := (p / 2) % keys // consumer of one key
-			kp := model.KeyPoll{Key: keyIDs[k]}
+			var reads []model.Read
 			for n := 0; n < 3 && pos[p] < len(logs[k]); n++ {
 				e := logs[k][pos[p]]
 				pos[p]++
 				if e.off%5000 == 4999 {
 					continue // nobody reads it
 				}
-				kp.Reads = append(kp.Reads, model.Read{Offset: e.off, Msg: e.msg})
+				reads = append(reads, model.Read{Offset: e.off, Msg: e.msg})
 			}
-			add(model.Op{Type: model.Invoke, Process: int32(p), F: model.FPoll, Mops: []model.Mop{{Kind: model.MopPoll}}})
+			add(model.Op{Type: model.Invoke, Process: int32(p), F: model.FPoll, Mops: b.StoreMops(model.Mop{Kind: model.MopPoll})})
 			add(model.Op{Type: model.OK, Process: int32(p), F: model.FPoll,
-				Mops: []model.Mop{{Kind: model.MopPoll, Done: true, Polls: []model.KeyPoll{kp}}}})
+				Mops: b.StoreMops(model.Mop{Kind: model.MopPoll, Done: true,
+					Polls: b.StorePolls(model.KeyPoll{Key: keyIDs[k], Reads: b.StoreReads(reads...)})})})
 		}
 	}
 	return b.History()

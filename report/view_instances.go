@@ -101,8 +101,8 @@ func (b *builder) pos(idx int64) int {
 // first needed).
 func (b *builder) mops(i int) []model.Mop {
 	op := &b.h.Ops[i]
-	if op.Type != model.Invoke || len(op.Mops) > 0 {
-		return op.Mops
+	if op.Type != model.Invoke || op.Mops.N > 0 {
+		return b.h.MopsOf(op)
 	}
 	if b.pairing == nil {
 		// A history that reached a report was paired without problems
@@ -329,7 +329,7 @@ func (b *builder) writeMop(sb *strings.Builder, m *model.Mop, limit int) {
 			return
 		}
 		sb.WriteString("[:poll {")
-		for i, kp := range m.Polls {
+		for i, kp := range b.h.PollsOf(m) {
 			if sb.Len() > limit {
 				break
 			}
@@ -338,7 +338,7 @@ func (b *builder) writeMop(sb *strings.Builder, m *model.Mop, limit int) {
 			}
 			sb.WriteString(h.Keys[kp.Key].String())
 			sb.WriteString(" [")
-			for j, rd := range kp.Reads {
+			for j, rd := range b.h.ReadsOf(&kp) {
 				if sb.Len() > limit {
 					break
 				}

@@ -165,7 +165,7 @@ func (b *builder) finalReads() *Span {
 		if _, ok := b.clock.x(op); !ok {
 			continue
 		}
-		for _, m := range op.Mops {
+		for _, m := range b.h.MopsOf(op) {
 			if m.Kind == model.MopSend && m.Done {
 				lastSend = op
 			}

@@ -71,7 +71,7 @@ func (b *builder) timeline() Timeline {
 	untimed := 0
 	for i := range b.h.Ops {
 		op := &b.h.Ops[i]
-		if op.Type == model.Invoke || !op.IsClient() || len(op.Mops) == 0 {
+		if op.Type == model.Invoke || !op.IsClient() || op.Mops.N == 0 {
 			continue
 		}
 		x, ok := b.clock.x(op)
@@ -79,8 +79,9 @@ func (b *builder) timeline() Timeline {
 			untimed++
 			continue
 		}
-		for mi := range op.Mops {
-			m := &op.Mops[mi]
+		mops := b.h.MopsOf(op)
+		for mi := range mops {
+			m := &mops[mi]
 			switch m.Kind {
 			case model.MopSend:
 				p := tpt{x: x, y: -1, op: op.Index, proc: op.Process, msg: m.Msg}
@@ -97,11 +98,12 @@ func (b *builder) timeline() Timeline {
 					kl.info = append(kl.info, p)
 				}
 			case model.MopPoll:
-				for _, kp := range m.Polls {
-					if len(kp.Reads) == 0 {
+				for _, kp := range b.h.PollsOf(m) {
+					reads := b.h.ReadsOf(&kp)
+					if len(reads) == 0 {
 						continue
 					}
-					rd := kp.Reads[len(kp.Reads)-1]
+					rd := reads[len(reads)-1]
 					p := tpt{x: x, y: float64(rd.Offset), op: op.Index, proc: op.Process, msg: rd.Msg}
 					kl := &lines[kp.Key]
 					if op.Type == model.OK {
@@ -231,18 +233,18 @@ func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int
 	match := func(m model.MsgID, o int64) bool {
 		return (off == model.NoOffset || o == off) && (v == nil || b.h.MsgValue(m) == v.Atom)
 	}
-	for _, m := range op.Mops {
+	for _, m := range b.h.MopsOf(op) {
 		switch m.Kind {
 		case model.MopSend:
 			if m.Key == k && m.Done && m.Offset != model.NoOffset && match(m.Msg, m.Offset) {
 				return tpt{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg}, true
 			}
 		case model.MopPoll:
-			for _, kp := range m.Polls {
+			for _, kp := range b.h.PollsOf(&m) {
 				if kp.Key != k {
 					continue
 				}
-				for _, rd := range kp.Reads {
+				for _, rd := range b.h.ReadsOf(&kp) {
 					if match(rd.Msg, rd.Offset) {
 						return tpt{x: x, y: float64(rd.Offset), op: op.Index, proc: op.Process, msg: rd.Msg}, true
 					}
@@ -334,7 +336,7 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 			if !ok {
 				continue
 			}
-			for _, m := range op.Mops {
+			for _, m := range b.h.MopsOf(op) {
 				if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset != model.NoOffset && want[b.h.MsgValue(m.Msg)] {
 					add(k, tpt{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg})
 				}

@@ -60,10 +60,10 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
 			b = appendAtom(b, h.Keys[k])
 		}
 		b = append(b, ']')
-	case len(op.Mops) > 0:
-		b = appendMops(b, h, op.Mops, false)
-	case op.Type == model.Invoke && p.Partner[pos] >= 0 && len(h.Ops[p.Partner[pos]].Mops) > 0:
-		b = appendMops(b, h, h.Ops[p.Partner[pos]].Mops, true)
+	case op.Mops.N > 0:
+		b = appendMops(b, h, h.MopsOf(op), false)
+	case op.Type == model.Invoke && p.Partner[pos] >= 0 && h.Ops[p.Partner[pos]].Mops.N > 0:
+		b = appendMops(b, h, h.MopsOf(&h.Ops[p.Partner[pos]]), true)
 	default:
 		b = append(b, "nil"...)
 	}
@@ -105,13 +105,13 @@ func appendMops(b []byte, h *model.History, mops []model.Mop, invocation bool) [
 				continue
 			}
 			b = append(b, "[:poll {"...)
-			for j, kp := range m.Polls {
+			for j, kp := range h.PollsOf(&m) {
 				if j > 0 {
 					b = append(b, ", "...)
 				}
 				b = appendAtom(b, h.Keys[kp.Key])
 				b = append(b, " ["...)
-				for r, rd := range kp.Reads {
+				for r, rd := range h.ReadsOf(&kp) {
 					if r > 0 {
 						b = append(b, ' ')
 					}

@@ -22,10 +22,11 @@ func ring(n int) (*model.History, model.Pairing) {
 	for i := range n {
 		prev := (i + n - 1) % n
 		b.Add(model.Op{Index: int64(n + i), Time: int64(n + i), Type: model.OK, Process: int32(i), F: model.FTxn,
-			Mops: []model.Mop{
-				{Kind: model.MopSend, Done: true, Key: k, Msg: msg(i), Offset: int64(i)},
-				{Kind: model.MopPoll, Done: true, Polls: []model.KeyPoll{{Key: k, Reads: []model.Read{{Offset: int64(prev), Msg: msg(prev)}}}}},
-			}})
+			Mops: b.StoreMops(
+				model.Mop{Kind: model.MopSend, Done: true, Key: k, Msg: msg(i), Offset: int64(i)},
+				model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(
+					model.KeyPoll{Key: k, Reads: b.StoreReads(model.Read{Offset: int64(prev), Msg: msg(prev)})})},
+			)})
 	}
 	h := b.History()
 	p, err := model.Pair(h)

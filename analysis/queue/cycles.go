@@ -37,8 +37,8 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 				continue
 			}
 			for _, m := range c.mops(ri) {
-				for _, kp := range m.Polls {
-					for _, rd := range kp.Reads {
+				for _, kp := range c.h.PollsOf(&m) {
+					for _, rd := range c.h.ReadsOf(&kp) {
 						if w := c.writer[rd.Msg]; w >= 0 && c.recs[w].vertex >= 0 {
 							add(c.recs[w].vertex, r.vertex, graph.WR)
 						}
@@ -204,8 +204,8 @@ func (c *checker) explainStep(u, v int32, rel graph.Rel) analysis.Step {
 	st := analysis.Step{From: c.compIdx(u), To: c.compIdx(v), Rel: rel.String()}
 	if rel&graph.WR != 0 {
 		for _, m := range c.mops(v) {
-			for _, kp := range m.Polls {
-				for _, rd := range kp.Reads {
+			for _, kp := range c.h.PollsOf(&m) {
+				for _, rd := range c.h.ReadsOf(&kp) {
 					if c.writer[rd.Msg] == u {
 						st.Key, st.Value = c.keyVal(kp.Key), c.msgValP(rd.Msg)
 						st.Offsets = []int64{rd.Offset}

@@ -47,20 +47,22 @@ func fuzzHistory(data []byte) *model.History {
 				} else {
 					m := model.Mop{Kind: model.MopPoll, Done: next()%4 != 0}
 					if m.Done {
+						var kps []model.KeyPoll
 						for range next() % 3 {
 							kk := b.Key(model.IntAtom(int64(next() % 3)))
-							kp := model.KeyPoll{Key: kk}
+							var reads []model.Read
 							for range next() % 4 {
-								kp.Reads = append(kp.Reads, model.Read{Offset: int64(next() % 8),
+								reads = append(reads, model.Read{Offset: int64(next() % 8),
 									Msg: b.Msg(kk, b.Value(model.IntAtom(int64(next()%7))))})
 							}
-							m.Polls = append(m.Polls, kp)
+							kps = append(kps, model.KeyPoll{Key: kk, Reads: b.StoreReads(reads...)})
 						}
+						m.Polls = b.StorePolls(kps...)
 					}
 					mops = append(mops, m)
 				}
 			}
-			b.Add(model.Op{Index: idx, Time: t, Type: typ, Process: proc, F: f, Mops: mops})
+			b.Add(model.Op{Index: idx, Time: t, Type: typ, Process: proc, F: f, Mops: b.StoreMops(mops...)})
 			delete(open, proc)
 		} else {
 			op := model.Op{Index: idx, Time: t, Type: model.Invoke, Process: proc}

@@ -212,7 +212,7 @@ func (c *checker) witness(recs ...int32) []int64 {
 
 func (c *checker) compIdx(r int32) int64 { return c.idx(c.recs[r].comp) }
 
-func (c *checker) mops(r int32) []model.Mop { return c.op(c.recs[r].comp).Mops }
+func (c *checker) mops(r int32) []model.Mop { return c.h.MopsOf(c.op(c.recs[r].comp)) }
 
 func (c *checker) keyVal(k model.KeyID) *analysis.Value { return analysis.VP(c.h.Keys[k]) }
 
@@ -288,8 +288,8 @@ func (c *checker) scanMessages() {
 				if r.comp == r.inv { // open invocation: nothing was read
 					continue
 				}
-				for _, kp := range m.Polls {
-					for _, rd := range kp.Reads {
+				for _, kp := range c.h.PollsOf(&m) {
+					for _, rd := range c.h.ReadsOf(&kp) {
 						c.anyRead[rd.Msg] = true
 						if r.typ == model.OK && c.okReader[rd.Msg] < 0 {
 							c.okReader[rd.Msg] = int32(ri)
@@ -391,8 +391,8 @@ func (c *checker) buildLog() {
 				}
 				sq++
 			case model.MopPoll:
-				for _, kp := range m.Polls {
-					for _, rd := range kp.Reads {
+				for _, kp := range c.h.PollsOf(&m) {
+					for _, rd := range c.h.ReadsOf(&kp) {
 						observe(rd.Msg, rd.Offset, int32(ri), sq)
 						sq++
 					}
@@ -524,8 +524,8 @@ func (c *checker) checkReads() {
 			if m.Kind != model.MopPoll {
 				continue
 			}
-			for _, kp := range m.Polls {
-				for _, rd := range kp.Reads {
+			for _, kp := range c.h.PollsOf(&m) {
+				for _, rd := range c.h.ReadsOf(&kp) {
 					if slices.Contains(done, rd.Msg) {
 						continue
 					}
@@ -600,15 +600,16 @@ func (c *checker) checkInternal() {
 		op := c.op(r.comp)
 		reads, sends = reads[:0], sends[:0]
 		rr := int32(ri)
-		for mi := range op.Mops {
-			m := &op.Mops[mi]
+		mops := c.h.MopsOf(op)
+		for mi := range mops {
+			m := &mops[mi]
 			switch m.Kind {
 			case model.MopPoll:
-				for _, kp := range m.Polls {
+				for _, kp := range c.h.PollsOf(m) {
 					if slices.Contains(op.Rebalance(), kp.Key) {
 						continue
 					}
-					for _, rd := range kp.Reads {
+					for _, rd := range c.h.ReadsOf(&kp) {
 						p := c.pos(rd.Msg)
 						if p < 0 {
 							c.res.Stats.Unpositioned++
@@ -718,11 +719,11 @@ func (c *checker) checkProcesses() {
 		}
 		// consumer side: first read of each key against the last ok position
 		spans = spans[:0]
-		for _, m := range op.Mops {
+		for _, m := range c.h.MopsOf(op) {
 			switch m.Kind {
 			case model.MopPoll:
-				for _, kp := range m.Polls {
-					for _, rd := range kp.Reads {
+				for _, kp := range c.h.PollsOf(&m) {
+					for _, rd := range c.h.ReadsOf(&kp) {
 						pa := posAt{kp.Key, c.pos(rd.Msg), rd.Msg, rr}
 						if pa.pos < 0 {
 							continue // counted by checkInternal
@@ -758,8 +759,9 @@ func (c *checker) checkProcesses() {
 		if r.typ == model.Fail {
 			continue
 		}
-		for mi := range op.Mops {
-			m := &op.Mops[mi]
+		mops := c.h.MopsOf(op)
+		for mi := range mops {
+			m := &mops[mi]
 			if m.Kind != model.MopSend {
 				continue
 			}
@@ -836,8 +838,8 @@ func (c *checker) checkLostAndUnseen() {
 			continue
 		}
 		for _, m := range c.mops(int32(ri)) {
-			for _, kp := range m.Polls {
-				for _, rd := range kp.Reads {
+			for _, kp := range c.h.PollsOf(&m) {
+				for _, rd := range c.h.ReadsOf(&kp) {
 					if c.first[rd.Msg] == maxFirst[kp.Key] && c.first[rd.Msg] >= 0 &&
 						c.compIdx(int32(ri)) < c.compIdx(maxReader[kp.Key]) {
 						maxReader[kp.Key] = int32(ri)

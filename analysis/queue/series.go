@@ -89,8 +89,8 @@ func (c *checker) unseenSeries() {
 					}
 				}
 			case model.MopPoll:
-				for _, kp := range m.Polls {
-					for _, rd := range kp.Reads {
+				for _, kp := range c.h.PollsOf(&m) {
+					for _, rd := range c.h.ReadsOf(&kp) {
 						if !readOK[rd.Msg] {
 							readOK[rd.Msg] = true
 							if sentOK[rd.Msg] {
@@ -177,16 +177,16 @@ func (c *checker) lagAndStalls() {
 			lp := getProc(op.Process)
 			keys = keys[:0]
 			hasPoll := false
-			for _, m := range comp.Mops {
+			for _, m := range c.h.MopsOf(comp) {
 				if m.Kind != model.MopPoll {
 					continue
 				}
 				hasPoll = true
-				for _, kp := range m.Polls {
+				for _, kp := range c.h.PollsOf(&m) {
 					if !slices.Contains(keys, kp.Key) {
 						keys = append(keys, kp.Key)
 					}
-					for _, rd := range kp.Reads {
+					for _, rd := range c.h.ReadsOf(&kp) {
 						lp.pos[kp.Key] = rd.Offset
 					}
 				}
@@ -268,7 +268,7 @@ func (c *checker) lagAndStalls() {
 			if op.Type != model.OK || op.Time == model.NoTime {
 				continue
 			}
-			for _, m := range op.Mops {
+			for _, m := range c.h.MopsOf(op) {
 				if m.Kind == model.MopSend && m.Done && m.Offset != model.NoOffset {
 					acks[m.Key].add(m.Offset, op.Time, ri)
 				}

@@ -1,0 +1,38 @@
+package model
+
+import "testing"
+
+func TestStore(t *testing.T) {
+	var s Store[int32]
+	var spans []Span
+	want := 0
+	sizes := []int{0, 1, 3, 4096, 5000, chunkSize, chunkSize + 7, 2, chunkSize - 1, 9}
+	for i, n := range sizes {
+		sp, dst := s.Alloc(n)
+		if len(dst) != n || int(sp.N) != n {
+			t.Fatalf("alloc %d: got %d elements, span %+v", n, len(dst), sp)
+		}
+		for j := range dst {
+			dst[j] = int32(i*1000003 + j)
+		}
+		spans = append(spans, sp)
+		want += n
+	}
+	for i, sp := range spans {
+		got := s.Get(sp)
+		if len(got) != sizes[i] {
+			t.Fatalf("run %d: %d elements, want %d", i, len(got), sizes[i])
+		}
+		for j, v := range got {
+			if v != int32(i*1000003+j) {
+				t.Fatalf("run %d element %d = %d: runs overlap", i, j, v)
+			}
+		}
+		if cap(got) != len(got) {
+			t.Fatalf("run %d can be appended into its neighbour", i)
+		}
+	}
+	if s.Len() != want {
+		t.Fatalf("Len %d, want %d", s.Len(), want)
+	}
+}
