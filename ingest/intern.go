@@ -139,18 +139,25 @@ func (d *decoder) msg(k model.KeyID, a *satom) model.MsgID {
 			return id - 1
 		}
 	}
-	id := d.b.Msg(k, d.val(a))
+	v := d.val(a)
 	t.n++
-	if a.i < int64(len(t.ids)) {
-		t.ids[a.i] = id + 1
-	} else if a.i < 2*int64(t.n)+64 {
+	if a.i >= int64(len(t.ids)) && a.i >= 2*int64(t.n)+64 {
+		return d.b.Msg(k, v) // too sparse for the dense table: the builder's map
+	}
+	// Dense table from here on: a message the builder's map does not hold
+	// is appended without indexing it (the table is its index).
+	id, ok := d.b.LookupMsg(k, v)
+	if !ok {
+		id = d.b.AppendMsg(k, v)
+	}
+	if a.i >= int64(len(t.ids)) {
 		n := max(2*len(t.ids), int(a.i)+1, 64)
-		n = min(n, 2*t.n+64)
+		n = min(max(n, int(a.i)+1), 2*t.n+64)
 		nt := make([]model.MsgID, n)
 		copy(nt, t.ids)
 		t.ids = nt
-		t.ids[a.i] = id + 1
 	}
+	t.ids[a.i] = id + 1
 	return id
 }
 
@@ -160,7 +167,8 @@ type keyMsgs struct {
 	n   int           // messages of the key interned so far
 }
 
-// val interns a scratch atom as a value.
+// val interns a scratch atom as a value. Small non-negative integers are
+// indexed by a dense table of the decoder's, not by the builder's map.
 func (d *decoder) val(a *satom) model.ValID {
 	if a.kind == model.KInt {
 		if a.i >= 0 && a.i < int64(len(d.smallVals)) {
@@ -168,17 +176,22 @@ func (d *decoder) val(a *satom) model.ValID {
 				return id - 1
 			}
 		}
-		id := d.b.Value(model.IntAtom(a.i))
-		if a.i >= 0 && a.i < 2*int64(id)+1024 {
-			if a.i >= int64(len(d.smallVals)) {
-				n := max(2*len(d.smallVals), int(a.i)+1, 1024)
-				n = min(n, 2*int(id)+1024)
-				nv := make([]model.ValID, n)
-				copy(nv, d.smallVals)
-				d.smallVals = nv
-			}
-			d.smallVals[a.i] = id + 1
+		next := d.b.NumValues()
+		if a.i < 0 || a.i >= 2*int64(next)+1024 {
+			return d.b.Value(model.IntAtom(a.i)) // too sparse: the builder's map
 		}
+		id, ok := d.b.LookupIntValue(a.i)
+		if !ok {
+			id = d.b.AppendIntValue(a.i)
+		}
+		if a.i >= int64(len(d.smallVals)) {
+			n := max(2*len(d.smallVals), int(a.i)+1, 1024)
+			n = min(max(n, int(a.i)+1), 2*next+1024)
+			nv := make([]model.ValID, n)
+			copy(nv, d.smallVals)
+			d.smallVals = nv
+		}
+		d.smallVals[a.i] = id + 1
 		return id
 	}
 	m := d.strVals[a.kind]

@@ -489,6 +489,40 @@ func (b *Builder) Value(a Atom) ValID {
 	return id
 }
 
+// NumValues is the number of values interned so far.
+func (b *Builder) NumValues() int { return len(b.h.Values) }
+
+// LookupIntValue finds the integer value i among the values interned with
+// Value. Values added with AppendIntValue are not found.
+func (b *Builder) LookupIntValue(i int64) (ValID, bool) {
+	id, ok := b.intVals[i]
+	return id, ok
+}
+
+// AppendIntValue adds the integer value i without indexing it: for a caller
+// (ingest) that keeps its own dense index of small values and has checked
+// LookupIntValue, so that the builder's maps need not hold a million
+// entries while a history is read.
+func (b *Builder) AppendIntValue(i int64) ValID {
+	id := ValID(len(b.h.Values))
+	b.h.Values = append(b.h.Values, IntAtom(i))
+	return id
+}
+
+// LookupMsg finds (k, v) among the messages interned with Msg.
+func (b *Builder) LookupMsg(k KeyID, v ValID) (MsgID, bool) {
+	id, ok := b.msgIdx[uint64(uint32(k))<<32|uint64(uint32(v))]
+	return id, ok
+}
+
+// AppendMsg adds the message (k, v) without indexing it, like
+// AppendIntValue.
+func (b *Builder) AppendMsg(k KeyID, v ValID) MsgID {
+	id := MsgID(len(b.h.Msgs))
+	b.h.Msgs = append(b.h.Msgs, Msg{Key: k, Val: v})
+	return id
+}
+
 // Msg interns the message (k, v).
 func (b *Builder) Msg(k KeyID, v ValID) MsgID {
 	p := uint64(uint32(k))<<32 | uint64(uint32(v))
