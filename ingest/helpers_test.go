@@ -56,7 +56,7 @@ func render(h *model.History, op *model.Op) string {
 						if j > 0 {
 							sb.WriteByte(' ')
 						}
-						sb.WriteString(offset(r.Offset) + "=" + atom(h.MsgValue(r.Msg)))
+						sb.WriteString(offset(r.Offset()) + "=" + atom(h.MsgValue(r.Msg)))
 						if h.MsgKey(r.Msg) != kp.Key {
 							sb.WriteString("!key-mismatch")
 						}

@@ -62,7 +62,7 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 						kp.Reads, reads = d.b.Reads(nr)
 						for r := range reads {
 							sr := &d.reads[int(sp.r0)+r]
-							reads[r] = model.Read{Offset: sr.off, Msg: d.msg(kp.Key, &sr.val)}
+							reads[r] = model.NewRead(sr.off, d.msg(kp.Key, &sr.val))
 						}
 					}
 				}

@@ -36,3 +36,11 @@ func TestStore(t *testing.T) {
 		t.Fatalf("Len %d, want %d", s.Len(), want)
 	}
 }
+
+func TestReadOffsets(t *testing.T) {
+	for _, off := range []int64{0, 1, -1, 13009000, 1<<31 - 1, 1 << 31, 1<<32 + 5, 9007199254740993, -9007199254740993, 1<<63 - 1, -1 << 63} {
+		if got := NewRead(off, 7).Offset(); got != off {
+			t.Errorf("offset %d comes back as %d", off, got)
+		}
+	}
+}

@@ -58,7 +58,7 @@ func synthHistory(nOps, keys, procs int) *model.History {
 				if e.off%5000 == 4999 {
 					continue // nobody reads it
 				}
-				reads = append(reads, model.Read{Offset: e.off, Msg: e.msg})
+				reads = append(reads, model.NewRead(e.off, e.msg))
 			}
 			add(model.Op{Type: model.Invoke, Process: int32(p), F: model.FPoll, Mops: b.StoreMops(model.Mop{Kind: model.MopPoll})})
 			add(model.Op{Type: model.OK, Process: int32(p), F: model.FPoll,

@@ -345,7 +345,7 @@ func (b *builder) writeMop(sb *strings.Builder, m *model.Mop, limit int) {
 				if j > 0 {
 					sb.WriteByte(' ')
 				}
-				fmt.Fprintf(sb, "[%d %s]", rd.Offset, h.MsgValue(rd.Msg).String())
+				fmt.Fprintf(sb, "[%d %s]", rd.Offset(), h.MsgValue(rd.Msg).String())
 			}
 			sb.WriteByte(']')
 		}

@@ -104,7 +104,7 @@ func (b *builder) timeline() Timeline {
 						continue
 					}
 					rd := reads[len(reads)-1]
-					p := tpt{x: x, y: float64(rd.Offset), op: op.Index, proc: op.Process, msg: rd.Msg}
+					p := tpt{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}
 					kl := &lines[kp.Key]
 					if op.Type == model.OK {
 						kl.polls = append(kl.polls, p)
@@ -245,8 +245,8 @@ func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int
 					continue
 				}
 				for _, rd := range b.h.ReadsOf(&kp) {
-					if match(rd.Msg, rd.Offset) {
-						return tpt{x: x, y: float64(rd.Offset), op: op.Index, proc: op.Process, msg: rd.Msg}, true
+					if match(rd.Msg, rd.Offset()) {
+						return tpt{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}, true
 					}
 				}
 			}

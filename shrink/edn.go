@@ -116,7 +116,7 @@ func appendMops(b []byte, h *model.History, mops []model.Mop, invocation bool) [
 						b = append(b, ' ')
 					}
 					b = append(b, '[')
-					b = strconv.AppendInt(b, rd.Offset, 10)
+					b = strconv.AppendInt(b, rd.Offset(), 10)
 					b = append(b, ' ')
 					b = appendAtom(b, h.MsgValue(rd.Msg))
 					b = append(b, ']')

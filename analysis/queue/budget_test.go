@@ -25,7 +25,7 @@ func ring(n int) (*model.History, model.Pairing) {
 			Mops: b.StoreMops(
 				model.Mop{Kind: model.MopSend, Done: true, Key: k, Msg: msg(i), Offset: int64(i)},
 				model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(
-					model.KeyPoll{Key: k, Reads: b.StoreReads(model.Read{Offset: int64(prev), Msg: msg(prev)})})},
+					model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(int64(prev), msg(prev)))})},
 			)})
 	}
 	h := b.History()

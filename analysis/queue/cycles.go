@@ -208,7 +208,7 @@ func (c *checker) explainStep(u, v int32, rel graph.Rel) analysis.Step {
 				for _, rd := range c.h.ReadsOf(&kp) {
 					if c.writer[rd.Msg] == u {
 						st.Key, st.Value = c.keyVal(kp.Key), c.msgValP(rd.Msg)
-						st.Offsets = []int64{rd.Offset}
+						st.Offsets = []int64{rd.Offset()}
 						return st
 					}
 				}

@@ -52,8 +52,8 @@ func fuzzHistory(data []byte) *model.History {
 							kk := b.Key(model.IntAtom(int64(next() % 3)))
 							var reads []model.Read
 							for range next() % 4 {
-								reads = append(reads, model.Read{Offset: int64(next() % 8),
-									Msg: b.Msg(kk, b.Value(model.IntAtom(int64(next()%7))))})
+								off := int64(next() % 8)
+								reads = append(reads, model.NewRead(off, b.Msg(kk, b.Value(model.IntAtom(int64(next()%7))))))
 							}
 							kps = append(kps, model.KeyPoll{Key: kk, Reads: b.StoreReads(reads...)})
 						}

@@ -393,7 +393,7 @@ func (c *checker) buildLog() {
 			case model.MopPoll:
 				for _, kp := range c.h.PollsOf(&m) {
 					for _, rd := range c.h.ReadsOf(&kp) {
-						observe(rd.Msg, rd.Offset, int32(ri), sq)
+						observe(rd.Msg, rd.Offset(), int32(ri), sq)
 						sq++
 					}
 				}
@@ -535,7 +535,7 @@ func (c *checker) checkReads() {
 					switch {
 					case w < 0:
 						c.res.Add(GarbageRead, analysis.Instance{
-							Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset),
+							Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset()),
 							Reader: analysis.I(reader), Witness: c.witness(int32(ri)),
 						})
 					case w == int32(ri):
@@ -545,7 +545,7 @@ func (c *checker) checkReads() {
 						})
 					case r.typ == model.OK && c.recs[w].typ == model.Fail:
 						c.res.Add(G1a, analysis.Instance{
-							Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset),
+							Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset()),
 							Reader: analysis.I(reader), Writer: analysis.I(c.compIdx(w)),
 							Witness: c.witness(w, int32(ri)),
 						})

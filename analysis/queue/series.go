@@ -187,7 +187,7 @@ func (c *checker) lagAndStalls() {
 						keys = append(keys, kp.Key)
 					}
 					for _, rd := range c.h.ReadsOf(&kp) {
-						lp.pos[kp.Key] = rd.Offset
+						lp.pos[kp.Key] = rd.Offset()
 					}
 				}
 			}
