@@ -144,8 +144,7 @@ type decoder struct {
 	pending  map[int32]pendingInv // invocation whose completion has not come yet, by process
 	freeMops [][]model.Mop        // buffers for pending micro-ops, for reuse
 
-	extraSlab slab[model.OpExtra]
-	keySlab   slab[model.KeyID]
+	keySlab slab[model.KeyID]
 }
 
 func newDecoder(l *lexer, b *model.Builder, name string) *decoder {
@@ -547,8 +546,8 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		case fF:
 			if isName(l.kind) {
 				op.F = model.ParseFunc(string(l.text))
-				if op.Extra != nil {
-					op.Extra.FName = ""
+				if op.Extra != 0 {
+					d.b.Extra(&op).FName = ""
 				}
 				if op.F == model.FOther {
 					d.extra(&op).FName = d.fname(trimColon(l.text))
@@ -1049,11 +1048,5 @@ func (d *decoder) readRebalance() error {
 	}
 }
 
-// extra returns op's OpExtra, carving a new one from a chunk when it has
-// none: the rarer fields cost no allocation of their own.
-func (d *decoder) extra(op *model.Op) *model.OpExtra {
-	if op.Extra == nil {
-		op.Extra = &d.extraSlab.alloc(1)[0]
-	}
-	return op.Extra
-}
+// extra returns op's rarer fields (model.Builder.Extra).
+func (d *decoder) extra(op *model.Op) *model.OpExtra { return d.b.Extra(op) }

@@ -203,8 +203,8 @@ func TestErrorCap(t *testing.T) {
 	long := strings.Repeat("é", 400)
 	h := readString(t, "t.edn", `{:type :info :process 0 :f :poll :error "`+long+`"}`, Options{})
 	want := strings.Repeat("é", 300) + "..."
-	if h.Ops[0].Error() != want {
-		t.Errorf("error has %d runes, want 300 and ...", len([]rune(h.Ops[0].Error())))
+	if h.ErrorOf(&h.Ops[0]) != want {
+		t.Errorf("error has %d runes, want 300 and ...", len([]rune(h.ErrorOf(&h.Ops[0]))))
 	}
 }
 

@@ -29,7 +29,7 @@ func render(h *model.History, op *model.Op) string {
 	}
 	f := op.F.String()
 	if op.F == model.FOther {
-		f = "other:" + op.FName()
+		f = "other:" + h.FNameOf(op)
 	}
 	fmt.Fprintf(&sb, "%d %s %s %s", op.Index, op.Type, p, f)
 	for _, m := range effectiveMops(h, op) {
@@ -69,14 +69,14 @@ func render(h *model.History, op *model.Op) string {
 			sb.WriteString("other")
 		}
 	}
-	if len(op.Keys()) > 0 {
-		sb.WriteString(" keys=" + keys(h, op.Keys()))
+	if len(h.KeysOf(op)) > 0 {
+		sb.WriteString(" keys=" + keys(h, h.KeysOf(op)))
 	}
-	if len(op.Rebalance()) > 0 {
-		sb.WriteString(" rebal=" + keys(h, op.Rebalance()))
+	if len(h.RebalanceOf(op)) > 0 {
+		sb.WriteString(" rebal=" + keys(h, h.RebalanceOf(op)))
 	}
-	if op.Error() != "" {
-		sb.WriteString(" err=" + strconv.Quote(op.Error()))
+	if h.ErrorOf(op) != "" {
+		sb.WriteString(" err=" + strconv.Quote(h.ErrorOf(op)))
 	}
 	if op.Time != model.NoTime {
 		sb.WriteString(" t=" + strconv.FormatInt(op.Time, 10))
@@ -175,7 +175,7 @@ func checkHistory(h *model.History) error {
 				}
 			}
 		}
-		for _, k := range append(append([]model.KeyID(nil), op.Keys()...), op.Rebalance()...) {
+		for _, k := range append(append([]model.KeyID(nil), h.KeysOf(op)...), h.RebalanceOf(op)...) {
 			if int(k) >= len(h.Keys) {
 				return fmt.Errorf("op %d: bad key", i)
 			}
@@ -235,12 +235,12 @@ func replay(h *model.History) error {
 				}
 			}
 		}
-		for _, k := range op.Keys() {
+		for _, k := range h.KeysOf(op) {
 			if err := key(k); err != nil {
 				return err
 			}
 		}
-		for _, k := range op.Rebalance() {
+		for _, k := range h.RebalanceOf(op) {
 			if err := key(k); err != nil {
 				return err
 			}

@@ -190,7 +190,7 @@ type Mop struct {
 	Done bool
 }
 
-// Op is one line of a history. It is kept small (48 bytes) because a
+// Op is one line of a history. It is kept small (40 bytes) because a
 // history holds one per line: its micro-ops live in the history's stores
 // (History.MopsOf), and fields most ops lack live in Extra.
 type Op struct {
@@ -198,13 +198,14 @@ type Op struct {
 	Index int64
 	// Time is nanoseconds since the test began, or NoTime.
 	Time int64
-	// Extra holds the rarer fields; nil when all are empty.
-	Extra *OpExtra
 	// Mops locates the micro-ops of send, poll and txn ops. An invocation
 	// that has a completion may have none: its micro-ops are the
 	// invocation form of its completion's (ingest drops them to save
 	// memory; InvocationMops rebuilds them).
-	Mops    Span
+	Mops Span
+	// Extra is 1 + the index of the op's rarer fields in History.Extras,
+	// or 0 when it has none.
+	Extra   int32
 	Process int32
 	// Line is the 1-based line in the source where the op starts.
 	Line int32
@@ -225,51 +226,43 @@ type OpExtra struct {
 	Error string
 }
 
-func (o *Op) extra() *OpExtra {
-	if o.Extra == nil {
-		o.Extra = &OpExtra{}
-	}
-	return o.Extra
-}
-
-// FName is the :f text of an FOther op.
-func (o *Op) FName() string {
-	if o.Extra == nil {
-		return ""
-	}
-	return o.Extra.FName
-}
-
-// Keys are the keys of an assign or subscribe op.
-func (o *Op) Keys() []KeyID {
-	if o.Extra == nil {
+func (h *History) extra(op *Op) *OpExtra {
+	if op.Extra == 0 {
 		return nil
 	}
-	return o.Extra.Keys
+	return &h.Extras[op.Extra-1]
 }
 
-// Rebalance are the keys named in the op's :rebalance-log.
-func (o *Op) Rebalance() []KeyID {
-	if o.Extra == nil {
-		return nil
+// FNameOf is the :f text of an FOther op.
+func (h *History) FNameOf(op *Op) string {
+	if e := h.extra(op); e != nil {
+		return e.FName
 	}
-	return o.Extra.Rebalance
+	return ""
 }
 
-// Error is the op's :error text.
-func (o *Op) Error() string {
-	if o.Extra == nil {
-		return ""
+// KeysOf are the keys of an assign or subscribe op.
+func (h *History) KeysOf(op *Op) []KeyID {
+	if e := h.extra(op); e != nil {
+		return e.Keys
 	}
-	return o.Extra.Error
+	return nil
 }
 
-// SetKeys sets the keys of an assign or subscribe op. (Ingest fills the
-// other fields of OpExtra directly.)
-func (o *Op) SetKeys(k []KeyID) {
-	if k != nil || o.Extra != nil {
-		o.extra().Keys = k
+// RebalanceOf are the keys named in the op's :rebalance-log.
+func (h *History) RebalanceOf(op *Op) []KeyID {
+	if e := h.extra(op); e != nil {
+		return e.Rebalance
 	}
+	return nil
+}
+
+// ErrorOf is the op's :error text.
+func (h *History) ErrorOf(op *Op) string {
+	if e := h.extra(op); e != nil {
+		return e.Error
+	}
+	return ""
 }
 
 // InvocationMops returns the micro-ops of the invocation at position i of
@@ -311,6 +304,8 @@ type History struct {
 	Msgs []Msg
 	// MopStore, PollStore and ReadStore hold every op's micro-ops, every
 	// poll's keys and every key's reads, referenced by Spans.
+	// Extras holds the rarer fields of the ops that have them (Op.Extra).
+	Extras    []OpExtra
 	MopStore  Store[Mop]
 	PollStore Store[KeyPoll]
 	ReadStore Store[Read]
@@ -576,6 +571,19 @@ func (b *Builder) StoreReads(rs ...Read) Span {
 	copy(dst, rs)
 	return sp
 }
+
+// Extra returns op's rarer fields, adding an empty set when it has none.
+// The pointer is valid until the next call.
+func (b *Builder) Extra(op *Op) *OpExtra {
+	if op.Extra == 0 {
+		b.h.Extras = append(b.h.Extras, OpExtra{})
+		op.Extra = int32(len(b.h.Extras))
+	}
+	return &b.h.Extras[op.Extra-1]
+}
+
+// SetKeys sets the keys of an assign or subscribe op.
+func (b *Builder) SetKeys(op *Op, keys []KeyID) { b.Extra(op).Keys = keys }
 
 // Add appends an op. Ops must be added in file order.
 func (b *Builder) Add(op Op) { b.h.Ops = append(b.h.Ops, op) }

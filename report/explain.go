@@ -45,7 +45,7 @@ func HistoryLookup(h *model.History) OpLookup {
 		op := &h.Ops[i]
 		f := op.F.String()
 		if op.F == model.FOther {
-			f = op.FName()
+			f = h.FNameOf(op)
 		}
 		return OpInfo{Process: op.Process, Type: op.Type, F: f}, true
 	}

@@ -61,7 +61,7 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 		tip := []string{fmt.Sprintf("op %d", idx)}
 		if pos := b.pos(idx); pos >= 0 {
 			op := &b.h.Ops[pos]
-			tip = append(tip, fmt.Sprintf("process %d · %s %s", op.Process, op.Type, fname(op)))
+			tip = append(tip, fmt.Sprintf("process %d · %s %s", op.Process, op.Type, b.fname(op)))
 			if op.Time != model.NoTime {
 				tip = append(tip, "time "+time.Duration(op.Time).String())
 			}

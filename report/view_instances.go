@@ -244,8 +244,8 @@ func (b *builder) witnessRow(idx int64) WitnessRow {
 		return WitnessRow{Index: idx, Missing: true, Value: "(no op with this index in the history)"}
 	}
 	op := &b.h.Ops[pos]
-	row := WitnessRow{Index: idx, Type: op.Type.String(), F: fname(op),
-		Value: elide(b.opValue(pos), b.o.MaxValueChars), Error: elide(op.Error(), b.o.MaxValueChars)}
+	row := WitnessRow{Index: idx, Type: op.Type.String(), F: b.fname(op),
+		Value: elide(b.opValue(pos), b.o.MaxValueChars), Error: elide(b.h.ErrorOf(op), b.o.MaxValueChars)}
 	if op.Time != model.NoTime {
 		row.Time = time.Duration(op.Time).String()
 	}
@@ -257,9 +257,9 @@ func (b *builder) witnessRow(idx int64) WitnessRow {
 	return row
 }
 
-func fname(op *model.Op) string {
+func (b *builder) fname(op *model.Op) string {
 	if op.F == model.FOther {
-		return op.FName()
+		return b.h.FNameOf(op)
 	}
 	return op.F.String()
 }
@@ -288,7 +288,7 @@ func (b *builder) opValue(pos int) string {
 		sb.WriteByte(']')
 	case op.F == model.FAssign || op.F == model.FSubscribe:
 		sb.WriteByte('[')
-		for i, k := range op.Keys() {
+		for i, k := range b.h.KeysOf(op) {
 			if i > 0 {
 				sb.WriteByte(' ')
 			}

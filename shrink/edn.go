@@ -45,7 +45,7 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
 	}
 	b = append(b, ", :f :"...)
 	if op.F == model.FOther {
-		b = append(b, op.FName()...)
+		b = append(b, h.FNameOf(op)...)
 	} else {
 		b = append(b, op.F.String()...)
 	}
@@ -53,7 +53,7 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
 	switch {
 	case op.F == model.FAssign || op.F == model.FSubscribe:
 		b = append(b, '[')
-		for i, k := range op.Keys() {
+		for i, k := range h.KeysOf(op) {
 			if i > 0 {
 				b = append(b, ' ')
 			}
@@ -67,9 +67,9 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
 	default:
 		b = append(b, "nil"...)
 	}
-	if op.Error() != "" {
+	if h.ErrorOf(op) != "" {
 		b = append(b, ", :error "...)
-		b = appendString(b, op.Error())
+		b = appendString(b, h.ErrorOf(op))
 	}
 	return append(b, '}')
 }

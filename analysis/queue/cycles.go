@@ -19,14 +19,14 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 			vrec = append(vrec, int32(ri))
 		}
 	}
-	// invVertex/okCompVertex: vertex invoked / completed ok at a position.
-	invVertex := filled(len(c.h.Ops), -1)
-	okCompVertex := filled(len(c.h.Ops), -1)
+	// at[pos] says which vertex an op line starts (v+1: its invocation) or
+	// completes ok (-(v+1)); 0 for neither.
+	at := make([]int32, len(c.h.Ops))
 	for _, ri := range vrec {
 		r := c.recs[ri]
-		invVertex[r.inv] = r.vertex
+		at[r.inv] = r.vertex + 1
 		if r.typ == model.OK {
-			okCompVertex[r.comp] = r.vertex
+			at[r.comp] = -(r.vertex + 1)
 		}
 	}
 	emit := func(add func(from, to int32, rel graph.Rel)) {
@@ -71,7 +71,8 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 		preds := map[int32][]int32{} // in-flight ok vertex -> frontier at its invocation
 		var free [][]int32           // spent preds slices, reused
 		for i := range c.h.Ops {
-			if v := invVertex[i]; v >= 0 {
+			if a := at[i]; a > 0 {
+				v := a - 1
 				for _, f := range frontier {
 					add(f, v, graph.Realtime)
 				}
@@ -84,7 +85,8 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 				}
 				continue
 			}
-			if v := okCompVertex[i]; v >= 0 {
+			if a := at[i]; a < 0 {
+				v := -a - 1
 				pv := preds[v]
 				frontier = slices.DeleteFunc(frontier, func(f int32) bool { return slices.Contains(pv, f) })
 				delete(preds, v)

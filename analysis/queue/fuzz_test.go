@@ -69,10 +69,10 @@ func fuzzHistory(data []byte) *model.History {
 			switch next() % 6 {
 			case 0:
 				op.F = model.FAssign
-				op.SetKeys([]model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))})
+				b.SetKeys(&op, []model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))})
 			case 1:
 				op.F = model.FSubscribe
-				op.SetKeys([]model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))})
+				b.SetKeys(&op, []model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))})
 			default:
 				op.F = model.FTxn
 			}

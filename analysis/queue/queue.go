@@ -606,7 +606,7 @@ func (c *checker) checkInternal() {
 			switch m.Kind {
 			case model.MopPoll:
 				for _, kp := range c.h.PollsOf(m) {
-					if slices.Contains(op.Rebalance(), kp.Key) {
+					if slices.Contains(c.h.RebalanceOf(op), kp.Key) {
 						continue
 					}
 					for _, rd := range c.h.ReadsOf(&kp) {
@@ -710,8 +710,8 @@ func (c *checker) checkProcesses() {
 			}
 			ps.subscribed = op.F == model.FSubscribe
 			ps.hasAssign = true
-			ps.assigned = op.Keys()
-			ps.polls = slices.DeleteFunc(ps.polls, func(p posAt) bool { return !slices.Contains(op.Keys(), p.key) })
+			ps.assigned = c.h.KeysOf(op)
+			ps.polls = slices.DeleteFunc(ps.polls, func(p posAt) bool { return !slices.Contains(c.h.KeysOf(op), p.key) })
 			continue
 		}
 		if r.comp == r.inv {

@@ -258,9 +258,9 @@ func (c *checker) lagAndStalls() {
 			}
 			lp := getProc(op.Process)
 			lp.hasAssign = true
-			lp.assigned = op.Keys()
+			lp.assigned = c.h.KeysOf(op)
 			for k := range lp.pos {
-				if !slices.Contains(op.Keys(), k) {
+				if !slices.Contains(c.h.KeysOf(op), k) {
 					delete(lp.pos, k)
 				}
 			}
