@@ -24,6 +24,9 @@ type Options struct {
 	Format ingest.Format
 	// Queue are the queue checker's options.
 	Queue queue.Options
+	// AfterRead, if set, is called once the history is read and before it
+	// is analysed (the command line adapts its memory budget there).
+	AfterRead func(h *model.History)
 }
 
 // InputError is an error in the input itself (unreadable, unparsable,
@@ -64,6 +67,9 @@ func Read(r io.Reader, name string, opts Options) (*analysis.Result, *model.Hist
 
 // History checks a parsed history.
 func History(h *model.History, opts Options) (*analysis.Result, error) {
+	if opts.AfterRead != nil {
+		opts.AfterRead(h)
+	}
 	pairing, err := model.Pair(h)
 	if err != nil {
 		return nil, &InputError{err}

@@ -206,7 +206,10 @@ func checkOne(path string, stdin io.Reader, opts check.Options, f *checkFlags, s
 	if path == "-" {
 		res, h, err = check.Read(stdin, "-", opts)
 	} else {
+		restore, afterRead := memoryBudget(path)
+		opts.AfterRead = afterRead
 		res, h, err = check.File(path, opts)
+		restore()
 	}
 	if err != nil {
 		// Unreadable input and internal failures alike: exit 3.
