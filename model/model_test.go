@@ -84,3 +84,29 @@ func TestBuilderKeysByText(t *testing.T) {
 		t.Fatalf("key kept as %v, want the integer seen in a typed position", h.Keys[strong])
 	}
 }
+
+func TestIndexMap(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		indices []int64
+	}{
+		{"increasing and sparse - binary search", []int64{0, 3, 4, 9}},
+		{"out of order - map", []int64{5, 1, 9, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &History{}
+			for _, i := range tc.indices {
+				h.Ops = append(h.Ops, Op{Index: i})
+			}
+			m := NewIndexMap(h)
+			for pos, i := range tc.indices {
+				if got := m.Pos(i); got != pos {
+					t.Errorf("Pos(%d) = %d, want %d", i, got, pos)
+				}
+			}
+			if got := m.Pos(7); got != -1 {
+				t.Errorf("Pos of a missing index = %d", got)
+			}
+		})
+	}
+}

@@ -99,14 +99,7 @@ func Pair(h *History) (Pairing, error) {
 // number ops in increasing order, which needs no extra memory; otherwise the
 // positions are sorted by index, O(n log n).
 func duplicateIndices(h *History) []Problem {
-	increasing := true
-	for i := 1; i < len(h.Ops); i++ {
-		if h.Ops[i].Index <= h.Ops[i-1].Index {
-			increasing = false
-			break
-		}
-	}
-	if increasing {
+	if indicesIncreasing(h) {
 		return nil
 	}
 	pos := make([]int32, len(h.Ops))

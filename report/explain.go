@@ -28,18 +28,20 @@ type OpInfo struct {
 // OpLookup finds an op by its :index; ok is false when it is unknown.
 type OpLookup func(index int64) (info OpInfo, ok bool)
 
-// HistoryLookup returns an OpLookup over h. Cost: O(ops) to build.
+// HistoryLookup returns an OpLookup over h (model.IndexMap: free for a
+// history in index order).
 func HistoryLookup(h *model.History) OpLookup {
 	if h == nil {
 		return nil
 	}
-	byIndex := make(map[int64]int32, len(h.Ops))
-	for i := range h.Ops {
-		byIndex[h.Ops[i].Index] = int32(i)
-	}
+	return IndexLookup(h, model.NewIndexMap(h))
+}
+
+// IndexLookup returns an OpLookup over h through an IndexMap already built.
+func IndexLookup(h *model.History, idx *model.IndexMap) OpLookup {
 	return func(index int64) (OpInfo, bool) {
-		i, ok := byIndex[index]
-		if !ok {
+		i := idx.Pos(index)
+		if i < 0 {
 			return OpInfo{}, false
 		}
 		op := &h.Ops[i]

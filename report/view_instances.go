@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,10 +18,8 @@ type builder struct {
 	o      ViewOptions
 	lookup OpLookup
 	clock  clock
-	// sorted is set when h.Ops are in increasing :index order (the usual
-	// case): ops are then found by binary search, else through byIndex.
-	sorted  bool
-	byIndex map[int64]int32
+	// index finds ops by :index.
+	index *model.IndexMap
 	// keyOf maps a key's plain text to its id (keys are interned by text).
 	keyOf       map[string]model.KeyID
 	cycleCharts []Chart
@@ -38,20 +35,8 @@ func newBuilder(res *analysis.Result, h *model.History, o ViewOptions) *builder 
 		b.clock = clock{unit: "op", scale: 1}
 		return b
 	}
-	b.lookup = HistoryLookup(h)
-	b.sorted = true
-	for i := 1; i < len(h.Ops); i++ {
-		if h.Ops[i].Index <= h.Ops[i-1].Index {
-			b.sorted = false
-			break
-		}
-	}
-	if !b.sorted {
-		b.byIndex = make(map[int64]int32, len(h.Ops))
-		for i := range h.Ops {
-			b.byIndex[h.Ops[i].Index] = int32(i)
-		}
-	}
+	b.index = model.NewIndexMap(h)
+	b.lookup = IndexLookup(h, b.index)
 	b.keyOf = make(map[string]model.KeyID, len(h.Keys))
 	for i, k := range h.Keys {
 		b.keyOf[k.PlainText()] = model.KeyID(i)
@@ -73,26 +58,7 @@ func (b *builder) pos(idx int64) int {
 	if b.h == nil {
 		return -1
 	}
-	if b.sorted {
-		i, ok := slices.BinarySearchFunc(b.h.Ops, idx, func(o model.Op, t int64) int {
-			switch {
-			case o.Index < t:
-				return -1
-			case o.Index > t:
-				return 1
-			}
-			return 0
-		})
-		if !ok {
-			return -1
-		}
-		return i
-	}
-	i, ok := b.byIndex[idx]
-	if !ok {
-		return -1
-	}
-	return int(i)
+	return b.index.Pos(idx)
 }
 
 // mops returns the micro-ops of the op at position i; an invocation whose

@@ -57,14 +57,11 @@ func Shrink(h *model.History, p model.Pairing, typ string, opts queue.Options, b
 	s := &shrinker{h: h, typ: typ, opts: opts, deadline: deadline}
 
 	// Start from the first instance's witness when it reproduces alone.
-	byIndex := make(map[int64]int32, len(h.Ops))
-	for i := range h.Ops {
-		byIndex[h.Ops[i].Index] = int32(i)
-	}
+	index := model.NewIndexMap(h)
 	want := map[int32]bool{}
 	for _, idx := range instances[0].Witness {
-		if pos, ok := byIndex[idx]; ok {
-			want[pos] = true
+		if pos := index.Pos(idx); pos >= 0 {
+			want[int32(pos)] = true
 		}
 	}
 	var seed []unit
