@@ -584,20 +584,29 @@ type lastSeen struct {
 // checkInternal reports the int-* types: consecutive values one op reads
 // or sends for one key.
 func (c *checker) checkInternal() {
-	var reads, sends []lastSeen
-	find := func(s []lastSeen, k model.KeyID) int {
-		for i := range s {
-			if s[i].key == k {
-				return i
+	var reads, sends []lastSeen // last value per key within the op
+	// step compares value m of key k with the last one seen[...] holds for
+	// k, and records it.
+	step := func(r int32, seen *[]lastSeen, skipT, nonmonoT string, k model.KeyID, m model.MsgID) {
+		p := c.pos(m)
+		if p < 0 {
+			c.res.Stats.Unpositioned++
+			return
+		}
+		for i := range *seen {
+			if prev := &(*seen)[i]; prev.key == k {
+				c.internalStep(r, skipT, nonmonoT, *prev, k, p, m)
+				prev.pos, prev.msg = p, m
+				return
 			}
 		}
-		return -1
+		*seen = append(*seen, lastSeen{k, p, m})
 	}
 	for ri, r := range c.recs {
-		if c.op(r.comp).F == model.FAssign || c.op(r.comp).F == model.FSubscribe {
+		op := c.op(r.comp)
+		if op.F == model.FAssign || op.F == model.FSubscribe {
 			continue
 		}
-		op := c.op(r.comp)
 		reads, sends = reads[:0], sends[:0]
 		rr := int32(ri)
 		mops := c.h.MopsOf(op)
@@ -610,33 +619,11 @@ func (c *checker) checkInternal() {
 						continue
 					}
 					for _, rd := range c.h.ReadsOf(&kp) {
-						p := c.pos(rd.Msg)
-						if p < 0 {
-							c.res.Stats.Unpositioned++
-							continue
-						}
-						i := find(reads, kp.Key)
-						if i < 0 {
-							reads = append(reads, lastSeen{kp.Key, p, rd.Msg})
-							continue
-						}
-						c.internalStep(rr, IntPollSkip, IntNonmonotonicPoll, reads[i], kp.Key, p, rd.Msg)
-						reads[i].pos, reads[i].msg = p, rd.Msg
+						step(rr, &reads, IntPollSkip, IntNonmonotonicPoll, kp.Key, rd.Msg)
 					}
 				}
 			case model.MopSend:
-				p := c.pos(m.Msg)
-				if p < 0 {
-					c.res.Stats.Unpositioned++
-					continue
-				}
-				i := find(sends, m.Key)
-				if i < 0 {
-					sends = append(sends, lastSeen{m.Key, p, m.Msg})
-					continue
-				}
-				c.internalStep(rr, IntSendSkip, IntNonmonotonicSend, sends[i], m.Key, p, m.Msg)
-				sends[i].pos, sends[i].msg = p, m.Msg
+				step(rr, &sends, IntSendSkip, IntNonmonotonicSend, m.Key, m.Msg)
 			}
 		}
 	}
