@@ -39,24 +39,10 @@ OUT="$ROOT/bench/out"
 mkdir -p "$OUT"
 cd "$ROOT"
 
-section() { printf '\n== %s\n' "$*"; }
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
 filesize() { stat -c %s "$1"; }
-
-# ---------------------------------------------------------------- tools
-
-# GNU time gives the peak RSS; install it when we can, else fall back to
-# bash's time (wall clock only).
-TIME_BIN=""
-if [[ -x /usr/bin/time ]] && /usr/bin/time -v true >/dev/null 2>&1; then
-  TIME_BIN=/usr/bin/time
-elif [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-  echo "installing GNU time (Debian package 'time')..."
-  if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time; } >/dev/null 2>&1; then
-    TIME_BIN=/usr/bin/time
-  fi
-fi
-[[ -n "$TIME_BIN" ]] || echo "note: GNU time unavailable; wall time only, no RSS"
 
 # ---------------------------------------------------------------- build
 
@@ -109,29 +95,6 @@ LINES=$(wc -l <"$HIST")
 echo "size: $(mb "$SIZE") ($SIZE bytes), $LINES op lines"
 
 # ---------------------------------------------------------------- timing
-
-# timed LABEL OUTFILE CMD...: runs CMD with stdout to OUTFILE, sets WALL (s),
-# RSS_KB (empty without GNU time) and STATUS.
-timed() {
-  local label="$1" outfile="$2"; shift 2
-  local tfile="$OUT/$label.time"
-  local start end
-  start=$(date +%s.%N)
-  set +e
-  if [[ -n "$TIME_BIN" ]]; then
-    "$TIME_BIN" -v -o "$tfile" "$@" >"$outfile" 2>"$OUT/$label.stderr"
-  else
-    "$@" >"$outfile" 2>"$OUT/$label.stderr"
-  fi
-  STATUS=$?
-  set -e
-  end=$(date +%s.%N)
-  WALL=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')
-  RSS_KB=""
-  if [[ -n "$TIME_BIN" && -s "$tfile" ]]; then
-    RSS_KB=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$tfile")
-  fi
-}
 
 # verdict VALUE OP LIMIT: PASS or MISS
 verdict() { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "PASS" : "MISS" }'; }

@@ -49,14 +49,8 @@ ARCHIVE="$ROOT/bench/out/scan-archive"
 mkdir -p "$OUT"
 cd "$ROOT"
 
-section() { printf '\n== %s\n' "$*"; }
-
-TIME_BIN=""
-if [[ -x /usr/bin/time ]] && /usr/bin/time -v true >/dev/null 2>&1; then
-  TIME_BIN=/usr/bin/time
-else
-  echo "note: GNU time (/usr/bin/time) unavailable; wall time only, no RSS"
-fi
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 # ---------------------------------------------------------------- build
 
@@ -149,25 +143,6 @@ awk -v d="$DISK" -v p="$PLAIN" 'BEGIN { printf "size: %.1f MB on disk, %.1f MB u
 
 # ---------------------------------------------------------------- scan
 
-# timed LABEL CMD...: runs CMD (stdout to OUT/LABEL.out), sets WALL, RSS_KB, STATUS.
-timed() {
-  local label="$1"; shift
-  local start end
-  start=$(date +%s.%N)
-  set +e
-  if [[ -n "$TIME_BIN" ]]; then
-    "$TIME_BIN" -v -o "$OUT/$label.time" "$@" >"$OUT/$label.out" 2>"$OUT/$label.stderr"
-  else
-    "$@" >"$OUT/$label.out" 2>"$OUT/$label.stderr"
-  fi
-  STATUS=$?
-  set -e
-  end=$(date +%s.%N)
-  WALL=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')
-  RSS_KB=""
-  [[ -n "$TIME_BIN" ]] && RSS_KB=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$OUT/$label.time")
-}
-
 # report LABEL CMD...: prints the numbers of the last timed run.
 report() {
   local label="$1"; shift
@@ -189,11 +164,11 @@ RESULTS="$OUT/results"
 SCAN=("$HS" scan -o "$RESULTS" ${JOBS:+-j "$JOBS"})
 
 section "hindsight scan --rescan (every history checked)"
-timed scan-full "${SCAN[@]}" --rescan "$ARCHIVE"
+timed scan-full "$OUT/scan-full.out" "${SCAN[@]}" --rescan "$ARCHIVE"
 report scan-full "${SCAN[@]}" --rescan "$ARCHIVE"
 sed 's/^/  | /' "$OUT/scan-full.out"
 
 section "hindsight scan (again: every history from the cache)"
-timed scan-cached "${SCAN[@]}" "$ARCHIVE"
+timed scan-cached "$OUT/scan-cached.out" "${SCAN[@]}" "$ARCHIVE"
 report scan-cached "${SCAN[@]}" "$ARCHIVE"
 grep '^scanned' "$OUT/scan-cached.out" | sed 's/^/  | /'
