@@ -12,12 +12,14 @@ import (
 
 // MemoryFactor is the peak memory, in bytes, that checking a history takes
 // per byte of its uncompressed text, and MemoryFactorHTML the same when its
-// HTML report is written too (the time series, the report's view). Measured
-// with /usr/bin/time -v on `hindsight check` and `hindsight report` over
-// generated queue histories of 149 to 466 MB (EDN and JSON, 8 to 64 keys,
-// with and without transactions): peak resident set 2.2 to 3.2 times the
-// text size for check, 3.3 to 5.5 for report. The scanner admits work with
-// these bounds, rounded up.
+// HTML report is written too (the time series, the report's view). When
+// they were chosen, /usr/bin/time -v measured peak resident sets of 2.2 to
+// 3.2 times the text size for `hindsight check` and 3.3 to 5.5 for `hindsight
+// report` (generated queue histories of 149 to 466 MB). Since the history
+// model shrank, the same measure gives 1.6 to 1.7 for check (without its
+// own memory limit, which the scanner does not set) and 2.7 for report on
+// 1M-op histories of 120 to 155 MB; the factors are kept as a safe margin
+// for denser histories.
 const (
 	MemoryFactor     = 4
 	MemoryFactorHTML = 6
