@@ -16,7 +16,7 @@ import (
 // they were chosen, /usr/bin/time -v measured peak resident sets of 2.2 to
 // 3.2 times the text size for `hindsight check` and 3.3 to 5.5 for `hindsight
 // report` (generated queue histories of 149 to 466 MB). Since the history
-// model shrank, the same measure gives 1.6 to 1.7 for check (without its
+// model shrank, the same measure gives 1.6 to 1.9 for check (without its
 // own memory limit, which the scanner does not set) and 2.7 for report on
 // 1M-op histories of 120 to 155 MB; the factors are kept as a safe margin
 // for denser histories.

@@ -16,7 +16,7 @@ import (
 // check sets Go's soft memory limit to 1.5 times the file's size less the
 // process's own footprint, which makes the collector work harder only near
 // the peak. Measured on generated 1M-op histories (EDN with and without
-// transactions and faults, a one-key history, JSON): 1.63-1.72x without
+// transactions and faults, a one-key history, JSON): 1.63-1.86x without
 // the limit, 1.40-1.47x with it, and wall times within 0.2 s. If a history
 // turns out to need more (a live heap near the limit once it is read), the
 // limit is raised, so a dense history costs memory, never a collector
