@@ -131,9 +131,6 @@ type decoder struct {
 	// Interning caches in front of the builder: same ids, fewer allocations.
 	smallKeys []model.KeyID // id+1 of the integer key i, for small i >= 0
 	intKeys   map[int64]model.KeyID
-	strKeys   [model.KOther + 1]map[string]model.KeyID
-	textKeys  map[string]model.KeyID
-	strVals   [model.KOther + 1]map[string]model.ValID
 	fnames    map[string]string
 	errs      map[string]string
 	msgTab    []keyMsgs
@@ -149,7 +146,7 @@ type decoder struct {
 
 func newDecoder(l *lexer, b *model.Builder, name string) *decoder {
 	return &decoder{l: l, b: b, name: name, json: l.json,
-		intKeys: map[int64]model.KeyID{}, textKeys: map[string]model.KeyID{}, fnames: map[string]string{}, errs: map[string]string{},
+		intKeys: map[int64]model.KeyID{}, fnames: map[string]string{}, errs: map[string]string{},
 		pending: map[int32]pendingInv{}}
 }
 

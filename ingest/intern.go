@@ -77,14 +77,7 @@ const smallKeyLimit = 1 << 12
 // key interns a scratch atom as a key.
 func (d *decoder) key(a *satom) model.KeyID {
 	if a.byText {
-		t := d.atomText(a)
-		if id, ok := d.textKeys[string(t)]; ok {
-			return id
-		}
-		s := string(t)
-		id := d.b.KeyText(s)
-		d.textKeys[s] = id
-		return id
+		return d.b.KeyTextBytes(d.atomText(a))
 	}
 	if a.kind == model.KInt {
 		if a.i >= 0 && a.i < smallKeyLimit {
@@ -107,19 +100,7 @@ func (d *decoder) key(a *satom) model.KeyID {
 		d.intKeys[a.i] = id
 		return id
 	}
-	m := d.strKeys[a.kind]
-	if m == nil {
-		m = map[string]model.KeyID{}
-		d.strKeys[a.kind] = m
-	}
-	t := d.atomText(a)
-	if id, ok := m[string(t)]; ok {
-		return id
-	}
-	s := string(t)
-	id := d.b.Key(model.Atom{Kind: a.kind, Text: s})
-	m[s] = id
-	return id
+	return d.b.KeyBytes(a.kind, d.atomText(a))
 }
 
 // msg interns the message (k, a). Integer values of a key are mostly small
@@ -194,19 +175,7 @@ func (d *decoder) val(a *satom) model.ValID {
 		d.smallVals[a.i] = id + 1
 		return id
 	}
-	m := d.strVals[a.kind]
-	if m == nil {
-		m = map[string]model.ValID{}
-		d.strVals[a.kind] = m
-	}
-	t := d.atomText(a)
-	if id, ok := m[string(t)]; ok {
-		return id
-	}
-	s := string(t)
-	id := d.b.Value(model.Atom{Kind: a.kind, Text: s})
-	m[s] = id
-	return id
+	return d.b.ValueBytes(a.kind, d.atomText(a))
 }
 
 // slab hands out small slices carved from larger chunks, so that an op's

@@ -428,7 +428,7 @@ type Builder struct {
 	keyIdx  map[string]KeyID
 	keyWeak []bool
 	intVals map[int64]ValID
-	strVals map[string]ValID
+	strVals [KOther + 1]map[string]ValID // by kind, then text
 	msgIdx  map[uint64]MsgID
 }
 
@@ -438,7 +438,6 @@ func NewBuilder(source string) *Builder {
 		h:       History{Source: source},
 		keyIdx:  map[string]KeyID{},
 		intVals: map[int64]ValID{},
-		strVals: map[string]ValID{},
 		msgIdx:  map[uint64]MsgID{},
 	}
 }
@@ -446,7 +445,27 @@ func NewBuilder(source string) *Builder {
 // Key interns a key seen in a typed position (a send, an assign, an EDN map
 // key).
 func (b *Builder) Key(a Atom) KeyID {
-	t := a.PlainText()
+	if a.Kind == KInt {
+		return b.key(a, []byte(a.PlainText()))
+	}
+	return b.key(a, nil)
+}
+
+// KeyBytes interns the key of kind k (not KInt) and text t without
+// allocating when it is known already: a reader's fast path.
+func (b *Builder) KeyBytes(k AtomKind, t []byte) KeyID {
+	if id, ok := b.keyIdx[string(t)]; ok && !b.keyWeak[id] {
+		return id
+	}
+	return b.key(Atom{Kind: k, Text: string(t)}, nil)
+}
+
+// key interns a typed key whose text is text, or a.Text when text is nil.
+func (b *Builder) key(a Atom, text []byte) KeyID {
+	t := a.Text
+	if text != nil {
+		t = string(text)
+	}
 	if id, ok := b.keyIdx[t]; ok {
 		if b.keyWeak[id] {
 			b.h.Keys[id] = a
@@ -464,13 +483,19 @@ func (b *Builder) Key(a Atom) KeyID {
 // KeyText interns a key known only by its text (a JSON object key): it is the
 // key of that text if one exists or appears later, a string key otherwise.
 func (b *Builder) KeyText(text string) KeyID {
-	if id, ok := b.keyIdx[text]; ok {
+	return b.KeyTextBytes([]byte(text))
+}
+
+// KeyTextBytes is KeyText without allocating for a key known already.
+func (b *Builder) KeyTextBytes(text []byte) KeyID {
+	if id, ok := b.keyIdx[string(text)]; ok {
 		return id
 	}
+	t := string(text)
 	id := KeyID(len(b.h.Keys))
-	b.h.Keys = append(b.h.Keys, StringAtom(text))
+	b.h.Keys = append(b.h.Keys, StringAtom(t))
 	b.keyWeak = append(b.keyWeak, true)
-	b.keyIdx[text] = id
+	b.keyIdx[t] = id
 	return id
 }
 
@@ -485,13 +510,24 @@ func (b *Builder) Value(a Atom) ValID {
 		b.intVals[a.Int] = id
 		return id
 	}
-	k := string(rune('0'+a.Kind)) + a.Text
-	if id, ok := b.strVals[k]; ok {
+	return b.ValueBytes(a.Kind, []byte(a.Text))
+}
+
+// ValueBytes interns the value of kind k (not KInt) and text t without
+// allocating when it is known already: a reader's fast path.
+func (b *Builder) ValueBytes(k AtomKind, t []byte) ValID {
+	m := b.strVals[k]
+	if m == nil {
+		m = map[string]ValID{}
+		b.strVals[k] = m
+	}
+	if id, ok := m[string(t)]; ok {
 		return id
 	}
+	s := string(t)
 	id := ValID(len(b.h.Values))
-	b.h.Values = append(b.h.Values, a)
-	b.strVals[k] = id
+	b.h.Values = append(b.h.Values, Atom{Kind: k, Text: s})
+	m[s] = id
 	return id
 }
 
@@ -602,6 +638,6 @@ func (b *Builder) SetTruncated() { b.h.Truncated = true }
 // History finishes building. The builder must not be used afterwards.
 func (b *Builder) History() *History {
 	h := b.h
-	b.keyIdx, b.intVals, b.strVals, b.msgIdx = nil, nil, nil, nil
+	b.keyIdx, b.intVals, b.strVals, b.msgIdx = nil, nil, [KOther + 1]map[string]ValID{}, nil
 	return &h
 }
