@@ -89,63 +89,9 @@ func appendEDN(b []byte, l *line, groups []group, pairs []pair) []byte {
 	b = append(b, ", :value "...)
 	switch l.f {
 	case fSend, fPoll, fTxn:
-		b = append(b, '[')
-		for i := range l.mops {
-			m := &l.mops[i]
-			if i > 0 {
-				b = append(b, ' ')
-			}
-			if m.send {
-				b = append(b, "[:send "...)
-				b = strconv.AppendInt(b, int64(m.key), 10)
-				b = append(b, ' ')
-				if m.done {
-					b = append(b, '[')
-					b = strconv.AppendInt(b, m.off, 10)
-					b = append(b, ' ')
-					b = strconv.AppendInt(b, m.val, 10)
-					b = append(b, ']')
-				} else {
-					b = strconv.AppendInt(b, m.val, 10)
-				}
-				b = append(b, ']')
-				continue
-			}
-			if !m.done {
-				b = append(b, "[:poll]"...)
-				continue
-			}
-			b = append(b, "[:poll {"...)
-			for gi, g := range groups[m.g0:m.g1] {
-				if gi > 0 {
-					b = append(b, ", "...)
-				}
-				b = strconv.AppendInt(b, int64(g.key), 10)
-				b = append(b, " ["...)
-				for pi, p := range pairs[g.p0:g.p1] {
-					if pi > 0 {
-						b = append(b, ' ')
-					}
-					b = append(b, '[')
-					b = strconv.AppendInt(b, p.off, 10)
-					b = append(b, ' ')
-					b = strconv.AppendInt(b, p.val, 10)
-					b = append(b, ']')
-				}
-				b = append(b, ']')
-			}
-			b = append(b, "}]"...)
-		}
-		b = append(b, ']')
+		b = appendMops(b, &ednSyntax, l, groups, pairs)
 	case fAssign, fSubscribe:
-		b = append(b, '[')
-		for i, k := range l.keys {
-			if i > 0 {
-				b = append(b, ' ')
-			}
-			b = strconv.AppendInt(b, int64(k), 10)
-		}
-		b = append(b, ']')
+		b = appendKeys(b, &ednSyntax, l.keys)
 	case fStartPartition:
 		if !l.nemDone || l.part == nil {
 			b = append(b, ":majority"...)
@@ -209,64 +155,9 @@ func appendJSON(b []byte, l *line, groups []group, pairs []pair) []byte {
 	b = append(b, `","value":`...)
 	switch l.f {
 	case fSend, fPoll, fTxn:
-		b = append(b, '[')
-		for i := range l.mops {
-			m := &l.mops[i]
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if m.send {
-				b = append(b, `["send",`...)
-				b = strconv.AppendInt(b, int64(m.key), 10)
-				b = append(b, ',')
-				if m.done {
-					b = append(b, '[')
-					b = strconv.AppendInt(b, m.off, 10)
-					b = append(b, ',')
-					b = strconv.AppendInt(b, m.val, 10)
-					b = append(b, ']')
-				} else {
-					b = strconv.AppendInt(b, m.val, 10)
-				}
-				b = append(b, ']')
-				continue
-			}
-			if !m.done {
-				b = append(b, `["poll"]`...)
-				continue
-			}
-			b = append(b, `["poll",{`...)
-			for gi, g := range groups[m.g0:m.g1] {
-				if gi > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, '"')
-				b = strconv.AppendInt(b, int64(g.key), 10)
-				b = append(b, `":[`...)
-				for pi, p := range pairs[g.p0:g.p1] {
-					if pi > 0 {
-						b = append(b, ',')
-					}
-					b = append(b, '[')
-					b = strconv.AppendInt(b, p.off, 10)
-					b = append(b, ',')
-					b = strconv.AppendInt(b, p.val, 10)
-					b = append(b, ']')
-				}
-				b = append(b, ']')
-			}
-			b = append(b, "}]"...)
-		}
-		b = append(b, ']')
+		b = appendMops(b, &jsonSyntax, l, groups, pairs)
 	case fAssign, fSubscribe:
-		b = append(b, '[')
-		for i, k := range l.keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(k), 10)
-		}
-		b = append(b, ']')
+		b = appendKeys(b, &jsonSyntax, l.keys)
 	case fStartPartition:
 		if !l.nemDone || l.part == nil {
 			b = append(b, `"majority"`...)
@@ -311,4 +202,85 @@ func appendJSON(b []byte, l *line, groups []group, pairs []pair) []byte {
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)
+}
+
+// syntax holds the punctuation that differs between the EDN and JSON forms
+// of micro-ops, so that one writer serves both.
+type syntax struct {
+	sep       byte   // between elements of a vector
+	groupSep  string // between the keys of a poll map
+	send      string // opens a send micro-op
+	pollEmpty string // a poll in invocation form
+	pollOpen  string // opens a completed poll and its map
+	keyOpen   string // before a poll-map key
+	keyClose  string // after a poll-map key, opening its pairs
+}
+
+var (
+	ednSyntax  = syntax{' ', ", ", "[:send ", "[:poll]", "[:poll {", "", " ["}
+	jsonSyntax = syntax{',', ",", `["send",`, `["poll"]`, `["poll",{`, `"`, `":[`}
+)
+
+// appendMops writes the micro-ops of l as a vector.
+func appendMops(b []byte, sx *syntax, l *line, groups []group, pairs []pair) []byte {
+	pair := func(b []byte, off, val int64) []byte {
+		b = append(b, '[')
+		b = strconv.AppendInt(b, off, 10)
+		b = append(b, sx.sep)
+		b = strconv.AppendInt(b, val, 10)
+		return append(b, ']')
+	}
+	b = append(b, '[')
+	for i := range l.mops {
+		m := &l.mops[i]
+		if i > 0 {
+			b = append(b, sx.sep)
+		}
+		if m.send {
+			b = append(b, sx.send...)
+			b = strconv.AppendInt(b, int64(m.key), 10)
+			b = append(b, sx.sep)
+			if m.done {
+				b = pair(b, m.off, m.val)
+			} else {
+				b = strconv.AppendInt(b, m.val, 10)
+			}
+			b = append(b, ']')
+			continue
+		}
+		if !m.done {
+			b = append(b, sx.pollEmpty...)
+			continue
+		}
+		b = append(b, sx.pollOpen...)
+		for gi, g := range groups[m.g0:m.g1] {
+			if gi > 0 {
+				b = append(b, sx.groupSep...)
+			}
+			b = append(b, sx.keyOpen...)
+			b = strconv.AppendInt(b, int64(g.key), 10)
+			b = append(b, sx.keyClose...)
+			for pi, p := range pairs[g.p0:g.p1] {
+				if pi > 0 {
+					b = append(b, sx.sep)
+				}
+				b = pair(b, p.off, p.val)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, "}]"...)
+	}
+	return append(b, ']')
+}
+
+// appendKeys writes the keys of an assign or subscribe as a vector.
+func appendKeys(b []byte, sx *syntax, keys []int32) []byte {
+	b = append(b, '[')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, sx.sep)
+		}
+		b = strconv.AppendInt(b, int64(k), 10)
+	}
+	return append(b, ']')
 }
