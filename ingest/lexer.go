@@ -700,6 +700,10 @@ func quoteByte(c byte) string {
 
 // nextJSON reads the next JSON token, checking the punctuation between
 // tokens (which it does not report) as it goes.
+//
+// Its whitespace loop repeats nextEDN's on purpose: sharing it as a method
+// taking a byte-class table cost 7% of reading speed (BenchmarkReadEDN,
+// 210 -> 195 MB/s), since that loop runs on every byte between tokens.
 func (l *lexer) nextJSON() {
 	p := l.pos
 	for {
