@@ -141,7 +141,7 @@ type decoder struct {
 	pending  map[int32]pendingInv // invocation whose completion has not come yet, by process
 	freeMops [][]model.Mop        // buffers for pending micro-ops, for reuse
 
-	keySlab slab[model.KeyID]
+	keyStore model.Store[model.KeyID] // backs assign/subscribe key lists
 }
 
 func newDecoder(l *lexer, b *model.Builder, name string) *decoder {
@@ -600,7 +600,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 	case model.FAssign, model.FSubscribe:
 		switch d.vmode {
 		case vKeys:
-			keys := d.keySlab.alloc(len(d.vkeys))
+			_, keys := d.keyStore.Alloc(len(d.vkeys))
 			for i := range d.vkeys {
 				keys[i] = d.key(&d.vkeys[i])
 			}

@@ -178,23 +178,6 @@ func (d *decoder) val(a *satom) model.ValID {
 	return d.b.ValueBytes(a.kind, d.atomText(a))
 }
 
-// slab hands out small slices carved from larger chunks, so that an op's
-// micro-ops, polls and reads cost one allocation per chunk instead of one
-// each.
-type slab[T any] struct{ buf []T }
-
-func (s *slab[T]) alloc(n int) []T {
-	if n == 0 {
-		return nil
-	}
-	if cap(s.buf)-len(s.buf) < n {
-		s.buf = make([]T, 0, max(n, min(max(2*cap(s.buf), 64), 8192)))
-	}
-	i := len(s.buf)
-	s.buf = s.buf[:i+n]
-	return s.buf[i : i+n : i+n]
-}
-
 // opChunks collects ops in chunks of growing size and joins them once at the
 // end: appending each op to one slice (model.Builder.Add) copied every op
 // about five times and dominated the reading time of large histories.

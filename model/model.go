@@ -624,9 +624,6 @@ func (b *Builder) SetKeys(op *Op, keys []KeyID) { b.Extra(op).Keys = keys }
 // Add appends an op. Ops must be added in file order.
 func (b *Builder) Add(op Op) { b.h.Ops = append(b.h.Ops, op) }
 
-// Len is the number of ops added so far.
-func (b *Builder) Len() int { return len(b.h.Ops) }
-
 // Warn records a warning.
 func (b *Builder) Warn(format string, args ...any) {
 	b.h.Warnings = append(b.h.Warnings, fmt.Sprintf(format, args...))
