@@ -60,11 +60,11 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
 			b = appendAtom(b, h.Keys[k])
 		}
 		b = append(b, ']')
-	case op.Mops.N > 0:
-		b = appendMops(b, h, h.MopsOf(op), false)
-	case op.Type == model.Invoke && p.Partner[pos] >= 0 && h.Ops[p.Partner[pos]].Mops.N > 0:
-		b = appendMops(b, h, h.MopsOf(&h.Ops[p.Partner[pos]]), true)
 	default:
+		if mops := h.InvocationMops(int(pos), p); len(mops) > 0 {
+			b = appendMops(b, h, mops)
+			break
+		}
 		b = append(b, "nil"...)
 	}
 	if h.ErrorOf(op) != "" {
@@ -74,7 +74,7 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
 	return append(b, '}')
 }
 
-func appendMops(b []byte, h *model.History, mops []model.Mop, invocation bool) []byte {
+func appendMops(b []byte, h *model.History, mops []model.Mop) []byte {
 	b = append(b, '[')
 	for i, m := range mops {
 		if i > 0 {
@@ -85,7 +85,7 @@ func appendMops(b []byte, h *model.History, mops []model.Mop, invocation bool) [
 			b = append(b, "[:send "...)
 			b = appendAtom(b, h.Keys[m.Key])
 			b = append(b, ' ')
-			if m.Done && !invocation {
+			if m.Done {
 				b = append(b, '[')
 				if m.Offset == model.NoOffset {
 					b = append(b, "nil"...)
@@ -100,7 +100,7 @@ func appendMops(b []byte, h *model.History, mops []model.Mop, invocation bool) [
 			}
 			b = append(b, ']')
 		case model.MopPoll:
-			if !m.Done || invocation {
+			if !m.Done {
 				b = append(b, "[:poll]"...)
 				continue
 			}
