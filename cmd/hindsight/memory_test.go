@@ -51,3 +51,27 @@ func TestMemoryBudgetLeavesSmallFilesAlone(t *testing.T) {
 	}
 	restore()
 }
+
+func TestMemoryBudgetForALargeFile(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	path := filepath.Join(t.TempDir(), "big.edn")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 200 << 20 // sparse: no disk is used
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	before := debug.SetMemoryLimit(-1)
+	restore, after := memoryBudget(path)
+	want := int64(budgetRatio*size) - processFootprnt
+	if got := debug.SetMemoryLimit(-1); got != want || after == nil {
+		t.Errorf("limit %d, want %d", got, want)
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("restore left the limit at %d, want %d", got, before)
+	}
+}
