@@ -1,7 +1,7 @@
-// Package graph is the dependency graph of spec/queue.md §4: a compact,
-// immutable directed graph whose edges carry a set of relations (ww, wr,
-// process, realtime), its strongly connected components, and a typed
-// shortest-cycle search.
+// Package graph is the dependency graph of spec/queue.md §4 and spec/txn.md
+// §3: a compact, immutable directed graph whose edges carry a set of
+// relations (ww, wr, rw, process, realtime), its strongly connected
+// components, and a typed shortest-cycle search.
 //
 // The graph is stored as compressed sparse rows (one int32 target and one
 // relation byte per edge) because histories of a million operations give
@@ -37,16 +37,19 @@ const (
 	Process
 	// Realtime: the source completed before the target was invoked.
 	Realtime
+	// RW: the source read a version of a key, the target wrote the next
+	// version of that key (an anti-dependency; transactional workloads).
+	RW
 )
 
-// String lists the relations joined by "+", in the order ww, wr, process,
-// realtime.
+// String lists the relations joined by "+", in the order ww, wr, rw,
+// process, realtime.
 func (r Rel) String() string {
 	var parts []string
 	for _, x := range []struct {
 		r Rel
 		n string
-	}{{WW, "ww"}, {WR, "wr"}, {Process, "process"}, {Realtime, "realtime"}} {
+	}{{WW, "ww"}, {WR, "wr"}, {RW, "rw"}, {Process, "process"}, {Realtime, "realtime"}} {
 		if r&x.r != 0 {
 			parts = append(parts, x.n)
 		}

@@ -200,7 +200,7 @@ func TestShortestCycleDeadlineExhausts(t *testing.T) {
 }
 
 func TestRelString(t *testing.T) {
-	if got := (WR | Realtime).String(); got != "wr+realtime" {
+	if got := (WR | Realtime | RW).String(); got != "wr+rw+realtime" {
 		t.Fatalf("got %q", got)
 	}
 }
