@@ -74,6 +74,8 @@ func (v Value) MarshalJSON() ([]byte, error) {
 		return strconv.AppendInt(nil, v.Int, 10), nil
 	case model.KBigInt:
 		return []byte(v.Text), nil
+	case model.KNil:
+		return []byte("null"), nil
 	}
 	return json.Marshal(v.Text)
 }

@@ -8,26 +8,29 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hindsight-dev/hindsight/analysis"
-	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // Options are the options of one check.
 type Options struct {
-	// Workload is "" (detect), or "queue". list-append and rw-register are
-	// recognised and refused until their checkers exist.
+	// Workload is "" (detect) or a workload's name (package workload).
 	Workload string
 	// Format forces the input format.
 	Format ingest.Format
-	// Queue are the queue checker's options.
-	Queue queue.Options
+	// Analysis are the checker's options.
+	Analysis workload.Options
 	// AfterRead, if set, is called once the history is read and before it
 	// is analysed (the command line adapts its memory budget there).
 	AfterRead func(h *model.History)
 }
+
+// DefaultOptions are the command line's defaults.
+func DefaultOptions() Options { return Options{Analysis: workload.DefaultOptions()} }
 
 // InputError is an error in the input itself (unreadable, unparsable,
 // malformed or of an unsupported workload): exit status 3.
@@ -65,7 +68,9 @@ func Read(r io.Reader, name string, opts Options) (*analysis.Result, *model.Hist
 	return res, h, err
 }
 
-// History checks a parsed history.
+// History checks a parsed history: it pairs invocations with completions,
+// finds the workload (opts.Workload, or workload.Detect) and runs its
+// checker.
 func History(h *model.History, opts Options) (*analysis.Result, error) {
 	if opts.AfterRead != nil {
 		opts.AfterRead(h)
@@ -74,37 +79,33 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 	if err != nil {
 		return nil, &InputError{err}
 	}
-	w := opts.Workload
-	if w == "" {
-		w = Detect(h)
+	w, err := Workload(h, opts.Workload)
+	if err != nil {
+		return nil, err
 	}
-	switch w {
-	case "queue":
-		return queue.Check(h, pairing, opts.Queue), nil
-	case "list-append", "rw-register", "other":
-		return nil, &InputError{fmt.Errorf("%s: this is not a queue history (its micro-ops are not :send/:poll); "+
-			"only the queue workload is implemented so far", h.Source)}
-	}
-	return nil, fmt.Errorf("unknown workload %q (known: queue)", w)
+	return w.Check(h, pairing, opts.Analysis), nil
 }
 
-// Detect names the workload of h from its micro-ops: "queue" when any op
-// sends or polls, "other" when ops carry only other micro-ops, and "queue"
-// for a history with no micro-ops at all (nothing to tell it apart).
-func Detect(h *model.History) string {
-	other := false
-	for i := range h.Ops {
-		for _, m := range h.MopsOf(&h.Ops[i]) {
-			switch m.Kind {
-			case model.MopSend, model.MopPoll:
-				return "queue"
-			case model.MopOther:
-				other = true
-			}
+// Workload finds the workload of h: the named one, or the detected one when
+// name is "". Mixed micro-ops and workloads without a checker are input
+// errors; an unknown name is a usage error.
+func Workload(h *model.History, name string) (*workload.Workload, error) {
+	var w *workload.Workload
+	if name == "" {
+		d, err := workload.Detect(h)
+		if err != nil {
+			return nil, &InputError{err}
 		}
+		w = d
+	} else {
+		l, ok := workload.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(workload.Names(), ", "))
+		}
+		w = l
 	}
-	if other {
-		return "other"
+	if w.Check == nil {
+		return nil, &InputError{fmt.Errorf("%s: this is a %s history; hindsight cannot check %s histories yet", h.Source, w.Name, w.Name)}
 	}
-	return "queue"
+	return w, nil
 }

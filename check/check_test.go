@@ -53,7 +53,7 @@ func TestIncidents(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("../testdata/incidents", tc.file)
-			res, _, err := File(path, Options{Queue: queue.DefaultOptions()})
+			res, _, err := File(path, DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestIncidents(t *testing.T) {
 
 // TestIncidentDetails pins the witnesses users will read for two incidents.
 func TestIncidentDetails(t *testing.T) {
-	res, _, err := File("../testdata/incidents/kafka-21062-stale-leader-truncation-invalid.edn", Options{Queue: queue.DefaultOptions()})
+	res, _, err := File("../testdata/incidents/kafka-21062-stale-leader-truncation-invalid.edn", DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestIncidentDetails(t *testing.T) {
 	if len(lost) != 2 || lost[0].Value.Int != 12 || lost[1].Value.Int != 13 || *lost[0].Writer != 3 || *lost[0].MaxRead != 13 {
 		t.Errorf("lost writes: %+v", lost)
 	}
-	res, _, err = File("../testdata/incidents/iggy-4438-stale-replica-stall-invalid.edn", Options{Queue: queue.DefaultOptions()})
+	res, _, err = File("../testdata/incidents/iggy-4438-stale-replica-stall-invalid.edn", DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,19 +128,19 @@ func TestTestdata(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(strings.TrimPrefix(f, "../testdata/"), func(t *testing.T) {
-			opts := Options{Queue: queue.DefaultOptions()}
+			opts := DefaultOptions()
 			var exp *expectFile
 			if raw, err := os.ReadFile(strings.TrimSuffix(f, filepath.Ext(f)) + ".expect.json"); err == nil {
 				exp = &expectFile{}
 				if err := json.Unmarshal(raw, exp); err != nil {
 					t.Fatal(err)
 				}
-				opts.Queue.WWDeps = exp.Options.WWDeps
+				opts.Analysis.WWDeps = exp.Options.WWDeps
 				if exp.Options.SubVia != nil {
-					opts.Queue.SubVia = map[string]queue.SubVia{"assign": queue.SubAssign, "subscribe": queue.SubSubscribe}[*exp.Options.SubVia]
+					opts.Analysis.SubVia = *exp.Options.SubVia
 				}
 				if exp.Options.StallThreshold != nil {
-					opts.Queue.StallThreshold = secondsDuration(*exp.Options.StallThreshold)
+					opts.Analysis.StallThreshold = secondsDuration(*exp.Options.StallThreshold)
 				}
 			}
 			res, _, err := File(f, opts)
@@ -205,8 +205,8 @@ func TestCorpus(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.dir, func(t *testing.T) {
 			for _, ww := range []bool{false, true} {
-				opts := Options{Queue: queue.DefaultOptions()}
-				opts.Queue.WWDeps = ww
+				opts := DefaultOptions()
+				opts.Analysis.WWDeps = ww
 				res, _, err := File(filepath.Join(corpusDir, tc.dir), opts) // a store folder
 				if err != nil {
 					t.Fatal(err)
@@ -218,7 +218,7 @@ func TestCorpus(t *testing.T) {
 		})
 	}
 	t.Run("unseen keys of small-valid", func(t *testing.T) {
-		res, _, err := File(filepath.Join(corpusDir, "maelstrom-kafka-emmanuel32-small-valid/history.edn"), Options{Queue: queue.DefaultOptions()})
+		res, _, err := File(filepath.Join(corpusDir, "maelstrom-kafka-emmanuel32-small-valid/history.edn"), DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestCorpusOtherWorkloads(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) {
-			_, _, err := File(f, Options{Queue: queue.DefaultOptions()})
+			_, _, err := File(f, DefaultOptions())
 			if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), f) {
 				t.Fatalf("want an input error naming %s, got %v", f, err)
 			}

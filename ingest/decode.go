@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/hindsight-dev/hindsight/model"
@@ -484,7 +485,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 	d.rkeys = d.rkeys[:0]
 	d.resetValue()
 	d.vmode = vNone
-	op := model.Op{Time: model.NoTime, Process: model.NoProcess, Line: int32(clampInt(brace.line))}
+	op := model.Op{Time: model.NoTime, Process: model.AnonProcess, Line: int32(clampInt(brace.line))}
 	var haveIndex, haveType, haveF bool
 	o := opener{tMapEnd, brace}
 	for {
@@ -537,8 +538,13 @@ func (d *decoder) readOp(start, brace srcPos) error {
 					return &lexErr{l.tok, fmt.Sprintf("%s %d is out of range", d.fieldName("process"), l.ival)}
 				}
 				op.Process = int32(l.ival)
-			} else if err := d.skip(); err != nil {
-				return err
+			} else if l.kind == tNil {
+				op.Process = model.AnonProcess
+			} else {
+				op.Process = model.NoProcess
+				if err := d.skip(); err != nil {
+					return err
+				}
 			}
 		case fF:
 			if isName(l.kind) {
@@ -577,7 +583,9 @@ func (d *decoder) readOp(start, brace srcPos) error {
 	if !haveIndex {
 		op.Index = d.n
 	}
-	if !haveF && d.vmode == vMops && !d.hasVErr {
+	if !haveF && d.vmode == vMops && (!d.hasVErr || op.Process != model.NoProcess) {
+		// A client op without :f whose :value is micro-ops is a txn (Elle's
+		// histories have no :f), and its micro-ops must be well formed.
 		op.F = model.FTxn
 	}
 	switch op.F {
@@ -613,6 +621,9 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		if d.vmode == vMops && !d.hasVErr {
 			op.Mops = d.buildMops()
 		}
+	}
+	if op.Process == model.AnonProcess && op.F != model.FSend && op.F != model.FPoll && op.F != model.FTxn {
+		op.Process = model.NoProcess // only an op with micro-ops can be anonymous
 	}
 	if len(d.rkeys) > 0 {
 		d.extra(&op).Rebalance = d.rebalance()
@@ -742,9 +753,109 @@ func (d *decoder) readMop(o opener) error {
 		return d.readSend(o)
 	case "poll":
 		return d.readPoll(o)
+	case "append":
+		return d.readKV(o, model.MopAppend, "an append")
+	case "w":
+		return d.readKV(o, model.MopWrite, "a write")
+	case "r":
+		return d.readR(o)
 	}
+	name := string(l.text)
+	if l.kind == tString {
+		name = strconv.Quote(name)
+	}
+	d.deferErr(l.tok, "unknown micro-op "+name+
+		" (known: :send and :poll for queues, :append and :r for list-append, :w and :r for rw-register)")
 	d.mops = append(d.mops, smop{kind: model.MopOther})
 	return d.skipRest(o)
+}
+
+// readKV reads the rest of [:append k v] or [:w k v]; what names the
+// micro-op in messages.
+func (d *decoder) readKV(o opener, kind model.MopKind, what string) error {
+	m := smop{kind: kind, done: true}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if c {
+		d.deferErr(o.at, what+" micro-op needs a key and a value")
+		return nil
+	}
+	var err error
+	if m.key, err = d.atom(); err != nil {
+		return err
+	}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if c {
+		d.deferErr(o.at, what+" micro-op needs a value")
+		return nil
+	}
+	if m.val, err = d.atom(); err != nil {
+		return err
+	}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if !c {
+		return d.bad(o, what+" micro-op has three elements; found more: ")
+	}
+	d.mops = append(d.mops, m)
+	return nil
+}
+
+// readR reads the rest of [:r k v]: v nil (not read, or the initial state
+// of a register), a list of elements (list-append), or one value
+// (rw-register). The elements of a list go to the scratch reads.
+func (d *decoder) readR(o opener) error {
+	l := d.l
+	m := smop{kind: model.MopRead}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if c {
+		d.deferErr(o.at, "a read micro-op needs a key")
+		return nil
+	}
+	var err error
+	if m.key, err = d.atom(); err != nil {
+		return err
+	}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if c {
+		d.mops = append(d.mops, m) // [:r k]: nothing read yet
+		return nil
+	}
+	switch l.kind {
+	case tNil:
+	case tVecBegin, tListBegin:
+		lo, _ := d.opener()
+		m.kind, m.done = model.MopReadList, true
+		m.p0 = int32(len(d.reads))
+		for {
+			if c, err := d.nextClose(lo); err != nil {
+				return err
+			} else if c {
+				break
+			}
+			v, err := d.atom()
+			if err != nil {
+				return err
+			}
+			d.reads = append(d.reads, sread{val: v})
+		}
+		m.p1 = int32(len(d.reads))
+	default:
+		m.done = true
+		if m.val, err = d.atom(); err != nil {
+			return err
+		}
+	}
+	if c, err := d.nextClose(o); err != nil {
+		return err
+	} else if !c {
+		return d.bad(o, "a read micro-op has three elements; found more: ")
+	}
+	d.mops = append(d.mops, m)
+	return nil
 }
 
 // readSend reads the rest of [:send k v] or [:send k [offset v]].

@@ -60,8 +60,11 @@
 //   - :type must be invoke, ok, info or fail (keyword, string or symbol, with
 //     or without colon); anything else, or none, is an *Error at the op.
 //   - :process must fit 0..2^31-1 when it is an integer (else *Error);
-//     anything that is not an integer (:nemesis, strings, nil) is
-//     model.NoProcess.
+//     anything else that is not an integer (:nemesis, strings) is
+//     model.NoProcess, not a client. A send, poll or txn op without :process
+//     (or with nil) belongs to one anonymous client process,
+//     model.AnonProcess, as Elle pairs such ops (its paper's example history
+//     has no :process); any other op without one is not a client.
 //   - :f is read from a keyword, string or symbol; otherwise it counts as
 //     missing. Without :f, a :value that is a vector of micro-op vectors
 //     makes the op a txn.
@@ -74,9 +77,15 @@
 //     must be nil or a vector, list or set of keys.
 //   - Micro-ops: [:send k v] and [:send k [offset v]] (offset an integer or
 //     nil), [:poll], [:poll nil] and [:poll {k [[offset v] ...]}] (a key
-//     mapped to nil reads nothing). Names may be keywords, strings or
-//     symbols. Any other name is model.MopOther and its arguments are
-//     skipped.
+//     mapped to nil reads nothing); [:append k v], [:w k v], and [:r k v]
+//     where v is nil (model.MopRead, not done), a vector or list
+//     (model.MopReadList, list-append) or any other value (model.MopRead,
+//     rw-register). Names may be keywords, strings or symbols. Any other
+//     name is an *Error at the name when the op is a send, poll or txn
+//     (a client op without :f whose :value is micro-ops is a txn); in an op
+//     with another :f it makes the op's micro-ops unusable and they are
+//     dropped (nemesis values such as [[:n1 :n2] [:n3]] look like
+//     micro-ops).
 //   - Keys and values: integers are KInt (KBigInt beyond int64, digits
 //     normalised: no '+', no N, no leading zeros), strings KString,
 //     keywords KKeyword; anything else, composite forms included, KOther

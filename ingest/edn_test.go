@@ -74,7 +74,7 @@ func TestEDN(t *testing.T) {
 			[]string{"0 invoke p0 assign keys=[1 2]"}},
 		{"EDN nil everywhere - parses",
 			`{:index nil :time nil :type :ok :process nil :f :txn :value [[:send 1 [nil 5]] [:poll nil] [:poll {2 nil}]] :error nil}`,
-			[]string{`0 ok p- txn send(1,5)@nil poll{} poll{2:[]} err="nil"`}},
+			[]string{`0 ok p? txn send(1,5)@nil poll{} poll{2:[]} err="nil"`}},
 		{"EDN nil value - no micro-ops",
 			`{:type :invoke :process 0 :f :poll :value nil}`,
 			[]string{"0 invoke p0 poll"}},
@@ -106,10 +106,10 @@ func TestEDN(t *testing.T) {
 			[]string{`0 ok p0 poll poll{"k":[0=1]}`, "1 fail p0 poll poll"}},
 		{"EDN no f and micro-op vectors - txn",
 			`{:index 0 :type :invoke  :value [[:append 253 1] [:r 253 nil]]}`,
-			[]string{"0 invoke p- txn other other"}},
+			[]string{"0 invoke p? txn append(253,1) r(253)"}},
 		{"EDN other f with micro-op vectors - micro-ops kept",
 			`{:type :invoke, :f :read, :value [[:r 9 nil] [:w 9 1] [:send 2 3]], :process 3}`,
-			[]string{"0 invoke p3 other:read other other send(2,3)"}},
+			[]string{"0 invoke p3 other:read r(9) w(9,1) send(2,3)"}},
 		{"EDN other f with vectors that are not micro-ops - no micro-ops",
 			`{:type :info :process :nemesis :f :grudge :value [[1 2] ["n1"]]}`,
 			[]string{"0 info p- other:grudge"}},
@@ -137,6 +137,33 @@ func TestEDN(t *testing.T) {
 		{"EDN :index large and negative time - parses",
 			`{:index 9223372036854775807 :time -5 :type :invoke :process 2147483647 :f :poll :value [[:poll]]}`,
 			[]string{"9223372036854775807 invoke p2147483647 poll poll t=-5"}},
+		{"EDN list-append txn - appends and list reads",
+			`{:index 0 :type :invoke :process 1 :f :txn :value [[:append :x 1] [:r :x nil] [:r :y nil]]}
+{:index 1 :type :ok :process 1 :f :txn :value [[:append :x 1] [:r :x [0 1]] [:r :y []]]}
+{:index 2 :type :invoke :process 2 :value [[:r "k" nil]]}
+{:index 3 :type :info :process 2 :value [[:r "k" nil]] :error [:timeout "db"]}`,
+			[]string{
+				"0 invoke p1 txn append(:x,1) r(:x) r(:y)",
+				"1 ok p1 txn append(:x,1) r(:x,[0 1]) r(:y,[])",
+				`2 invoke p2 txn r("k")`,
+				`3 info p2 txn r("k") err="[:timeout \"db\"]"`,
+			}},
+		{"EDN rw-register txn - writes and value reads",
+			`{:index 0 :type :invoke :process 0 :f :txn :value [[:w 3 7] [:r 4 nil]]}
+{:index 1 :type :ok :process 0 :f :txn :value [[:w 3 7] [:r 4 nil]]}
+{:index 2 :type :invoke :process 0 :f :txn :value [[:r 3 nil] (:r 4 nil)]}
+{:index 3 :type :ok :process 0 :f :txn :value [[:r 3 7] (r 4 :v)]}`,
+			[]string{
+				"0 invoke p0 txn w(3,7) r(4)",
+				"1 ok p0 txn w(3,7) r(4)",
+				"2 invoke p0 txn r(3) r(4)",
+				"3 ok p0 txn r(3,7) r(4,:v)",
+			}},
+		{"EDN no process on txn ops - one anonymous client",
+			`{:index 0 :type :invoke :value [[:append 1 2]]}
+{:index 1 :type :ok :value [[:append 1 2]]}
+{:index 2 :type :info :f :kill}`,
+			[]string{"0 invoke p? txn append(1,2)", "1 ok p? txn append(1,2)", "2 info p- other:kill"}},
 		{"EDN empty input - no ops", "  \n ; nothing\n", []string{}},
 		{"EDN byte order mark - skipped", "\ufeff{:type :invoke :process 0 :f :poll :value [[:poll]]}", []string{"0 invoke p0 poll poll"}},
 	}

@@ -18,13 +18,16 @@ import (
 //
 // where a micro-op is send(k,v) in invocation form, send(k,v)@OFF when
 // completed (OFF "nil" for an unknown offset), poll, poll{k:[o=v ...] ...}
-// when completed, and other. Keys and values print with model.Atom.String,
+// when completed, append(k,v), w(k,v), r(k) for a nil read, r(k,v) and
+// r(k,[v ...]), and other. Keys and values print with model.Atom.String,
 // so strings are quoted and keywords keep their colon; KOther atoms print
 // as <text> and big integers as N...N.
 func render(h *model.History, op *model.Op) string {
 	var sb strings.Builder
 	p := "p-"
-	if op.Process != model.NoProcess {
+	if op.Process == model.AnonProcess {
+		p = "p?"
+	} else if op.Process != model.NoProcess {
 		p = "p" + strconv.Itoa(int(op.Process))
 	}
 	f := op.F.String()
@@ -65,6 +68,24 @@ func render(h *model.History, op *model.Op) string {
 				}
 				sb.WriteByte('}')
 			}
+		case model.MopAppend, model.MopWrite:
+			fmt.Fprintf(&sb, "%s(%s,%s)", m.Kind, atom(h.KeyAtom(m.Key)), atom(h.MsgValue(m.Msg)))
+		case model.MopRead:
+			if m.Done {
+				fmt.Fprintf(&sb, "r(%s,%s)", atom(h.KeyAtom(m.Key)), atom(h.MsgValue(m.Msg)))
+			} else {
+				fmt.Fprintf(&sb, "r(%s)", atom(h.KeyAtom(m.Key)))
+			}
+		case model.MopReadList:
+			es := h.ElemsOf(&m)
+			parts := make([]string, len(es))
+			for j, e := range es {
+				parts[j] = atom(h.MsgValue(e))
+				if h.MsgKey(e) != m.Key {
+					parts[j] += "!key-mismatch"
+				}
+			}
+			fmt.Fprintf(&sb, "r(%s,[%s])", atom(h.KeyAtom(m.Key)), strings.Join(parts, " "))
 		case model.MopOther:
 			sb.WriteString("other")
 		}

@@ -49,6 +49,23 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 			if sm.done {
 				m.Offset = sm.off
 			}
+		case model.MopAppend, model.MopWrite:
+			m.Key = d.key(&sm.key)
+			m.Msg = d.msg(m.Key, &sm.val)
+		case model.MopRead:
+			m.Key, m.Msg = d.key(&sm.key), model.NoMsg
+			if sm.done {
+				m.Msg = d.msg(m.Key, &sm.val)
+			}
+		case model.MopReadList:
+			m.Key = d.key(&sm.key)
+			if n := int(sm.p1 - sm.p0); n > 0 {
+				var elems []model.MsgID
+				m.Polls, elems = d.b.Elems(n)
+				for j := range elems {
+					elems[j] = d.msg(m.Key, &d.reads[int(sm.p0)+j].val)
+				}
+			}
 		case model.MopPoll:
 			if n := int(sm.p1 - sm.p0); n > 0 {
 				var polls []model.KeyPoll
@@ -267,7 +284,11 @@ func (d *decoder) settleAll() {
 // form, so that holding them aside loses nothing.
 func (d *decoder) deferrable() bool {
 	for i := range d.mops {
-		if d.mops[i].done || d.mops[i].p1 > d.mops[i].p0 {
+		m := &d.mops[i]
+		if m.kind == model.MopAppend || m.kind == model.MopWrite {
+			continue // the same in both forms
+		}
+		if m.done || m.p1 > m.p0 {
 			return false
 		}
 	}

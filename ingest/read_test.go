@@ -326,17 +326,17 @@ func TestCorpusValues(t *testing.T) {
 			17: `17 fail p8 assign keys=["9"] err=":net-timeout" t=20018955328`,
 		}},
 		{"braft - nemesis ops", "braft-rw-register-all-info/history.edn", 3988, map[int]string{
-			0: "0 invoke p3 other:read other other t=1941385253",
+			0: "0 invoke p3 other:read r(9) r(9) t=1941385253",
 			5: "5 info p- other:resume t=7180157884",
 		}},
 		{"elle paper example - no f, no process", "elle-paper-example/paper-example.edn", 8, map[int]string{
-			3: "3 ok p- txn other other",
+			3: "3 ok p? txn append(255,8) r(253,[1 3 4])",
 		}},
 		{"elle-cli JSON paper example", "elle-cli-paper-example-json/paper-example.json", 8, map[int]string{
-			2: "2 invoke p1 txn other other",
+			2: "2 invoke p1 txn append(255,8) r(253)",
 		}},
 		{"elle-cli rw-register JSON and EDN - same", "elle-cli-rw-register/rw-register.json", 6, map[int]string{
-			0: "1 invoke p0 txn other",
+			0: `1 invoke p0 txn w("x",2)`,
 		}},
 	}
 	for _, tc := range tests {

@@ -47,6 +47,11 @@ const NoTime int64 = math.MinInt64
 // or anything else that is not a client).
 const NoProcess int32 = -1
 
+// AnonProcess is the process of an operation that has no :process at all.
+// Such ops are clients of one anonymous process, as Elle pairs them (the
+// histories of Elle's paper and tests have no :process).
+const AnonProcess int32 = -2
+
 // OpType is the type of an operation: an invocation or one of the three kinds
 // of completion.
 type OpType uint8
@@ -138,16 +143,49 @@ func ParseFunc(s string) Func {
 // MopKind says what a micro-op does.
 type MopKind uint8
 
-// Micro-op kinds of the queue workload.
+// Micro-op kinds: the queue's sends and polls, the transactional workloads'
+// appends, writes and reads (spec/txn.md §1).
 const (
 	// MopSend is [:send k v] (invocation form) or [:send k [offset v]].
 	MopSend MopKind = iota
 	// MopPoll is [:poll] (invocation form) or [:poll {k [[offset v] ...]}].
 	MopPoll
-	// MopOther is any other micro-op ([:append k v], [:r k v], ...). The queue
-	// analysis does not use it; workload detection does.
+	// MopOther is a micro-op of an op whose :f is not send, poll or txn
+	// (those with an unknown name are input errors); no analysis uses it.
 	MopOther
+	// MopAppend is list-append's [:append k v]: Key, Msg.
+	MopAppend
+	// MopWrite is rw-register's [:w k v]: Key, Msg.
+	MopWrite
+	// MopRead is [:r k v] with a value that is not a list: rw-register's
+	// read. Done is false when v is nil: an invocation's placeholder, an
+	// unknown read of an info op, or (in an ok rw-register completion) the
+	// initial state; Msg is then NoMsg.
+	MopRead
+	// MopReadList is [:r k [v1 v2 ...]]: list-append's read of a whole
+	// list, its elements in History.ElemsOf. Done is always true.
+	MopReadList
 )
+
+// String names the kind as a history spells it ("send", "append", "r", ...).
+func (k MopKind) String() string {
+	switch k {
+	case MopSend:
+		return "send"
+	case MopPoll:
+		return "poll"
+	case MopAppend:
+		return "append"
+	case MopWrite:
+		return "w"
+	case MopRead, MopReadList:
+		return "r"
+	}
+	return "other"
+}
+
+// NoMsg is the Msg of a micro-op that carries no value (a nil read).
+const NoMsg MsgID = -1
 
 // Read is one [offset value] pair returned by a poll. It packs the offset
 // into two 32-bit halves so that a read takes 12 bytes, not 16: histories
@@ -181,7 +219,8 @@ type Mop struct {
 	Key    KeyID
 	Msg    MsgID
 	// Polls describes a completed poll, keys in the order of the history
-	// (History.PollsOf).
+	// (History.PollsOf); for a MopReadList, the list's elements
+	// (History.ElemsOf).
 	Polls Span
 	Kind  MopKind
 	// Done is true when the micro-op is in completed form: a send with an
@@ -278,6 +317,12 @@ func (h *History) InvocationMops(i int, p Pairing) []Mop {
 	out := make([]Mop, len(comp))
 	for j, m := range comp {
 		out[j] = Mop{Kind: m.Kind, Key: m.Key, Msg: m.Msg, Offset: NoOffset}
+		switch m.Kind {
+		case MopRead, MopReadList:
+			out[j] = Mop{Kind: MopRead, Key: m.Key, Msg: NoMsg, Offset: NoOffset}
+		case MopAppend, MopWrite:
+			out[j].Done = true
+		}
 	}
 	return out
 }
@@ -309,6 +354,8 @@ type History struct {
 	MopStore  Store[Mop]
 	PollStore Store[KeyPoll]
 	ReadStore Store[Read]
+	// ElemStore holds the elements of list-append reads (MopReadList).
+	ElemStore Store[MsgID]
 	// Truncated is set when the input ended in the middle of an op; Ops holds
 	// everything up to the last complete op.
 	Truncated bool
@@ -319,11 +366,26 @@ type History struct {
 // MopsOf returns op's micro-ops. The slice aliases the history.
 func (h *History) MopsOf(op *Op) []Mop { return h.MopStore.Get(op.Mops) }
 
-// PollsOf returns what a poll micro-op returned, key by key.
-func (h *History) PollsOf(m *Mop) []KeyPoll { return h.PollStore.Get(m.Polls) }
+// PollsOf returns what a poll micro-op returned, key by key; nil for any
+// other micro-op.
+func (h *History) PollsOf(m *Mop) []KeyPoll {
+	if m.Kind != MopPoll {
+		return nil
+	}
+	return h.PollStore.Get(m.Polls)
+}
 
 // ReadsOf returns the [offset value] pairs one poll returned for one key.
 func (h *History) ReadsOf(kp *KeyPoll) []Read { return h.ReadStore.Get(kp.Reads) }
+
+// ElemsOf returns the elements a list-append read returned, as messages of
+// its key, in list order. The slice aliases the history.
+func (h *History) ElemsOf(m *Mop) []MsgID {
+	if m.Kind != MopReadList {
+		return nil
+	}
+	return h.ElemStore.Get(m.Polls)
+}
 
 // KeyAtom returns the atom of a key.
 func (h *History) KeyAtom(k KeyID) Atom { return h.Keys[k] }
@@ -350,7 +412,14 @@ const (
 	// KOther is anything else (nil, a vector, a ratio ...); Text holds its
 	// source text.
 	KOther
+	// KNil is no value at all: the initial state of a key in the
+	// transactional workloads (an empty list, a register never written).
+	// Ingest never makes one; analyses do, for output.
+	KNil
 )
+
+// NilAtom is the atom of the initial state (KNil).
+var NilAtom = Atom{Kind: KNil, Text: "nil"}
 
 // Atom is a key or value as it appeared in the history.
 type Atom struct {
@@ -585,6 +654,17 @@ func (b *Builder) Polls(n int) (Span, []KeyPoll) { return b.h.PollStore.Alloc(n)
 
 // Reads stores n reads and returns their span and the slice to fill.
 func (b *Builder) Reads(n int) (Span, []Read) { return b.h.ReadStore.Alloc(n) }
+
+// Elems stores n list elements and returns their span and the slice to
+// fill.
+func (b *Builder) Elems(n int) (Span, []MsgID) { return b.h.ElemStore.Alloc(n) }
+
+// StoreElems copies one list read's elements into the history.
+func (b *Builder) StoreElems(ms ...MsgID) Span {
+	sp, dst := b.Elems(len(ms))
+	copy(dst, ms)
+	return sp
+}
 
 // StoreMops copies mops into the history and returns their span: a
 // convenience for building histories in code.

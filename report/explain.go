@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/hindsight-dev/hindsight/analysis"
-	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -127,58 +126,58 @@ func Explain(typ string, in *analysis.Instance, lookup OpLookup) string {
 		return opName(lookup, *p)
 	}
 	switch typ {
-	case queue.InconsistentOffsets:
+	case "inconsistent-offsets":
 		return fmt.Sprintf("key %s: offset %s (position %s of the version order) holds %d different values: %s (observed by ops %s).",
 			key, i64(in.Offset), i64(in.Index), len(in.Values), vals(in.Values), ints(in.Ops))
-	case queue.Duplicate:
+	case "duplicate":
 		return fmt.Sprintf("key %s: value %s sits at %s offsets: %s.", key, val(in.Value), i64(in.Count), ints(in.Offsets))
-	case queue.G1a:
+	case "G1a":
 		return fmt.Sprintf("key %s: %s read value %s at offset %s, but %s, which sent it, failed: an aborted read.",
 			key, op(in.Reader), val(in.Value), i64(in.Offset), op(in.Writer))
-	case queue.PrecommittedRead:
+	case "precommitted-read":
 		return fmt.Sprintf("key %s: %s read value %s, which it sent itself, before it had committed.",
 			key, op(in.Op), val(in.Value))
-	case queue.LostWrite:
+	case "lost-write":
 		return fmt.Sprintf("key %s: value %s, sent at offset %s by %s, was never read, though %s read past it (offset %s).",
 			key, val(in.Value), i64(in.Offset), op(in.Writer), op(in.MaxRead), i64(in.MaxReadOffset))
-	case queue.Unseen:
+	case "unseen":
 		n := int64(0)
 		if in.Count != nil {
 			n = *in.Count
 		}
 		return fmt.Sprintf("key %s: %d %s acknowledged by ok sends %s never read by any ok poll: %s.",
 			key, n, plural(n, "value", "values"), plural(n, "was", "were"), vals(in.Values))
-	case queue.PollSkip:
+	case "poll-skip":
 		last, next := "?", "?"
 		if len(in.Values) == 2 {
 			last, next = in.Values[0].String(), in.Values[1].String()
 		}
 		return fmt.Sprintf("key %s: process %s's op %d read up to %s; its next poll, op %d, started at %s, %s positions on, skipping %s.%s",
 			key, i64(in.Process), in.Ops[0], last, in.Ops[1], next, i64(in.Delta), vals(in.Skipped), allowedNote(in))
-	case queue.NonmonotonicPoll:
+	case "nonmonotonic-poll":
 		return fmt.Sprintf("key %s: process %s's op %d ended at value %s, but its next poll, op %d, started at %s, %s.%s",
 			key, i64(in.Process), in.Ops[0], in.Values[0].String(), in.Ops[1], in.Values[1].String(), backwards(in.Delta), allowedNote(in))
-	case queue.NonmonotonicSend:
+	case "nonmonotonic-send":
 		return fmt.Sprintf("key %s: process %s sent %s (op %d), then %s (op %d), which landed %s.",
 			key, i64(in.Process), in.Values[0].String(), in.Ops[0], in.Values[1].String(), in.Ops[1], backwards(in.Delta))
-	case queue.IntPollSkip:
+	case "int-poll-skip":
 		return fmt.Sprintf("key %s: %s read %s then %s, skipping %s in between.",
 			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), vals(in.Skipped))
-	case queue.IntNonmonotonicPoll:
+	case "int-nonmonotonic-poll":
 		return fmt.Sprintf("key %s: %s read %s then %s, %s.",
 			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), backwards(in.Delta))
-	case queue.IntSendSkip:
+	case "int-send-skip":
 		return fmt.Sprintf("key %s: %s sent %s then %s, and %s landed between them (allowed: other producers' writes interleave).",
 			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), vals(in.Skipped))
-	case queue.IntNonmonotonicSend:
+	case "int-nonmonotonic-send":
 		return fmt.Sprintf("key %s: %s sent %s then %s, and the second landed %s.",
 			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), backwards(in.Delta))
-	case queue.G0, queue.G0Process, queue.G0Realtime, queue.G1c, queue.G1cProcess, queue.G1cRealtime:
+	case "G0", "G0-process", "G0-realtime", "G1c", "G1c-process", "G1c-realtime":
 		return ExplainCycle(typ, in, lookup)
-	case queue.GarbageRead:
+	case "garbage-read":
 		return fmt.Sprintf("key %s: %s read value %s at offset %s, which no op in the history ever sent.",
 			key, op(in.Reader), val(in.Value), i64(in.Offset))
-	case queue.TornTransaction:
+	case "torn-transaction":
 		what := "lost (never read by any poll, though values after it were)"
 		if in.Reason == "aborted" {
 			what = "never seen anywhere (the op failed, yet part of it took effect)"
@@ -186,7 +185,7 @@ func Explain(typ string, in *analysis.Instance, lookup OpLookup) string {
 		return fmt.Sprintf("%s sent %s as one unit: %s %s read, but %s %s: its effects were not atomic.",
 			opTyped(lookup, derefOr(in.Op)), pairs(append(append([]analysis.Pair{}, in.Seen...), in.Missing...)),
 			pairs(in.Seen), plural(int64(len(in.Seen)), "was", "were"), pairs(in.Missing), plural(int64(len(in.Missing)), "was", "were")+" "+what)
-	case queue.StalledConsumer:
+	case "stalled-consumer":
 		d := 0.0
 		if in.DurationS != nil {
 			d = *in.DurationS
@@ -270,12 +269,12 @@ func ExplainStep(st analysis.Step, lookup OpLookup) string {
 }
 
 var cycleMeaning = map[string]string{
-	queue.G0:          "the writes of these ops are ordered differently on different keys, a G0 (write cycle)",
-	queue.G0Process:   "with process order, the writes form a cycle, a G0-process",
-	queue.G0Realtime:  "with realtime order, the writes form a cycle, a G0-realtime",
-	queue.G1c:         "each op saw the effect of the next, all the way round, a G1c cycle",
-	queue.G1cProcess:  "with process order, each op saw the effect of the next, all the way round, a G1c-process cycle",
-	queue.G1cRealtime: "with realtime order, each op depends on the next, all the way round, a G1c-realtime cycle: some op saw the future",
+	"G0":           "the writes of these ops are ordered differently on different keys, a G0 (write cycle)",
+	"G0-process":   "with process order, the writes form a cycle, a G0-process",
+	"G0-realtime":  "with realtime order, the writes form a cycle, a G0-realtime",
+	"G1c":          "each op saw the effect of the next, all the way round, a G1c cycle",
+	"G1c-process":  "with process order, each op saw the effect of the next, all the way round, a G1c-process cycle",
+	"G1c-realtime": "with realtime order, each op depends on the next, all the way round, a G1c-realtime cycle: some op saw the future",
 }
 
 // ExplainCycle explains a cycle instance step by step.

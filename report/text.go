@@ -12,7 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/hindsight-dev/hindsight/analysis"
-	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // JSON writes r as one line of the v1 JSON of spec/results.md. Map keys are
@@ -37,14 +37,18 @@ type TypeRow struct {
 	Status string
 }
 
-// TypeRows summarises r by anomaly type, in queue.AllTypes order (unknown
-// type names last, sorted).
+// TypeRows summarises r by anomaly type, in the order of its workload's
+// types (package workload; unknown type names last, sorted).
 func TypeRows(r *analysis.Result) []TypeRow {
+	var known []string
+	if w, ok := workload.Lookup(r.Workload); ok {
+		known = w.TypeNames()
+	}
 	order := func(t string) int {
-		if i := slices.Index(queue.AllTypes, t); i >= 0 {
+		if i := slices.Index(known, t); i >= 0 {
 			return i
 		}
-		return len(queue.AllTypes)
+		return len(known)
 	}
 	types := slices.Clone(r.AnomalyTypes)
 	slices.SortStableFunc(types, func(a, b string) int {
@@ -103,7 +107,11 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 		}
 		for _, row := range rows {
 			ins := r.Anomalies[row.Type]
-			fmt.Fprintf(&b, "\n%s (%d, %s):\n", row.Type, row.Count, row.Status)
+			fmt.Fprintf(&b, "\n%s (%d, %s):", row.Type, row.Count, row.Status)
+			if t, ok := workload.Describe(r.Workload, row.Type); ok {
+				fmt.Fprintf(&b, " %s [%s]", t.Meaning, t.Doc)
+			}
+			b.WriteString("\n")
 			for i := range ins {
 				if i == maxExamples {
 					fmt.Fprintf(&b, "  … and %d more (--max-examples, or --format json for all)\n", len(ins)-maxExamples)

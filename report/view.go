@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
-	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -136,8 +135,10 @@ type TypeView struct {
 // Section is one anomaly type's part of the page.
 type Section struct {
 	TypeView
-	// Doc says what the anomaly type means.
-	Doc string `json:"doc"`
+	// Doc says what the anomaly type means; DocPath is its documentation
+	// in the repository (docs/queue.md#lost-write).
+	Doc     string `json:"doc"`
+	DocPath string `json:"doc_path,omitempty"`
 	// Shown is how many instances are listed (at most MaxInstances).
 	Shown     int            `json:"shown"`
 	Instances []InstanceView `json:"instances"`
@@ -233,38 +234,6 @@ type TimelineKey struct {
 	Note   string          `json:"note,omitempty"`
 	Option json.RawMessage `json:"option"`
 	Series int             `json:"series"`
-}
-
-// typeDocs say in a sentence what each anomaly type means (spec/queue.md
-// §3); shown at the head of the type's section.
-var typeDocs = map[string]string{
-	queue.InconsistentOffsets: "One offset of a key holds two or more different values: the log is not a single sequence.",
-	queue.Duplicate:           "One value of a key sits at two or more offsets: a message was written twice.",
-	queue.G1a:                 "An ok poll read a value whose send failed (aborted read).",
-	queue.PrecommittedRead:    "An op read a value it sent itself, before it committed.",
-	queue.LostWrite:           "An acknowledged value was never read, although consumers read past its offset.",
-	queue.Unseen:              "Acknowledged values that no ok poll ever read, by the end of the history.",
-	queue.PollSkip:            "A consumer's next poll started past where its previous poll ended, skipping values.",
-	queue.NonmonotonicPoll:    "A consumer's next poll started at or before where its previous poll ended.",
-	queue.NonmonotonicSend:    "A process's next send to a key landed at or before its previous one.",
-	queue.IntPollSkip:         "Inside one op, consecutive values read from a key skip positions.",
-	queue.IntNonmonotonicPoll: "Inside one op, consecutive values read from a key go backwards or repeat.",
-	queue.IntSendSkip:         "Inside one op, consecutive sends to a key are not adjacent (allowed: other producers interleave).",
-	queue.IntNonmonotonicSend: "Inside one op, consecutive sends to a key land backwards or at one position.",
-	queue.G0:                  "A cycle of write-write dependencies (allowed for Kafka).",
-	queue.G0Process:           "A cycle of write-write and process-order dependencies (allowed).",
-	queue.G0Realtime:          "A cycle of write-write and realtime dependencies (allowed).",
-	queue.G1c:                 "A cycle of read (and write) dependencies: each op saw the next op's effect.",
-	queue.G1cProcess:          "A G1c cycle that also follows process order.",
-	queue.G1cRealtime:         "A G1c cycle that also follows realtime order: some op saw the future.",
-	queue.GarbageRead:         "An op read a value that no op in the history ever sent.",
-	queue.TornTransaction:     "An op's sends were not atomic: some of its values were read, others lost.",
-	queue.StalledConsumer:     "A consumer polled again and again without progress while newer offsets were acknowledged (informational).",
-}
-
-var cycleTypes = map[string]bool{
-	queue.G0: true, queue.G0Process: true, queue.G0Realtime: true,
-	queue.G1c: true, queue.G1cProcess: true, queue.G1cRealtime: true,
 }
 
 var nonAnchor = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // builder holds what BuildView needs while it works.
@@ -165,7 +166,10 @@ func (c clock) axisName() string {
 // section builds the part of the page of one anomaly type.
 func (b *builder) section(tv TypeView) Section {
 	ins := b.res.Anomalies[tv.Type]
-	sec := Section{TypeView: tv, Doc: typeDocs[tv.Type], Instances: []InstanceView{}}
+	sec := Section{TypeView: tv, Instances: []InstanceView{}}
+	if t, ok := workload.Describe(b.res.Workload, tv.Type); ok {
+		sec.Doc, sec.DocPath = t.Meaning, t.Doc
+	}
 	if sec.Doc == "" {
 		sec.Doc = "An anomaly type this report has no description for; see the explanation of each instance."
 	}
@@ -196,7 +200,7 @@ func (b *builder) instance(typ string, n int, in *analysis.Instance) InstanceVie
 		}
 		iv.Witness = append(iv.Witness, b.witnessRow(idx))
 	}
-	if cycleTypes[typ] && len(in.Steps) > 0 {
+	if len(in.Steps) > 0 {
 		c := b.cycleChart(typ, n, in, iv.Steps)
 		iv.Graph = c.ID
 		b.cycleCharts = append(b.cycleCharts, c)

@@ -8,17 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/samples"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // checkOpts are the command line's defaults, with the series the report
 // draws.
 func checkOpts(wwDeps bool) check.Options {
-	o := check.Options{Queue: queue.DefaultOptions()}
-	o.Queue.Series = true
-	o.Queue.WWDeps = wwDeps
+	o := check.DefaultOptions()
+	o.Analysis.Series = true
+	o.Analysis.WWDeps = wwDeps
 	return o
 }
 
@@ -139,8 +139,8 @@ func TestViewTimeline(t *testing.T) {
 		}
 	}
 	for _, want := range []struct{ key, series string }{
-		{"2", queue.LostWrite}, {"1", queue.InconsistentOffsets}, {"1", queue.Duplicate}, {"2", queue.PollSkip},
-		{"2", queue.Unseen}, {"20", queue.StalledConsumer}, {"3", queue.G1a}, {"30", queue.Duplicate},
+		{"2", "lost-write"}, {"1", "inconsistent-offsets"}, {"1", "duplicate"}, {"2", "poll-skip"},
+		{"2", "unseen"}, {"20", "stalled-consumer"}, {"3", "G1a"}, {"30", "duplicate"},
 		{"2", "sends · process 0"}, {"2", "position · process 2"}, {"1", "final-read phase"},
 	} {
 		if !marked[want.key][want.series] {
@@ -150,7 +150,7 @@ func TestViewTimeline(t *testing.T) {
 	// a lost-write mark names value, op and process, and carries the explanation
 	o := parseOption(t, tl.Keys[slices.IndexFunc(tl.Keys, func(k TimelineKey) bool { return k.Key == "2" })].Option)
 	for _, s := range o.Series {
-		if s.Name != queue.LostWrite {
+		if s.Name != "lost-write" {
 			continue
 		}
 		var pt []any
@@ -264,10 +264,10 @@ func TestViewDownsampling(t *testing.T) {
 	total := 0
 	count := func(name string, o option, marks bool) {
 		for _, s := range o.Series {
-			if !marks && (slices.Contains(queue.AllTypes, s.Name)) {
+			if !marks && (slices.Contains(workload.MustLookup("queue").TypeNames(), s.Name)) {
 				continue
 			}
-			if len(s.Data) > vo.MaxPoints && !slices.Contains(queue.AllTypes, s.Name) {
+			if len(s.Data) > vo.MaxPoints && !slices.Contains(workload.MustLookup("queue").TypeNames(), s.Name) {
 				t.Errorf("%s: series %q has %d points, more than %d", name, s.Name, len(s.Data), vo.MaxPoints)
 			}
 			total += len(s.Data)
@@ -329,7 +329,7 @@ func TestViewHostile(t *testing.T) {
 	}
 	var g1a *Section
 	for i := range v.Sections {
-		if v.Sections[i].Type == queue.G1a {
+		if v.Sections[i].Type == "G1a" {
 			g1a = &v.Sections[i]
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/hindsight-dev/hindsight/analysis"
-	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -44,16 +43,16 @@ type keyLine struct {
 // Timeline symbols and colours of anomaly marks; types not listed get the
 // default.
 var markStyle = map[string]struct{ symbol, color string }{
-	queue.LostWrite:           {"pin", "#d62728"},
-	queue.InconsistentOffsets: {"diamond", "#9467bd"},
-	queue.Duplicate:           {"rect", "#ff7f0e"},
-	queue.PollSkip:            {"triangle", "#e377c2"},
-	queue.Unseen:              {"emptyCircle", "#8c564b"},
-	queue.G1a:                 {"roundRect", "#bcbd22"},
-	queue.GarbageRead:         {"arrow", "#17becf"},
-	queue.TornTransaction:     {"emptyDiamond", "#d62728"},
-	queue.NonmonotonicPoll:    {"emptyTriangle", "#e377c2"},
-	queue.NonmonotonicSend:    {"emptyRect", "#ff7f0e"},
+	"lost-write":           {"pin", "#d62728"},
+	"inconsistent-offsets": {"diamond", "#9467bd"},
+	"duplicate":            {"rect", "#ff7f0e"},
+	"poll-skip":            {"triangle", "#e377c2"},
+	"unseen":               {"emptyCircle", "#8c564b"},
+	"G1a":                  {"roundRect", "#bcbd22"},
+	"garbage-read":         {"arrow", "#17becf"},
+	"torn-transaction":     {"emptyDiamond", "#d62728"},
+	"nonmonotonic-poll":    {"emptyTriangle", "#e377c2"},
+	"nonmonotonic-send":    {"emptyRect", "#ff7f0e"},
 }
 
 // timeline builds the per-key offset timelines: one pass over the ops for
@@ -286,7 +285,7 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 		return nil
 	}
 	switch typ {
-	case queue.LostWrite:
+	case "lost-write":
 		if in.Writer != nil && in.Offset != nil && hasKey {
 			if p, ok := b.at(*in.Writer, *in.Offset); ok {
 				if op := b.op(*in.Writer); op != nil {
@@ -297,13 +296,13 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 				add(k, p)
 			}
 		}
-	case queue.InconsistentOffsets:
+	case "inconsistent-offsets":
 		if in.Offset != nil {
 			for _, idx := range in.Ops {
 				find(idx, nil, *in.Offset)
 			}
 		}
-	case queue.Duplicate:
+	case "duplicate":
 		for _, off := range in.Offsets {
 			for _, idx := range in.Witness {
 				if op := b.op(idx); op != nil && op.Type != model.Invoke && hasKey {
@@ -314,15 +313,15 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 				}
 			}
 		}
-	case queue.G1a, queue.GarbageRead:
+	case "G1a", "garbage-read":
 		if in.Reader != nil && in.Offset != nil {
 			find(*in.Reader, in.Value, *in.Offset)
 		}
-	case queue.PrecommittedRead:
+	case "precommitted-read":
 		if in.Op != nil {
 			find(*in.Op, in.Value, model.NoOffset)
 		}
-	case queue.Unseen:
+	case "unseen":
 		want := map[model.Atom]bool{}
 		for _, v := range in.Values {
 			want[v.Atom] = true
@@ -342,15 +341,15 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 				}
 			}
 		}
-	case queue.PollSkip, queue.NonmonotonicPoll, queue.NonmonotonicSend:
+	case "poll-skip", "nonmonotonic-poll", "nonmonotonic-send":
 		if len(in.Ops) == 2 {
 			find(in.Ops[1], second(), model.NoOffset)
 		}
-	case queue.IntPollSkip, queue.IntNonmonotonicPoll, queue.IntSendSkip, queue.IntNonmonotonicSend:
+	case "int-poll-skip", "int-nonmonotonic-poll", "int-send-skip", "int-nonmonotonic-send":
 		if in.Op != nil {
 			find(*in.Op, second(), model.NoOffset)
 		}
-	case queue.TornTransaction:
+	case "torn-transaction":
 		if in.Op == nil {
 			return
 		}
@@ -365,7 +364,7 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 				}
 			}
 		}
-	case queue.StalledConsumer:
+	case "stalled-consumer":
 		if in.From == nil || in.To == nil || !hasKey {
 			return
 		}
@@ -378,10 +377,7 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 		if ok1 && ok2 {
 			seg(k, from, to)
 		}
-	default:
-		if !cycleTypes[typ] {
-			return
-		}
+	default: // cycles: mark each read along the cycle
 		for _, st := range in.Steps {
 			sk, ok := b.key(st.Key)
 			if !ok || st.Value == nil || len(st.Offsets) != 1 {
@@ -589,7 +585,7 @@ func (b *builder) keyTimeline(k model.KeyID, kl *keyLine, budget int) (TimelineK
 	}
 	for _, s := range kl.stalls {
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
-			Name: queue.StalledConsumer, Type: "line", Data: []any{point(s[0].tpt, s[0].note), point(s[1].tpt, s[1].note)},
+			Name: "stalled-consumer", Type: "line", Data: []any{point(s[0].tpt, s[0].note), point(s[1].tpt, s[1].note)},
 			ShowSymbol: opts.Bool(true), Symbol: "circle", SymbolSize: 8,
 			ItemStyle: &opts.ItemStyle{Color: "#d62728"},
 			LineStyle: &opts.LineStyle{Width: 4, Type: "dashed", Color: "#d62728"},

@@ -40,7 +40,7 @@ type cacheEntry struct {
 // newCache returns the cache in dir for rows computed with opts by the
 // checker build version.
 func newCache(dir string, opts check.Options, version string) *cache {
-	opts.Queue.Series = false // the series change no row
+	opts.Analysis.Series = false // the series change no row
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%+v", SchemaVersion, version, opts)
 	return &cache{dir: dir, salt: hex.EncodeToString(h.Sum(nil))}

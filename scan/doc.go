@@ -28,7 +28,7 @@
 //	ops              int64, null    ops in the history (stats.ops)
 //	verdict          string         valid, invalid, unknown, or error (not read, parsed or checked)
 //	bad_types        list<string>   anomaly types that make it invalid, sorted
-//	count_<type>     int64, null    instances of each type of queue.AllTypes, '-' spelled '_'
+//	count_<type>     int64, null    instances of each type of workload.AllTypes, '-' spelled '_'
 //	                                (count_lost_write, count_G1c_realtime ...); null for an error row
 //	elapsed_ms       int64          wall time to read and check it (of the run that computed the row)
 //	error            string, null   why it could not be read, parsed or checked
@@ -38,7 +38,7 @@
 //	warnings         list<string>   the check's warnings
 //
 // anomalies (anomalies.parquet, anomalies-I-of-N.parquet), one row per
-// anomaly instance, sorted by path, then type (in queue.AllTypes order),
+// anomaly instance, sorted by path, then type (in workload.AllTypes order),
 // then as in the JSON result:
 //
 //	path      string          the history, as in histories.path (the join key)

@@ -23,7 +23,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sync/semaphore"
 
-	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/check"
 )
 
@@ -201,7 +200,7 @@ func rel(t *testing.T, root, path string) string {
 
 // testOptions are scan options for tests: out in a temp dir, no progress.
 func testOptions(t *testing.T) Options {
-	return Options{OutDir: filepath.Join(t.TempDir(), "out"), Jobs: 2, Check: check.Options{Queue: queue.DefaultOptions()}}
+	return Options{OutDir: filepath.Join(t.TempDir(), "out"), Jobs: 2, Check: check.DefaultOptions()}
 }
 
 func mustRun(t *testing.T, inputs []string, opts Options) *Summary {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hindsight-dev/hindsight/analysis"
-	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // SchemaVersion names the layout of the result tables and of the cache
@@ -25,8 +25,8 @@ const (
 )
 
 // CountTypes are the anomaly types that get a count_<type> column, in
-// column order: queue.AllTypes.
-var CountTypes = queue.AllTypes
+// column order: every workload's types (workload.AllTypes).
+var CountTypes = workload.AllTypes()
 
 // CountColumn returns the name of the count column of anomaly type typ:
 // "count_" and the type with '-' replaced by '_' (count_lost_write,
@@ -121,7 +121,7 @@ func rowsOf(path string, size int64, sha string, truncated bool, res *analysis.R
 		ins := res.Anomalies[typ]
 		row.Counts[typ] = int64(len(ins))
 		for i := range ins {
-			a, err := anomalyRow(path, typ, &ins[i])
+			a, err := anomalyRow(path, typ, &ins[i], slices.Contains(res.BadTypes, typ))
 			if err != nil {
 				return row, nil, err
 			}
@@ -150,9 +150,12 @@ func typeOrder(res *analysis.Result) []string {
 	return out
 }
 
-func anomalyRow(path, typ string, in *analysis.Instance) (AnomalyRow, error) {
+// anomalyRow is the row of one instance; badType says whether its type
+// made the history invalid (an instance is bad when its type is and it is
+// not marked allowed).
+func anomalyRow(path, typ string, in *analysis.Instance, badType bool) (AnomalyRow, error) {
 	a := AnomalyRow{Path: strings.ToValidUTF8(path, "\uFFFD"), Type: typ, Values: []string{}, Skipped: []string{},
-		Witness: nonNil(in.Witness), Bad: queue.IsBad(typ, in.Allowed)}
+		Witness: nonNil(in.Witness), Bad: badType && !in.Allowed}
 	if in.Key != nil {
 		k, err := json.Marshal(in.Key)
 		if err != nil {

@@ -115,7 +115,7 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 		if err := report.AssetsAvailable(); err != nil {
 			return nil, err
 		}
-		opts.Check.Queue.Series = true // the report draws them
+		opts.Check.Analysis.Series = true // the report draws them
 	}
 
 	all := Discover(inputs)

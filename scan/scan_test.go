@@ -135,7 +135,7 @@ func TestRunAgreesWithCheck(t *testing.T) {
 			i := 0
 			for _, typ := range CountTypes {
 				for _, in := range res.Anomalies[typ] {
-					want, err := anomalyRow(path, typ, &in)
+					want, err := anomalyRow(path, typ, &in, slices.Contains(res.BadTypes, typ))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -302,7 +302,7 @@ func TestCacheKey(t *testing.T) {
 		t.Errorf("another build: %d cached, want 0", s.Cached)
 	}
 	ww := opts
-	ww.Check.Queue.WWDeps = true
+	ww.Check.Analysis.WWDeps = true
 	if s := mustRun(t, []string{dir}, ww); s.Cached != 0 {
 		t.Errorf("other check options: %d cached, want 0", s.Cached)
 	}

@@ -4,9 +4,10 @@
 // It is delta debugging (Zeller and Hildebrandt, "Simplifying and Isolating
 // Failure-Inducing Input", 2002: ddmin) over units of the history: an
 // invocation together with its completion, an invocation that never
-// completed, or one non-client op. A candidate passes when the queue checker,
-// run on the candidate alone with the same options, still reports at least
-// one instance of the anomaly type. The search starts from the witness of
+// completed, or one non-client op. A candidate passes when the workload's
+// checker (a CheckFunc the caller gets from package workload), run on the
+// candidate alone with the same options, still reports at least one
+// instance of the anomaly type. The search starts from the witness of
 // the anomaly's first instance when that alone reproduces it (it almost
 // always does: witnesses are minimal counterexamples), and from the whole
 // history otherwise. The result is 1-minimal when the search finishes
@@ -21,9 +22,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
+
+// CheckFunc checks a (candidate) history with fixed options.
+type CheckFunc func(h *model.History, p model.Pairing) *analysis.Result
 
 // Result is what Shrink found.
 type Result struct {
@@ -41,20 +45,20 @@ type Result struct {
 
 type unit []int32
 
-// Shrink reduces h to a small history that still shows anomaly type typ
-// under opts. It fails when h itself does not show it.
-func Shrink(h *model.History, p model.Pairing, typ string, opts queue.Options, budget time.Duration) (*Result, error) {
+// Shrink reduces h to a small history on which check still reports anomaly
+// type typ. It fails when h itself does not show it.
+func Shrink(h *model.History, p model.Pairing, typ string, check CheckFunc, budget time.Duration) (*Result, error) {
 	var deadline time.Time
 	if budget > 0 {
 		deadline = time.Now().Add(budget)
 	}
-	full := queue.Check(h, p, opts)
+	full := check(h, p)
 	instances := full.Anomalies[typ]
 	if len(instances) == 0 {
 		return nil, fmt.Errorf("%s shows no %s anomaly under these options (it has: %v)", h.Source, typ, full.AnomalyTypes)
 	}
 	units := unitsOf(h, p)
-	s := &shrinker{h: h, typ: typ, opts: opts, deadline: deadline}
+	s := &shrinker{h: h, typ: typ, check: check, deadline: deadline}
 
 	// Start from the first instance's witness when it reproduces alone.
 	index := model.NewIndexMap(h)
@@ -98,7 +102,7 @@ func unitsOf(h *model.History, p model.Pairing) []unit {
 type shrinker struct {
 	h        *model.History
 	typ      string
-	opts     queue.Options
+	check    CheckFunc
 	deadline time.Time
 	tests    int
 }
@@ -122,7 +126,7 @@ func (s *shrinker) build(units []unit) (*model.History, model.Pairing, []int32) 
 func (s *shrinker) test(units []unit) bool {
 	s.tests++
 	sub, p, _ := s.build(units)
-	res := queue.Check(sub, p, s.opts)
+	res := s.check(sub, p)
 	return len(res.Anomalies[s.typ]) > 0
 }
 

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 func load(t *testing.T, path string) (*model.History, model.Pairing) {
@@ -32,10 +33,10 @@ func load(t *testing.T, path string) (*model.History, model.Pairing) {
 func TestShrinkEveryAnomalyOfTheSamples(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/incidents/*.edn")
 	files = append(files, "../samples/queue-sample.edn")
-	opts := queue.DefaultOptions()
+	opts := queueCheck(workload.DefaultOptions())
 	for _, f := range files {
 		h, p := load(t, f)
-		res := queue.Check(h, p, opts)
+		res := opts(h, p)
 		for _, typ := range res.AnomalyTypes {
 			t.Run(filepath.Base(f)+"/"+typ, func(t *testing.T) {
 				r, err := Shrink(h, p, typ, opts, 0)
@@ -60,12 +61,12 @@ func TestShrinkEveryAnomalyOfTheSamples(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(queue.Check(back, bp, opts).Anomalies[typ]) == 0 {
+				if len(opts(back, bp).Anomalies[typ]) == 0 {
 					t.Fatalf("the written history lost %s:\n%s", typ, buf.String())
 				}
 				// 1-minimal
 				units := unitsOf(r.History, r.Pairing)
-				s := &shrinker{h: r.History, typ: typ, opts: opts}
+				s := &shrinker{h: r.History, typ: typ, check: opts}
 				for i := range units {
 					rest := slices.Concat(units[:i], units[i+1:])
 					if len(rest) > 0 && s.test(rest) {
@@ -75,6 +76,13 @@ func TestShrinkEveryAnomalyOfTheSamples(t *testing.T) {
 			})
 		}
 	}
+}
+
+// queueCheck is the queue checker with options o, as the command line
+// gets it from the registry.
+func queueCheck(o workload.Options) CheckFunc {
+	w := workload.MustLookup("queue")
+	return func(h *model.History, p model.Pairing) *analysis.Result { return w.Check(h, p, o) }
 }
 
 func allPositions(h *model.History) []int32 {
@@ -87,7 +95,7 @@ func allPositions(h *model.History) []int32 {
 
 func TestShrinkRefusesAbsentAnomaly(t *testing.T) {
 	h, p := load(t, "../testdata/incidents/timeout-retry-duplicate-invalid.edn")
-	if _, err := Shrink(h, p, queue.G1c, queue.DefaultOptions(), 0); err == nil || !strings.Contains(err.Error(), "shows no G1c") {
+	if _, err := Shrink(h, p, "G1c", queueCheck(workload.DefaultOptions()), 0); err == nil || !strings.Contains(err.Error(), "shows no G1c") {
 		t.Fatalf("want a 'shows no G1c' error, got %v", err)
 	}
 }

@@ -6,17 +6,18 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hindsight-dev/hindsight/analysis"
-	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report"
 	"github.com/hindsight-dev/hindsight/samples"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // Exit statuses of spec/results.md.
@@ -56,23 +57,21 @@ func (f *checkFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.cycleBudget, "cycle-budget", 10*time.Second, "time limit for the cycle search in each strongly connected component (0: none)")
 	fl.DurationVar(&f.stallThreshold, "stall-threshold", 10*time.Second, "shortest stall reported as stalled-consumer")
 	fl.IntVar(&f.maxExamples, "max-examples", 3, "examples shown per anomaly type (text output; JSON has every instance)")
-	fl.StringVar(&f.workload, "workload", "", "force the workload (queue); detected from the micro-ops by default")
+	fl.StringVar(&f.workload, "workload", "", "force the workload ("+strings.Join(workload.Names(), ", ")+"); detected from the micro-ops by default")
 	fl.StringVar(&f.inputFormat, "input-format", "", "force the input format: edn or json (detected by default)")
 }
 
 func (f *checkFlags) options() (check.Options, error) {
-	o := check.Options{Workload: f.workload, Queue: queue.DefaultOptions()}
+	o := check.DefaultOptions()
+	o.Workload = f.workload
 	switch f.format {
 	case "text", "json":
 	default:
 		return o, usageError{fmt.Errorf("--format must be text or json, not %q", f.format)}
 	}
 	switch f.subVia {
-	case "":
-	case "assign":
-		o.Queue.SubVia = queue.SubAssign
-	case "subscribe":
-		o.Queue.SubVia = queue.SubSubscribe
+	case "", "assign", "subscribe":
+		o.Analysis.SubVia = f.subVia
 	default:
 		return o, usageError{fmt.Errorf("--sub-via must be assign or subscribe, not %q", f.subVia)}
 	}
@@ -85,17 +84,15 @@ func (f *checkFlags) options() (check.Options, error) {
 	default:
 		return o, usageError{fmt.Errorf("--input-format must be edn or json, not %q", f.inputFormat)}
 	}
-	switch f.workload {
-	case "", "queue", "list-append", "rw-register":
-	default:
-		return o, usageError{fmt.Errorf("--workload must be queue, list-append or rw-register, not %q", f.workload)}
+	if _, ok := workload.Lookup(f.workload); f.workload != "" && !ok {
+		return o, usageError{fmt.Errorf("--workload must be one of %s, not %q", strings.Join(workload.Names(), ", "), f.workload)}
 	}
 	if f.cycleBudget < 0 || f.stallThreshold < 0 || f.maxExamples < 0 {
 		return o, usageError{errors.New("--cycle-budget, --stall-threshold and --max-examples must not be negative")}
 	}
-	o.Queue.WWDeps = f.wwDeps
-	o.Queue.CycleBudget = f.cycleBudget
-	o.Queue.StallThreshold = f.stallThreshold
+	o.Analysis.WWDeps = f.wwDeps
+	o.Analysis.CycleBudget = f.cycleBudget
+	o.Analysis.StallThreshold = f.stallThreshold
 	return o, nil
 }
 

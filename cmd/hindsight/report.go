@@ -43,7 +43,7 @@ says what it left out. -o - writes the page to standard output.`,
 			if err := report.AssetsAvailable(); err != nil {
 				return err
 			}
-			opts.Queue.Series = true
+			opts.Analysis.Series = true
 			var (
 				res *analysis.Result
 				h   *model.History
@@ -106,7 +106,7 @@ func (f *checkFlags) checkHTML(histories int, opts *check.Options) error {
 	if f.html == "" {
 		return nil
 	}
-	opts.Queue.Series = true
+	opts.Analysis.Series = true
 	if histories != 1 {
 		return usageError{fmt.Errorf("--html writes the report of one history; %d were given (use hindsight report for each)", histories)}
 	}

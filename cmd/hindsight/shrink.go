@@ -3,16 +3,17 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"io"
 	"path/filepath"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/shrink"
 )
@@ -37,9 +38,6 @@ standard output) and prints how many ops remain.`,
 			if err != nil {
 				return err
 			}
-			if !slices.Contains(queue.AllTypes, anomaly) {
-				return usageError{fmt.Errorf("--anomaly must be one of %v", queue.AllTypes)}
-			}
 			var h *model.History
 			if args[0] == "-" {
 				h, err = ingest.Read(stdin, "-", ingest.Options{Format: opts.Format})
@@ -53,7 +51,15 @@ standard output) and prints how many ops remain.`,
 			if err != nil {
 				return err
 			}
-			r, err := shrink.Shrink(h, p, anomaly, opts.Queue, budget)
+			w, err := check.Workload(h, opts.Workload)
+			if err != nil {
+				return err
+			}
+			if _, ok := w.Type(anomaly); !ok {
+				return usageError{fmt.Errorf("--anomaly must be one of the %s types: %s", w.Name, strings.Join(w.TypeNames(), ", "))}
+			}
+			run := func(h *model.History, p model.Pairing) *analysis.Result { return w.Check(h, p, opts.Analysis) }
+			r, err := shrink.Shrink(h, p, anomaly, run, budget)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,313 @@
+// Package workload is the one place that knows hindsight's workloads: for
+// each, its name, how a history is recognised as one of it, its checker and
+// the options it reads, and the anomaly types it reports (with their
+// meaning in a sentence, their documentation page, and when they make a
+// history invalid).
+//
+// The pipeline (package check), the command line, the scanner's columns,
+// shrink and the report ask this registry; none of them imports a
+// workload's analysis package. Adding a workload means adding its analysis
+// package and one entry here (go/analysis's list of Analyzer values is the
+// model).
+//
+// # Detection
+//
+// Every micro-op belongs to one workload: :send and :poll to queue,
+// :append and list reads ([:r k [...]]) to list-append, :w and value reads
+// ([:r k v]) to rw-register. A nil read ([:r k nil], an invocation's
+// placeholder) belongs to either transactional workload and decides
+// nothing. The workload of a history is the one its first deciding
+// micro-op belongs to; a later micro-op of another workload is an input
+// error naming both ops. A history with no deciding micro-op at all (no
+// client op, or only nil reads) is a queue history when it has no micro-ops
+// (the queue checker then says there is nothing to judge), and list-append
+// when it has only nil reads.
+package workload
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// Options are the options of every analysing command; each workload reads
+// the ones it uses (Workload.Flags names them).
+type Options struct {
+	// WWDeps adds write-write edges to the queue's dependency graph.
+	WWDeps bool
+	// SubVia is "", "assign" or "subscribe": how the queue judges consumers.
+	SubVia string
+	// CycleBudget bounds the cycle search in each strongly connected
+	// component; zero means no bound.
+	CycleBudget time.Duration
+	// StallThreshold is the shortest stall reported as stalled-consumer.
+	StallThreshold time.Duration
+	// Models are the consistency models a transactional history is judged
+	// against (Elle's names or aliases); nil means the default,
+	// strict-serializable. An empty non-nil slice means none: only
+	// Anomalies are looked for.
+	Models []string
+	// Anomalies are further anomaly types a transactional history must not
+	// show, whatever the models (Elle's :anomalies option; "G1" stands for
+	// G1a, G1b and G1c, and so on).
+	Anomalies []string
+	// Series keeps the time series an HTML report draws in the result.
+	Series bool
+}
+
+// DefaultOptions are the defaults of the command line.
+func DefaultOptions() Options {
+	return Options{CycleBudget: 10 * time.Second, StallThreshold: 10 * time.Second}
+}
+
+// Severity says when an anomaly type makes a history invalid.
+type Severity uint8
+
+// Severities.
+const (
+	// Bad: every instance makes the history invalid.
+	Bad Severity = iota
+	// Informational: never makes a history invalid.
+	Informational
+	// Conditional: bad or not depending on options, the consumer's mode or
+	// the consistency models; AnomalyType.When says how.
+	Conditional
+	// Undecided: the history could not be fully judged; the verdict is at
+	// best unknown.
+	Undecided
+)
+
+// String returns "bad", "informational", "conditional" or "undecided".
+func (s Severity) String() string {
+	switch s {
+	case Bad:
+		return "bad"
+	case Informational:
+		return "informational"
+	case Conditional:
+		return "conditional"
+	}
+	return "undecided"
+}
+
+// AnomalyType describes one anomaly type of a workload.
+type AnomalyType struct {
+	// Name is the type's name, exactly as the JSON result spells it.
+	Name string
+	// Meaning says in one sentence what an instance shows.
+	Meaning string
+	// Severity and When say when it makes a history invalid.
+	Severity Severity
+	When     string
+	// Doc is the path of its documentation in the repository, with an
+	// anchor (docs/queue.md#lost-write).
+	Doc string
+}
+
+// Workload is one kind of history hindsight checks.
+type Workload struct {
+	// Name is the workload's name (the --workload value, the JSON
+	// "workload" field).
+	Name string
+	// Doc is the documentation page of the workload in the repository.
+	Doc string
+	// Owns reports whether a micro-op decides that a history is of this
+	// workload.
+	Owns func(m *model.Mop) bool
+	// Check analyses a history of this workload; pairing comes from
+	// model.Pair. Nil for a workload that is recognised but not yet
+	// checked.
+	Check func(h *model.History, pairing model.Pairing, o Options) *analysis.Result
+	// Types are every anomaly type the checker can report, in the order
+	// summaries list them.
+	Types []AnomalyType
+	// Flags name the command-line options the checker reads.
+	Flags []string
+}
+
+// Type returns the description of the anomaly type name, if w reports it.
+func (w *Workload) Type(name string) (AnomalyType, bool) {
+	for _, t := range w.Types {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return AnomalyType{}, false
+}
+
+// TypeNames lists the names of w's anomaly types, in order.
+func (w *Workload) TypeNames() []string {
+	names := make([]string, len(w.Types))
+	for i, t := range w.Types {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// registry holds the workloads, in the order commands list them.
+var registry []*Workload
+
+func register(w *Workload) { registry = append(registry, w) }
+
+// All returns every workload, in order.
+func All() []*Workload { return slices.Clone(registry) }
+
+// Names lists the workloads' names.
+func Names() []string {
+	names := make([]string, len(registry))
+	for i, w := range registry {
+		names[i] = w.Name
+	}
+	return names
+}
+
+// Lookup finds a workload by name.
+func Lookup(name string) (*Workload, bool) {
+	for _, w := range registry {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return nil, false
+}
+
+// MustLookup is Lookup for names known at compile time.
+func MustLookup(name string) *Workload {
+	w, ok := Lookup(name)
+	if !ok {
+		panic("workload: no workload " + name)
+	}
+	return w
+}
+
+// AllTypes lists the anomaly types of every workload without repeats (G1a
+// is a queue type and a list-append type), workloads in order, each
+// workload's types in its order: the scanner's count columns.
+func AllTypes() []string {
+	var all []string
+	for _, w := range registry {
+		for _, t := range w.Types {
+			if !slices.Contains(all, t.Name) {
+				all = append(all, t.Name)
+			}
+		}
+	}
+	return all
+}
+
+// Describe finds the description of type typ in the named workload, or,
+// when the workload is unknown, in the first workload that has it.
+func Describe(workload, typ string) (AnomalyType, bool) {
+	if w, ok := Lookup(workload); ok {
+		if t, ok := w.Type(typ); ok {
+			return t, true
+		}
+	}
+	for _, w := range registry {
+		if t, ok := w.Type(typ); ok {
+			return t, true
+		}
+	}
+	return AnomalyType{}, false
+}
+
+// MixedError says a history holds micro-ops of two workloads.
+type MixedError struct {
+	Source       string
+	First, Other *model.Op // the first op of each workload
+	FirstW       string
+	OtherW       string
+	FirstMop     model.MopKind
+	OtherMop     model.MopKind
+}
+
+// Error names both ops and their lines.
+func (e *MixedError) Error() string {
+	return fmt.Sprintf("%s:%d: op %d has a :%s micro-op, which belongs to %s histories, but op %d (line %d) "+
+		"has a :%s micro-op, which belongs to %s: a history must be of one workload (force one with --workload)",
+		e.Source, e.Other.Line, e.Other.Index, e.OtherMop, e.OtherW, e.First.Index, e.First.Line, e.FirstMop, e.FirstW)
+}
+
+// Detect names the workload of h from its micro-ops (see the package doc).
+// It returns a *MixedError when two workloads' micro-ops meet.
+func Detect(h *model.History) (*Workload, error) {
+	var found *Workload
+	var first *model.Op
+	var firstMop model.MopKind
+	nilReads := false
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if !op.IsClient() {
+			continue
+		}
+		for _, m := range h.MopsOf(op) {
+			if m.Kind == model.MopOther {
+				continue
+			}
+			if m.Kind == model.MopRead && !m.Done {
+				nilReads = true
+				continue
+			}
+			owner := owner(&m)
+			if owner == nil {
+				continue
+			}
+			if found == nil {
+				found, first, firstMop = owner, op, m.Kind
+				continue
+			}
+			if owner != found {
+				return nil, &MixedError{Source: h.Source, First: first, Other: op,
+					FirstW: found.Name, OtherW: owner.Name, FirstMop: firstMop, OtherMop: m.Kind}
+			}
+		}
+	}
+	switch {
+	case found != nil:
+		return found, nil
+	case nilReads:
+		return MustLookup("list-append"), nil
+	}
+	return MustLookup("queue"), nil
+}
+
+func owner(m *model.Mop) *Workload {
+	for _, w := range registry {
+		if w.Owns(m) {
+			return w
+		}
+	}
+	return nil
+}
+
+// docAnchor is the anchor a heading of text name gets on GitHub: lower
+// case, spaces to hyphens, other punctuation but hyphens dropped.
+func docAnchor(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// withDocs fills the Doc of every type of w from its page.
+func withDocs(w *Workload) *Workload {
+	for i := range w.Types {
+		if w.Types[i].Severity == Bad && w.Types[i].When == "" {
+			w.Types[i].When = "always"
+		}
+		if w.Types[i].Doc == "" {
+			w.Types[i].Doc = w.Doc + "#" + docAnchor(w.Types[i].Name)
+		}
+	}
+	return w
+}
