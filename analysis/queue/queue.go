@@ -95,6 +95,10 @@
 //     (realtime lag).
 //   - Dense per-offset arrays: memory grows with messages, not offsets.
 //   - Skipping the cycle search when the first op has no type.
+//   - Forgetting a consumer's position at an ok poll that returns nothing
+//     for a key ({k []}): here an empty poll keeps the position, and the
+//     next read of k is compared with the last value actually read, so a
+//     skip across empty polls is still a poll-skip.
 package queue
 
 import (
