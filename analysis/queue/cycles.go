@@ -46,7 +46,8 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 				}
 			}
 		}
-		// ww: writer of each value -> writer of the next in version order
+		// ww: writer of each listed value -> writer of the one listed at the
+		// next position (values sharing a position get none: package doc)
 		if c.opts.WWDeps {
 			for _, kept := range c.kept {
 				for p := 1; p < len(kept); p++ {

@@ -15,11 +15,40 @@
 //
 //   - Positions. Order comparisons (skips, nonmonotonic, internal checks)
 //     use a value's position in the version order: the last position at
-//     which the order keeps it, as Jepsen does. A value that the order keeps
-//     nowhere (it lost a conflict at an offset, or was never observed) has
-//     no position, and every comparison that needs it is skipped and
-//     counted in stats.unpositioned_skipped. lost-write works on the log
-//     instead (first and last positions of every observed value).
+//     which the log holds it (a duplicate's last offset, as Jepsen does).
+//     Every value at a conflicting offset has that offset's position, not
+//     only the value listed for it (the one observed first, lowest op
+//     index), so a consumer that reads a rewritten log in order skips
+//     nothing. Going from one value to a different value at the same
+//     position compares two values the log does not order: it is neither a
+//     skip nor a step back, and nothing is reported (the conflict is
+//     inconsistent-offsets' business); the same value twice is a repeat.
+//     Going from a later position back to a conflicting one is a step back
+//     like any other: a consumer that read the stale log past offset o and
+//     then reads the rewritten value at o gets nonmonotonic-poll.
+//   - What stays unpositioned. A value that no completed op observed at an
+//     offset has no position, and every comparison that needs it is skipped
+//     and counted in stats.unpositioned_skipped: once per send or read of
+//     it that the internal checks meet (they stand for the process-level
+//     comparisons too), and once more when the lost-write rule meets a
+//     committed value of it that no ok poll read. Such a value was sent with
+//     no offset (nil, a micro-op still in invocation form, an invocation
+//     never completed) or by an op whose sends do not enter the log (fail,
+//     or info not proven by an ok read), and no poll returned it at an
+//     offset (a poll with a nil offset does not place it either). Values at
+//     conflicting offsets never land there.
+//   - ww edges at conflicting offsets (--ww-deps). The version order lists
+//     one value per position (the one observed first), and ww edges join
+//     the writers of the listed values of consecutive positions, as
+//     Jepsen's do (where Jepsen lists a value picked in hash order). A value
+//     that shares its position with an earlier-observed one gets no ww
+//     edge: which of the two logs a neighbour belongs to is unknown, and
+//     joining every value of a position to every value of the next would
+//     assert orders no log held (a rewritten value before a truncated one),
+//     giving G0 and G1c cycles that are artefacts of the conflict. ww edges
+//     only ever make a cycle allowed, never the verdict bad. lost-write,
+//     duplicate, unseen and torn-transaction work on the log itself (every
+//     observed value, first and last positions), not on the listed values.
 //   - Subscribe or assign. Without --sub-via, poll-skip and
 //     nonmonotonic-poll are allowed when the process's most recent
 //     assign/subscribe (ok or info) was a subscribe, and bad otherwise,
@@ -52,6 +81,24 @@
 //     lasting (first to last poll) at least --stall-threshold.
 //   - A history where no send, poll or txn completed ok has nothing to
 //     judge: unknown.
+//
+// # Jepsen checker behaviour not copied (spec/queue.md §7)
+//
+//   - Hash-order choice at conflicting offsets: Jepsen keeps one value per
+//     offset, picked in hash order, and gives the others no position, so
+//     its skips and ww edges depend on the pick. Here every value has its
+//     offset's position and the listed one is the first observed.
+//   - Throwing on a value with no writer (garbage-read here), and on a key
+//     whose ok polls were all empty, which crashes Jepsen's lost-write step.
+//   - The unseen series spiking when a key is polled before any ok send.
+//   - Dropping an op's earlier send offsets when a later send has none
+//     (realtime lag).
+//   - Dense per-offset arrays: memory grows with messages, not offsets.
+//   - Skipping the cycle search when the first op has no type.
+//   - Forgetting a consumer's position at an ok poll that returns nothing
+//     for a key ({k []}): here an empty poll keeps the position, and the
+//     next read of k is compared with the last value actually read, so a
+//     skip across empty polls is still a poll-skip.
 package queue
 
 import (
@@ -128,12 +175,11 @@ type checker struct {
 	okReader []int32 // first ok rec that polled it, -1
 	anyRead  []bool  // polled by any completed op
 	first    []int32 // first position in the log, -1
-	last     []int32 // last position in the log, -1
-	keptPos  []int32 // last position where the version order keeps it, -1
+	last     []int32 // last position in the log (pos), -1
 	lost     []bool
 	// per key
 	offsets [][]int64       // distinct offsets with a value, ascending
-	kept    [][]model.MsgID // value kept at each position
+	kept    [][]model.MsgID // value listed for each position (observed first)
 	// per rec
 	committed []bool
 }
@@ -461,12 +507,6 @@ func (c *checker) buildLog() {
 		}
 		i = j
 	}
-	c.keptPos = filled(n, -1)
-	for _, kept := range c.kept {
-		for p, m := range kept {
-			c.keptPos[m] = int32(p)
-		}
-	}
 	// duplicates: messages with more than one offset
 	dups := make([]model.MsgID, 0, len(extraOf))
 	for m := range extraOf {
@@ -509,8 +549,9 @@ func lessCmp(a, b model.Atom) int {
 }
 
 // pos is the position of a value for order comparisons: the last position
-// at which the version order keeps it, or -1 (see the package doc).
-func (c *checker) pos(m model.MsgID) int32 { return c.keptPos[m] }
+// at which the log holds it, whether or not it is the value listed there,
+// or -1 when no completed op observed it at an offset (see the package doc).
+func (c *checker) pos(m model.MsgID) int32 { return c.last[m] }
 
 // checkReads reports G1a, precommitted-read and garbage-read.
 func (c *checker) checkReads() {
@@ -575,6 +616,15 @@ func (c *checker) proofOfPos(k model.KeyID, p int32) int32 {
 	return c.okReader[m]
 }
 
+// step compares value a at position pa with value b that came next at
+// position pb: delta is pb - pa, and ordered is false when a and b are two
+// distinct values of one position (a conflicting offset). The log does not
+// order those, so going from one to the other is neither a skip nor a step
+// back (spec/queue.md §2); the same value twice is a repeat.
+func step(pa int32, a model.MsgID, pb int32, b model.MsgID) (delta int64, ordered bool) {
+	return int64(pb - pa), pa != pb || a == b
+}
+
 type lastSeen struct {
 	key model.KeyID
 	pos int32
@@ -630,8 +680,8 @@ func (c *checker) checkInternal() {
 }
 
 func (c *checker) internalStep(r int32, skipT, nonmonoT string, prev lastSeen, k model.KeyID, p int32, m model.MsgID) {
-	delta := int64(p - prev.pos)
-	if delta == 1 {
+	delta, ordered := step(prev.pos, prev.msg, p, m)
+	if delta == 1 || !ordered {
 		return
 	}
 	in := analysis.Instance{
@@ -772,8 +822,8 @@ func (c *checker) checkProcesses() {
 }
 
 func (c *checker) processStep(proc int32, ps *procState, prev, next posAt, poll bool) {
-	delta := int64(next.pos - prev.pos)
-	if delta == 1 || (!poll && delta > 0) {
+	delta, ordered := step(prev.pos, prev.msg, next.pos, next.msg)
+	if delta == 1 || (!poll && delta > 0) || !ordered {
 		return
 	}
 	in := analysis.Instance{
