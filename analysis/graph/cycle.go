@@ -101,6 +101,7 @@ type Searcher struct {
 	comp   []int32 // vertex -> component number + 1 (0: none)
 	stamp  []uint32
 	parent []int32
+	via    []Rel // ShortestTyped: the relation taken into each state
 	gen    uint32
 	queue  []int32
 	// Steps counts BFS edge expansions over the Searcher's life.

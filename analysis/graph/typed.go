@@ -1,0 +1,449 @@
+package graph
+
+import (
+	"slices"
+	"time"
+)
+
+// This file is the cycle search of the transactional workloads (spec/txn.md
+// §4): cycles classified by the relation each step stands for, with rules
+// on how many anti-dependency (rw) steps a cycle has and whether two of
+// them may follow each other.
+
+// Effective returns the one relation an edge carrying the relations r
+// stands for when a cycle is classified: the first of ww, wr, rw, process,
+// realtime that r holds, or 0. This is the order in which Elle's explainers
+// justify an edge (its data explainers, then process and realtime), so a
+// cycle whose steps take their effective relations is classified as Elle
+// classifies it.
+func Effective(r Rel) Rel {
+	for _, x := range [...]Rel{WW, WR, RW, Process, Realtime} {
+		if r&x != 0 {
+			return x
+		}
+	}
+	return 0
+}
+
+// RWRule says how anti-dependency (rw) steps may appear in a cycle.
+type RWRule uint8
+
+// RW rules.
+const (
+	// RWNone: no rw step.
+	RWNone RWRule = iota
+	// RWFree: rw steps like any other relation, any number.
+	RWFree
+	// RWSingle: exactly one rw step (G-single).
+	RWSingle
+	// RWAdjacent: at least two rw steps, two of them consecutive (G2-item).
+	RWAdjacent
+	// RWNonadjacent: at least Spec.MinRW rw steps, no two consecutive,
+	// counting around the cycle (G-nonadjacent with MinRW 2; the sequential
+	// extension of snapshot isolation's cycle-exists with MinRW 0).
+	RWNonadjacent
+)
+
+// Spec describes the cycles a typed search wants.
+type Spec struct {
+	// Allowed are the relations other than rw a step may take.
+	Allowed Rel
+	// Required are relations each of which some step must take (at most
+	// two).
+	Required []Rel
+	// RW is the rule for rw steps, and MinRW the least number of them under
+	// RWNonadjacent.
+	RW    RWRule
+	MinRW int
+	// Effective makes every step take its edge's effective relation
+	// (Effective); otherwise a step may take any relation its edge carries
+	// that the spec allows.
+	Effective bool
+}
+
+// options says what a step along an edge with relations r may take: a
+// relation other than rw (0: none), and whether it may take rw.
+func (sp *Spec) options(r Rel) (other Rel, rw bool) {
+	if sp.Effective {
+		e := Effective(r)
+		if e == RW {
+			return 0, sp.RW != RWNone
+		}
+		return e & sp.Allowed, false
+	}
+	return Effective(r & sp.Allowed &^ RW), r&RW != 0 && sp.RW != RWNone
+}
+
+// rwStates is the number of rw-tracking states per vertex: under
+// RWNonadjacent, whether the last step was rw times the rw steps so far
+// (0, 1, 2 or more); under RWAdjacent, the steps so far (0, 1, 2 or more:
+// the first two must be rw, so a vertex reached after one step is not the
+// same state as after two); one state otherwise (RWSingle constrains the
+// first step only, which leaves the start).
+func (sp *Spec) rwStates() int {
+	switch sp.RW {
+	case RWNonadjacent:
+		return 6
+	case RWAdjacent:
+		return 3
+	}
+	return 1
+}
+
+// stepRW applies a step to rw state st at depth d (the step's position in
+// the cycle); rw says the step is rw. ok is false when the rule forbids it.
+func (sp *Spec) stepRW(st int32, d int, rw bool) (int32, bool) {
+	switch sp.RW {
+	case RWNone:
+		return 0, !rw
+	case RWSingle:
+		return 0, rw == (d == 0)
+	case RWAdjacent:
+		return min(st+1, 2), rw || st >= 2
+	case RWNonadjacent:
+		last, n := st&1, st>>1
+		if !rw {
+			return n << 1, true
+		}
+		if last == 1 {
+			return 0, false
+		}
+		return min(n+1, 2)<<1 | 1, true
+	}
+	return 0, true
+}
+
+// closes reports whether a cycle whose last step left rw state st (at
+// depth d) satisfies the rule.
+func (sp *Spec) closes(st int32, d int) bool {
+	switch sp.RW {
+	case RWSingle:
+		return d >= 1
+	case RWAdjacent:
+		return d >= 1
+	case RWNonadjacent:
+		// The first step followed no rw step, so the last must not be rw.
+		return st&1 == 0 && int(st>>1) >= sp.MinRW
+	}
+	return true
+}
+
+// startsOnRW says whether every wanted cycle can be rotated to start with
+// an rw step, so that only tails of rw edges need be tried as starts.
+func (sp *Spec) startsOnRW() bool { return sp.RW == RWSingle || sp.RW == RWAdjacent }
+
+// ShortestTyped returns a shortest simple cycle within comp (a strongly
+// connected component from SCC) that satisfies sp, and the relation each of
+// its steps took (Cycle.Rels holds one relation a step). It first splits
+// comp into the strongly connected components of the edges sp can use at
+// all and keeps the starts that lie in one holding the relations the cycle
+// needs (a linear test that rules most types out at once); then it
+// searches breadth-first from each start over states (vertex, required
+// relations taken, rw state), bounded by the shortest cycle found so far.
+// The search stops at the deadline (zero: none); exhausted then says the
+// answer may not be the shortest, or that one may exist though none was
+// found. Cycles are rotated to start at their smallest vertex.
+//
+// Under the rules that fix a rotation (RWSingle and RWAdjacent start on an
+// rw step; RWNonadjacent ends on a non-rw step) and with two required
+// relations, a closed walk that repeats a vertex is not a cycle and is
+// passed over, so the result is the shortest simple cycle the search trees
+// reach, which is the shortest that exists in all but contrived graphs.
+//
+// Cost: O(|comp| + E_comp) for the split; then O(starts · S · (|comp| +
+// E_comp)) time in the worst case, S = 2^len(Required) · (6 under
+// RWNonadjacent, else 1), pruned by the best length found; O(|comp| · S)
+// scratch memory.
+func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (best Cycle, found, exhausted bool) {
+	g := s.g
+	nreq := len(sp.Required)
+	rwn := int32(sp.rwStates())
+	S := int32(1<<nreq) * rwn
+	full := int32(1)<<nreq - 1
+	for i, v := range comp {
+		s.comp[v] = int32(i) + 1
+	}
+	defer func() {
+		for _, v := range comp {
+			s.comp[v] = 0
+		}
+	}()
+	local := func(v int32) int32 { return s.comp[v] - 1 }
+	usable := func(r Rel) bool { o, rw := sp.options(r); return o != 0 || rw }
+	part := s.partition(comp, usable)
+	reqBits := func(r Rel) int32 {
+		var f int32
+		for i, x := range sp.Required {
+			if r&x != 0 {
+				f |= 1 << i
+			}
+		}
+		return f
+	}
+	// Which parts hold every required relation (and an rw step, if the rule
+	// needs one) on an edge inside them?
+	needRW := sp.RW == RWSingle || sp.RW == RWAdjacent || sp.RW == RWNonadjacent && sp.MinRW > 0
+	partHas := map[int32]int32{} // part -> required bits seen (bit nreq: rw)
+	var starts []int32
+	for i, v := range comp {
+		p := part[i]
+		if p < 0 {
+			continue
+		}
+		to, rel := g.Out(v)
+		for j, w := range to {
+			if s.comp[w] == 0 || part[local(w)] != p {
+				continue
+			}
+			o, rw := sp.options(rel[j])
+			bits := reqBits(o)
+			if rw {
+				bits |= reqBits(RW) | 1<<nreq
+			}
+			partHas[p] |= bits
+			if rw && sp.startsOnRW() && (len(starts) == 0 || starts[len(starts)-1] != v) {
+				starts = append(starts, v)
+			}
+		}
+	}
+	want := full
+	if needRW {
+		want |= 1 << nreq
+	}
+	okPart := func(p int32) bool { return p >= 0 && partHas[p]&want == want }
+	if !sp.startsOnRW() {
+		for i, v := range comp {
+			if okPart(part[i]) {
+				starts = append(starts, v)
+			}
+		}
+	} else {
+		starts = slices.DeleteFunc(starts, func(v int32) bool { return !okPart(part[local(v)]) })
+	}
+	if len(starts) == 0 {
+		return Cycle{}, false, false
+	}
+
+	nstates := len(comp) * int(S)
+	if cap(s.stamp) < nstates {
+		s.stamp = make([]uint32, nstates)
+		s.parent = make([]int32, nstates)
+		s.gen = 0
+	}
+	if cap(s.via) < nstates {
+		s.via = make([]Rel, nstates)
+	}
+	s.stamp, s.parent, s.via = s.stamp[:nstates], s.parent[:nstates], s.via[:nstates]
+	removable := (sp.RW == RWNone || sp.RW == RWFree) && nreq <= 1
+	bestLen := len(comp) + 1
+	checkEvery := 0
+	for _, start := range starts {
+		if bestLen == 2 || s.comp[start] == 0 {
+			if bestLen == 2 {
+				break
+			}
+			continue
+		}
+		s.gen++
+		if s.gen == 0 {
+			clear(s.stamp)
+			s.gen = 1
+		}
+		sp0 := part[local(start)]
+		st0 := local(start) * S
+		s.stamp[st0], s.parent[st0], s.via[st0] = s.gen, -1, 0
+		s.queue = append(s.queue[:0], st0)
+		depth, levelEnd := 0, 1
+		closed := int32(-1)
+		var closeRel Rel
+		for qi := 0; qi < len(s.queue) && closed < 0; qi++ {
+			if qi == levelEnd {
+				depth++
+				levelEnd = len(s.queue)
+			}
+			if depth+1 >= bestLen {
+				break
+			}
+			cur := s.queue[qi]
+			v := comp[cur/S]
+			flags, rwst := (cur%S)/rwn, (cur%S)%rwn
+			to, rel := g.Out(v)
+			for j, w := range to {
+				if s.comp[w] == 0 || part[local(w)] != sp0 {
+					continue
+				}
+				o, rw := sp.options(rel[j])
+				for k := 0; k < 2; k++ {
+					var taken Rel
+					if k == 0 {
+						taken = o
+					} else if rw {
+						taken = RW
+					}
+					if taken == 0 {
+						continue
+					}
+					nrw, ok := sp.stepRW(rwst, depth, taken == RW)
+					if !ok {
+						continue
+					}
+					s.Steps++
+					checkEvery++
+					nf := flags | reqBits(taken)
+					if w == start {
+						if nf == full && sp.closes(nrw, depth) && s.simpleTyped(cur, S) {
+							closed, closeRel = cur, taken
+							break
+						}
+						continue
+					}
+					ns := local(w)*S + nf*rwn + nrw
+					if s.stamp[ns] == s.gen {
+						continue
+					}
+					s.stamp[ns], s.parent[ns], s.via[ns] = s.gen, cur, taken
+					s.queue = append(s.queue, ns)
+				}
+				if closed >= 0 {
+					break
+				}
+			}
+			if checkEvery >= 4096 {
+				checkEvery = 0
+				if !deadline.IsZero() && time.Now().After(deadline) {
+					exhausted = true
+					break
+				}
+			}
+		}
+		if closed >= 0 {
+			var path []int32
+			for st := closed; st >= 0; st = s.parent[st] {
+				path = append(path, st)
+			}
+			slices.Reverse(path)
+			if len(path) < bestLen {
+				bestLen, found = len(path), true
+				rels := make([]Rel, len(path))
+				for i := 1; i < len(path); i++ {
+					rels[i-1] = s.via[path[i]]
+				}
+				rels[len(path)-1] = closeRel
+				best = Cycle{Vertices: make([]int32, len(path)), Rels: rels}
+				for i, st := range path {
+					best.Vertices[i] = comp[st/S]
+				}
+			}
+		}
+		if exhausted {
+			break
+		}
+		if removable {
+			s.comp[start] = 0
+		}
+	}
+	if !found {
+		return Cycle{}, false, exhausted
+	}
+	m := 0
+	for i, v := range best.Vertices {
+		if v < best.Vertices[m] {
+			m = i
+		}
+	}
+	best.Vertices = append(best.Vertices[m:], best.Vertices[:m]...)
+	best.Rels = append(best.Rels[m:], best.Rels[:m]...)
+	return best, true, exhausted
+}
+
+// simpleTyped reports whether the search path ending in state st visits each
+// vertex once (states are vertex*S + extra).
+func (s *Searcher) simpleTyped(st, S int32) bool {
+	var vs []int32
+	for ; st >= 0; st = s.parent[st] {
+		v := st / S
+		if slices.Contains(vs, v) {
+			return false
+		}
+		vs = append(vs, v)
+	}
+	return true
+}
+
+// partition returns, for each vertex of comp (by position), the number of
+// its strongly connected component within comp when only edges whose
+// relations satisfy use count, or -1 when that component is the vertex
+// alone. comp's vertices must be marked in s.comp. Iterative Tarjan,
+// O(|comp| + E_comp).
+func (s *Searcher) partition(comp []int32, use func(Rel) bool) []int32 {
+	g := s.g
+	n := len(comp)
+	index := make([]int32, n)
+	low := make([]int32, n)
+	onStack := make([]bool, n)
+	part := make([]int32, n)
+	for i := range index {
+		index[i] = -1
+	}
+	type frame struct{ v, next, end int32 }
+	var stack []int32
+	var call []frame
+	next, nparts := int32(0), int32(0)
+	for root := range comp {
+		if index[root] >= 0 {
+			continue
+		}
+		rv := comp[root]
+		call = append(call, frame{int32(root), g.start[rv], g.start[rv+1]})
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, int32(root))
+		onStack[root] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			v := f.v
+			if f.next < f.end {
+				e := f.next
+				f.next++
+				w := s.comp[g.to[e]] - 1
+				if w < 0 || !use(g.rel[e]) {
+					continue
+				}
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					wv := comp[w]
+					call = append(call, frame{w, g.start[wv], g.start[wv+1]})
+				} else if onStack[w] && index[w] < low[v] {
+					low[v] = index[w]
+				}
+				continue
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				u := call[len(call)-1].v
+				low[u] = min(low[u], low[v])
+			}
+			if low[v] == index[v] {
+				i := len(stack) - 1
+				for stack[i] != v {
+					i--
+				}
+				members := stack[i:]
+				id := int32(-1)
+				if len(members) > 1 {
+					id = nparts
+					nparts++
+				}
+				for _, w := range members {
+					onStack[w] = false
+					part[w] = id
+				}
+				stack = stack[:i]
+			}
+		}
+	}
+	return part
+}
