@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -61,14 +62,43 @@ func (v Verdict) ExitCode() int {
 }
 
 // Value is a key or value of the history as it goes to JSON: a number when it
-// was an integer, a string otherwise (an EDN keyword :x becomes ":x").
-type Value struct{ model.Atom }
+// was an integer, a string otherwise (an EDN keyword :x becomes ":x"), null
+// for model.KNil, or, when List is set, a list of values (a list-append
+// read, an expected list state).
+type Value struct {
+	model.Atom
+	List  bool
+	Elems []Value
+}
 
 // V wraps an atom.
-func V(a model.Atom) Value { return Value{a} }
+func V(a model.Atom) Value { return Value{Atom: a} }
 
-// MarshalJSON writes integers as numbers and everything else as strings.
+// ListValue returns the list of the given values.
+func ListValue(elems []Value) Value {
+	if elems == nil {
+		elems = []Value{}
+	}
+	return Value{List: true, Elems: elems}
+}
+
+// MarshalJSON writes integers as numbers, nil as null, lists as arrays and
+// everything else as strings.
 func (v Value) MarshalJSON() ([]byte, error) {
+	if v.List {
+		b := []byte{'['}
+		for i, e := range v.Elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			eb, err := e.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, eb...)
+		}
+		return append(b, ']'), nil
+	}
 	switch v.Kind {
 	case model.KInt:
 		return strconv.AppendInt(nil, v.Int, 10), nil
@@ -78,6 +108,39 @@ func (v Value) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return json.Marshal(v.Text)
+}
+
+// String renders the value for people: atoms as model.Atom.String, lists
+// as [a b c].
+func (v Value) String() string {
+	if !v.List {
+		return v.Atom.String()
+	}
+	parts := make([]string, len(v.Elems))
+	for i, e := range v.Elems {
+		parts[i] = e.String()
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// Mop is one micro-op as it goes to JSON: [f, key, value], e.g.
+// [":r", ":x", [1, 2]] or [":append", ":x", 3] (F is the EDN keyword, with
+// its colon, like every keyword in the JSON); a read not made (an info
+// txn's) has value null.
+type Mop struct {
+	F     string
+	Key   Value
+	Value Value
+}
+
+// MarshalJSON writes the micro-op as a three-element array.
+func (m Mop) MarshalJSON() ([]byte, error) {
+	return json.Marshal([]any{m.F, m.Key, m.Value})
+}
+
+// String renders the micro-op as EDN does: [:append :x 3].
+func (m Mop) String() string {
+	return "[" + m.F + " " + m.Key.String() + " " + m.Value.String() + "]"
 }
 
 // Pair is a [key, value] pair, as in torn-transaction's seen and missing.
@@ -97,6 +160,17 @@ type Step struct {
 	// Offsets are the offsets behind a ww step (From's value, To's value),
 	// or the offset a wr step's read saw; for the report's explanation.
 	Offsets []int64 `json:"offsets,omitempty"`
+	// Mops locate a transactional step's micro-ops: the index of the mop
+	// in From's value, then in To's.
+	Mops []int `json:"mops,omitempty"`
+	// Process is the process of a process step.
+	Process *int64 `json:"process,omitempty"`
+	// OrderOp is the op whose read showed the version order behind a ww or
+	// rw step (Values[0] right before Values[1], or Values[0] as the last
+	// element read when Unread). Unread says Values[1] was never read: it
+	// was appended after the last element any read showed.
+	OrderOp *int64 `json:"order_op,omitempty"`
+	Unread  bool   `json:"unread,omitempty"`
 }
 
 // Instance is one occurrence of an anomaly. Fields not used by its type are
@@ -130,6 +204,19 @@ type Instance struct {
 	Reason        string   `json:"reason,omitempty"`
 	Cycle         []int64  `json:"cycle,omitempty"`
 	Steps         []Step   `json:"steps,omitempty"`
+	// Fields of the transactional workloads (their types' doc comments in
+	// package txn say which each uses).
+	Mop            *Mop             `json:"mop,omitempty"`
+	Element        *Value           `json:"element,omitempty"`
+	Expected       *Value           `json:"expected,omitempty"`
+	Duplicates     map[string]int64 `json:"duplicates,omitempty"`
+	Txns           []Value          `json:"txns,omitempty"`
+	Not            string           `json:"not,omitempty"`
+	Subgraph       string           `json:"subgraph,omitempty"`
+	SCCSize        *int64           `json:"scc_size,omitempty"`
+	SCC            []int64          `json:"scc,omitempty"`
+	SpecType       string           `json:"anomaly_spec_type,omitempty"`
+	DoesNotContain []string         `json:"does_not_contain,omitempty"`
 	// Allowed marks an instance that does not make the history invalid
 	// although others of its type might (a poll-skip of a subscribed
 	// consumer, a G1c that needs a ww edge under --ww-deps).
@@ -147,7 +234,7 @@ func I(i int64) *int64 { return &i }
 func F(f float64) *float64 { return &f }
 
 // VP returns a pointer to the Value of a.
-func VP(a model.Atom) *Value { v := Value{a}; return &v }
+func VP(a model.Atom) *Value { v := Value{Atom: a}; return &v }
 
 // Stats are counts about the history and the run.
 type Stats struct {
@@ -180,12 +267,16 @@ type Stats struct {
 	ElapsedMS       int64  `json:"elapsed_ms"`
 }
 
-// Options echoes the options a check ran with.
+// Options echoes the options a check ran with; each workload fills the
+// ones it reads (the others stay out of the JSON).
 type Options struct {
-	WWDeps         bool    `json:"ww_deps"`
-	SubVia         string  `json:"sub_via"`
-	CycleBudgetS   float64 `json:"cycle_budget_s"`
-	StallThreshold float64 `json:"stall_threshold_s"`
+	WWDeps         *bool    `json:"ww_deps,omitempty"`
+	SubVia         string   `json:"sub_via,omitempty"`
+	CycleBudgetS   float64  `json:"cycle_budget_s"`
+	StallThreshold *float64 `json:"stall_threshold_s,omitempty"`
+	// Anomalies are the extra anomaly types a transactional check was asked
+	// to rule out (Elle's :anomalies).
+	Anomalies []string `json:"anomalies,omitempty"`
 }
 
 // UnseenPoint is one change of a key's unseen count: after the ok op at
@@ -229,9 +320,16 @@ type Result struct {
 	UnknownReasons []string              `json:"unknown_reasons"`
 	Warnings       []string              `json:"warnings,omitempty"`
 	Anomalies      map[string][]Instance `json:"anomalies"`
-	Stats          Stats                 `json:"stats"`
-	Options        Options               `json:"options"`
-	Series         Series                `json:"-"`
+	// Models, Not and AlsoNot belong to the transactional workloads: the
+	// consistency models checked (canonical names), and the models the
+	// anomalies found rule out, weakest first and the stronger rest (Elle's
+	// :not and :also-not). Nil for other workloads, and then left out.
+	Models  []string `json:"models,omitzero"`
+	Not     []string `json:"not,omitzero"`
+	AlsoNot []string `json:"also_not,omitzero"`
+	Stats   Stats    `json:"stats"`
+	Options Options  `json:"options"`
+	Series  Series   `json:"-"`
 }
 
 // Add appends an instance of type typ.

@@ -354,10 +354,19 @@ func optionFacts(res *analysis.Result) []Fact {
 	if sub == "" {
 		sub = "auto"
 	}
-	return []Fact{
-		{"--ww-deps", strconv.FormatBool(o.WWDeps)},
-		{"--sub-via", sub},
-		{"--cycle-budget", time.Duration(o.CycleBudgetS * 1e9).String()},
-		{"--stall-threshold", time.Duration(o.StallThreshold * 1e9).String()},
+	facts := []Fact{}
+	if o.WWDeps != nil {
+		facts = append(facts, Fact{"--ww-deps", strconv.FormatBool(*o.WWDeps)})
 	}
+	if o.SubVia != "" {
+		facts = append(facts, Fact{"--sub-via", sub})
+	}
+	facts = append(facts, Fact{"--cycle-budget", time.Duration(o.CycleBudgetS * 1e9).String()})
+	if o.StallThreshold != nil {
+		facts = append(facts, Fact{"--stall-threshold", time.Duration(*o.StallThreshold * 1e9).String()})
+	}
+	for _, m := range res.Models {
+		facts = append(facts, Fact{"--model", m})
+	}
+	return facts
 }

@@ -59,6 +59,9 @@ type Spec struct {
 	// (Effective); otherwise a step may take any relation its edge carries
 	// that the spec allows.
 	Effective bool
+	// FirstFound stops at the first start that has a cycle: the shortest
+	// cycle through it, not the shortest of the component.
+	FirstFound bool
 }
 
 // options says what a step along an edge with relations r may take: a
@@ -335,7 +338,7 @@ func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (bes
 				}
 			}
 		}
-		if exhausted {
+		if exhausted || found && sp.FirstFound {
 			break
 		}
 		if removable {

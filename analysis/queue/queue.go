@@ -202,9 +202,9 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		Source:   h.Source,
 		Workload: "queue",
 		Options: analysis.Options{
-			WWDeps: opts.WWDeps, SubVia: opts.SubVia.String(),
+			WWDeps: &opts.WWDeps, SubVia: opts.SubVia.String(),
 			CycleBudgetS:   opts.CycleBudget.Seconds(),
-			StallThreshold: opts.StallThreshold.Seconds(),
+			StallThreshold: analysis.F(opts.StallThreshold.Seconds()),
 		},
 		Warnings: h.Warnings,
 	}}

@@ -45,6 +45,7 @@ type checkFlags struct {
 	stallThreshold time.Duration
 	maxExamples    int
 	workload       string
+	models         []string
 	inputFormat    string
 	html           string // check --html FILE (report.go)
 }
@@ -59,6 +60,7 @@ func (f *checkFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.maxExamples, "max-examples", 3, "examples shown per anomaly type (text output; JSON has every instance)")
 	fl.StringVar(&f.workload, "workload", "", "force the workload ("+strings.Join(workload.Names(), ", ")+"); detected from the micro-ops by default")
 	fl.StringVar(&f.inputFormat, "input-format", "", "force the input format: edn or json (detected by default)")
+	fl.StringSliceVar(&f.models, "model", nil, "consistency model a transactional history must satisfy (repeatable; Elle's names, e.g. serializable, snapshot-isolation; default strict-serializable)")
 }
 
 func (f *checkFlags) options() (check.Options, error) {
@@ -89,6 +91,12 @@ func (f *checkFlags) options() (check.Options, error) {
 	}
 	if f.cycleBudget < 0 || f.stallThreshold < 0 || f.maxExamples < 0 {
 		return o, usageError{errors.New("--cycle-budget, --stall-threshold and --max-examples must not be negative")}
+	}
+	if len(f.models) > 0 {
+		if err := workload.ValidateModels(f.models); err != nil {
+			return o, usageError{fmt.Errorf("--model: %w", err)}
+		}
+		o.Analysis.Models = f.models
 	}
 	o.Analysis.WWDeps = f.wwDeps
 	o.Analysis.CycleBudget = f.cycleBudget

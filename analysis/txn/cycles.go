@@ -1,0 +1,280 @@
+package txn
+
+import (
+	"slices"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/consistency"
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+)
+
+// specFor is the typed search of a cycle anomaly type: the base type's
+// relations and rw rule, plus the variant relation for -process and
+// -realtime forms, which must be taken at least once. Steps take their
+// edges' effective relations, so a found cycle classifies as its type.
+func specFor(t consistency.CycleType) graph.Spec {
+	sp := graph.Spec{Effective: true}
+	switch t.Base {
+	case G0:
+		sp.Allowed = graph.WW
+	case G1c:
+		sp.Allowed, sp.Required = graph.WW|graph.WR, []graph.Rel{graph.WR}
+	case GSingleItem:
+		sp.Allowed, sp.RW = graph.WW|graph.WR, graph.RWSingle
+	case GNonadjacentItem:
+		sp.Allowed, sp.RW, sp.MinRW = graph.WW|graph.WR, graph.RWNonadjacent, 2
+	case G2Item:
+		sp.Allowed, sp.RW = graph.WW|graph.WR, graph.RWAdjacent
+	}
+	if t.Variant != 0 {
+		sp.Allowed |= t.Variant
+		sp.Required = append(sp.Required, t.Variant)
+	}
+	return sp
+}
+
+// projectionSpec searches for any cycle in a cycle-exists projection: steps
+// may take any relation the projection keeps, and under a sequential
+// extension an rw step only right after a kept one. The first cycle found
+// will do (the shortest through the first start that has one): it is
+// evidence, and usually made redundant by a typed witness.
+func projectionSpec(p consistency.Projection) graph.Spec {
+	sp := graph.Spec{Allowed: p.Keep &^ graph.RW, FirstFound: true}
+	switch {
+	case p.Keep&graph.RW != 0:
+		sp.RW = graph.RWFree
+	case p.Extend&graph.RW != 0:
+		sp.RW, sp.MinRW = graph.RWNonadjacent, 0
+	}
+	return sp
+}
+
+// classify names a cycle by the relations its steps took, as Elle's cycle
+// explainer does: by the number of rw steps (one: G-single-item; more:
+// G2-item when two are consecutive, counting around, else
+// G-nonadjacent-item), else G1c with a wr step, else G0; then -realtime
+// with a realtime step, else -process with a process step.
+func classify(rels []graph.Rel) string {
+	var rw, wr, ww, process, realtime int
+	adjacent := false
+	for i, r := range rels {
+		switch r {
+		case graph.RW:
+			rw++
+			if rels[(i+1)%len(rels)] == graph.RW {
+				adjacent = true
+			}
+		case graph.WR:
+			wr++
+		case graph.WW:
+			ww++
+		case graph.Process:
+			process++
+		case graph.Realtime:
+			realtime++
+		}
+	}
+	var base string
+	switch {
+	case rw == 1:
+		base = GSingleItem
+	case rw > 1 && adjacent:
+		base = G2Item
+	case rw > 1:
+		base = GNonadjacentItem
+	case wr > 0:
+		base = G1c
+	default:
+		base = G0
+	}
+	switch {
+	case realtime > 0:
+		return base + "-realtime"
+	case process > 0:
+		return base + "-process"
+	}
+	return base
+}
+
+// cycles searches every strongly connected component of g, in Elle's way
+// (elle.txn cycle-cases-in-scc) with hindsight's search: first the
+// cycle-exists projections of every model, which rule out the cycle types
+// their models forbid when they hold no cycle; then each cycle type the
+// models make findable, in severity order, skipping those implied by a
+// type already found in the component; one shortest witness per type and
+// component. All of it under one budget per component; when it runs out
+// the component gets a cycle-search-timeout and, as Elle does, some cycle of
+// the component as a fallback witness, classified by its steps.
+func (c *checker) cycles(g *graph.Graph) {
+	types, err := consistency.SearchTypes(c.opts.models(), c.opts.Anomalies)
+	if err != nil {
+		return // finish reports the bad option
+	}
+	comps := g.SCC()
+	st := &c.res.Stats
+	st.Components = int64(len(comps))
+	s := graph.NewSearcher(g)
+	all := consistency.Projections()
+	for _, comp := range comps {
+		st.LargestComponent = max(st.LargestComponent, int64(len(comp)))
+		var deadline time.Time
+		if c.opts.CycleBudget > 0 {
+			deadline = time.Now().Add(c.opts.CycleBudget)
+		}
+		timedOut := false
+		found := consistency.CycleExists(all, func(p consistency.Projection) bool {
+			if timedOut {
+				return false
+			}
+			cyc, ok, ex := s.ShortestTyped(comp, projectionSpec(p), deadline)
+			if ex {
+				timedOut = true
+			}
+			if !ok {
+				return false
+			}
+			in := c.cycleInstance(cyc)
+			in.Not, in.Subgraph = p.Not(), subgraphText(p)
+			in.SCCSize = analysis.I(int64(len(comp)))
+			in.SCC = c.compIndices(comp)
+			c.add(p.Anomaly(), in)
+			return true
+		})
+		skip := consistency.Set{}
+		if !timedOut {
+			skip = consistency.ImpossibleCycleTypes(all, found)
+		}
+		var searched []string
+		current := ""
+		for _, t := range types {
+			if timedOut {
+				break
+			}
+			if skip.Has(t.Name) {
+				continue
+			}
+			current = t.Name
+			cyc, ok, ex := s.ShortestTyped(comp, specFor(t), deadline)
+			if ex {
+				timedOut = true
+			}
+			if ok {
+				c.add(t.Name, c.cycleInstance(cyc))
+				for im := range consistency.ImpliedAnomalies(t.Name) {
+					skip[im] = struct{}{}
+				}
+			}
+			if !timedOut {
+				searched = append(searched, t.Name)
+			}
+		}
+		if timedOut {
+			c.timeout(g, comp, current, searched)
+		}
+	}
+}
+
+// timeout records that the search of comp ran out of its budget while
+// looking for current, after searching for the types in searched, and adds
+// a fallback cycle of the component (classified by its steps).
+func (c *checker) timeout(g *graph.Graph, comp []int32, current string, searched []string) {
+	var notFound []string
+	for _, t := range searched {
+		if len(c.res.Anomalies[t]) == 0 {
+			notFound = append(notFound, t)
+		}
+	}
+	in := analysis.Instance{SpecType: current, DoesNotContain: notFound, SCCSize: analysis.I(int64(len(comp)))}
+	if notFound == nil {
+		in.DoesNotContain = []string{}
+	}
+	in.Witness = c.witness(c.vrec[comp[0]])
+	c.add(CycleSearchTimeout, in)
+	c.unknownReason("%s: the cycle search ran out of its budget (%s) in a component of %d txns starting at op %d, "+
+		"while looking for %s; cycles of later types may be missing", CycleSearchTimeout, c.opts.CycleBudget,
+		len(comp), c.idx(c.vrec[comp[0]]), current)
+	cyc := fallbackCycle(g, comp)
+	in = c.cycleInstance(cyc)
+	c.add(classify(cyc.Rels), in)
+}
+
+// fallbackCycle finds some cycle in comp, a strongly connected component,
+// by walking from its first vertex along the first edge that stays in the
+// component until a vertex repeats (Elle's fallback-cycle). Steps take their
+// edges' effective relations. O(|comp| + E_comp).
+func fallbackCycle(g *graph.Graph, comp []int32) graph.Cycle {
+	in := map[int32]bool{}
+	for _, v := range comp {
+		in[v] = true
+	}
+	at := map[int32]int{}
+	var path []int32
+	var rels []graph.Rel
+	v := comp[0]
+	for {
+		if i, ok := at[v]; ok {
+			return graph.Cycle{Vertices: path[i:], Rels: rels[i:]}
+		}
+		at[v] = len(path)
+		path = append(path, v)
+		to, rel := g.Out(v)
+		for j, w := range to {
+			if in[w] && w != v {
+				rels = append(rels, graph.Effective(rel[j]))
+				v = w
+				break
+			}
+		}
+	}
+}
+
+// cycleInstance turns a cycle of vertices into an instance rotated to its
+// lowest op index, every step explained.
+func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
+	n := len(cyc.Vertices)
+	m := 0
+	for i, v := range cyc.Vertices {
+		if c.idx(c.vrec[v]) < c.idx(c.vrec[cyc.Vertices[m]]) {
+			m = i
+		}
+	}
+	var in analysis.Instance
+	var recs []int32
+	for j := range n {
+		i := (m + j) % n
+		u, v := c.vrec[cyc.Vertices[i]], c.vrec[cyc.Vertices[(i+1)%n]]
+		in.Cycle = append(in.Cycle, c.idx(u))
+		in.Steps = append(in.Steps, c.step(u, v, cyc.Rels[i]))
+		recs = append(recs, u)
+	}
+	in.Witness = c.witness(recs...)
+	return in
+}
+
+// step explains the edge from rec u to rec v taken as rel.
+func (c *checker) step(u, v int32, rel graph.Rel) analysis.Step {
+	if rel == graph.Process || rel == graph.Realtime {
+		return c.orderStep(u, v, rel)
+	}
+	return c.inf.explain(u, v, rel)
+}
+
+// compIndices lists the op indices of a component's txns, sorted.
+func (c *checker) compIndices(comp []int32) []int64 {
+	ids := make([]int64, len(comp))
+	for i, v := range comp {
+		ids[i] = c.idx(c.vrec[v])
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// subgraphText describes a projection: "ww+wr+realtime, extended by rw".
+func subgraphText(p consistency.Projection) string {
+	s := p.Keep.String()
+	if p.Extend != 0 {
+		s += ", extended by " + p.Extend.String()
+	}
+	return s
+}

@@ -1,0 +1,786 @@
+package txn
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// CheckListAppend analyses a list-append history (spec/txn.md): its
+// non-cycle anomalies, the dependency graph inferred from the lists read,
+// and the cycles of that graph, judged against opts.Models. pairing must
+// come from model.Pair(h).
+//
+// Cost: O(ops + mops + read elements) for the indexes and non-cycle checks
+// (plus sorting the reads of each key), O(edges) for the graph, plus the
+// cycle search, bounded per component by opts.CycleBudget.
+func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *analysis.Result {
+	start := time.Now()
+	c := newChecker(h, pairing, opts, "list-append")
+	la := &listAppend{c: c}
+	c.inf = la
+	la.index()
+	la.nonCycle()
+	return c.run(start)
+}
+
+// listAppend is the list-append inference: version orders from the lists
+// read, and the ww, wr and rw edges between adjacent versions.
+type listAppend struct {
+	c *checker
+	// per message (a key and an element)
+	writer  []int32 // rec that appended it, -1
+	interm  []bool  // not its writer's last append to the key
+	pos     []int32 // position in its key's version order, -1
+	shownBy []int32 // first rec (in history order) whose read showed it in order, -1
+	// per key
+	order    [][]model.MsgID // version order: the longest read, without repeats
+	orderSrc []int32         // rec whose read gave the version order, -1
+	dupKey   []bool          // an element appended twice: the key is left out
+	// readers of each state: element states are message ids, the empty
+	// state of key k is len(Msgs)+k; CSR over recs
+	rstart []int32
+	rrecs  []int32
+	// reads, in history order
+	reads []readRef
+	// dups: the recs appending each message more than once
+	dups map[model.MsgID][]int32
+	// readOrder is the order from reads alone (no single-append rule), for
+	// dirty-update
+	readOrder [][]model.MsgID
+}
+
+// readRef is one list read of a vertex txn.
+type readRef struct {
+	rec  int32
+	mop  int32
+	key  model.KeyID
+	n    int32
+	hash uint64
+}
+
+// elems returns the list read by micro-op i of rec r, and false when the
+// read is unknown (an info txn's nil). An ok txn's nil read counts as the
+// empty list, as Elle's read index has it.
+func (la *listAppend) elems(r int32, m *model.Mop) ([]model.MsgID, bool) {
+	switch m.Kind {
+	case model.MopReadList:
+		return la.c.h.ElemsOf(m), true
+	case model.MopRead:
+		if !m.Done && la.c.recs[r].typ == model.OK {
+			return nil, true
+		}
+	}
+	return nil, false
+}
+
+// external reports whether micro-op i of mops (a read) comes before the
+// txn's first append to its key.
+func external(mops []model.Mop, i int) bool {
+	for j := range i {
+		if (mops[j].Kind == model.MopAppend || mops[j].Kind == model.MopWrite) && mops[j].Key == mops[i].Key {
+			return false
+		}
+	}
+	return true
+}
+
+func hashElems(es []model.MsgID) uint64 {
+	h := uint64(14695981039346656037)
+	for _, e := range es {
+		h ^= uint64(uint32(e))
+		h *= 1099511628211
+	}
+	return h
+}
+
+func filledInt32(n int, v int32) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// index builds the writer, version-order and reader indexes.
+func (la *listAppend) index() {
+	c := la.c
+	h := c.h
+	nm, nk := len(h.Msgs), len(h.Keys)
+	la.writer = filledInt32(nm, -1)
+	la.interm = make([]bool, nm)
+	la.dupKey = make([]bool, nk)
+	appends := make([]int32, nk) // appends per key by ok and info txns
+	single := make([]model.MsgID, nk)
+	for r := range c.recs {
+		r := int32(r)
+		mops := c.mops(r)
+		for i := range mops {
+			m := &mops[i]
+			if m.Kind != model.MopAppend {
+				continue
+			}
+			if w := la.writer[m.Msg]; w >= 0 {
+				if la.dups == nil {
+					la.dups = map[model.MsgID][]int32{}
+				}
+				if len(la.dups[m.Msg]) == 0 {
+					la.dups[m.Msg] = []int32{w}
+				}
+				la.dups[m.Msg] = append(la.dups[m.Msg], r)
+				la.dupKey[m.Key] = true
+			} else {
+				la.writer[m.Msg] = r
+			}
+			for j := i + 1; j < len(mops); j++ {
+				if mops[j].Kind == model.MopAppend && mops[j].Key == m.Key {
+					la.interm[m.Msg] = true
+					break
+				}
+			}
+			if c.recs[r].vertex >= 0 {
+				appends[m.Key]++
+				single[m.Key] = m.Msg
+			}
+		}
+		if c.recs[r].vertex < 0 {
+			continue
+		}
+		for i := range mops {
+			es, ok := la.elems(r, &mops[i])
+			if !ok {
+				continue
+			}
+			la.reads = append(la.reads, readRef{rec: r, mop: int32(i), key: mops[i].Key, n: int32(len(es)), hash: hashElems(es)})
+		}
+	}
+	c.res.Stats.Messages = int64(nm)
+
+	// Version orders: per key, the distinct non-empty lists read, by length;
+	// each must be a prefix of the next (else incompatible-order), and the
+	// longest, without repeated elements, is the order.
+	la.order = make([][]model.MsgID, nk)
+	la.readOrder = make([][]model.MsgID, nk)
+	la.orderSrc = filledInt32(nk, -1)
+	sorted := slices.Clone(la.reads)
+	slices.SortFunc(sorted, func(a, b readRef) int {
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.n, b.n), cmp.Compare(a.hash, b.hash), cmp.Compare(a.rec, b.rec))
+	})
+	for i := 0; i < len(sorted); {
+		k := sorted[i].key
+		j := i
+		for j < len(sorted) && sorted[j].key == k {
+			j++
+		}
+		la.orderKey(k, sorted[i:j], appends[k] == 1, single[k])
+		i = j
+	}
+	for k := range nk {
+		if appends[k] == 1 && la.order[k] == nil {
+			la.order[k] = []model.MsgID{single[k]}
+		}
+	}
+	la.pos = filledInt32(nm, -1)
+	for _, o := range la.order {
+		for p, m := range o {
+			la.pos[m] = int32(p)
+		}
+	}
+	// shownBy: the first read, in history order, that showed each element
+	// at its place in the order.
+	la.shownBy = filledInt32(nm, -1)
+	covered := make([]int32, nk)
+	for _, rd := range la.reads {
+		o := la.order[rd.key]
+		if rd.n <= covered[rd.key] || int(rd.n) > len(o) {
+			continue
+		}
+		es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+		if !slices.Equal(es, o[:rd.n]) {
+			continue
+		}
+		for p := covered[rd.key]; p < rd.n; p++ {
+			la.shownBy[o[p]] = rd.rec
+		}
+		covered[rd.key] = rd.n
+	}
+	la.readers()
+}
+
+// orderKey sets key k's version order from its reads (sorted by length,
+// hash and rec) and reports the first incompatible pair, unless k has a
+// single append, whose order is that append alone (Elle's
+// values-from-single-appends).
+func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool, single model.MsgID) {
+	c := la.c
+	type distinct struct {
+		ref readRef
+		es  []model.MsgID
+	}
+	var ds []distinct
+	for _, rd := range reads {
+		if rd.n == 0 {
+			continue
+		}
+		es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+		if n := len(ds); n > 0 && ds[n-1].ref.n == rd.n && ds[n-1].ref.hash == rd.hash && slices.Equal(ds[n-1].es, es) {
+			continue
+		}
+		ds = append(ds, distinct{rd, es})
+	}
+	if len(ds) == 0 {
+		return
+	}
+	slices.SortStableFunc(ds, func(a, b distinct) int {
+		return cmp.Or(cmp.Compare(a.ref.n, b.ref.n), cmp.Compare(a.ref.rec, b.ref.rec))
+	})
+	longest := ds[len(ds)-1]
+	seen := map[model.MsgID]bool{}
+	var o []model.MsgID
+	for _, e := range longest.es {
+		if !seen[e] {
+			seen[e] = true
+			o = append(o, e)
+		}
+	}
+	la.readOrder[k] = o
+	if singleAppend {
+		la.order[k] = []model.MsgID{single}
+		return
+	}
+	la.order[k], la.orderSrc[k] = o, longest.ref.rec
+	for i := 1; i < len(ds); i++ {
+		a, b := ds[i-1], ds[i]
+		if len(a.es) <= len(b.es) && slices.Equal(a.es, b.es[:len(a.es)]) {
+			continue
+		}
+		c.add(IncompatibleOrder, analysis.Instance{
+			Key:    c.keyVal(k),
+			Values: []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
+			Ops:    []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
+			Witness: c.witness(a.ref.rec, b.ref.rec),
+		})
+		return
+	}
+}
+
+// state is the state a read ended in: its last element, or the empty state
+// of its key.
+func (la *listAppend) state(k model.KeyID, es []model.MsgID) int32 {
+	if len(es) == 0 {
+		return int32(len(la.c.h.Msgs)) + int32(k)
+	}
+	return int32(es[len(es)-1])
+}
+
+// readers indexes, for each state, the vertex txns whose external read of
+// the key ended in it (keys with duplicate appends left out).
+func (la *listAppend) readers() {
+	c := la.c
+	n := len(c.h.Msgs) + len(c.h.Keys)
+	la.rstart = make([]int32, n+1)
+	each := func(f func(st, r int32)) {
+		for _, rd := range la.reads {
+			mops := c.mops(rd.rec)
+			if la.dupKey[rd.key] || !external(mops, int(rd.mop)) {
+				continue
+			}
+			es, _ := la.elems(rd.rec, &mops[rd.mop])
+			f(la.state(rd.key, es), rd.rec)
+		}
+	}
+	each(func(st, _ int32) { la.rstart[st+1]++ })
+	for i := 1; i <= n; i++ {
+		la.rstart[i] += la.rstart[i-1]
+	}
+	la.rrecs = make([]int32, la.rstart[n])
+	fill := slices.Clone(la.rstart[:n])
+	each(func(st, r int32) {
+		// the same txn may read a state twice; keep it once
+		if fill[st] > la.rstart[st] && la.rrecs[fill[st]-1] == r {
+			return
+		}
+		la.rrecs[fill[st]] = r
+		fill[st]++
+	})
+	// compact rows shortened by repeats
+	w := int32(0)
+	for st := 0; st < n; st++ {
+		a, b := la.rstart[st], fill[st]
+		la.rstart[st] = w
+		w += int32(copy(la.rrecs[w:], la.rrecs[a:b]))
+	}
+	la.rstart[n] = w
+	la.rrecs = la.rrecs[:w]
+}
+
+func (la *listAppend) readersOf(st int32) []int32 { return la.rrecs[la.rstart[st]:la.rstart[st+1]] }
+
+// prev returns the element appended right before m (a message of key k) in
+// the version order, or, for an element no read showed, the last element of
+// the order (it came after everything read); init is true when that is the
+// empty state.
+func (la *listAppend) prev(k model.KeyID, m model.MsgID) (p model.MsgID, init bool) {
+	o := la.order[k]
+	switch i := la.pos[m]; {
+	case i > 0:
+		return o[i-1], false
+	case i == 0 || len(o) == 0:
+		return 0, true
+	}
+	return o[len(o)-1], false
+}
+
+// emit adds the data edges (spec/txn.md §3, list-append): wr from the
+// appender of the last element of each external read to the reader; ww from
+// the appender of each element to the appender of the next; rw from each
+// txn whose external read ended in a state to the appender of the next
+// element. Self-edges are dropped by the graph builder.
+func (la *listAppend) emit(add func(from, to int32, rel graph.Rel)) {
+	c := la.c
+	for r := range c.recs {
+		r := int32(r)
+		v := c.recs[r].vertex
+		if v < 0 {
+			continue
+		}
+		mops := c.mops(r)
+		for i := range mops {
+			m := &mops[i]
+			if la.dupKey[m.Key] {
+				continue
+			}
+			switch m.Kind {
+			case model.MopReadList:
+				es := c.h.ElemsOf(m)
+				if len(es) == 0 || !external(mops, i) {
+					continue
+				}
+				if w := la.writer[es[len(es)-1]]; w >= 0 && c.recs[w].vertex >= 0 {
+					add(c.recs[w].vertex, v, graph.WR)
+				}
+			case model.MopAppend:
+				p, init := la.prev(m.Key, m.Msg)
+				st := int32(len(c.h.Msgs)) + int32(m.Key)
+				if !init {
+					st = int32(p)
+					if w := la.writer[p]; w >= 0 && c.recs[w].vertex >= 0 {
+						add(c.recs[w].vertex, v, graph.WW)
+					}
+				}
+				for _, q := range la.readersOf(st) {
+					add(c.recs[q].vertex, v, graph.RW)
+				}
+			}
+		}
+	}
+}
+
+// appendIndex finds the micro-op of rec r appending m, or -1.
+func (la *listAppend) appendIndex(r int32, m model.MsgID) int {
+	return slices.IndexFunc(la.c.mops(r), func(x model.Mop) bool { return x.Kind == model.MopAppend && x.Msg == m })
+}
+
+// explain says why the data edge from rec u to rec v exists, the way emit
+// made it: which read, which pair of adjacent elements, and which read
+// showed that order.
+func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
+	c := la.c
+	st := analysis.Step{From: c.idx(u), To: c.idx(v), Rel: rel.String()}
+	mops := c.mops(v)
+	for i := range mops {
+		m := &mops[i]
+		if la.dupKey[m.Key] {
+			continue
+		}
+		switch {
+		case rel == graph.WR && m.Kind == model.MopReadList && external(mops, i):
+			es := c.h.ElemsOf(m)
+			if len(es) > 0 && la.writer[es[len(es)-1]] == u {
+				last := es[len(es)-1]
+				st.Key, st.Value = c.keyVal(m.Key), analysis.VP(c.h.MsgValue(last))
+				st.Mops = []int{la.appendIndex(u, last), i}
+				return st
+			}
+		case (rel == graph.WW || rel == graph.RW) && m.Kind == model.MopAppend:
+			p, init := la.prev(m.Key, m.Msg)
+			from := -1
+			if rel == graph.WW && !init && la.writer[p] == u {
+				from = la.appendIndex(u, p)
+			}
+			if rel == graph.RW {
+				from = la.readIndex(u, m.Key, p, init)
+			}
+			if from < 0 {
+				continue
+			}
+			pv := analysis.V(model.NilAtom)
+			if !init {
+				pv = c.msgVal(p)
+			}
+			st.Key, st.Values, st.Mops = c.keyVal(m.Key), []analysis.Value{pv, c.msgVal(m.Msg)}, []int{from, i}
+			la.justify(&st, m)
+			return st
+		}
+	}
+	return st
+}
+
+// readIndex finds rec u's external read of key k that ended in element p
+// (or in the empty state), or -1.
+func (la *listAppend) readIndex(u int32, k model.KeyID, p model.MsgID, init bool) int {
+	mops := la.c.mops(u)
+	for i := range mops {
+		if mops[i].Key != k || !external(mops, i) {
+			continue
+		}
+		es, ok := la.elems(u, &mops[i])
+		if !ok || mops[i].Kind != model.MopReadList && mops[i].Kind != model.MopRead {
+			continue
+		}
+		if init && len(es) == 0 || !init && len(es) > 0 && es[len(es)-1] == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// justify names the read behind a ww or rw step onto append m: the first
+// read that showed m's element in the version order, or, for an element no
+// read showed, the read the order comes from (m came after its last
+// element).
+func (la *listAppend) justify(st *analysis.Step, m *model.Mop) {
+	c := la.c
+	if la.pos[m.Msg] >= 0 {
+		if r := la.shownBy[m.Msg]; r >= 0 {
+			st.OrderOp = analysis.I(c.idx(r))
+		}
+		return
+	}
+	st.Unread = true
+	if r := la.orderSrc[m.Key]; r >= 0 {
+		st.OrderOp = analysis.I(c.idx(r))
+	}
+}
+
+// nonCycle finds the anomalies that need no graph (spec/txn.md §4).
+func (la *listAppend) nonCycle() {
+	c := la.c
+	lost := map[string][]int32{} // lost-update groups: key + state read -> recs
+	var lostOrder []string
+	for r := range c.recs {
+		r := int32(r)
+		rc := &c.recs[r]
+		mops := c.mops(r)
+		if rc.typ == model.OK {
+			la.abortedAndIntermediate(r, mops)
+			la.internal(r, mops)
+			la.futureRead(r, mops)
+			la.lostUpdateOf(r, mops, lost, &lostOrder)
+		}
+		if rc.vertex >= 0 {
+			la.duplicateElements(r, mops)
+			la.garbage(r, mops)
+		}
+	}
+	for _, g := range lostOrder {
+		recs := lost[g]
+		if len(recs) < 2 {
+			continue
+		}
+		first := recs[0]
+		var k model.KeyID
+		var es []model.MsgID
+		for _, m := range c.mops(first) {
+			if m.Kind == model.MopReadList || m.Kind == model.MopRead {
+				if e, ok := la.elems(first, &m); ok && lostKey(m.Key, e) == g {
+					k, es = m.Key, e
+					break
+				}
+			}
+		}
+		in := analysis.Instance{Key: c.keyVal(k), Witness: c.witness(recs...)}
+		v := c.listVal(es)
+		in.Value = &v
+		for _, x := range recs {
+			in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
+		}
+		c.add(LostUpdate, in)
+	}
+	la.dirtyUpdates()
+	la.duplicateAppends()
+}
+
+// abortedAndIntermediate reports G1a (an element of a failed append) and
+// G1b (a list ending in another txn's intermediate append) for ok rec r.
+func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
+	c := la.c
+	for i := range mops {
+		m := &mops[i]
+		es, ok := la.elems(r, m)
+		if !ok {
+			continue
+		}
+		for _, e := range es {
+			if w := la.writer[e]; w >= 0 && c.recs[w].typ == model.Fail {
+				c.add(G1a, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.I(c.idx(w)),
+					Key: c.keyVal(m.Key), Element: analysis.VP(c.h.MsgValue(e)), Witness: c.witness(r, w)})
+			}
+		}
+		if len(es) == 0 {
+			continue
+		}
+		last := es[len(es)-1]
+		if w := la.writer[last]; w >= 0 && w != r && la.interm[last] {
+			c.add(G1b, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.I(c.idx(w)),
+				Key: c.keyVal(m.Key), Element: analysis.VP(c.h.MsgValue(last)), Witness: c.witness(r, w)})
+		}
+	}
+}
+
+// internal reports the first read of ok rec r that disagrees with what the
+// txn itself read and appended before (Cerone et al.'s INT): its own
+// appends must be the end of what it reads next. The expected state starts
+// with "..." when the txn never read the key before appending.
+func (la *listAppend) internal(r int32, mops []model.Mop) {
+	c := la.c
+	type expect struct {
+		known bool // the whole list is known, not just its end
+		isNil bool // known from a read of nil, which only nil matches
+		es    []model.MsgID
+	}
+	var state map[model.KeyID]*expect
+	for i := range mops {
+		m := &mops[i]
+		switch m.Kind {
+		case model.MopAppend:
+			if state == nil {
+				state = map[model.KeyID]*expect{}
+			}
+			s := state[m.Key]
+			if s == nil {
+				s = &expect{}
+				state[m.Key] = s
+			}
+			s.es, s.isNil = append(s.es, m.Msg), false // after nil, an append gives [v]
+		case model.MopReadList, model.MopRead:
+			es, ok := la.elems(r, m)
+			if !ok {
+				continue
+			}
+			if s := state[m.Key]; s != nil {
+				bad := false
+				if s.known {
+					bad = !slices.Equal(s.es, es) || s.isNil != (m.Kind == model.MopRead)
+				} else {
+					i := len(es) - len(s.es)
+					bad = i < 0 || !slices.Equal(es[i:], s.es)
+				}
+				if bad {
+					exp := c.listVal(s.es)
+					if s.isNil {
+						exp = analysis.V(model.NilAtom)
+					}
+					if !s.known {
+						exp.Elems = append([]analysis.Value{analysis.V(model.Atom{Kind: model.KOther, Text: "..."})}, exp.Elems...)
+					}
+					c.add(Internal, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+						Expected: &exp, Witness: c.witness(r)})
+					return
+				}
+			}
+			if state == nil {
+				state = map[model.KeyID]*expect{}
+			}
+			state[m.Key] = &expect{known: true, isNil: m.Kind == model.MopRead, es: slices.Clone(es)}
+		}
+	}
+}
+
+// futureRead reports the first append of ok rec r whose element the txn
+// had already read.
+func (la *listAppend) futureRead(r int32, mops []model.Mop) {
+	c := la.c
+	for i := range mops {
+		m := &mops[i]
+		if m.Kind != model.MopAppend {
+			continue
+		}
+		for j := range i {
+			es, ok := la.elems(r, &mops[j])
+			if ok && mops[j].Key == m.Key && slices.Contains(es, m.Msg) {
+				c.add(FutureRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(&mops[j]), Key: c.keyVal(m.Key),
+					Element: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+				return
+			}
+		}
+	}
+}
+
+// lostKey is the grouping key of lost-update: the key and the list read.
+func lostKey(k model.KeyID, es []model.MsgID) string {
+	b := make([]byte, 0, 4*(len(es)+1))
+	b = append(b, byte(k), byte(k>>8), byte(k>>16), byte(k>>24))
+	for _, e := range es {
+		b = append(b, byte(e), byte(e>>8), byte(e>>16), byte(e>>24))
+	}
+	return string(b)
+}
+
+// lostUpdateOf adds ok rec r to the lost-update groups: for each key it
+// read (its first read of the key, before writing it) and then appended
+// to (Elle's lost-update-cases).
+func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, groups map[string][]int32, order *[]string) {
+	var read map[model.KeyID][]model.MsgID
+	var wrote map[model.KeyID]bool
+	for i := range mops {
+		m := &mops[i]
+		switch m.Kind {
+		case model.MopAppend:
+			if wrote[m.Key] {
+				continue
+			}
+			if wrote == nil {
+				wrote = map[model.KeyID]bool{}
+			}
+			wrote[m.Key] = true
+			if es, ok := read[m.Key]; ok {
+				g := lostKey(m.Key, es)
+				if _, seen := groups[g]; !seen {
+					*order = append(*order, g)
+				}
+				groups[g] = append(groups[g], r)
+			}
+		case model.MopReadList, model.MopRead:
+			if _, ok := read[m.Key]; ok || wrote[m.Key] {
+				continue
+			}
+			if es, ok := la.elems(r, m); ok {
+				if read == nil {
+					read = map[model.KeyID][]model.MsgID{}
+				}
+				read[m.Key] = es
+			}
+		}
+	}
+}
+
+// duplicateElements reports each read of rec r holding an element twice.
+func (la *listAppend) duplicateElements(r int32, mops []model.Mop) {
+	c := la.c
+	for i := range mops {
+		m := &mops[i]
+		es, ok := la.elems(r, m)
+		if !ok || len(es) < 2 {
+			continue
+		}
+		var counts map[model.MsgID]int64
+		for j, e := range es {
+			if slices.Contains(es[:j], e) {
+				if counts == nil {
+					counts = map[model.MsgID]int64{}
+				}
+				counts[e]++
+			}
+		}
+		if counts == nil {
+			continue
+		}
+		dup := map[string]int64{}
+		for e, n := range counts {
+			b, _ := json.Marshal(c.msgVal(e))
+			dup[string(b)] = n + 1
+		}
+		c.add(DuplicateElements, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+			Duplicates: dup, Witness: c.witness(r)})
+	}
+}
+
+// garbage reports each element rec r read that no op in the history
+// appended (ours: Elle has no such check).
+func (la *listAppend) garbage(r int32, mops []model.Mop) {
+	c := la.c
+	for i := range mops {
+		m := &mops[i]
+		es, ok := la.elems(r, m)
+		if !ok {
+			continue
+		}
+		for j, e := range es {
+			if la.writer[e] < 0 && !slices.Contains(es[:j], e) {
+				c.add(GarbageRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+					Element: analysis.VP(c.h.MsgValue(e)), Witness: c.witness(r)})
+			}
+		}
+	}
+}
+
+// dirtyUpdates walks each key's version order (from the reads) with the
+// type of each element's writer and reports a failed append followed by a
+// committed one (Elle's dirty-update-cases): the elements from the failed
+// one's to the committed one's, and the two txns. Elements nobody appended
+// are taken as info (nothing can be said).
+func (la *listAppend) dirtyUpdates() {
+	c := la.c
+	for k, o := range la.readOrder {
+		if la.dupKey[k] {
+			continue
+		}
+		t1, t1typ := int32(-1), model.OK // the initial state counts as committed
+		var vs []model.MsgID
+		for _, e := range o {
+			t2, t2typ := la.writer[e], model.Info
+			if t2 >= 0 {
+				t2typ = c.recs[t2].typ
+			}
+			switch {
+			case t2typ == model.OK && t1typ == model.Fail:
+				vs = append(vs, e)
+				in := analysis.Instance{Key: c.keyVal(model.KeyID(k)), Witness: c.witness(t1, t2)}
+				for _, x := range vs {
+					in.Values = append(in.Values, c.msgVal(x))
+				}
+				in.Txns = []analysis.Value{analysis.V(model.IntAtom(c.idx(t1))),
+					analysis.V(model.Atom{Kind: model.KOther, Text: "..."}), analysis.V(model.IntAtom(c.idx(t2)))}
+				c.add(DirtyUpdate, in)
+				t1, t1typ, vs = t2, t2typ, []model.MsgID{e}
+			case t2typ == model.OK || t2typ == model.Fail && t1typ != model.Fail:
+				t1, t1typ, vs = t2, t2typ, []model.MsgID{e}
+			default: // info after anything, or fail after fail: keep the range
+				vs = append(vs, e)
+			}
+		}
+	}
+}
+
+// duplicateAppends reports the values appended more than once to a key:
+// the key's order cannot be trusted, so it is left out of the graph and the
+// verdict is at best unknown (ours: Elle refuses the whole history).
+func (la *listAppend) duplicateAppends() {
+	c := la.c
+	if len(la.dups) == 0 {
+		return
+	}
+	ms := make([]model.MsgID, 0, len(la.dups))
+	for m := range la.dups {
+		ms = append(ms, m)
+	}
+	slices.Sort(ms)
+	for _, m := range ms {
+		recs := la.dups[m]
+		k := c.h.MsgKey(m)
+		var ops []int64
+		for _, r := range recs {
+			ops = append(ops, c.idx(r))
+		}
+		c.add(DuplicateAppends, analysis.Instance{Key: c.keyVal(k), Value: analysis.VP(c.h.MsgValue(m)), Ops: ops,
+			Witness: c.witness(recs...)})
+		c.unknownReason("%s: value %s was appended to key %s by %s, so the order of that key cannot be inferred; "+
+			"it was left out of the dependency graph", DuplicateAppends, c.h.MsgValue(m), c.h.Keys[k], opList(ops))
+	}
+}

@@ -1,0 +1,93 @@
+package txn
+
+import (
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// emitOrder adds the order edges the models need (c.orderRel): realtime
+// edges, which subsume process order since a process runs one txn at a
+// time, or else process edges, or none (Elle's additional-graphs).
+func (c *checker) emitOrder(add func(from, to int32, rel graph.Rel)) {
+	switch c.orderRel {
+	case graph.Realtime:
+		c.emitRealtime(add)
+	case graph.Process:
+		c.emitProcess(add)
+	}
+}
+
+// emitProcess links each ok txn of a process to the process's next ok txn
+// (spec/txn.md §2).
+func (c *checker) emitProcess(add func(from, to int32, rel graph.Rel)) {
+	last := map[int32]int32{} // process -> vertex of its latest ok txn
+	for i := range c.h.Ops {
+		r := c.recAt[i]
+		if r < 0 {
+			continue
+		}
+		rc := &c.recs[r]
+		if int32(i) != rc.comp || rc.typ != model.OK || rc.inv == rc.comp {
+			continue
+		}
+		p := c.h.Ops[i].Process
+		if prev, ok := last[p]; ok {
+			add(prev, rc.vertex, graph.Process)
+		}
+		last[p] = rc.vertex
+	}
+}
+
+// emitRealtime adds A → B whenever ok txn A completed before B was invoked,
+// as a transitive reduction kept sparse by a frontier (Elle's
+// realtime-graph, research/elle.md A.3): the ok txns completed so far that
+// no later-completed txn follows. At each invocation every frontier txn is
+// linked to the invoked txn (ok or info: an info txn may take effect after
+// its invocation); at each ok completion the txns that were in the frontier
+// when it was invoked leave it (they reach later txns through it) and it
+// joins. Failed txns are no vertices; info txns get edges in, never out.
+// Cost: O(ops · frontier) time and edges, frontier ≈ concurrency.
+func (c *checker) emitRealtime(add func(from, to int32, rel graph.Rel)) {
+	type member struct {
+		vertex int32
+		since  int32 // position where it joined
+	}
+	var frontier []member
+	for i := range c.h.Ops {
+		r := c.recAt[i]
+		if r < 0 {
+			continue
+		}
+		rc := &c.recs[r]
+		if rc.vertex < 0 {
+			continue
+		}
+		if int32(i) == rc.inv {
+			for _, f := range frontier {
+				add(f.vertex, rc.vertex, graph.Realtime)
+			}
+		}
+		if int32(i) == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
+			kept := frontier[:0]
+			for _, f := range frontier {
+				if f.since > rc.inv {
+					kept = append(kept, f)
+				}
+			}
+			frontier = append(kept, member{rc.vertex, int32(i)})
+		}
+	}
+}
+
+// orderStep explains a process or realtime edge from rec u to rec v.
+func (c *checker) orderStep(u, v int32, rel graph.Rel) analysis.Step {
+	st := analysis.Step{From: c.idx(u), To: c.idx(v), Rel: rel.String()}
+	if rel == graph.Process {
+		p := c.h.Ops[c.recs[u].comp].Process
+		if p >= 0 {
+			st.Process = analysis.I(int64(p))
+		}
+	}
+	return st
+}

@@ -1,0 +1,122 @@
+package txn
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/consistency"
+)
+
+// referenceDir holds generated histories with Elle's verdicts; it stays
+// outside the repository (its README says so).
+const referenceDir = "../../../shared/reference/txn"
+
+type elleRun struct {
+	Models []string       `json:"consistency_models"`
+	Valid  any            `json:"valid"`
+	Types  []string       `json:"anomaly_types"`
+	Counts map[string]int `json:"anomaly_counts"`
+	Not    []string       `json:"not"`
+	Also   []string       `json:"also_not"`
+}
+
+type elleReference struct {
+	Model string    `json:"model"`
+	Runs  []elleRun `json:"runs"`
+}
+
+// TestReferenceListAppend checks hindsight against Elle on the generated
+// list-append histories of shared/reference/txn, under each model Elle was
+// run with: the same verdict and the same not/also_not always. Where Elle's
+// search finished (no cycle-search-timeout), also the same anomalies up to
+// Elle's implication lattice (hindsight's search is complete where Elle's
+// breadth-first search keeps the first cycle it meets, so it may find a
+// type that implies the one Elle reported in a component, and then, as
+// Elle does, skip the implied one), and the same non-cycle types with the
+// same counts (lost-update: at most Elle's, see the package doc). Where
+// Elle timed out, its types vary between runs; then every non-cycle type
+// it found must be found here too.
+func TestReferenceListAppend(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(referenceDir, "*.elle.json"))
+	if len(files) == 0 {
+		t.Skip("../shared/reference/txn not found beside the repository: Elle reference tests skipped")
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ref elleReference
+		if err := json.Unmarshal(raw, &ref); err != nil {
+			t.Fatal(err)
+		}
+		if ref.Model != "list-append" {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".elle.json")
+		t.Run(name, func(t *testing.T) {
+			h, p := readHistory(t, strings.TrimSuffix(f, ".elle.json")+".edn.gz")
+			for _, run := range ref.Runs {
+				res := CheckListAppend(h, p, Options{Models: run.Models, CycleBudget: DefaultOptions().CycleBudget})
+				compareElleRun(t, run, res)
+			}
+		})
+	}
+}
+
+func compareElleRun(t *testing.T, run elleRun, res *analysis.Result) {
+	t.Helper()
+	wantV := map[any]analysis.Verdict{true: analysis.Valid, false: analysis.Invalid, "unknown": analysis.Unknown}[run.Valid]
+	if res.Verdict != wantV {
+		t.Errorf("%v: verdict %s, Elle %v", run.Models, res.Verdict, run.Valid)
+	}
+	if !slices.Equal(res.Not, nonNil(run.Not)) || !slices.Equal(res.AlsoNot, nonNil(run.Also)) {
+		t.Errorf("%v: not %v also_not %v, Elle %v and %v", run.Models, res.Not, res.AlsoNot, run.Not, run.Also)
+	}
+	if len(res.Anomalies[CycleSearchTimeout]) > 0 {
+		t.Errorf("%v: hindsight's search ran out of its budget", run.Models)
+	}
+	ours := map[string]int{}
+	for typ, ins := range res.Anomalies {
+		ours[typ] = len(ins)
+	}
+	_, elleTimedOut := run.Counts[CycleSearchTimeout]
+	for typ, n := range run.Counts {
+		if consistency.IsCycleType(typ) || typ == CycleSearchTimeout {
+			continue
+		}
+		switch {
+		case ours[typ] == 0:
+			t.Errorf("%v: Elle found %d %s, hindsight none", run.Models, n, typ)
+		case elleTimedOut:
+		case typ == LostUpdate && ours[typ] <= n:
+		case ours[typ] != n:
+			t.Errorf("%v: %d %s, Elle %d", run.Models, ours[typ], typ, n)
+		}
+	}
+	if elleTimedOut {
+		return
+	}
+	for typ := range ours {
+		if !consistency.IsCycleType(typ) && run.Counts[typ] == 0 {
+			t.Errorf("%v: hindsight found %s, Elle did not", run.Models, typ)
+		}
+	}
+	ci := consistency.ImpliedAnomalies(res.AnomalyTypes...).Sorted()
+	ce := consistency.ImpliedAnomalies(run.Types...).Sorted()
+	if !slices.Equal(ci, ce) {
+		t.Errorf("%v: types %v, Elle %v: not the same up to implication", run.Models, res.AnomalyTypes, run.Types)
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

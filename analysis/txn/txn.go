@@ -1,0 +1,317 @@
+package txn
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/consistency"
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// Options tune a transactional check.
+type Options struct {
+	// Models are the consistency models the history must satisfy (Elle's
+	// names or aliases). Nil means consistency.DefaultModels; an empty
+	// non-nil slice means none (only Anomalies are looked for).
+	Models []string
+	// Anomalies are further anomaly types the history must not show
+	// (Elle's :anomalies; G1 stands for G1a, G1b and G1c, and so on).
+	Anomalies []string
+	// CycleBudget bounds the cycle search in each strongly connected
+	// component; zero means no bound.
+	CycleBudget time.Duration
+}
+
+// DefaultOptions are the defaults of the command line.
+func DefaultOptions() Options { return Options{CycleBudget: 10 * time.Second} }
+
+// Validate checks the model and anomaly names of o.
+func (o Options) Validate() error {
+	_, err := consistency.Prohibited(o.models(), o.Anomalies)
+	return err
+}
+
+func (o Options) models() []string {
+	if o.Models == nil {
+		return consistency.DefaultModels
+	}
+	return o.Models
+}
+
+// rec is one transaction: a completion with its invocation, or an
+// invocation that never completed (taken as info).
+type rec struct {
+	inv, comp int32 // positions in h.Ops; comp == inv for an open invocation
+	typ       model.OpType
+	vertex    int32 // graph vertex (ok and info txns), or -1
+}
+
+// inference is what a workload's analysis gives the shared machinery: the
+// data edges of the dependency graph and why each exists.
+type inference interface {
+	// emit calls add for every data edge (ww, wr, rw) between vertices.
+	// It must be deterministic: the graph builder calls it twice.
+	emit(add func(from, to int32, rel graph.Rel))
+	// explain says why the data edge from rec u to rec v with relation rel
+	// exists.
+	explain(u, v int32, rel graph.Rel) analysis.Step
+}
+
+// checker holds what every transactional analysis shares.
+type checker struct {
+	h       *model.History
+	pairing model.Pairing
+	opts    Options
+	res     *analysis.Result
+
+	recs  []rec
+	vrec  []int32 // vertex -> rec
+	recAt []int32 // position in h.Ops -> rec, -1
+	// orderRel is the relation added for process or realtime order
+	// (consistency.OrderRel): 0, graph.Process or graph.Realtime.
+	orderRel graph.Rel
+	inf      inference
+}
+
+func newChecker(h *model.History, p model.Pairing, opts Options, workload string) *checker {
+	c := &checker{h: h, pairing: p, opts: opts, res: &analysis.Result{
+		Schema: analysis.Schema, Source: h.Source, Workload: workload,
+		Options:  analysis.Options{CycleBudgetS: opts.CycleBudget.Seconds(), Anomalies: opts.Anomalies},
+		Warnings: h.Warnings,
+	}}
+	c.res.Models = append([]string{}, opts.models()...) // as requested
+	c.orderRel, _ = consistency.OrderRel(opts.models(), opts.Anomalies)
+	c.records()
+	return c
+}
+
+// records collects the transactions: every client completion, and every
+// client invocation never completed, whose micro-ops are transactional.
+func (c *checker) records() {
+	h := c.h
+	c.recAt = make([]int32, len(h.Ops))
+	for i := range c.recAt {
+		c.recAt[i] = -1
+	}
+	st := &c.res.Stats
+	st.Ops = int64(len(h.Ops))
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if !op.IsClient() {
+			continue
+		}
+		st.ClientOps++
+		var r rec
+		switch {
+		case op.Type != model.Invoke && c.pairing.Partner[i] >= 0:
+			r = rec{inv: c.pairing.Partner[i], comp: int32(i), typ: op.Type}
+		case op.Type == model.Invoke && c.pairing.Partner[i] < 0:
+			r = rec{inv: int32(i), comp: int32(i), typ: model.Info}
+		default:
+			continue
+		}
+		if !isTxn(h.MopsOf(op)) && !(r.inv != r.comp && isTxn(h.MopsOf(&h.Ops[r.inv]))) {
+			continue
+		}
+		switch {
+		case r.inv == r.comp:
+			st.OpenOps++
+		case r.typ == model.OK:
+			st.OKOps++
+		case r.typ == model.Info:
+			st.InfoOps++
+		case r.typ == model.Fail:
+			st.FailOps++
+		}
+		r.vertex = -1
+		if r.typ != model.Fail {
+			r.vertex = int32(len(c.vrec))
+			c.vrec = append(c.vrec, int32(len(c.recs)))
+		}
+		c.recAt[r.inv], c.recAt[r.comp] = int32(len(c.recs)), int32(len(c.recs))
+		c.recs = append(c.recs, r)
+	}
+	st.Txns = int64(len(c.recs))
+	st.Keys = int64(len(h.Keys))
+}
+
+func isTxn(mops []model.Mop) bool {
+	for i := range mops {
+		switch mops[i].Kind {
+		case model.MopAppend, model.MopWrite, model.MopRead, model.MopReadList:
+			return true
+		}
+	}
+	return false
+}
+
+// mops returns the micro-ops of rec r as executed: its completion's, or its
+// invocation's when the completion carries none (a fail that repeats
+// nothing, an open invocation).
+func (c *checker) mops(r int32) []model.Mop {
+	rc := &c.recs[r]
+	if m := c.h.MopsOf(&c.h.Ops[rc.comp]); len(m) > 0 || rc.inv == rc.comp {
+		return m
+	}
+	return c.h.MopsOf(&c.h.Ops[rc.inv])
+}
+
+// idx is the op index that names rec r: its completion's.
+func (c *checker) idx(r int32) int64 { return c.h.Ops[c.recs[r].comp].Index }
+
+// witness lists the invocations and completions of the given recs.
+func (c *checker) witness(recs ...int32) []int64 {
+	w := make([]int64, 0, 2*len(recs))
+	for _, r := range recs {
+		rc := &c.recs[r]
+		w = append(w, c.h.Ops[rc.inv].Index)
+		if rc.comp != rc.inv {
+			w = append(w, c.h.Ops[rc.comp].Index)
+		}
+	}
+	return w
+}
+
+func (c *checker) keyVal(k model.KeyID) *analysis.Value { return analysis.VP(c.h.Keys[k]) }
+
+func (c *checker) msgVal(m model.MsgID) analysis.Value { return analysis.V(c.h.MsgValue(m)) }
+
+// listVal is the list value of the given elements.
+func (c *checker) listVal(ms []model.MsgID) analysis.Value {
+	vs := make([]analysis.Value, len(ms))
+	for i, m := range ms {
+		vs[i] = c.msgVal(m)
+	}
+	return analysis.ListValue(vs)
+}
+
+// mopVal renders micro-op m of a txn for JSON: its name as the EDN keyword
+// it is (":r", ":append", ":w"), its key and its value.
+func (c *checker) mopVal(m *model.Mop) *analysis.Mop {
+	out := &analysis.Mop{F: ":" + m.Kind.String(), Key: analysis.V(c.h.Keys[m.Key]), Value: analysis.V(model.NilAtom)}
+	switch m.Kind {
+	case model.MopReadList:
+		out.Value = c.listVal(c.h.ElemsOf(m))
+	case model.MopAppend, model.MopWrite:
+		out.Value = c.msgVal(m.Msg)
+	case model.MopRead:
+		if m.Done {
+			out.Value = c.msgVal(m.Msg)
+		}
+	}
+	return out
+}
+
+// add records an instance of typ.
+func (c *checker) add(typ string, in analysis.Instance) { c.res.Add(typ, in) }
+
+// graph builds the dependency graph on the vertices (ok and info txns):
+// the workload's data edges plus process or realtime order.
+func (c *checker) graph() *graph.Graph {
+	return graph.BuildFunc(len(c.vrec), func(add func(from, to int32, rel graph.Rel)) {
+		c.inf.emit(add)
+		c.emitOrder(add)
+	})
+}
+
+// run finishes a check once the workload's inference and non-cycle checks
+// are done: the graph, the cycle search, and the verdict.
+func (c *checker) run(start time.Time) *analysis.Result {
+	g := c.graph()
+	st := &c.res.Stats
+	st.GraphVertices, st.GraphEdges = int64(g.N()), int64(g.E())
+	if g.E() == 0 {
+		c.add(EmptyTransactionGraph, analysis.Instance{Witness: []int64{}})
+		c.res.UnknownReasons = append(c.res.UnknownReasons, EmptyTransactionGraph+
+			": no transaction depends on another (no read saw another's write, and no order links them), so nothing can be judged")
+	}
+	c.cycles(g)
+	if c.h.Truncated {
+		c.res.UnknownReasons = append(c.res.UnknownReasons,
+			"the input was cut off in the middle of an op; only the complete ops before it were analysed")
+	}
+	c.finish()
+	st.ElapsedMS = time.Since(start).Milliseconds()
+	return c.res
+}
+
+// ours are the types hindsight adds to Elle's: always reported;
+// garbage-read is bad under every model, duplicate-appends and
+// duplicate-writes make the verdict unknown.
+var ours = map[string]bool{GarbageRead: true, DuplicateAppends: true, "duplicate-writes": true}
+
+// finish applies Elle's result map (elle.txn result-map): only types the
+// models make reportable are kept, cycle-exists types that other anomalies
+// make redundant are dropped, the verdict is invalid when a prohibited type
+// remains, and `not`/`also_not` are the boundary of every type found.
+func (c *checker) finish() {
+	models := c.opts.models()
+	reportable, err := consistency.Reportable(models, c.opts.Anomalies)
+	if err != nil {
+		c.res.UnknownReasons = append(c.res.UnknownReasons, err.Error())
+		reportable = consistency.Set{}
+	}
+	prohibited, _ := consistency.Prohibited(models, c.opts.Anomalies)
+	var found []string
+	for t := range c.res.Anomalies {
+		found = append(found, boundaryType(t))
+	}
+	slices.Sort(found)
+	var keep []string
+	for t := range c.res.Anomalies {
+		if reportable.Has(t) || ours[t] {
+			keep = append(keep, t)
+		}
+	}
+	slices.Sort(keep)
+	keep = consistency.RemoveRedundantCycleExists(keep)
+	for t := range c.res.Anomalies {
+		if !slices.Contains(keep, t) {
+			delete(c.res.Anomalies, t)
+		}
+	}
+	c.res.Not, c.res.AlsoNot = []string{}, []string{}
+	if len(keep) > 0 {
+		c.res.Not, c.res.AlsoNot = consistency.Boundary(found)
+		if c.res.Not == nil {
+			c.res.Not = []string{}
+		}
+		if c.res.AlsoNot == nil {
+			c.res.AlsoNot = []string{}
+		}
+	}
+	c.res.Finish(func(typ string, _ *analysis.Instance) bool {
+		return typ == GarbageRead || prohibited.Has(typ)
+	})
+}
+
+// boundaryType is the type Boundary should count for typ: garbage-read is
+// outside Elle's lattice; it rules out what an aborted read does (Elle's own
+// treatment of incompatible orders, where garbage shows up there).
+func boundaryType(t string) string {
+	if t == GarbageRead {
+		return G1a
+	}
+	return t
+}
+
+// unknownReason records why the verdict can be no better than unknown.
+func (c *checker) unknownReason(format string, args ...any) {
+	c.res.UnknownReasons = append(c.res.UnknownReasons, fmt.Sprintf(format, args...))
+}
+
+// opList renders op indices for messages: "ops 3, 5 and 9".
+func opList(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	if len(s) == 1 {
+		return "op " + s[0]
+	}
+	return "ops " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
