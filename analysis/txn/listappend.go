@@ -260,9 +260,9 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 			continue
 		}
 		c.add(IncompatibleOrder, analysis.Instance{
-			Key:    c.keyVal(k),
-			Values: []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
-			Ops:    []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
+			Key:     c.keyVal(k),
+			Values:  []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
+			Ops:     []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
 			Witness: c.witness(a.ref.rec, b.ref.rec),
 		})
 		return
