@@ -117,15 +117,34 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 					fmt.Fprintf(&b, "  … and %d more (--max-examples, or --format json for all)\n", len(ins)-maxExamples)
 					break
 				}
-				fmt.Fprintf(&b, "  - %s\n    witness: ops %s\n", Explain(row.Type, &ins[i], lookup), ints(ins[i].Witness))
+				fmt.Fprintf(&b, "  - %s\n    witness: ops %s\n", ExplainIn(r.Workload, row.Type, &ins[i], lookup), ints(ins[i].Witness))
 			}
 		}
 	}
 	s := r.Stats
+	if IsTxnWorkload(r.Workload) {
+		fmt.Fprintf(&b, "\nmodels: %s; ruled out: %s", strings.Join(r.Models, ", "), orNone(r.Not))
+		if len(r.AlsoNot) > 0 {
+			fmt.Fprintf(&b, " (and so %d stronger models)", len(r.AlsoNot))
+		}
+		fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d elements; "+
+			"graph %d txns, %d edges, %d cyclic components (largest %d); %d ms\n",
+			s.Ops, s.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages,
+			s.GraphVertices, s.GraphEdges, s.Components, s.LargestComponent, s.ElapsedMS)
+		_, err := w.Write(b.Bytes())
+		return err
+	}
 	fmt.Fprintf(&b, "\n%d ops (%d client: %d ok, %d info, %d fail, %d never completed), %d keys, %d messages; "+
 		"graph %d ops, %d edges, %d cyclic components; worst realtime lag %s; %d ms\n",
 		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages,
 		s.GraphVertices, s.GraphEdges, s.Components, time.Duration(s.WorstLagS*1e9).Round(time.Microsecond), s.ElapsedMS)
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
 }

@@ -1,0 +1,254 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// This file explains the anomalies of the transactional workloads
+// (list-append, rw-register): each non-cycle instance in a sentence, and
+// each cycle the way Elle does, step by step ("op 3 < op 5, because ..."),
+// every ww and rw step naming the read that showed its version order.
+
+// IsTxnWorkload reports whether workload is one of the transactional ones.
+func IsTxnWorkload(workload string) bool {
+	return workload == "list-append" || workload == "rw-register"
+}
+
+// ExplainIn says in plain words what one instance of typ shows in a history
+// of the given workload.
+func ExplainIn(workload, typ string, in *analysis.Instance, lookup OpLookup) string {
+	if IsTxnWorkload(workload) {
+		return explainTxn(workload, typ, in, lookup)
+	}
+	return Explain(typ, in, lookup)
+}
+
+// ExplainStepIn says why one edge of a cycle exists, in a history of the
+// given workload.
+func ExplainStepIn(workload string, st analysis.Step, lookup OpLookup) string {
+	if IsTxnWorkload(workload) {
+		return txnStep(workload, st, lookup)
+	}
+	return ExplainStep(st, lookup)
+}
+
+func mopText(m *analysis.Mop) string {
+	if m == nil {
+		return "a read"
+	}
+	return m.String()
+}
+
+func explainTxn(workload, typ string, in *analysis.Instance, lookup OpLookup) string {
+	key, op, writer := val(in.Key), "an op", "an op"
+	if in.Op != nil {
+		op = opName(lookup, *in.Op)
+	}
+	if in.Writer != nil {
+		writer = opTyped(lookup, *in.Writer)
+	}
+	elem := val(in.Element)
+	if in.Element == nil {
+		elem = val(in.Value)
+	}
+	switch {
+	case len(in.Steps) > 0:
+		return ExplainTxnCycle(workload, typ, in, lookup)
+	case typ == "G1a":
+		return fmt.Sprintf("%s read %s of key %s (%s), but %s, which wrote it, failed: an aborted read.",
+			op, elem, key, mopText(in.Mop), writer)
+	case typ == "G1b":
+		return fmt.Sprintf("%s read key %s ending in %s (%s), but %s overwrote %s within itself: an intermediate state, not its final write.",
+			op, key, elem, mopText(in.Mop), writer, elem)
+	case typ == "internal":
+		return fmt.Sprintf("%s read %s, but its own earlier reads and writes of key %s say it should have read %s.",
+			op, mopText(in.Mop), key, val(in.Expected))
+	case typ == "future-read":
+		return fmt.Sprintf("%s read %s of key %s (%s), an element it appends only later in itself.", op, elem, key, mopText(in.Mop))
+	case typ == "incompatible-order":
+		if len(in.Values) == 2 && len(in.Ops) == 2 {
+			return fmt.Sprintf("key %s: %s read %s and %s read %s; neither is a prefix of the other, so no single order of appends explains both (they first differ at element %d).",
+				key, opName(lookup, in.Ops[0]), in.Values[0].String(), opName(lookup, in.Ops[1]), in.Values[1].String(),
+				firstDifference(in.Values[0], in.Values[1])+1)
+		}
+	case typ == "duplicate-elements":
+		var parts []string
+		for e, n := range sortedCounts(in.Duplicates) {
+			parts = append(parts, fmt.Sprintf("%s %d times", e, n))
+		}
+		return fmt.Sprintf("%s read key %s as %s, which holds %s; every element is appended once.",
+			op, key, mopText(in.Mop), strings.Join(parts, ", "))
+	case typ == "dirty-update":
+		if len(in.Txns) == 3 {
+			return fmt.Sprintf("key %s: %s failed, yet its element is followed in the version order (%s) by the committed %s: a dirty update.",
+				key, opTyped(lookup, in.Txns[0].Int), vals(in.Values), opTyped(lookup, in.Txns[2].Int))
+		}
+	case typ == "lost-update":
+		var ops []int64
+		for _, x := range in.Txns {
+			ops = append(ops, x.Int)
+		}
+		return fmt.Sprintf("key %s: ops %s each read %s and then wrote the key, unaware of the others: all but one of their updates were lost.",
+			key, ints(ops), val(in.Value))
+	case typ == "garbage-read":
+		return fmt.Sprintf("%s read %s of key %s (%s), which no op in the history wrote.", op, elem, key, mopText(in.Mop))
+	case typ == "cyclic-versions":
+		return fmt.Sprintf("key %s: the version orders inferred for values %s contradict each other.", key, vals(in.Values))
+	case typ == "duplicate-appends" || typ == "duplicate-writes":
+		return fmt.Sprintf("key %s: value %s was written by ops %s, so its order cannot be told; the key is left out of the dependency graph.",
+			key, val(in.Value), ints(in.Ops))
+	case typ == "empty-transaction-graph":
+		return "no transaction depends on another (no read saw another's write and no order links them), so nothing could be judged."
+	case typ == "cycle-search-timeout":
+		return fmt.Sprintf("the cycle search of a component of %s txns ran out of its budget while looking for %s; it had ruled out %s.",
+			i64(in.SCCSize), in.SpecType, strings.Join(nonEmpty(in.DoesNotContain), ", "))
+	}
+	return fmt.Sprintf("%s: witness ops %s", typ, ints(in.Witness))
+}
+
+func nonEmpty(s []string) []string {
+	if len(s) == 0 {
+		return []string{"nothing"}
+	}
+	return s
+}
+
+// firstDifference is the index of the first element where two lists differ
+// (the shorter one's length when one is a prefix of the other).
+func firstDifference(a, b analysis.Value) int {
+	n := min(len(a.Elems), len(b.Elems))
+	for i := range n {
+		if a.Elems[i].String() != b.Elems[i].String() {
+			return i
+		}
+	}
+	return n
+}
+
+// sortedCounts returns m's entries in key order (an iterator, for range).
+func sortedCounts(m map[string]int64) func(yield func(string, int64) bool) {
+	return func(yield func(string, int64) bool) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		for i := 1; i < len(keys); i++ { // a few keys: insertion sort
+			for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+				keys[j], keys[j-1] = keys[j-1], keys[j]
+			}
+		}
+		for _, k := range keys {
+			if !yield(k, m[k]) {
+				return
+			}
+		}
+	}
+}
+
+// txnCycleKinds says what each base cycle type is.
+var txnCycleKinds = map[string]string{
+	"G0":                 "a G0 cycle (write-write dependencies only)",
+	"G1c":                "a G1c cycle (circular information flow)",
+	"G-single-item":      "a G-single-item cycle (exactly one anti-dependency: read skew)",
+	"G-nonadjacent-item": "a G-nonadjacent-item cycle (anti-dependencies, no two in a row)",
+	"G2-item":            "a G2-item cycle (two anti-dependencies in a row: write skew)",
+}
+
+// ExplainTxnCycle explains a transactional cycle as a chain of orders,
+// "op A < op B, because ...", the last of which contradicts the first.
+func ExplainTxnCycle(workload, typ string, in *analysis.Instance, lookup OpLookup) string {
+	var sb strings.Builder
+	ops := make([]string, len(in.Cycle))
+	for i, c := range in.Cycle {
+		ops[i] = fmt.Sprint(c)
+	}
+	fmt.Fprintf(&sb, "ops %s form a cycle:", strings.Join(ops, " → "))
+	for i, st := range in.Steps {
+		sb.WriteString("\n      ")
+		if i == len(in.Steps)-1 && len(in.Steps) > 1 {
+			sb.WriteString("however ")
+		}
+		fmt.Fprintf(&sb, "op %d < op %d, because %s", st.From, st.To, txnStep(workload, st, lookup))
+		if i == len(in.Steps)-1 {
+			sb.WriteString(": a contradiction")
+		} else {
+			sb.WriteString(";")
+		}
+	}
+	base, form := typ, ""
+	for _, sfx := range []string{"-process", "-realtime"} {
+		if strings.HasSuffix(typ, sfx) {
+			base, form = strings.TrimSuffix(typ, sfx), " with "+sfx[1:]+" order"
+		}
+	}
+	if k, ok := txnCycleKinds[base]; ok {
+		fmt.Fprintf(&sb, ", %s%s.", k, form)
+	} else if in.Not != "" {
+		fmt.Fprintf(&sb, ", so %s cannot hold (a cycle in %s).", in.Not, in.Subgraph)
+	} else {
+		sb.WriteString(".")
+	}
+	return sb.String()
+}
+
+// orderBy says which read showed the version order behind a ww or rw
+// step.
+func orderBy(st analysis.Step) string {
+	switch {
+	case st.OrderOp == nil:
+		return ""
+	case st.Unread:
+		return fmt.Sprintf(" (%s was never read, so it came after everything op %d's read showed)", st.Values[1].String(), *st.OrderOp)
+	}
+	return fmt.Sprintf(" (as op %d's read shows)", *st.OrderOp)
+}
+
+func txnStep(workload string, st analysis.Step, lookup OpLookup) string {
+	from, to := fmt.Sprintf("op %d", st.From), fmt.Sprintf("op %d", st.To)
+	key := val(st.Key)
+	list := workload == "list-append"
+	switch st.Rel {
+	case "wr":
+		if list {
+			return fmt.Sprintf("%s read key %s up to %s, the element %s appended (wr)", to, key, val(st.Value), from)
+		}
+		return fmt.Sprintf("%s read key %s = %s, which %s wrote (wr)", to, key, val(st.Value), from)
+	case "ww":
+		if len(st.Values) == 2 {
+			if list {
+				return fmt.Sprintf("%s appended %s to key %s right after %s's %s (ww)%s", to, st.Values[1].String(), key, from, st.Values[0].String(), orderBy(st))
+			}
+			return fmt.Sprintf("%s set key %s to %s, and %s's %s came next in its version order (ww)%s", from, key, st.Values[0].String(), to, st.Values[1].String(), orderBy(st))
+		}
+	case "rw":
+		if len(st.Values) == 2 {
+			seen := "read key " + key + " up to " + st.Values[0].String()
+			if st.Values[0].Kind == model.KNil {
+				seen = "read key " + key + " empty"
+				if !list {
+					seen = "read key " + key + " in its initial (nil) state"
+				}
+			} else if !list {
+				seen = "read key " + key + " = " + st.Values[0].String()
+			}
+			what := "append"
+			if !list {
+				what = "write"
+			}
+			return fmt.Sprintf("%s %s, so it did not see %s's %s of %s, which came next (rw)%s", from, seen, to, what, st.Values[1].String(), orderBy(st))
+		}
+	case "process":
+		if st.Process != nil {
+			return fmt.Sprintf("process %d ran %s before %s (process order)", *st.Process, from, to)
+		}
+		return fmt.Sprintf("%s's process ran it before %s (process order)", from, to)
+	case "realtime":
+		return fmt.Sprintf("%s completed before %s was invoked (realtime)", from, to)
+	}
+	_ = lookup
+	return fmt.Sprintf("%s → %s (%s)", from, to, st.Rel)
+}
