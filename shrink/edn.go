@@ -37,11 +37,13 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
 	}
 	b = append(b, ", :type :"...)
 	b = append(b, op.Type.String()...)
-	b = append(b, ", :process "...)
-	if op.IsClient() {
+	switch {
+	case op.Process == model.AnonProcess: // as in the source: no :process
+	case op.IsClient():
+		b = append(b, ", :process "...)
 		b = strconv.AppendInt(b, int64(op.Process), 10)
-	} else {
-		b = append(b, ":nemesis"...)
+	default:
+		b = append(b, ", :process :nemesis"...)
 	}
 	b = append(b, ", :f :"...)
 	if op.F == model.FOther {
@@ -124,6 +126,34 @@ func appendMops(b []byte, h *model.History, mops []model.Mop) []byte {
 				b = append(b, ']')
 			}
 			b = append(b, "}]"...)
+		case model.MopAppend, model.MopWrite:
+			b = append(b, "[:"...)
+			b = append(b, m.Kind.String()...)
+			b = append(b, ' ')
+			b = appendAtom(b, h.Keys[m.Key])
+			b = append(b, ' ')
+			b = appendAtom(b, h.MsgValue(m.Msg))
+			b = append(b, ']')
+		case model.MopRead, model.MopReadList:
+			b = append(b, "[:r "...)
+			b = appendAtom(b, h.Keys[m.Key])
+			b = append(b, ' ')
+			switch {
+			case m.Kind == model.MopReadList:
+				b = append(b, '[')
+				for j, e := range h.ElemsOf(&m) {
+					if j > 0 {
+						b = append(b, ' ')
+					}
+					b = appendAtom(b, h.MsgValue(e))
+				}
+				b = append(b, ']')
+			case m.Done:
+				b = appendAtom(b, h.MsgValue(m.Msg))
+			default:
+				b = append(b, "nil"...)
+			}
+			b = append(b, ']')
 		default:
 			b = append(b, "[:unknown]"...)
 		}
