@@ -302,11 +302,22 @@ type LagPoint struct {
 	Offset  int64
 }
 
-// Series are the time series a report draws. They are not part of the JSON
-// result.
+// KeyOrder is the version order a transactional checker inferred for one
+// key: its elements (list-append) or values, oldest first, and the op whose
+// read showed it (-1: none, e.g. a key with a single append).
+type KeyOrder struct {
+	Key   model.KeyID
+	Elems []model.MsgID
+	From  int64
+}
+
+// Series are what a report draws beyond the anomalies: the queue's time
+// series, and the transactional workloads' version orders (by key). They
+// are not part of the JSON result.
 type Series struct {
 	Unseen []UnseenPoint
 	Lag    []LagPoint
+	Orders []KeyOrder
 }
 
 // Result is the outcome of checking one history.

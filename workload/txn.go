@@ -38,7 +38,7 @@ func init() {
 
 // txnOptions turns the command's options into the transactional checkers'.
 func txnOptions(o Options) txn.Options {
-	return txn.Options{Models: o.Models, Anomalies: o.Anomalies, CycleBudget: o.CycleBudget}
+	return txn.Options{Models: o.Models, Anomalies: o.Anomalies, CycleBudget: o.CycleBudget, Series: o.Series}
 }
 
 // ValidateModels checks --model names (Elle's names and aliases) and

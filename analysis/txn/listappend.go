@@ -26,6 +26,18 @@ func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *ana
 	c.inf = la
 	la.index()
 	la.nonCycle()
+	if opts.Series {
+		for k, o := range la.order {
+			if len(o) == 0 {
+				continue
+			}
+			from := int64(-1)
+			if r := la.orderSrc[k]; r >= 0 {
+				from = c.idx(r)
+			}
+			c.res.Series.Orders = append(c.res.Series.Orders, analysis.KeyOrder{Key: model.KeyID(k), Elems: o, From: from})
+		}
+	}
 	return c.run(start)
 }
 

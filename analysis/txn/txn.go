@@ -24,6 +24,9 @@ type Options struct {
 	// CycleBudget bounds the cycle search in each strongly connected
 	// component; zero means no bound.
 	CycleBudget time.Duration
+	// Series keeps the version order of every key in the result
+	// (Result.Series.Orders) for the HTML report.
+	Series bool
 }
 
 // DefaultOptions are the defaults of the command line.
