@@ -12,9 +12,8 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/internal/jsonsubset"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
-
-const corpusDir = "../../shared/corpus"
 
 func verdictFromName(t *testing.T, name string) analysis.Verdict {
 	t.Helper()
@@ -52,7 +51,7 @@ func TestIncidents(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
-			path := filepath.Join("../testdata/incidents", tc.file)
+			path := testpaths.Testdata("incidents", tc.file)
 			res, _, err := File(path, DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
@@ -70,7 +69,7 @@ func TestIncidents(t *testing.T) {
 
 // TestIncidentDetails pins the witnesses users will read for two incidents.
 func TestIncidentDetails(t *testing.T) {
-	res, _, err := File("../testdata/incidents/kafka-21062-stale-leader-truncation-invalid.edn", DefaultOptions())
+	res, _, err := File(testpaths.Testdata("incidents", "kafka-21062-stale-leader-truncation-invalid.edn"), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +77,7 @@ func TestIncidentDetails(t *testing.T) {
 	if len(lost) != 2 || lost[0].Value.Int != 12 || lost[1].Value.Int != 13 || *lost[0].Writer != 3 || *lost[0].MaxRead != 13 {
 		t.Errorf("lost writes: %+v", lost)
 	}
-	res, _, err = File("../testdata/incidents/iggy-4438-stale-replica-stall-invalid.edn", DefaultOptions())
+	res, _, err = File(testpaths.Testdata("incidents", "iggy-4438-stale-replica-stall-invalid.edn"), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,14 +102,24 @@ type expectFile struct {
 	Instances    map[string][]json.RawMessage `json:"instances"`
 }
 
-// TestTestdata runs every hand-made history under testdata/: the verdict
-// in its name must hold, and where a NAME.expect.json sits beside it, the
-// anomaly types and bad types it lists.
+// specSets are the specification fixture sets under testdata/, one folder
+// per workload. Their own tests run them (each pair's NAME.expected.json
+// gives the options and the expected result), so TestTestdata leaves them out.
+var specSets = []string{"queue", "list-append", "rw-register"}
+
+// TestTestdata runs every hand-made history under testdata/ outside the
+// specification fixture sets: the verdict in its name must hold, and where
+// a NAME.expect.json sits beside it, the anomaly types and bad types it
+// lists.
 func TestTestdata(t *testing.T) {
 	var files []string
-	err := filepath.WalkDir("../testdata", func(p string, d os.DirEntry, err error) error {
+	root := testpaths.Testdata()
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && filepath.Dir(p) == root && slices.Contains(specSets, d.Name()) {
+			return filepath.SkipDir
 		}
 		if strings.Contains(p, "fuzz") || d.IsDir() {
 			return nil
@@ -127,7 +136,7 @@ func TestTestdata(t *testing.T) {
 		t.Fatal("no histories under testdata/")
 	}
 	for _, f := range files {
-		t.Run(strings.TrimPrefix(f, "../testdata/"), func(t *testing.T) {
+		t.Run(filepath.ToSlash(strings.TrimPrefix(f, root+string(filepath.Separator))), func(t *testing.T) {
 			opts := DefaultOptions()
 			var exp *expectFile
 			if raw, err := os.ReadFile(strings.TrimSuffix(f, filepath.Ext(f)) + ".expect.json"); err == nil {
@@ -186,9 +195,7 @@ func nonNil(s []string) []string {
 // verdict SOURCES.md records for today's checker; the history Jepsen's
 // checker crashes on must get a verdict here.
 func TestCorpus(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("corpus not found at %s: %v", corpusDir, err)
-	}
+	corpusDir := testpaths.Corpus(t)
 	cases := []struct {
 		dir     string
 		verdict analysis.Verdict
@@ -237,9 +244,7 @@ func TestCorpus(t *testing.T) {
 // against the verdicts SOURCES.md records for them (Elle's, elle-cli's or
 // the run's own results.edn), under the models those runs used.
 func TestCorpusListAppend(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("%s not found beside the repository: corpus tests skipped", corpusDir)
-	}
+	corpusDir := testpaths.Corpus(t)
 	for _, tc := range []struct {
 		file   string
 		models []string
@@ -281,13 +286,14 @@ func TestCorpusListAppend(t *testing.T) {
 // TestCorpusRWRegisterRefused: rw-register histories are refused with an
 // input error naming the file until that workload has a checker.
 func TestCorpusRWRegisterRefused(t *testing.T) {
+	corpusDir := testpaths.Corpus(t)
 	files, _ := filepath.Glob(filepath.Join(corpusDir, "*rw*", "*.edn"))
 	more, _ := filepath.Glob(filepath.Join(corpusDir, "*rw*", "*.json"))
 	files = append(files, more...)
 	cyc, _ := filepath.Glob(filepath.Join(corpusDir, "elle-cyclic-versions", "*.edn"))
 	files = append(files, cyc...)
 	if len(files) == 0 {
-		t.Skipf("%s not found beside the repository: corpus tests skipped", corpusDir)
+		t.Fatalf("no rw-register histories in %s", corpusDir)
 	}
 	for _, f := range files {
 		if strings.HasSuffix(f, "results.edn") {

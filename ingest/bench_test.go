@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
 // synthHistory generates a queue history of about n ops in the shapes Jepsen
@@ -248,9 +251,9 @@ func TestAllocations(t *testing.T) {
 // BenchmarkReadCorpus reads the largest real queue history of the shared
 // corpus from memory (skipped when the corpus is absent).
 func BenchmarkReadCorpus(b *testing.B) {
-	data, err := os.ReadFile("../../shared/corpus/maelstrom-kafka-yjcsivsuk/history.edn")
+	data, err := os.ReadFile(filepath.Join(testpaths.Corpus(b), "maelstrom-kafka-yjcsivsuk/history.edn"))
 	if err != nil {
-		b.Skip("no corpus at ../../shared/corpus (the shared folder is not next to the repository)")
+		b.Fatal(err)
 	}
 	benchRead(b, data, 32856)
 }

@@ -200,9 +200,6 @@ func TestBrowser(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := os.Stat(tc.path); err != nil && tc.path != samples.QueueName && tc.path != synthetic {
-				t.Skipf("fixture missing: %v", err)
-			}
 			file := writeReport(t, dir, tc.name, tc.path, tc.wwDeps)
 			fileURL := (&url.URL{Scheme: "file", Path: file}).String()
 			var pe pageEvents

@@ -36,7 +36,7 @@ func TestExplanationsGolden(t *testing.T) {
 	var sb strings.Builder
 	for _, src := range goldenSources {
 		if _, err := os.Stat(src.path); err != nil && src.path != samples.QueueName {
-			t.Fatalf("%v (the shared fixtures are needed for this golden file)", err)
+			t.Fatalf("%v (the fixtures under testdata/queue are needed for this golden file)", err)
 		}
 		res, h := mustCheck(t, src.path, checkOpts(src.wwDeps))
 		v := BuildView(res, h, ViewOptions{MaxInstances: 1000})

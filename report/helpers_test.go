@@ -7,14 +7,16 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/samples"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// fixtures are the shared hand-made histories.
-const fixtures = "../../shared/fixtures/queue"
+// fixtures are the queue specification fixtures (testdata/queue at the
+// repository root).
+var fixtures = testpaths.Testdata("queue")
 
 // mustCheck checks the history at path ("sample:" for the embedded demo
 // history).

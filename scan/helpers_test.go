@@ -24,10 +24,12 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
-// fixtures are the shared queue fixtures, relative to this package.
-const fixtures = "../../shared/fixtures/queue"
+// fixtures are the queue specification fixtures (testdata/queue at the
+// repository root).
+var fixtures = testpaths.Testdata("queue")
 
 func readTestdata(t *testing.T, name string) []byte {
 	t.Helper()

@@ -131,14 +131,10 @@ func mapKeys[K comparable, V any](m map[K]V) []K {
 	return out
 }
 
-// readbackInputs are the archive and, when present, the shared fixtures.
+// readbackInputs are the archive and the queue fixtures.
 func readbackInputs(t *testing.T) []string {
 	root, _ := buildArchive(t)
-	inputs := []string{root}
-	if _, err := os.Stat(fixtures); err == nil {
-		inputs = append(inputs, fixtures)
-	}
-	return inputs
+	return []string{root, fixtures}
 }
 
 // TestParquetReadBack reads the Parquet and Arrow IPC tables with arrow-go

@@ -69,15 +69,10 @@ func TestRunArchive(t *testing.T) {
 	noTemps(t, filepath.Dir(opts.OutDir))
 }
 
-// TestRunAgreesWithCheck scans the shared fixtures and the testdata and
-// compares every row with `hindsight check` on the same file.
+// TestRunAgreesWithCheck scans the queue fixtures and this package's
+// testdata and compares every row with `hindsight check` on the same file.
 func TestRunAgreesWithCheck(t *testing.T) {
-	inputs := []string{"testdata"}
-	if _, err := os.Stat(fixtures); err == nil {
-		inputs = append(inputs, fixtures)
-	} else {
-		t.Logf("fixtures not found (%v); testdata only", err)
-	}
+	inputs := []string{"testdata", fixtures}
 	opts := testOptions(t)
 	mustRun(t, inputs, opts)
 	_, rows := readParquet(t, filepath.Join(opts.OutDir, "histories.parquet"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -31,7 +32,7 @@ func load(t *testing.T, path string) (*model.History, model.Pairing) {
 // EDN and read back, still shows it, and that it is 1-minimal: dropping any
 // one unit loses the anomaly.
 func TestShrinkEveryAnomalyOfTheSamples(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/incidents/*.edn")
+	files, _ := filepath.Glob(filepath.Join(testpaths.Testdata("incidents"), "*.edn"))
 	files = append(files, "../samples/queue-sample.edn")
 	opts := queueCheck(workload.DefaultOptions())
 	for _, f := range files {
@@ -94,7 +95,7 @@ func allPositions(h *model.History) []int32 {
 }
 
 func TestShrinkRefusesAbsentAnomaly(t *testing.T) {
-	h, p := load(t, "../testdata/incidents/timeout-retry-duplicate-invalid.edn")
+	h, p := load(t, testpaths.Testdata("incidents", "timeout-retry-duplicate-invalid.edn"))
 	if _, err := Shrink(h, p, "G1c", queueCheck(workload.DefaultOptions()), 0); err == nil || !strings.Contains(err.Error(), "shows no G1c") {
 		t.Fatalf("want a 'shows no G1c' error, got %v", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
 // elleCheck is one check of a fixture's NAME.expected.json (see the README
@@ -68,31 +70,22 @@ var unreported = map[string][]string{
 	"rw-register/g1b-read-of-intermediate-write-invalid #2":  {"G1b"}, // anomalies G0
 }
 
-// fixtureDir returns where the Elle fixtures of a workload are: the
-// repository's copy if there is one, else the shared folder's.
-func fixtureDir(workload string) (string, bool) {
-	for _, d := range []string{
-		filepath.Join("..", "..", "testdata", workload),
-		filepath.Join("..", "..", "..", "shared", "fixtures", workload),
-	} {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d, true
-		}
-	}
-	return "", false
-}
-
 // TestElleFixtures checks Boundary, Prohibited and Reportable against every
 // check of Elle's list-append and rw-register fixtures: Boundary of the
 // anomaly types gives Elle's `not` and `also_not` exactly; every reported
 // type is reportable; the verdict is false exactly when a reported type is
 // prohibited, unknown when only unknown-verdict types remain.
 func TestElleFixtures(t *testing.T) {
+	// Checks whose history Elle refuses (valid "error") have no verdict or
+	// boundary to compare with; they are named in the log instead of run
+	// as skipped subtests, so that a skip in this package always means
+	// missing data.
+	var refused []string
+	defer func() {
+		t.Logf("%d checks not compared, Elle refuses their histories: %s", len(refused), strings.Join(refused, ", "))
+	}()
 	for _, workload := range []string{"list-append", "rw-register"} {
-		dir, ok := fixtureDir(workload)
-		if !ok {
-			t.Skipf("no %s fixtures: neither ../../testdata/%[1]s nor ../../../shared/fixtures/%[1]s exists", workload)
-		}
+		dir := testpaths.Testdata(workload)
 		files, err := filepath.Glob(filepath.Join(dir, "*.expected.json"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no *.expected.json in %s (%v)", dir, err)
@@ -110,6 +103,10 @@ func TestElleFixtures(t *testing.T) {
 			checks := append([]elleCheck{exp.elleCheck}, exp.OtherChecks...)
 			for i, c := range checks {
 				key := workload + "/" + name + " #" + strconv.Itoa(i)
+				if c.verdict() == "error" {
+					refused = append(refused, key)
+					continue
+				}
 				t.Run(key, func(t *testing.T) {
 					checkAgainstElle(t, key, c, checks)
 				})
@@ -121,10 +118,10 @@ func TestElleFixtures(t *testing.T) {
 // TestElleReference does the same for the larger generated histories of
 // ../shared/reference/txn, each checked by Elle under three models.
 func TestElleReference(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "reference", "txn")
+	dir := filepath.Join(testpaths.Reference(t), "txn")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.elle.json"))
 	if len(files) == 0 {
-		t.Skipf("no Elle reference results in %s", dir)
+		t.Fatalf("no Elle reference results in %s", dir)
 	}
 	for _, file := range files {
 		data, err := os.ReadFile(file)

@@ -9,6 +9,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -79,7 +80,7 @@ func load(t *testing.T, path string, opts Options) *checker {
 // the listed value is the one observed first, no comparison is skipped, and
 // under --ww-deps the ww edges join the listed values only.
 func TestRewrittenLog(t *testing.T) {
-	const path = "../../testdata/types/inconsistent-offsets-rewritten-log-invalid.edn"
+	path := testpaths.Testdata("types", "inconsistent-offsets-rewritten-log-invalid.edn")
 	for _, ww := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ww-deps %v", ww), func(t *testing.T) {
 			opts := DefaultOptions()

@@ -13,12 +13,13 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/jsonsubset"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// fixturesDir is where the shared queue fixtures live, relative to this
-// package.
-const fixturesDir = "../../../shared/fixtures/queue"
+// fixturesDir holds the queue specification fixtures (testdata/queue at
+// the repository root).
+var fixturesDir = testpaths.Testdata("queue")
 
 type expected struct {
 	Options struct {
@@ -94,12 +95,12 @@ func valueJSON(a model.Atom) string {
 	return string(b)
 }
 
-// TestFixtures runs every pair in shared/fixtures/queue and compares the
-// result with the expectation as the fixtures' README describes.
+// TestFixtures runs every pair in testdata/queue and compares the result
+// with the expectation as the fixtures' README describes.
 func TestFixtures(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(fixturesDir, "*.edn"))
 	if len(files) == 0 {
-		t.Skipf("no fixtures at %s (shared/ not beside the repo)", fixturesDir)
+		t.Fatalf("no fixtures in %s", fixturesDir)
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".edn")

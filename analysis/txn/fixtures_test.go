@@ -13,21 +13,13 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/jsonsubset"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// fixtureDir finds a workload's fixture set: the repository's copy in
+// fixtureDir is a workload's fixture set: the repository's copy in
 // testdata/<workload>.
-func fixtureDir(t *testing.T, workload string) string {
-	t.Helper()
-	for _, d := range []string{filepath.Join("../../testdata", workload), filepath.Join("../../../shared/fixtures", workload)} {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-	}
-	t.Fatalf("no %s fixtures in testdata/%s", workload, workload)
-	return ""
-}
+func fixtureDir(workload string) string { return testpaths.Testdata(workload) }
 
 // check is one check of a fixture: options and what Elle said.
 type fixtureCheck struct {
@@ -121,7 +113,7 @@ func TestListAppendFixtures(t *testing.T) {
 }
 
 func runFixtures(t *testing.T, workload string, check func(*model.History, model.Pairing, Options) *analysis.Result) {
-	dir := fixtureDir(t, workload)
+	dir := fixtureDir(workload)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.edn"))
 	if len(files) == 0 {
 		t.Fatalf("no fixtures in %s", dir)

@@ -10,11 +10,8 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
-
-// referenceDir holds generated histories with Elle's verdicts; it stays
-// outside the repository (its README says so).
-const referenceDir = "../../../shared/reference/txn"
 
 type elleRun struct {
 	Models []string       `json:"consistency_models"`
@@ -42,9 +39,9 @@ type elleReference struct {
 // Elle timed out, its types vary between runs; then every non-cycle type
 // it found must be found here too.
 func TestReferenceListAppend(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(referenceDir, "*.elle.json"))
+	files, _ := filepath.Glob(filepath.Join(testpaths.Reference(t), "txn", "*.elle.json"))
 	if len(files) == 0 {
-		t.Skip("../shared/reference/txn not found beside the repository: Elle reference tests skipped")
+		t.Fatal("no Elle reference results in ../shared/reference/txn")
 	}
 	for _, f := range files {
 		raw, err := os.ReadFile(f)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -41,7 +43,12 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-const fixtures = "../../../shared/fixtures/queue"
+// fixtures are the queue specification fixtures (testdata/queue at the
+// repository root).
+var fixtures = testpaths.Testdata("queue")
+
+// incident is a real-incident history (testdata/incidents).
+var incident = testpaths.Testdata("incidents", "timeout-retry-duplicate-invalid.edn")
 
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
@@ -55,7 +62,7 @@ func TestExitCodes(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"incident - invalid - 1", []string{"check", "../../testdata/incidents/timeout-retry-duplicate-invalid.edn"}, 1, ""},
+		{"incident - invalid - 1", []string{"check", incident}, 1, ""},
 		{"sample demo - invalid - 1", []string{"demo"}, 1, ""},
 		{"unknown history - 2", []string{"check", fixtures + "/empty-no-send-or-poll-unknown.edn"}, 2, ""},
 		{"valid history - 0", []string{"check", fixtures + "/unseen-drains-to-zero-valid.edn"}, 0, ""},
@@ -68,11 +75,6 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if strings.Contains(tc.name, "fixture") || strings.HasPrefix(tc.args[len(tc.args)-1], fixtures) {
-				if _, err := os.Stat(fixtures); err != nil {
-					t.Skip("shared fixtures not found")
-				}
-			}
 			code, _, stderr := runCLI(t, "", tc.args...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, stderr)
@@ -111,9 +113,6 @@ func TestGoldenDemo(t *testing.T) {
 // TestGoldenFixtures pins the output for a few fixtures with cycles and
 // conflicts, under the options their expectations use.
 func TestGoldenFixtures(t *testing.T) {
-	if _, err := os.Stat(fixtures); err != nil {
-		t.Skip("shared fixtures not found")
-	}
 	for _, tc := range []struct {
 		file string
 		args []string

@@ -45,7 +45,7 @@ func TestPlainSize(t *testing.T) {
 func TestMemoryBudgetLeavesSmallFilesAlone(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	before := debug.SetMemoryLimit(-1)
-	restore, after := memoryBudget("../../testdata/incidents/timeout-retry-duplicate-invalid.edn")
+	restore, after := memoryBudget(incident)
 	if after != nil || debug.SetMemoryLimit(-1) != before {
 		t.Error("a small history changed the memory limit")
 	}

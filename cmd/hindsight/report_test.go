@@ -32,9 +32,9 @@ func TestReportCommand(t *testing.T) {
 	}{
 		{"invalid sample - 1, file written", []string{"report", "../../samples/queue-sample.edn", "-o", out}, 1, out, "report written"},
 		{"no -o - 3", []string{"report", "../../samples/queue-sample.edn"}, 3, "", "-o"},
-		{"check --html - verdict exit, file written", []string{"check", "--html", filepath.Join(dir, "c.html"), "../../testdata/incidents/timeout-retry-duplicate-invalid.edn"}, 1, filepath.Join(dir, "c.html"), ""},
+		{"check --html - verdict exit, file written", []string{"check", "--html", filepath.Join(dir, "c.html"), incident}, 1, filepath.Join(dir, "c.html"), ""},
 		{"check --html with two histories - 3", []string{"check", "--html", filepath.Join(dir, "x.html"),
-			"../../testdata/incidents/timeout-retry-duplicate-invalid.edn", "../../samples/queue-sample.edn"}, 3, "", "html"},
+			incident, "../../samples/queue-sample.edn"}, 3, "", "html"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,6 @@
-// Package jsonsubset compares JSON documents the way the shared fixtures
-// state expectations: the expected document lists only the fields it cares
-// about, at any depth.
+// Package jsonsubset compares JSON documents the way the specification
+// fixtures (testdata/<workload>/*.expected.json) state expectations: the
+// expected document lists only the fields it cares about, at any depth.
 package jsonsubset
 
 import (
