@@ -1,9 +1,13 @@
-// Package gen writes deterministic, Jepsen-shaped Kafka queue histories
-// (spec/queue.md) for tests and benchmarks: the same Config always gives the
-// same bytes (one PCG source from math/rand/v2, no map iteration), and a
-// history without faults is valid under spec/queue.md.
+// Package gen writes deterministic, Jepsen-shaped histories for tests and
+// benchmarks: Kafka queue histories (Write, spec/queue.md) and Elle's
+// list-append and rw-register transactional histories (WriteTxn,
+// spec/txn.md). The same Config or TxnConfig always gives the same bytes
+// (one PCG source from math/rand/v2, no map iteration). A queue history
+// without faults is valid under spec/queue.md; a transactional one without
+// faults is strict serializable. Faults are injected on request, each
+// documented with what a checker must then report.
 //
-// # Output
+// # Queue output
 //
 // One op map per line, keys in Jepsen's order:
 //
@@ -20,7 +24,7 @@
 // order, with [] for keys that returned nothing. JSON is the same, one
 // object per line, with strings for keywords.
 //
-// # Simulation
+// # Queue simulation
 //
 // A correct broker keeps, per key, an append-only log with offsets. Offsets
 // are sparse as in Kafka: a committed transaction takes one more offset per
@@ -64,7 +68,7 @@
 // Memory: the logs (24 bytes per message) and O(Concurrency × Keys); lines
 // are encoded into one reused buffer and streamed.
 //
-// # Faults
+// # Queue faults
 //
 // Each Fault asks for Count injections of a kind. They are armed at evenly
 // spread points of the first 70% of the history, interleaved by kind, and
@@ -116,4 +120,159 @@
 //
 // A fault armed too late to be carried out before the final reads is
 // dropped; Stats.Injected tells how many of each kind happened.
+//
+// # Transactional output
+//
+// WriteTxn writes Elle's workloads (cfg.Workload), one op map per line, keys
+// in Jepsen's order:
+//
+//	{:index 20, :time 38286026, :type :invoke, :process 0, :f :txn, :value [[:append 1 3] [:r 0 nil] [:append 6 4] [:r 1 nil]]}
+//	{:index 23, :time 40694978, :type :ok, :process 7, :f :txn, :value [[:append 6 3] [:r 6 [2 1 3]]]}
+//
+// and for rw-register:
+//
+//	{:index 27, :time 51176685, :type :ok, :process 4, :f :txn, :value [[:w 3 3] [:r 1 2] [:w 0 2] [:r 6 1]]}
+//	{:index 29, :time 54842515, :type :info, :process 3, :f :txn, :value [[:r 5 nil] [:r 2 nil] [:r 2 nil]], :error :net-timeout}
+//
+// list-append: [:append k v], and [:r k nil] in invocations, [:r k [v ...]]
+// (the whole list) in ok completions. rw-register: [:w k v], and [:r k nil]
+// in invocations, [:r k v] in ok completions, nil meaning the initial state.
+// Keys are integers; values count up from 1 per key, so no value is written
+// twice to a key (values nobody wrote, from GarbageRead, are negative). An
+// :info completion repeats the invocation (its reads nil: unknown) with
+// :error :net-timeout; a :fail completion repeats it with :error :conflict,
+// :aborted or :nocluster. TxnConfig.OmitF leaves :f out of client ops, as
+// many real histories do; TxnConfig.Nemesis adds partition ops of the
+// nemesis, in the queue form. JSON is elle-cli's form, one object per line:
+//
+//	{"index":23,"time":40694978,"type":"ok","process":7,"f":"txn","value":[["append",6,3],["r",6,[2,1,3]]]}
+//
+// # Transactional simulation
+//
+// The workers and the clock are those of the queue simulation: a step
+// invokes a txn on a random idle worker or completes a random txn in
+// flight. A txn has 1 to MaxTxnLen micro-ops, each a read or a write (one
+// chance in two) of one of the Keys active keys (uniform; a txn may touch
+// a key more than once). Write values are fixed at invocation. A key is
+// retired once it has been given its limit of writes, drawn per key from
+// [⌈MaxWritesPerKey/2⌉, MaxWritesPerKey] (Elle's generator also draws
+// them, so keys do not all retire together), and the next unused integer
+// takes its slot.
+//
+// The store keeps, per key, the committed list (list-append) or the
+// register's successive values (rw-register) in commit order. An ok txn
+// takes effect atomically at its completion: its micro-ops run in order
+// against the store, so its reads see every txn committed before it and
+// its own earlier writes. The commit point lies inside every txn's
+// interval, so a history without faults and without ReadLag is strict
+// serializable: every ww, wr, rw, process and realtime edge points forward
+// in completion order, and there is no cycle and no non-cycle anomaly. An
+// :info txn took effect at its completion or not, one chance in two, and
+// reports no reads; its worker then takes process id + Concurrency. A
+// :fail txn took no effect. A history has exactly Txns txns, all completed
+// (a nemesis op in flight at the end completes too).
+//
+// TxnConfig.ReadLag makes the store misbehave like a store whose per-key
+// followers lag behind their leaders: an ok txn draws a lag from
+// 0..ReadLag and reads each key it does not write as it was that many
+// writes ago (further back rather than split another txn's writes), while
+// it writes, and reads the keys it writes, at the leader. Lists stay
+// prefixes of one another, so the anomalies are cycles: a stale read of a
+// write that completed before the reader began is G-single-item-realtime,
+// and stale reads across keys give G-single-item and G2-item cycles of data
+// edges alone. In rw-register a stale read of a value other than nil is
+// only visible with a version-order option (--linearizable-keys).
+//
+// Memory: the store, 8 bytes per committed write (16 with ReadLag), plus
+// O(Concurrency); lines are encoded into one reused buffer and streamed.
+// Time: O(Txns × MaxTxnLen) plus the elements of the lists read; a
+// 1,000,000-txn list-append history (284 MB of EDN) takes about a second
+// (BenchmarkWriteTxn).
+//
+// # Transactional faults
+//
+// Each TxnFault asks for Count injections of a kind. An injection is a
+// script of a few txns on fresh keys that no other txn touches, in stages:
+// the txns of a stage are all invoked before any completes (they overlap in
+// real time), a stage starts once the previous one has completed, on
+// workers that did not run the previous stage (so no process edge joins
+// them; faults need Concurrency >= 3), and every completion is scripted.
+// No other txn starts while a stage is being invoked, so none lies in real
+// time between two stages. The rest of the history stays strict
+// serializable, and no cycle takes in a txn outside the script, so a
+// checker must report exactly the types below for each injection
+// (TxnFaultKind.Anomalies lists them, for the default options:
+// strict-serializable, no version-order flags), each naming only the
+// script's ops. Scripts start at evenly spread points
+// of the first 90% of the txns, one at a time; one that no longer fits in
+// Txns is dropped (TxnStats.Injected tells). Each is recorded in
+// TxnStats.Injections, with its ops in the order listed here. "A | B" runs
+// A and B in one stage, "; then" starts the next; the written values are
+// 1, 2, ... per key; rw-register scripts use [:w k v] where list-append
+// ones append.
+//
+//   - AbortedRead: W appends 1 and fails, yet the store applied it; then R
+//     reads [1] (rw-register: 1). Reported: G1a. W, failed, is no vertex of
+//     the dependency graph, so there is no edge.
+//   - IntermediateRead: W appends 1 and 2 | R reads [1]. Reported: G1b and,
+//     for list-append, G-single-item: R depends on W (its last element is
+//     W's) and anti-depends on W (2, which follows R's read, is W's too), as
+//     in Elle's G1b test. rw-register (R reads 1): G1b only; 1 is not W's
+//     final write of k, so no edge.
+//   - LostUpdate: T0 appends 1; then T1 reads [1] and appends 2 | T2 reads
+//     [1] and appends 3; then (list-append) R reads [1 2 3]. Reported:
+//     lost-update and, for list-append, G-single-item (T1 -ww-> T2 -rw->
+//     T1: T2's read ends at 1, followed by T1's 2). rw-register: lost-update
+//     only, as nothing orders 1 before 2 and 3; with --wfr-keys it does,
+//     and T1 and T2 anti-depend on each other: G2-item.
+//   - StaleRead: W appends 1; then R, on another process, reads [] (nil).
+//     Reported: G-single-item-realtime: W precedes R in real time, and R
+//     anti-depends on W (the empty list, or nil, precedes 1).
+//   - WriteCycle: list-append: T1 appends 1 to x and 2 to y | T2 appends 2
+//     to x and 1 to y; then R reads x = [1 2] and y = [1 2]. x puts T1
+//     before T2, y T2 before T1. Reported: G0. rw-register: T1 [w x 1]
+//     [r y 1] [w y 2] | T2 [r x 1] [w x 2] [w y 1]: each reads the other's
+//     write. Reported: G1c; with --wfr-keys, which orders x 1 < 2 and y
+//     1 < 2 from those reads, also G0. (A register's version order comes
+//     only from such evidence, so its write cycle always brings this wr
+//     cycle.)
+//   - IncompatibleOrder (list-append): T1 appends 1 and 2; then T2 appends
+//     3; then R1 reads [1 2 3] | R2 reads [2 1 3]. Reported:
+//     incompatible-order only: both reads end at T2's 3, so whichever
+//     order a checker keeps gives no rw edge and no cycle.
+//   - DuplicateElement (list-append): W appends 1; then R reads [1 1].
+//     Reported: duplicate-elements.
+//   - GarbageRead: W appends 1; then R reads [1 g] (rw-register: g), g
+//     negative and never written. Reported: garbage-read (Elle reports
+//     nothing here: jepsen-io/elle#8).
+//   - InternalRead: T appends 1 and then reads [] (rw-register: writes 1,
+//     reads nil). Reported: internal.
+//   - FutureRead (list-append): T reads [1] and then appends 1. Reported:
+//     future-read (the read's writer is T itself: no edge).
+//   - DirtyUpdate (list-append): W1 appends 1 and fails, yet the store
+//     applied it; then W2 appends 2; then R reads [1 2]. Reported:
+//     dirty-update and G1a (R read 1), as Elle's dirty-update test under
+//     strict-serializable.
+//
+// TxnInjection.Values holds 1 for AbortedRead, IntermediateRead,
+// DuplicateElement and DirtyUpdate, and g for GarbageRead.
+//
+// # Huge SCC
+//
+// HugeSCCConfig (histgen --huge-scc) is a 10,000-txn list-append history
+// in the spirit of Elle's huge-scc-test (jepsen-io/elle
+// test/elle/list_append_test.clj, histories/huge-scc.edn, where a cluster
+// that is often down fails and crashes many txns and serves stale reads):
+// 10 workers, 8 keys, 20% failed and 5% crashed txns, and ReadLag 8. Each
+// ok txn that reads a key it does not write anti-depends on the writer of
+// the first element it missed, mostly a txn that completed before it
+// began; realtime, ww and wr edges lead forward again, so these backward
+// steps chain into one strongly connected component holding nearly every
+// ok txn and every crashed txn whose writes were read (for seeds 1 and 2,
+// all but 4 and 1 of about 7,700). Failed txns, and crashed ones whose
+// writes nobody saw, have no outgoing edges and stay outside. Its
+// anomalies are cycles only: G-single-item-realtime at each stale read,
+// and G-single-item or G2-item cycles of data edges alone; there is no
+// non-cycle anomaly. A checker meets one component of thousands of txns,
+// where a full search of every cycle type may run out of time.
 package gen

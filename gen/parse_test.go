@@ -176,47 +176,57 @@ type field struct {
 	val  any
 }
 
-// parseLine reads one EDN or JSON line into a tOp, checking the field order
-// of the EDN form.
-func parseLine(b []byte, isJSON bool) (tOp, error) {
+// readFields reads one EDN or JSON line as its top-level map's entries, in
+// order.
+func readFields(b []byte, isJSON bool) ([]field, error) {
 	var fields []field
 	if isJSON {
 		d := json.NewDecoder(bytes.NewReader(b))
 		d.UseNumber()
 		if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-			return tOp{}, fmt.Errorf("not a JSON object: %q", b)
+			return nil, fmt.Errorf("not a JSON object: %q", b)
 		}
 		for d.More() {
 			tok, err := d.Token()
 			if err != nil {
-				return tOp{}, err
+				return nil, err
 			}
 			var v any
 			if err := d.Decode(&v); err != nil {
-				return tOp{}, err
+				return nil, err
 			}
 			fields = append(fields, field{tok.(string), v})
 		}
-	} else {
-		p := &ednParser{b: b}
-		v, err := p.value()
-		if err != nil {
-			return tOp{}, err
-		}
-		if p.ws(); p.i != len(p.b) {
-			return tOp{}, p.fail("trailing text")
-		}
-		m, ok := v.(ednMap)
+		return fields, nil
+	}
+	p := &ednParser{b: b}
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	if p.ws(); p.i != len(p.b) {
+		return nil, p.fail("trailing text")
+	}
+	m, ok := v.(ednMap)
+	if !ok {
+		return nil, fmt.Errorf("not a map: %q", b)
+	}
+	for i, k := range m.keys {
+		k, ok := k.(kw)
 		if !ok {
-			return tOp{}, fmt.Errorf("not a map: %q", b)
+			return nil, fmt.Errorf("map key %v is not a keyword", m.keys[i])
 		}
-		for i, k := range m.keys {
-			k, ok := k.(kw)
-			if !ok {
-				return tOp{}, fmt.Errorf("map key %v is not a keyword", m.keys[i])
-			}
-			fields = append(fields, field{string(k), m.vals[i]})
-		}
+		fields = append(fields, field{string(k), m.vals[i]})
+	}
+	return fields, nil
+}
+
+// parseLine reads one EDN or JSON line into a tOp, checking the field order
+// of the EDN form.
+func parseLine(b []byte, isJSON bool) (tOp, error) {
+	fields, err := readFields(b, isJSON)
+	if err != nil {
+		return tOp{}, err
 	}
 	want := []string{"index", "time", "type", "process", "f", "value"}
 	if len(fields) < len(want) || len(fields) > len(want)+1 {
@@ -228,7 +238,6 @@ func parseLine(b []byte, isJSON bool) (tOp, error) {
 		}
 	}
 	var op tOp
-	var err error
 	if op.index, err = asInt(fields[0].val); err != nil {
 		return op, err
 	}

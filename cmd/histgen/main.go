@@ -1,9 +1,15 @@
-// Command histgen writes a deterministic, Jepsen-shaped Kafka queue history
-// (see package gen): the same flags always give the same bytes.
+// Command histgen writes a deterministic Jepsen-shaped history (see package
+// gen): the same flags always give the same bytes. It writes Kafka queue
+// histories (the default) or Elle's list-append and rw-register
+// transactional histories.
 //
 //	histgen --seed 1 --ops 1000000 --concurrency 10 --keys 8 --txn 0.2 \
 //	    --info 0.01 --fail 0.01 [--subscribe] [--fault lost-write=3 ...] \
 //	    [--format edn|json] [-o FILE]
+//	histgen --workload list-append|rw-register --txns 1000000 --concurrency 10 \
+//	    --keys 8 --max-txn-len 4 --max-writes-per-key 32 --info 0.01 --fail 0.01 \
+//	    [--read-lag N] [--no-f] [--nemesis] [--fault stale-read=2 ...] [-o FILE]
+//	histgen --huge-scc [--seed N] [-o FILE]
 //
 // FILE ending in .gz or .zst is compressed accordingly; without -o the
 // history goes to stdout. A file is written to a temporary name next to it
@@ -28,13 +34,22 @@ import (
 )
 
 type options struct {
-	cfg     gen.Config
-	faults  []string
-	format  string
-	out     string
-	quiet   bool
-	verbose bool
+	workload string
+	cfg      gen.Config    // queue
+	tcfg     gen.TxnConfig // list-append, rw-register
+	hugeSCC  bool
+	faults   []string
+	format   string
+	out      string
+	quiet    bool
+	verbose  bool
 }
+
+// Flags that belong to one family of workloads only.
+var (
+	queueFlags = []string{"ops", "txn", "subscribe", "stall-duration"}
+	txnFlags   = []string{"txns", "max-txn-len", "max-writes-per-key", "read-lag", "no-f", "nemesis", "huge-scc"}
+)
 
 func main() {
 	if err := newRootCmd().Execute(); err != nil {
@@ -46,69 +61,183 @@ func newRootCmd() *cobra.Command {
 	var o options
 	cmd := &cobra.Command{
 		Use:   "histgen",
-		Short: "Write a deterministic Jepsen Kafka queue history",
-		Long: `histgen simulates a Kafka-like broker and Jepsen's queue workload clients and
-writes the history, one op per line. A history without --fault is valid under
-spec/queue.md; each --fault KIND=N injects N faults of that kind:
-` + "  " + strings.Join(faultNames(), ", ") + `.`,
+		Short: "Write a deterministic Jepsen queue, list-append or rw-register history",
+		Long: `histgen simulates a store and Jepsen's clients and writes the history, one op
+per line.
+
+--workload queue (the default) simulates a Kafka-like broker. A history without
+--fault is valid under spec/queue.md; each --fault KIND=N injects N faults of
+that kind: ` + strings.Join(names(gen.FaultKinds()), ", ") + `.
+
+--workload list-append or rw-register simulates a transactional store, Elle's
+workloads of spec/txn.md. A history without --fault and --read-lag is strict
+serializable; each --fault KIND=N injects N fault scripts of that kind:
+` + strings.Join(names(gen.TxnFaultKinds()), ", ") + `
+(incompatible-order, duplicate-element, future-read and dirty-update need
+list-append; each needs --concurrency 3 or more). --huge-scc writes a 10,000-txn list-append
+history whose dependency graph is one huge strongly connected component
+(flags given explicitly override its settings).`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: false,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("format") && strings.Contains(filepath.Base(o.out), ".json") {
-				o.format = "json"
+			if err := resolve(&o, cmd.Flags().Changed); err != nil {
+				return err
 			}
 			return run(o, cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&o.workload, "workload", "queue", "queue, list-append or rw-register")
 	f.Int64Var(&o.cfg.Seed, "seed", 1, "random seed")
-	f.IntVar(&o.cfg.Ops, "ops", 100000, "number of op lines (invocations and completions)")
 	f.IntVar(&o.cfg.Concurrency, "concurrency", 10, "client workers")
-	f.IntVar(&o.cfg.Keys, "keys", 8, "keys (topic-partitions)")
-	f.Float64Var(&o.cfg.TxnFraction, "txn", 0, "fraction of ops that are transactions")
+	f.IntVar(&o.cfg.Keys, "keys", 8, "keys (queue: topic-partitions; txn: keys in use at a time)")
 	f.Float64Var(&o.cfg.InfoRate, "info", 0.01, "probability that an op completes :info")
 	f.Float64Var(&o.cfg.FailRate, "fail", 0.01, "probability that an op completes :fail")
-	f.BoolVar(&o.cfg.Subscribe, "subscribe", false, "consumers subscribe instead of assign")
-	f.DurationVar(&o.cfg.StallDuration, "stall-duration", gen.DefaultStallDuration, "simulated duration of a stall fault")
 	f.StringArrayVar(&o.faults, "fault", nil, "inject faults: KIND or KIND=COUNT (repeatable)")
 	f.StringVar(&o.format, "format", "edn", "output format: edn or json (default json when FILE contains .json)")
 	f.StringVarP(&o.out, "output", "o", "", "output file (.gz/.zst compress); default stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary on stderr")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also list every injected fault on stderr")
+
+	f.IntVar(&o.cfg.Ops, "ops", 100000, "queue: number of op lines (invocations and completions)")
+	f.Float64Var(&o.cfg.TxnFraction, "txn", 0, "queue: fraction of ops that are transactions")
+	f.BoolVar(&o.cfg.Subscribe, "subscribe", false, "queue: consumers subscribe instead of assign")
+	f.DurationVar(&o.cfg.StallDuration, "stall-duration", gen.DefaultStallDuration, "queue: simulated duration of a stall fault")
+
+	f.IntVar(&o.tcfg.Txns, "txns", 100000, "txn: number of transactions")
+	f.IntVar(&o.tcfg.MaxTxnLen, "max-txn-len", gen.DefaultMaxTxnLen, "txn: most micro-ops per transaction")
+	f.IntVar(&o.tcfg.MaxWritesPerKey, "max-writes-per-key", gen.DefaultMaxWritesPerKey, "txn: writes before a key is retired for a fresh one")
+	f.IntVar(&o.tcfg.ReadLag, "read-lag", 0, "txn: serve reads from snapshots up to N commits old (stale reads)")
+	f.BoolVar(&o.tcfg.OmitF, "no-f", false, "txn: leave :f out of client ops")
+	f.BoolVar(&o.tcfg.Nemesis, "nemesis", false, "txn: add nemesis partition ops")
+	f.BoolVar(&o.hugeSCC, "huge-scc", false, "txn: a 10,000-txn list-append history that is one huge SCC")
 	return cmd
 }
 
-func faultNames() []string {
-	var names []string
-	for _, k := range gen.FaultKinds() {
-		names = append(names, k.String())
+func names[K fmt.Stringer](ks []K) []string {
+	var out []string
+	for _, k := range ks {
+		out = append(out, k.String())
 	}
-	return names
+	return out
 }
 
-func run(o options, stderr io.Writer) error {
-	cfg := o.cfg
-	var err error
-	if cfg.Format, err = gen.ParseFormat(o.format); err != nil {
+// resolve checks that the flags fit the workload and fills the txn config.
+func resolve(o *options, changed func(name string) bool) error {
+	if !changed("format") && strings.Contains(filepath.Base(o.out), ".json") {
+		o.format = "json"
+	}
+	if o.hugeSCC && !changed("workload") {
+		o.workload = gen.ListAppend.String()
+	}
+	w, err := gen.ParseWorkload(o.workload)
+	if err != nil {
 		return err
 	}
-	for _, s := range o.faults {
-		f, err := gen.ParseFault(s)
-		if err != nil {
-			return err
+	foreign := txnFlags
+	if w != gen.Queue {
+		foreign = queueFlags
+	}
+	for _, name := range foreign {
+		if changed(name) {
+			return fmt.Errorf("--%s does not apply to --workload %s", name, w)
 		}
-		cfg.Faults = append(cfg.Faults, f)
+	}
+	if w == gen.Queue {
+		return nil
+	}
+	if o.hugeSCC && w != gen.ListAppend {
+		return fmt.Errorf("--huge-scc needs --workload list-append")
+	}
+	t := &o.tcfg
+	t.Workload = w
+	t.Seed, t.Concurrency, t.Keys = o.cfg.Seed, o.cfg.Concurrency, o.cfg.Keys
+	t.InfoRate, t.FailRate = o.cfg.InfoRate, o.cfg.FailRate
+	if o.hugeSCC {
+		p := gen.HugeSCCConfig(t.Seed)
+		keep := func(name string, dst *int, v int) {
+			if !changed(name) {
+				*dst = v
+			}
+		}
+		keep("txns", &t.Txns, p.Txns)
+		keep("concurrency", &t.Concurrency, p.Concurrency)
+		keep("keys", &t.Keys, p.Keys)
+		keep("max-txn-len", &t.MaxTxnLen, p.MaxTxnLen)
+		keep("max-writes-per-key", &t.MaxWritesPerKey, p.MaxWritesPerKey)
+		keep("read-lag", &t.ReadLag, p.ReadLag)
+		if !changed("info") {
+			t.InfoRate = p.InfoRate
+		}
+		if !changed("fail") {
+			t.FailRate = p.FailRate
+		}
+	}
+	return nil
+}
+
+// result is what a generator reports back.
+type result struct {
+	summary    string
+	injections []string
+}
+
+// generator writes a history to w.
+type generator func(w io.Writer) (result, error)
+
+func run(o options, stderr io.Writer) error {
+	format, err := gen.ParseFormat(o.format)
+	if err != nil {
+		return err
+	}
+	var g generator
+	if o.tcfg.Workload == gen.Queue {
+		cfg := o.cfg
+		cfg.Format = format
+		for _, s := range o.faults {
+			f, err := gen.ParseFault(s)
+			if err != nil {
+				return err
+			}
+			cfg.Faults = append(cfg.Faults, f)
+		}
+		g = func(w io.Writer) (result, error) {
+			st, err := gen.Write(w, cfg)
+			r := result{summary: st.String()}
+			for _, in := range st.Injections {
+				r.injections = append(r.injections, in.String())
+			}
+			return r, err
+		}
+	} else {
+		cfg := o.tcfg
+		cfg.Format = format
+		for _, s := range o.faults {
+			f, err := gen.ParseTxnFault(s)
+			if err != nil {
+				return err
+			}
+			cfg.Faults = append(cfg.Faults, f)
+		}
+		g = func(w io.Writer) (result, error) {
+			st, err := gen.WriteTxn(w, cfg)
+			r := result{summary: st.String()}
+			for _, in := range st.Injections {
+				r.injections = append(r.injections, in.String())
+			}
+			return r, err
+		}
 	}
 	start := time.Now()
-	var st gen.Stats
+	var r result
 	if o.out == "" || o.out == "-" {
 		bw := bufio.NewWriterSize(os.Stdout, 1<<20)
-		if st, err = gen.Write(bw, cfg); err == nil {
+		if r, err = g(bw); err == nil {
 			err = bw.Flush()
 		}
 	} else {
-		st, err = writeFile(o.out, cfg)
+		r, err = writeFile(o.out, g)
 	}
 	if err != nil {
 		return err
@@ -118,11 +247,11 @@ func run(o options, stderr io.Writer) error {
 		if dest == "" {
 			dest = "stdout"
 		}
-		_, err = fmt.Fprintf(stderr, "histgen: %s in %.2fs: %s\n", dest, time.Since(start).Seconds(), st.String())
+		_, err = fmt.Fprintf(stderr, "histgen: %s in %.2fs: %s\n", dest, time.Since(start).Seconds(), r.summary)
 	}
 	if o.verbose {
-		for _, in := range st.Injections {
-			if _, err := fmt.Fprintf(stderr, "histgen: injected %s\n", in.String()); err != nil {
+		for _, in := range r.injections {
+			if _, err := fmt.Fprintf(stderr, "histgen: injected %s\n", in); err != nil {
 				return err
 			}
 		}
@@ -134,21 +263,21 @@ func run(o options, stderr io.Writer) error {
 // by path's extension, and renames it into place once everything is closed.
 // A path that exists and is not a regular file (/dev/null, a pipe) is
 // written in place instead: renaming over it would replace the device.
-func writeFile(path string, cfg gen.Config) (st gen.Stats, err error) {
+func writeFile(path string, g generator) (r result, err error) {
 	if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return st, err
+			return r, err
 		}
-		st, err = encode(f, path, cfg)
+		r, err = encode(f, path, g)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		return st, err
+		return r, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return st, err
+		return r, err
 	}
 	defer func() {
 		if err != nil {
@@ -156,21 +285,21 @@ func writeFile(path string, cfg gen.Config) (st gen.Stats, err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if st, err = encode(tmp, path, cfg); err != nil {
-		return st, err
+	if r, err = encode(tmp, path, g); err != nil {
+		return r, err
 	}
 	if err = tmp.Close(); err != nil {
-		return st, err
+		return r, err
 	}
 	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return st, err
+		return r, err
 	}
-	return st, os.Rename(tmp.Name(), path)
+	return r, os.Rename(tmp.Name(), path)
 }
 
 // encode writes the history to f, compressed by path's extension, and
 // closes the compressor (not f).
-func encode(f io.Writer, path string, cfg gen.Config) (st gen.Stats, err error) {
+func encode(f io.Writer, path string, g generator) (r result, err error) {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	var w io.Writer = bw
 	var closer io.Closer
@@ -181,17 +310,17 @@ func encode(f io.Writer, path string, cfg gen.Config) (st gen.Stats, err error) 
 	case strings.HasSuffix(path, ".zst"):
 		zw, zerr := zstd.NewWriter(bw, zstd.WithEncoderLevel(zstd.SpeedDefault))
 		if zerr != nil {
-			return st, zerr
+			return r, zerr
 		}
 		w, closer = zw, zw
 	}
-	if st, err = gen.Write(w, cfg); err != nil {
-		return st, err
+	if r, err = g(w); err != nil {
+		return r, err
 	}
 	if closer != nil {
 		if err = closer.Close(); err != nil {
-			return st, err
+			return r, err
 		}
 	}
-	return st, bw.Flush()
+	return r, bw.Flush()
 }

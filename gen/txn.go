@@ -1,0 +1,495 @@
+package gen
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Tuning of the transactional simulation.
+const (
+	txnNemesisEvery = 3000 // one nemesis op per this many steps, on average
+	txnInfoError    = "net-timeout"
+)
+
+var txnFailErrors = [...]string{"conflict", "aborted", "nocluster"}
+
+// tkey is one key of the simulated multi-version store.
+type tkey struct {
+	// vals holds what committed txns wrote to the key, in commit order: the
+	// list itself (list-append) or the register's successive versions
+	// (rw-register). Reads take a prefix, so a slice of it stays valid as
+	// the key grows.
+	vals []int64
+	// commits holds, with ReadLag, the commit number of each entry of vals,
+	// so that a stale read never splits one txn's writes.
+	commits []int64
+	// writes counts the values handed out by invocations; the next is
+	// writes+1, so values are unique per key.
+	writes int64
+	// limit is the number of writes after which the key is retired.
+	limit int64
+}
+
+// tworker is one Jepsen worker thread: it runs one client process at a time.
+type tworker struct {
+	pid     int64
+	mops    []tmop   // invocation form of the txn in flight (random traffic)
+	carrier *carrier // the fault-script txn in flight, if that is what it runs
+}
+
+type txnTrigger struct {
+	at   int // invoked txns
+	kind TxnFaultKind
+}
+
+// tsim is the state of one WriteTxn run.
+type tsim struct {
+	cfg       TxnConfig
+	rng       *rand.Rand
+	bw        *bufio.Writer
+	buf       []byte
+	err       error
+	la        bool
+	readKind  mopKind
+	writeKind mopKind
+	lag       bool
+
+	now, lines int64
+	logLo      float64 // log(minGap)
+	logSpan    float64 // log(maxGap) - log(minGap)
+	invoked    int
+	commitN    int64 // commits so far (ReadLag only)
+
+	keys     []tkey
+	slots    []int64 // the active keys
+	workers  []tworker
+	idle     []int32
+	inflight []int32 // worker index; len(workers) stands for the nemesis
+	eligible []int32
+	nemBusy  bool
+	nemStart bool
+	nemSplit bool
+	part     nemesisPart
+
+	out []tmop
+	ln  txnLine
+	nl  line
+
+	triggers    []txnTrigger
+	nextTrigger int
+	queue       []TxnFaultKind
+	scriptLens  [numTxnFaultKinds]int
+	reserved    int // fault-script txns not yet invoked, of the open and queued scripts
+	ep          *episode
+	garbageN    int64
+
+	stats TxnStats
+}
+
+// WriteTxn simulates a transactional key-value store and Jepsen's
+// list-append or rw-register clients (cfg.Workload) and writes the
+// resulting history to w, one op per line, in cfg.Format. It streams: memory
+// is the store (8 bytes per committed write, 16 with ReadLag) plus
+// O(Concurrency); the history itself is never held. The output depends on
+// cfg only. Cost: O(Txns × MaxTxnLen) plus the elements of the lists read.
+func WriteTxn(w io.Writer, cfg TxnConfig) (TxnStats, error) {
+	cfg, err := cfg.validate()
+	if err != nil {
+		return TxnStats{}, err
+	}
+	s := newTsim(w, cfg)
+	s.run()
+	if s.err == nil {
+		s.err = s.bw.Flush()
+	}
+	if s.stats.Lines > 0 {
+		s.stats.EndTime = s.now
+	}
+	return s.stats, s.err
+}
+
+func newTsim(w io.Writer, cfg TxnConfig) *tsim {
+	s := &tsim{
+		cfg:       cfg,
+		rng:       rand.New(rand.NewPCG(uint64(cfg.Seed), 0x656c6c652d747873)),
+		bw:        bufio.NewWriterSize(w, 256<<10),
+		la:        cfg.Workload == ListAppend,
+		readKind:  mReadReg,
+		writeKind: mWrite,
+		lag:       cfg.ReadLag > 0,
+		now:       startTime,
+		logLo:     math.Log(minGap),
+		logSpan:   math.Log(maxGap) - math.Log(minGap),
+		workers:   make([]tworker, cfg.Concurrency),
+	}
+	if s.la {
+		s.readKind, s.writeKind = mReadList, mAppend
+	}
+	for range cfg.Keys {
+		s.slots = append(s.slots, s.newKey())
+	}
+	for i := range s.workers {
+		s.workers[i].pid = int64(i)
+		s.idle = append(s.idle, int32(i))
+	}
+	s.stats.Processes = int64(cfg.Concurrency)
+	for k := range s.scriptLens {
+		if TxnFaultKind(k).AppliesTo(cfg.Workload) {
+			stages, _, _ := s.script(TxnFaultKind(k), func() int64 { return 0 }, 0)
+			for _, st := range stages {
+				s.scriptLens[k] += len(st)
+			}
+		}
+	}
+	s.planFaults()
+	return s
+}
+
+// newKey adds a fresh key to the store and returns it. Its write limit is
+// drawn uniformly from [⌈MaxWritesPerKey/2⌉, MaxWritesPerKey], so that keys
+// started together are not all retired together.
+func (s *tsim) newKey() int64 {
+	hi := int64(s.cfg.MaxWritesPerKey)
+	lo := (hi + 1) / 2
+	s.keys = append(s.keys, tkey{limit: lo + s.rng.Int64N(hi-lo+1)})
+	s.stats.Keys++
+	return int64(len(s.keys) - 1)
+}
+
+// planFaults spreads the requested scripts over the first 90% of the txns,
+// kinds interleaved round-robin.
+func (s *tsim) planFaults() {
+	left := make([]int, numTxnFaultKinds)
+	total := 0
+	for _, f := range s.cfg.Faults {
+		left[f.Kind] += f.Count
+		total += f.Count
+	}
+	var kinds []TxnFaultKind
+	for len(kinds) < total {
+		for k := range left {
+			if left[k] > 0 {
+				left[k]--
+				kinds = append(kinds, TxnFaultKind(k))
+			}
+		}
+	}
+	for i, k := range kinds {
+		at := float64(s.cfg.Txns) * (0.05 + 0.85*float64(i)/float64(total))
+		s.triggers = append(s.triggers, txnTrigger{at: int(at), kind: k})
+	}
+}
+
+// arm queues a script of kind k, unless the txns left cannot hold it and
+// the scripts already queued (then it is dropped: Stats tell).
+func (s *tsim) arm(k TxnFaultKind) {
+	n := s.scriptLens[k]
+	if s.invoked+s.reserved+n > s.cfg.Txns {
+		return
+	}
+	s.queue = append(s.queue, k)
+	s.reserved += n
+}
+
+func (s *tsim) run() {
+	total := s.cfg.Txns
+	for s.err == nil {
+		for s.nextTrigger < len(s.triggers) && s.triggers[s.nextTrigger].at <= s.invoked {
+			s.arm(s.triggers[s.nextTrigger].kind)
+			s.nextTrigger++
+		}
+		if s.ep == nil && len(s.queue) > 0 {
+			s.activate(s.queue[0])
+			s.queue = s.queue[1:]
+		}
+		if s.invoked >= total && len(s.inflight) == 0 && s.ep == nil {
+			return
+		}
+		if s.cfg.Nemesis && !s.nemBusy && s.invoked < total && s.rng.IntN(txnNemesisEvery) == 0 {
+			s.invokeNemesis()
+			continue
+		}
+		s.eligible = s.eligible[:0]
+		starting := false // a script stage is being invoked: no other txn starts
+		if ep := s.ep; ep != nil && ep.next < len(ep.stages[ep.stage]) {
+			starting = true
+			for _, wi := range s.idle {
+				if !slices.Contains(ep.prev, wi) {
+					s.eligible = append(s.eligible, wi)
+				}
+			}
+			if len(s.eligible) == 0 && len(s.inflight) == 0 {
+				// Only with fewer workers than validate allows; never stall.
+				s.eligible = append(s.eligible, s.idle...)
+			}
+		}
+		canRandom := !starting && len(s.idle) > 0 && s.invoked+s.reserved < total
+		n := len(s.eligible)
+		if n == 0 && canRandom {
+			n = len(s.idle)
+		}
+		if n > 0 && (len(s.inflight) == 0 || s.rng.IntN(n+len(s.inflight)) < n) {
+			if len(s.eligible) > 0 {
+				s.invokeCarrier(s.takeIdle(s.eligible[s.rng.IntN(len(s.eligible))]))
+			} else {
+				s.invokeRandom(s.takeIdleAt(s.rng.IntN(len(s.idle))))
+			}
+			continue
+		}
+		if len(s.inflight) == 0 {
+			s.err = errors.New("gen: internal error: the transactional simulation is stuck")
+			return
+		}
+		s.completeRandom()
+	}
+}
+
+// takeIdleAt removes and returns the worker at position i of s.idle.
+func (s *tsim) takeIdleAt(i int) int {
+	wi := s.idle[i]
+	last := len(s.idle) - 1
+	s.idle[i] = s.idle[last]
+	s.idle = s.idle[:last]
+	return int(wi)
+}
+
+// takeIdle removes worker wi from s.idle and returns it.
+func (s *tsim) takeIdle(wi int32) int {
+	return s.takeIdleAt(slices.Index(s.idle, wi))
+}
+
+// tick advances the clock by a log-uniform gap in [minGap, maxGap).
+func (s *tsim) tick() int64 {
+	s.now += int64(math.Exp(s.logLo + s.rng.Float64()*s.logSpan))
+	return s.now
+}
+
+func (s *tsim) write() {
+	s.lines++
+	s.stats.Lines++
+	s.stats.Bytes += int64(len(s.buf))
+	if _, err := s.bw.Write(s.buf); err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// emit writes s.ln as the next line, at time t.
+func (s *tsim) emit(t int64) {
+	s.ln.index, s.ln.time, s.ln.omitF = s.lines, t, s.cfg.OmitF
+	if s.cfg.Format == JSON {
+		s.buf = appendTxnJSON(s.buf[:0], &s.ln)
+	} else {
+		s.buf = appendTxnEDN(s.buf[:0], &s.ln)
+	}
+	s.write()
+}
+
+func (s *tsim) countMops(mops []tmop) {
+	s.stats.Txns++
+	for i := range mops {
+		if mops[i].isRead() {
+			s.stats.Reads++
+		} else {
+			s.stats.Writes++
+		}
+	}
+}
+
+// invokeRandom starts a txn of the regular workload on worker wi: 1 to
+// MaxTxnLen micro-ops, each a read or a write (one chance in two) of a
+// uniformly chosen active key. A key whose writes reach its limit is
+// retired at once and a fresh key takes its slot.
+func (s *tsim) invokeRandom(wi int) {
+	w := &s.workers[wi]
+	w.carrier = nil
+	w.mops = w.mops[:0]
+	n := 1 + s.rng.IntN(s.cfg.MaxTxnLen)
+	for range n {
+		slot := s.rng.IntN(len(s.slots))
+		k := s.slots[slot]
+		if s.rng.IntN(2) == 0 {
+			w.mops = append(w.mops, tmop{kind: s.readKind, key: k})
+			continue
+		}
+		kk := &s.keys[k]
+		kk.writes++
+		w.mops = append(w.mops, tmop{kind: s.writeKind, key: k, val: kk.writes})
+		if kk.writes >= kk.limit {
+			s.slots[slot] = s.newKey()
+		}
+	}
+	s.invoked++
+	s.countMops(w.mops)
+	s.inflight = append(s.inflight, int32(wi))
+	s.ln = txnLine{typ: tInvoke, pid: w.pid, mops: w.mops}
+	s.emit(s.tick())
+}
+
+func (s *tsim) completeRandom() {
+	i := s.rng.IntN(len(s.inflight))
+	slot := s.inflight[i]
+	last := len(s.inflight) - 1
+	s.inflight[i] = s.inflight[last]
+	s.inflight = s.inflight[:last]
+	t := s.tick()
+	switch {
+	case int(slot) == len(s.workers):
+		s.completeNemesis(t)
+	case s.workers[slot].carrier != nil:
+		s.completeCarrier(int(slot), t)
+	default:
+		s.completeTxn(int(slot), t)
+	}
+}
+
+// completeTxn completes worker wi's regular txn at time t. An ok txn takes
+// effect here, atomically (commit); an info txn took effect or not, one
+// chance in two, and reports no reads; a fail txn took none.
+func (s *tsim) completeTxn(wi int, t int64) {
+	w := &s.workers[wi]
+	typ := tOK
+	switch r := s.rng.Float64(); {
+	case r < s.cfg.InfoRate:
+		typ = tInfo
+	case r < s.cfg.InfoRate+s.cfg.FailRate:
+		typ = tFail
+	}
+	s.ln = txnLine{typ: typ, pid: w.pid, mops: w.mops}
+	switch typ {
+	case tOK:
+		s.stats.OK++
+		s.out = s.commit(s.out[:0], w.mops, true)
+		s.ln.mops = s.out
+	case tInfo:
+		s.stats.Info++
+		s.ln.err = txnInfoError
+		if s.rng.IntN(2) == 0 {
+			s.stats.InfoLanded++
+			s.out = s.commit(s.out[:0], w.mops, false)
+		}
+	case tFail:
+		s.stats.Fail++
+		s.ln.err = txnFailErrors[s.rng.IntN(len(txnFailErrors))]
+	}
+	s.emit(t)
+	s.idle = append(s.idle, int32(wi))
+	if typ == tInfo {
+		// Jepsen: a crashed process never comes back; the worker takes a
+		// fresh process id.
+		w.pid += int64(len(s.workers))
+		s.stats.Processes++
+	}
+}
+
+// commit applies mops to the store as one atomic step and appends their
+// completion form to out (reads filled in; with reads false, as for an info
+// txn, only the writes are applied). Reads see the state at this point,
+// including the txn's own earlier writes. With ReadLag, the txn instead
+// reads each key it does not write as it was lag writes ago (lag drawn once
+// per txn from 0..ReadLag; further back if that would split a txn's
+// writes): a follower per key that lags behind its leader.
+func (s *tsim) commit(out []tmop, mops []tmop, reads bool) []tmop {
+	lag := 0
+	if s.lag {
+		s.commitN++
+		if reads {
+			lag = s.rng.IntN(s.cfg.ReadLag + 1)
+		}
+	}
+	for i := range mops {
+		m := mops[i]
+		kk := &s.keys[m.key]
+		if !m.isRead() {
+			kk.vals = append(kk.vals, m.val)
+			if s.lag {
+				kk.commits = append(kk.commits, s.commitN)
+			}
+			out = append(out, m)
+			continue
+		}
+		if !reads {
+			continue
+		}
+		n := len(kk.vals)
+		if lag > 0 && !writes(mops, m.key) {
+			n = max(0, n-lag)
+			for n > 0 && kk.commits[n-1] == kk.commits[n] {
+				n--
+			}
+		}
+		m.done = true
+		switch {
+		case s.la:
+			m.list = kk.vals[:n:n]
+		case n == 0:
+			m.isNil = true
+		default:
+			m.val = kk.vals[n-1]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// writes reports whether mops write key k.
+func writes(mops []tmop, k int64) bool {
+	for i := range mops {
+		if !mops[i].isRead() && mops[i].key == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *tsim) invokeNemesis() {
+	s.nemBusy = true
+	s.nemStart = !s.nemSplit
+	s.inflight = append(s.inflight, int32(len(s.workers)))
+	s.stats.Nemesis++
+	f := fStopPartition
+	if s.nemStart {
+		f = fStartPartition
+	}
+	s.nl = line{typ: tInfo, pid: -1, f: f}
+	s.emitNemesis(s.tick())
+}
+
+func (s *tsim) completeNemesis(t int64) {
+	s.nemBusy = false
+	s.nl = line{typ: tInfo, pid: -1, f: fStopPartition, nemDone: true}
+	if s.nemStart {
+		s.nl.f = fStartPartition
+		perm := s.rng.Perm(5)
+		var side [5]bool
+		for _, n := range perm[:2] {
+			side[n] = true // the minority
+		}
+		for i := range 5 {
+			s.part[i] = 0
+			for j := range 5 {
+				if side[i] != side[j] {
+					s.part[i] |= 1 << j
+				}
+			}
+		}
+		s.nl.part = &s.part
+	}
+	s.nemSplit = s.nemStart
+	s.emitNemesis(t)
+}
+
+// emitNemesis writes s.nl, in the queue generator's form (nemesis lines are
+// the same in every workload).
+func (s *tsim) emitNemesis(t int64) {
+	s.nl.index, s.nl.time = s.lines, t
+	if s.cfg.Format == JSON {
+		s.buf = appendJSON(s.buf[:0], &s.nl, nil, nil)
+	} else {
+		s.buf = appendEDN(s.buf[:0], &s.nl, nil, nil)
+	}
+	s.write()
+}

@@ -1,0 +1,149 @@
+package gen
+
+import "strconv"
+
+// mopKind is the kind of a transactional micro-op.
+type mopKind uint8
+
+const (
+	mAppend   mopKind = iota // [:append k v]
+	mWrite                   // [:w k v]
+	mReadList                // [:r k nil] / [:r k [v ...]] (list-append)
+	mReadReg                 // [:r k nil] / [:r k v] (rw-register)
+)
+
+// tmop is a transactional micro-op as written.
+type tmop struct {
+	list  []int64 // a completed list read: the elements ([] when empty)
+	key   int64
+	val   int64 // the value appended or written, or a completed register read
+	kind  mopKind
+	done  bool // a read in completion form
+	isNil bool // a completed register read of the initial state (nil)
+}
+
+func (m *tmop) isRead() bool { return m.kind >= mReadList }
+
+// txnLine is one client op line of a transactional history.
+type txnLine struct {
+	index, time int64
+	typ         opType
+	pid         int64
+	mops        []tmop
+	err         string
+	omitF       bool
+}
+
+// appendTxnEDN appends l in Jepsen's EDN form, newline included.
+func appendTxnEDN(b []byte, l *txnLine) []byte {
+	b = append(b, "{:index "...)
+	b = strconv.AppendInt(b, l.index, 10)
+	b = append(b, ", :time "...)
+	b = strconv.AppendInt(b, l.time, 10)
+	b = append(b, ", :type :"...)
+	b = append(b, typeNames[l.typ]...)
+	b = append(b, ", :process "...)
+	b = strconv.AppendInt(b, l.pid, 10)
+	if !l.omitF {
+		b = append(b, ", :f :txn"...)
+	}
+	b = append(b, ", :value ["...)
+	for i := range l.mops {
+		m := &l.mops[i]
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		switch m.kind {
+		case mAppend:
+			b = append(b, "[:append "...)
+		case mWrite:
+			b = append(b, "[:w "...)
+		default:
+			b = append(b, "[:r "...)
+		}
+		b = strconv.AppendInt(b, m.key, 10)
+		b = append(b, ' ')
+		switch {
+		case !m.isRead():
+			b = strconv.AppendInt(b, m.val, 10)
+		case !m.done || m.isNil:
+			b = append(b, "nil"...)
+		case m.kind == mReadReg:
+			b = strconv.AppendInt(b, m.val, 10)
+		default:
+			b = append(b, '[')
+			for j, v := range m.list {
+				if j > 0 {
+					b = append(b, ' ')
+				}
+				b = strconv.AppendInt(b, v, 10)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, ']')
+	if l.err != "" {
+		b = append(b, ", :error :"...)
+		b = append(b, l.err...)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendTxnJSON appends l as one JSON object in elle-cli's form, newline
+// included.
+func appendTxnJSON(b []byte, l *txnLine) []byte {
+	b = append(b, `{"index":`...)
+	b = strconv.AppendInt(b, l.index, 10)
+	b = append(b, `,"time":`...)
+	b = strconv.AppendInt(b, l.time, 10)
+	b = append(b, `,"type":"`...)
+	b = append(b, typeNames[l.typ]...)
+	b = append(b, `","process":`...)
+	b = strconv.AppendInt(b, l.pid, 10)
+	if !l.omitF {
+		b = append(b, `,"f":"txn"`...)
+	}
+	b = append(b, `,"value":[`...)
+	for i := range l.mops {
+		m := &l.mops[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		switch m.kind {
+		case mAppend:
+			b = append(b, `["append",`...)
+		case mWrite:
+			b = append(b, `["w",`...)
+		default:
+			b = append(b, `["r",`...)
+		}
+		b = strconv.AppendInt(b, m.key, 10)
+		b = append(b, ',')
+		switch {
+		case !m.isRead():
+			b = strconv.AppendInt(b, m.val, 10)
+		case !m.done || m.isNil:
+			b = append(b, "null"...)
+		case m.kind == mReadReg:
+			b = strconv.AppendInt(b, m.val, 10)
+		default:
+			b = append(b, '[')
+			for j, v := range m.list {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, v, 10)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, ']')
+	if l.err != "" {
+		b = append(b, `,"error":"`...)
+		b = append(b, l.err...)
+		b = append(b, '"')
+	}
+	return append(b, "}\n"...)
+}

@@ -1,0 +1,116 @@
+package gen
+
+import (
+	"strconv"
+	"strings"
+)
+
+// TxnInjection records one fault script that WriteTxn carried out, with
+// enough detail for a test to find it in the output.
+type TxnInjection struct {
+	Fault TxnFaultKind
+	// Keys are the fresh keys the script used (no other txn touches them).
+	Keys []int64
+	// Ops are the :index of the completion of each txn of the script, in
+	// the order the package doc lists them for the kind.
+	Ops []int64
+	// Values are the values of note: the garbage value (GarbageRead), the
+	// duplicated element (DuplicateElement), the aborted value (AbortedRead,
+	// DirtyUpdate), the intermediate value (IntermediateRead); else none.
+	Values []int64
+}
+
+// String describes the injection in one line.
+func (in TxnInjection) String() string {
+	var b strings.Builder
+	b.WriteString(in.Fault.String())
+	list := func(name string, xs []int64) {
+		if len(xs) == 0 {
+			return
+		}
+		b.WriteString(" " + name + "=")
+		for i, x := range xs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatInt(x, 10))
+		}
+	}
+	list("keys", in.Keys)
+	list("ops", in.Ops)
+	list("values", in.Values)
+	return b.String()
+}
+
+// TxnStats summarises what WriteTxn produced.
+type TxnStats struct {
+	// Lines is the number of op lines written; Bytes the number of bytes.
+	Lines, Bytes int64
+	// Txns counts txn invocations; OK, Info and Fail their completions.
+	Txns, OK, Info, Fail int64
+	// InfoLanded counts :info txns whose writes the store applied.
+	InfoLanded int64
+	// Reads and Writes count micro-ops of invocations (a write is an append
+	// in list-append).
+	Reads, Writes int64
+	// Keys counts the distinct keys used (retired ones and fault keys too).
+	Keys int64
+	// Processes counts distinct client process ids.
+	Processes int64
+	// Nemesis counts nemesis invocations.
+	Nemesis int64
+	// EndTime is the :time of the last line, in nanoseconds.
+	EndTime int64
+	// Injections lists the fault scripts carried out, in the order they
+	// ended.
+	Injections []TxnInjection
+}
+
+// Injected returns how many faults of kind k were injected.
+func (s *TxnStats) Injected(k TxnFaultKind) int {
+	n := 0
+	for _, in := range s.Injections {
+		if in.Fault == k {
+			n++
+		}
+	}
+	return n
+}
+
+// String is a one-line summary.
+func (s *TxnStats) String() string {
+	var b strings.Builder
+	kv := func(k string, v int64) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(strconv.FormatInt(v, 10))
+	}
+	kv("lines", s.Lines)
+	kv("bytes", s.Bytes)
+	kv("txns", s.Txns)
+	kv("ok", s.OK)
+	kv("info", s.Info)
+	kv("info-landed", s.InfoLanded)
+	kv("fail", s.Fail)
+	kv("reads", s.Reads)
+	kv("writes", s.Writes)
+	kv("keys", s.Keys)
+	kv("processes", s.Processes)
+	kv("nemesis", s.Nemesis)
+	b.WriteString(" faults:")
+	if len(s.Injections) == 0 {
+		b.WriteString(" none")
+	}
+	for _, k := range TxnFaultKinds() {
+		if n := s.Injected(k); n > 0 {
+			b.WriteByte(' ')
+			b.WriteString(k.String())
+			b.WriteByte('=')
+			b.WriteString(strconv.Itoa(n))
+		}
+	}
+	return b.String()
+}
