@@ -122,11 +122,12 @@ func (c *checker) cycles(g *graph.Graph) {
 		if c.opts.CycleBudget > 0 {
 			deadline = time.Now().Add(c.opts.CycleBudget)
 		}
-		timedOut := false
+		timedOut, current := false, ""
 		found := consistency.CycleExists(all, func(p consistency.Projection) bool {
 			if timedOut {
 				return false
 			}
+			current = p.Anomaly()
 			cyc, ok, ex := s.ShortestTyped(comp, projectionSpec(p), deadline)
 			if ex {
 				timedOut = true
@@ -146,7 +147,6 @@ func (c *checker) cycles(g *graph.Graph) {
 			skip = consistency.ImpossibleCycleTypes(all, found)
 		}
 		var searched []string
-		current := ""
 		for _, t := range types {
 			if timedOut {
 				break

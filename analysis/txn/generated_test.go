@@ -1,0 +1,108 @@
+package txn
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/gen"
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// generated writes a history with cfg and checks it.
+func generated(t testing.TB, cfg gen.TxnConfig, check func(*model.History, model.Pairing, Options) *analysis.Result, opts Options) *analysis.Result {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ingest.Read(&buf, "generated.edn", ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.Pair(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return check(h, p, opts)
+}
+
+func txnConfig(w gen.Workload, seed int64) gen.TxnConfig {
+	return gen.TxnConfig{Seed: seed, Workload: w, Txns: 2000, Concurrency: 10, Keys: 8, InfoRate: 0.02, FailRate: 0.02}
+}
+
+// TestGeneratedListAppend checks generated histories: clean ones (with
+// info, fail, nemesis ops and no :f) are valid, and each injected fault
+// gives exactly the anomaly types the generator documents for it, one
+// instance of each per injection.
+func TestGeneratedListAppend(t *testing.T) {
+	for seed := int64(1); seed <= 3; seed++ {
+		t.Run(fmt.Sprintf("clean seed %d - valid", seed), func(t *testing.T) {
+			cfg := txnConfig(gen.ListAppend, seed)
+			cfg.OmitF, cfg.Nemesis = seed == 2, seed == 3
+			res := generated(t, cfg, CheckListAppend, DefaultOptions())
+			if res.Verdict != analysis.Valid {
+				t.Fatalf("%s: %v %v", res.Verdict, res.AnomalyTypes, res.UnknownReasons)
+			}
+		})
+	}
+	for _, k := range gen.TxnFaultKinds() {
+		want, _ := k.Anomalies(gen.ListAppend)
+		want = slices.Sorted(slices.Values(want))
+		for seed := int64(1); seed <= 2; seed++ {
+			t.Run(fmt.Sprintf("%s seed %d - %v", k, seed, want), func(t *testing.T) {
+				cfg := txnConfig(gen.ListAppend, seed)
+				cfg.Faults = []gen.TxnFault{{Kind: k, Count: 3}}
+				res := generated(t, cfg, CheckListAppend, DefaultOptions())
+				if res.Verdict != analysis.Invalid || !slices.Equal(res.AnomalyTypes, want) {
+					t.Fatalf("%s %v, want invalid %v", res.Verdict, res.AnomalyTypes, want)
+				}
+				for _, typ := range want {
+					if n := len(res.Anomalies[typ]); n != 3 {
+						t.Errorf("%d %s instances for 3 injections", n, typ)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestHugeComponentGetsAVerdict: the generator's 10,000-txn history whose
+// failed, crashed and stale txns make one huge strongly connected component
+// gets a verdict within the cycle budget: invalid, with the stale reads'
+// cycles, and no timeout.
+func TestHugeComponentGetsAVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the huge component takes a few seconds")
+	}
+	opts := DefaultOptions()
+	start := time.Now()
+	res := generated(t, gen.HugeSCCConfig(1), CheckListAppend, opts)
+	if res.Stats.LargestComponent < 5000 {
+		t.Fatalf("largest component %d txns: not huge", res.Stats.LargestComponent)
+	}
+	if res.Verdict != analysis.Invalid || len(res.Anomalies[CycleSearchTimeout]) > 0 {
+		t.Fatalf("%s %v %v", res.Verdict, res.AnomalyTypes, res.UnknownReasons)
+	}
+	t.Logf("component of %d txns: %v in %v", res.Stats.LargestComponent, res.AnomalyTypes, time.Since(start))
+}
+
+// TestBudgetRunsOut: with a tiny budget the huge component's search stops,
+// and the verdict says so (cycle-search-timeout, unknown reason) while
+// still holding what it proved.
+func TestBudgetRunsOut(t *testing.T) {
+	opts := DefaultOptions()
+	opts.CycleBudget = time.Microsecond
+	res := generated(t, gen.HugeSCCConfig(2), CheckListAppend, opts)
+	if len(res.Anomalies[CycleSearchTimeout]) == 0 || len(res.UnknownReasons) == 0 {
+		t.Fatalf("no timeout recorded: %v %v", res.AnomalyTypes, res.UnknownReasons)
+	}
+	in := res.Anomalies[CycleSearchTimeout][0]
+	if in.SCCSize == nil || *in.SCCSize < 5000 || in.SpecType == "" {
+		t.Errorf("timeout instance %+v", in)
+	}
+}
