@@ -65,6 +65,9 @@ type listAppend struct {
 	// readOrder is the order from reads alone (no single-append rule), for
 	// dirty-update
 	readOrder [][]model.MsgID
+	// scratch of the per-txn checks
+	expects []expect
+	firsts  []firstRead
 }
 
 // readRef is one list read of a vertex txn.
@@ -483,8 +486,8 @@ func (la *listAppend) justify(st *analysis.Step, m *model.Mop) {
 // nonCycle finds the anomalies that need no graph (spec/txn.md §4).
 func (la *listAppend) nonCycle() {
 	c := la.c
-	lost := map[string][]int32{} // lost-update groups: key + state read -> recs
-	var lostOrder []string
+	lost := map[lostKey][]int32{} // lost-update groups: key and state read -> recs
+	var lostOrder []lostKey
 	for r := range c.recs {
 		r := int32(r)
 		rc := &c.recs[r]
@@ -501,31 +504,50 @@ func (la *listAppend) nonCycle() {
 		}
 	}
 	for _, g := range lostOrder {
-		recs := lost[g]
-		if len(recs) < 2 {
-			continue
-		}
-		first := recs[0]
-		var k model.KeyID
-		var es []model.MsgID
-		for _, m := range c.mops(first) {
-			if m.Kind == model.MopReadList || m.Kind == model.MopRead {
-				if e, ok := la.elems(first, &m); ok && lostKey(m.Key, e) == g {
-					k, es = m.Key, e
-					break
-				}
-			}
-		}
-		in := analysis.Instance{Key: c.keyVal(k), Witness: c.witness(recs...)}
-		v := c.listVal(es)
-		in.Value = &v
-		for _, x := range recs {
-			in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
-		}
-		c.add(LostUpdate, in)
+		la.lostUpdates(g, lost[g])
 	}
 	la.dirtyUpdates()
 	la.duplicateAppends()
+}
+
+// lostUpdates reports the recs of one lost-update group (equal key, list
+// length and hash): those whose first read of the key is the same list, two
+// or more of them, one instance per distinct list.
+func (la *listAppend) lostUpdates(g lostKey, recs []int32) {
+	c := la.c
+	if len(recs) < 2 {
+		return
+	}
+	readOf := func(r int32) []model.MsgID {
+		for _, m := range c.mops(r) {
+			if m.Key == g.k && (m.Kind == model.MopReadList || m.Kind == model.MopRead) {
+				es, _ := la.elems(r, &m)
+				return es
+			}
+		}
+		return nil
+	}
+	for len(recs) > 1 {
+		es := readOf(recs[0])
+		var same, rest []int32
+		for _, r := range recs {
+			if slices.Equal(readOf(r), es) {
+				same = append(same, r)
+			} else {
+				rest = append(rest, r)
+			}
+		}
+		if len(same) > 1 {
+			in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(same...)}
+			v := c.listVal(es)
+			in.Value = &v
+			for _, x := range same {
+				in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
+			}
+			c.add(LostUpdate, in)
+		}
+		recs = rest
+	}
 }
 
 // abortedAndIntermediate reports G1a (an element of a failed append) and
@@ -555,29 +577,41 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 	}
 }
 
+// expect is what a txn should read of a key, from its own earlier reads
+// and appends (internal).
+type expect struct {
+	key   model.KeyID
+	known bool // the whole list is known, not just its end
+	isNil bool // known from a read of nil, which only nil matches
+	es    []model.MsgID
+}
+
 // internal reports the first read of ok rec r that disagrees with what the
 // txn itself read and appended before (Cerone et al.'s INT): its own
 // appends must be the end of what it reads next. The expected state starts
-// with "..." when the txn never read the key before appending.
+// with "..." when the txn never read the key before appending. Txns touch a
+// few keys, so the states are a short list, reused between txns.
 func (la *listAppend) internal(r int32, mops []model.Mop) {
 	c := la.c
-	type expect struct {
-		known bool // the whole list is known, not just its end
-		isNil bool // known from a read of nil, which only nil matches
-		es    []model.MsgID
+	state := la.expects[:0]
+	defer func() { la.expects = state[:0] }()
+	find := func(k model.KeyID) *expect {
+		for i := range state {
+			if state[i].key == k {
+				return &state[i]
+			}
+		}
+		return nil
 	}
-	var state map[model.KeyID]*expect
 	for i := range mops {
 		m := &mops[i]
 		switch m.Kind {
 		case model.MopAppend:
-			if state == nil {
-				state = map[model.KeyID]*expect{}
-			}
-			s := state[m.Key]
+			s := find(m.Key)
 			if s == nil {
-				s = &expect{}
-				state[m.Key] = s
+				state = append(state, expect{key: m.Key})
+				s = &state[len(state)-1]
+				s.es = s.es[:0]
 			}
 			s.es, s.isNil = append(s.es, m.Msg), false // after nil, an append gives [v]
 		case model.MopReadList, model.MopRead:
@@ -585,7 +619,8 @@ func (la *listAppend) internal(r int32, mops []model.Mop) {
 			if !ok {
 				continue
 			}
-			if s := state[m.Key]; s != nil {
+			s := find(m.Key)
+			if s != nil {
 				bad := false
 				if s.known {
 					bad = !slices.Equal(s.es, es) || s.isNil != (m.Kind == model.MopRead)
@@ -605,11 +640,12 @@ func (la *listAppend) internal(r int32, mops []model.Mop) {
 						Expected: &exp, Witness: c.witness(r)})
 					return
 				}
+			} else {
+				state = append(state, expect{key: m.Key})
+				s = &state[len(state)-1]
 			}
-			if state == nil {
-				state = map[model.KeyID]*expect{}
-			}
-			state[m.Key] = &expect{known: true, isNil: m.Kind == model.MopRead, es: slices.Clone(es)}
+			s.known, s.isNil = true, m.Kind == model.MopRead
+			s.es = append(s.es[:0], es...)
 		}
 	}
 }
@@ -634,49 +670,59 @@ func (la *listAppend) futureRead(r int32, mops []model.Mop) {
 	}
 }
 
-// lostKey is the grouping key of lost-update: the key and the list read.
-func lostKey(k model.KeyID, es []model.MsgID) string {
-	b := make([]byte, 0, 4*(len(es)+1))
-	b = append(b, byte(k), byte(k>>8), byte(k>>16), byte(k>>24))
-	for _, e := range es {
-		b = append(b, byte(e), byte(e>>8), byte(e>>16), byte(e>>24))
-	}
-	return string(b)
+// lostKey groups lost-update candidates: a key and the list read (its
+// length and hash; lists are compared in full when a group is reported).
+type lostKey struct {
+	k    model.KeyID
+	n    int32
+	hash uint64
+}
+
+func lostKeyOf(k model.KeyID, es []model.MsgID) lostKey {
+	return lostKey{k, int32(len(es)), hashElems(es)}
+}
+
+// firstRead is a key a txn touched, for lost-update: the list of its first
+// read (read is false when the txn appended before reading it), and whether
+// it has appended since.
+type firstRead struct {
+	k     model.KeyID
+	read  bool
+	wrote bool
+	es    []model.MsgID
 }
 
 // lostUpdateOf adds ok rec r to the lost-update groups: for each key it
-// read (its first read of the key, before writing it) and then appended
-// to (Elle's lost-update-cases).
-func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, groups map[string][]int32, order *[]string) {
-	var read map[model.KeyID][]model.MsgID
-	var wrote map[model.KeyID]bool
+// read (its first read of the key, before appending to it) and then
+// appended to (Elle's lost-update-cases). Txns touch a few keys: the keys
+// are a short list, reused between txns.
+func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, groups map[lostKey][]int32, order *[]lostKey) {
+	seen := la.firsts[:0]
+	defer func() { la.firsts = seen[:0] }()
 	for i := range mops {
 		m := &mops[i]
+		j := slices.IndexFunc(seen, func(f firstRead) bool { return f.k == m.Key })
 		switch m.Kind {
 		case model.MopAppend:
-			if wrote[m.Key] {
+			if j < 0 {
+				seen = append(seen, firstRead{k: m.Key, wrote: true})
 				continue
 			}
-			if wrote == nil {
-				wrote = map[model.KeyID]bool{}
+			if seen[j].wrote {
+				continue
 			}
-			wrote[m.Key] = true
-			if es, ok := read[m.Key]; ok {
-				g := lostKey(m.Key, es)
-				if _, seen := groups[g]; !seen {
-					*order = append(*order, g)
-				}
-				groups[g] = append(groups[g], r)
+			seen[j].wrote = true
+			g := lostKeyOf(m.Key, seen[j].es)
+			if _, ok := groups[g]; !ok {
+				*order = append(*order, g)
 			}
+			groups[g] = append(groups[g], r)
 		case model.MopReadList, model.MopRead:
-			if _, ok := read[m.Key]; ok || wrote[m.Key] {
+			if j >= 0 {
 				continue
 			}
 			if es, ok := la.elems(r, m); ok {
-				if read == nil {
-					read = map[model.KeyID][]model.MsgID{}
-				}
-				read[m.Key] = es
+				seen = append(seen, firstRead{k: m.Key, read: true, es: es})
 			}
 		}
 	}
