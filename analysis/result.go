@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hindsight-dev/hindsight/internal/version"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -340,7 +341,10 @@ type Result struct {
 	AlsoNot []string `json:"also_not,omitzero"`
 	Stats   Stats    `json:"stats"`
 	Options Options  `json:"options"`
-	Series  Series   `json:"-"`
+	// Hindsight is the build that produced the result (package check fills
+	// it), so that a result kept for months can be reproduced.
+	Hindsight *version.Info `json:"hindsight,omitempty"`
+	Series    Series        `json:"-"`
 }
 
 // Add appends an instance of type typ.

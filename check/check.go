@@ -12,6 +12,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/version"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -83,7 +84,10 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.Check(h, pairing, opts.Analysis), nil
+	res := w.Check(h, pairing, opts.Analysis)
+	v := version.Current()
+	res.Hindsight = &v
+	return res, nil
 }
 
 // Workload finds the workload of h: the named one, or the detected one when

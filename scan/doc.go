@@ -24,41 +24,50 @@
 //	path             string         the history file, as found (argument + path below it)
 //	size_bytes       int64          its size on disk (compressed, if it is)
 //	sha256           string, null   SHA-256 of its bytes; null when it could not be read
-//	workload         string, null   "queue"; null for an error row
+//	workload         string, null   "queue", "list-append", ...; null for an error row
 //	ops              int64, null    ops in the history (stats.ops)
 //	verdict          string         valid, invalid, unknown, or error (not read, parsed or checked)
 //	bad_types        list<string>   anomaly types that make it invalid, sorted
-//	count_<type>     int64, null    instances of each type of workload.AllTypes, '-' spelled '_'
-//	                                (count_lost_write, count_G1c_realtime ...); null for an error row
+//	count_<type>     int64, null    instances of each type of workload.AllTypes, every character but
+//	                                letters, digits and '_' spelled '_' (count_lost_write,
+//	                                count_G1c_realtime, count_PL_2_99_cycle_exists ...); null for an
+//	                                error row
 //	elapsed_ms       int64          wall time to read and check it (of the run that computed the row)
 //	error            string, null   why it could not be read, parsed or checked
 //	unknown_reasons  list<string>   why the verdict is unknown
 //	anomaly_types    list<string>   every anomaly type found, bad or allowed, sorted
 //	truncated        bool, null     the history ended mid-op (kept, with a warning; not an error)
 //	warnings         list<string>   the check's warnings
+//	models           list<string>, null  transactional workloads: the consistency models checked
+//	not              list<string>, null  the weakest models the anomalies rule out (Elle's :not)
+//	also_not         list<string>, null  the stronger models they rule out (Elle's :also-not)
 //
 // anomalies (anomalies.parquet, anomalies-I-of-N.parquet), one row per
 // anomaly instance, sorted by path, then type (in workload.AllTypes order),
 // then as in the JSON result:
 //
 //	path      string          the history, as in histories.path (the join key)
-//	type      string          the anomaly type (spec/queue.md)
+//	type      string          the anomaly type (docs/<workload>.md)
 //	key       string, null    the key as JSON text (3, ":x"); null for cycles
 //	values    list<string>    the value, or the values, as JSON texts
 //	witness   list<int64>     op indices of the minimal counterexample, sorted
 //	bad       bool            whether this instance makes the history invalid
 //	skipped   list<string>    values a skip jumped over, as JSON texts
-//	instance  string          the whole instance as JSON, as in spec/results.md
+//	instance  string          the whole instance as JSON, as in check --format json
 //
-// Strings are UTF-8, lists never null and their elements never null. Both
-// schemas carry the metadata hindsight.scan.schema = SchemaVersion. A table
+// Strings are UTF-8, lists never null (but models, not and also_not of
+// queue rows) and their elements never null. Both schemas carry the
+// metadata hindsight.scan.schema = SchemaVersion, hindsight.build (the build
+// line of hindsight --version) and hindsight.options (the check options as
+// JSON), so a table read months later says how to reproduce it (DuckDB:
+// SELECT * FROM parquet_kv_metadata('histories.parquet')). A table
 // is complete or absent: every output file is written under a temporary
 // name (".NAME.tmp-*") in its directory and renamed when closed; an
 // interrupted scan writes no table at all.
 //
 // # Exit status
 //
-// Summary.ExitCode applies spec/results.md over all histories of the scan:
+// Summary.ExitCode applies check's exit statuses over all histories of the scan:
 // 3 when any history could not be read, parsed or checked (verdict error),
 // else 1 when any is invalid, else 2 when any is unknown, else 0. The
 // command exits 3 on a usage error or when the inputs hold no history at

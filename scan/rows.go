@@ -29,10 +29,18 @@ const (
 var CountTypes = workload.AllTypes()
 
 // CountColumn returns the name of the count column of anomaly type typ:
-// "count_" and the type with '-' replaced by '_' (count_lost_write,
-// count_G1c_process).
+// "count_" and the type with every character but letters, digits and '_'
+// spelled '_' (count_lost_write, count_G1c_process,
+// count_PL_2_99_cycle_exists), so that SQL can name it unquoted.
 func CountColumn(typ string) string {
-	return "count_" + strings.ReplaceAll(typ, "-", "_")
+	b := []byte("count_" + typ)
+	for i := len("count_"); i < len(b); i++ {
+		c := b[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 // HistoryRow is one row of the histories table: one history and what its
@@ -53,6 +61,11 @@ type HistoryRow struct {
 	AnomalyTypes   []string         `json:"anomaly_types"`
 	Truncated      bool             `json:"truncated"`
 	Warnings       []string         `json:"warnings"`
+	// Models, Not and AlsoNot are the transactional workloads' consistency
+	// models and the models the anomalies rule out; nil (null) otherwise.
+	Models  []string `json:"models,omitempty"`
+	Not     []string `json:"not,omitempty"`
+	AlsoNot []string `json:"also_not,omitempty"`
 }
 
 // checked reports whether the row holds a verdict (not an error).
@@ -114,6 +127,7 @@ func rowsOf(path string, size int64, sha string, truncated bool, res *analysis.R
 		ElapsedMS:    elapsedMS,
 		AnomalyTypes: nonNil(res.AnomalyTypes), Truncated: truncated, Warnings: slices.Clone(nonNil(res.Warnings)),
 		UnknownReasons: slices.Clone(nonNil(res.UnknownReasons)),
+		Models:         slices.Clone(res.Models), Not: slices.Clone(res.Not), AlsoNot: slices.Clone(res.AlsoNot),
 	}
 	row.sanitize()
 	var anoms []AnomalyRow

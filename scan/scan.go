@@ -15,10 +15,14 @@ import (
 	"sync"
 	"time"
 
+	"encoding/json"
+
 	"golang.org/x/sync/semaphore"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/version"
 	"github.com/hindsight-dev/hindsight/report"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // Options configure a scan. The zero value scans with the defaults below.
@@ -433,11 +437,24 @@ func (s *scanner) sweep() {
 	}
 }
 
+// provenance says which build and options produced the tables: the build
+// line of hindsight --version, and the check options as JSON.
+func (s *scanner) provenance() (build, options string) {
+	o := s.opts.Check.Analysis
+	o.Series = false
+	b, _ := json.Marshal(struct {
+		Workload string           `json:"workload,omitempty"`
+		Analysis workload.Options `json:"analysis"`
+	}{s.opts.Check.Workload, o})
+	return version.Current().String(), string(b)
+}
+
 // writeTables writes the histories and anomalies tables, rows in path
 // order (results are), and returns the files written.
 func (s *scanner) writeTables(results []*result) ([]string, error) {
 	hpq, apq, hipc, aipc := s.outputNames()
-	ht, err := newTableWriter(HistoriesSchema, hpq, hipc)
+	build, options := s.provenance()
+	ht, err := newTableWriter(withRunMetadata(HistoriesSchema, build, options), hpq, hipc)
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +465,7 @@ func (s *scanner) writeTables(results []*result) ([]string, error) {
 			return nil, err
 		}
 	}
-	at, err := newTableWriter(AnomaliesSchema, apq, aipc)
+	at, err := newTableWriter(withRunMetadata(AnomaliesSchema, build, options), apq, aipc)
 	if err != nil {
 		ht.abort()
 		return nil, err

@@ -45,6 +45,9 @@ var HistoriesSchema = func() *arrow.Schema {
 		arrow.Field{Name: "anomaly_types", Type: stringList},
 		arrow.Field{Name: "truncated", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
 		arrow.Field{Name: "warnings", Type: stringList},
+		arrow.Field{Name: "models", Type: stringList, Nullable: true},
+		arrow.Field{Name: "not", Type: stringList, Nullable: true},
+		arrow.Field{Name: "also_not", Type: stringList, Nullable: true},
 	)
 	return arrow.NewSchema(fs, &schemaMeta)
 }()
@@ -61,6 +64,22 @@ var AnomaliesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "skipped", Type: stringList},
 	{Name: "instance", Type: arrow.BinaryTypes.String},
 }, &schemaMeta)
+
+// withRunMetadata returns schema with metadata saying which hindsight
+// build and which check options produced the table, beside its schema
+// version: a table read months later says how to reproduce it.
+func withRunMetadata(schema *arrow.Schema, build, options string) *arrow.Schema {
+	keys := append(schema.Metadata().Keys(), buildMetaKey, optionsMetaKey)
+	vals := append(schema.Metadata().Values(), build, options)
+	md := arrow.NewMetadata(keys, vals)
+	return arrow.NewSchema(schema.Fields(), &md)
+}
+
+// Metadata keys of the tables, beside schemaMetaKey.
+const (
+	buildMetaKey   = "hindsight.build"
+	optionsMetaKey = "hindsight.options"
+)
 
 // batchRows is the number of rows per record batch (and Parquet row group).
 const batchRows = 64 * 1024
@@ -229,6 +248,14 @@ func appendHistory(rb *array.RecordBuilder, r *HistoryRow) {
 		tb.AppendNull()
 	}
 	list(r.Warnings)
+	for _, l := range [][]string{r.Models, r.Not, r.AlsoNot} {
+		lb := next().(*array.ListBuilder)
+		if l == nil {
+			lb.AppendNull()
+		} else {
+			appendStrings(lb, l)
+		}
+	}
 }
 
 // appendAnomaly appends a to a record builder of AnomaliesSchema.

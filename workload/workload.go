@@ -38,25 +38,25 @@ import (
 // the ones it uses (Workload.Flags names them).
 type Options struct {
 	// WWDeps adds write-write edges to the queue's dependency graph.
-	WWDeps bool
+	WWDeps bool `json:"ww_deps"`
 	// SubVia is "", "assign" or "subscribe": how the queue judges consumers.
-	SubVia string
+	SubVia string `json:"sub_via,omitempty"`
 	// CycleBudget bounds the cycle search in each strongly connected
 	// component; zero means no bound.
-	CycleBudget time.Duration
+	CycleBudget time.Duration `json:"cycle_budget_ns"`
 	// StallThreshold is the shortest stall reported as stalled-consumer.
-	StallThreshold time.Duration
+	StallThreshold time.Duration `json:"stall_threshold_ns"`
 	// Models are the consistency models a transactional history is judged
 	// against (Elle's names or aliases); nil means the default,
 	// strict-serializable. An empty non-nil slice means none: only
 	// Anomalies are looked for.
-	Models []string
+	Models []string `json:"models,omitempty"`
 	// Anomalies are further anomaly types a transactional history must not
 	// show, whatever the models (Elle's :anomalies option; "G1" stands for
 	// G1a, G1b and G1c, and so on).
-	Anomalies []string
+	Anomalies []string `json:"anomalies,omitempty"`
 	// Series keeps the time series an HTML report draws in the result.
-	Series bool
+	Series bool `json:"-"`
 }
 
 // DefaultOptions are the defaults of the command line.

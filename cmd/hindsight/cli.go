@@ -14,6 +14,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/version"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report"
 	"github.com/hindsight-dev/hindsight/samples"
@@ -104,6 +105,17 @@ func (f *checkFlags) options() (check.Options, error) {
 	return o, nil
 }
 
+// versionLine says which build this is, for --version: the module version
+// and VCS revision from the build information, and the ECharts the HTML
+// report embeds.
+func versionLine() string {
+	e := report.EChartsVersion()
+	if e == "" {
+		e = "not embedded (run scripts/assets.sh and rebuild)"
+	}
+	return version.Current().String() + "; ECharts " + e
+}
+
 // worse combines exit statuses over several histories: an input error
 // outranks invalid, which outranks unknown, which outranks valid.
 func worse(a, b int) int {
@@ -121,6 +133,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.Version = versionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)

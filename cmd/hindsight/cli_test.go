@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -21,10 +22,16 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 	return code, out.String(), errb.String()
 }
 
-var elapsed = regexp.MustCompile(`("elapsed_ms":)\d+|(; )\d+( ms)`)
+var (
+	elapsed = regexp.MustCompile(`("elapsed_ms":)\d+|(; )\d+( ms)`)
+	build   = regexp.MustCompile(`"hindsight":\{[^}]*\}`)
+)
 
-// stable masks the run time, the only part of the output allowed to change.
-func stable(s string) string { return elapsed.ReplaceAllString(s, "${1}${2}0${3}") }
+// stable masks the run time and the build (its Go release and revision),
+// the only parts of the output allowed to change.
+func stable(s string) string {
+	return build.ReplaceAllString(elapsed.ReplaceAllString(s, "${1}${2}0${3}"), `"hindsight":{"version":"(build)"}`)
+}
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
@@ -131,5 +138,21 @@ func TestGoldenFixtures(t *testing.T) {
 			_, js, _ := runCLI(t, "", append(args, "--format", "json")...)
 			golden(t, tc.file+".json", stable(strings.ReplaceAll(js, fixtures+"/", "")))
 		})
+	}
+}
+
+// TestVersion: --version names the build and the embedded ECharts, and the
+// JSON result carries the build that produced it.
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "", "--version")
+	if code != 0 || !strings.HasPrefix(out, "hindsight ") || !strings.Contains(out, "; ECharts ") || !strings.Contains(out, "go1.") {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+	_, out, _ = runCLI(t, "", "demo", "--format", "json")
+	var res struct {
+		Hindsight struct{ Version, Go string }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Hindsight.Version == "" || res.Hindsight.Go == "" {
+		t.Fatalf("no build in the JSON (%v): %s", err, out)
 	}
 }
