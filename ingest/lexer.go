@@ -119,8 +119,9 @@ type lexer struct {
 	cut  bool   // tEOF came in the middle of a token
 	err  lexErr // with tErr
 
-	opStart  int64 // absolute offset of the op being read, or -1
-	capStart int64 // absolute offset of a form being captured, or -1
+	opStart  int64  // absolute offset of the op being read, or -1
+	opAt     srcPos // where the op being read starts, when opStart >= 0
+	capStart int64  // absolute offset of a form being captured, or -1
 
 	sbuf  []byte // unescaped strings, normalised big integers
 	depth int    // #_ nesting
@@ -147,7 +148,8 @@ func (l *lexer) more(p *int, keep int) bool {
 		k = min(k, l.capStart)
 	}
 	if l.opStart >= 0 && l.base+int64(l.end)-l.opStart < maxOpKeep {
-		k = min(k, l.opStart)
+		// the op, and the start of its line for an excerpt there
+		k = min(k, max(l.opStart-excerptHalf-16, l.opAt.lineStart))
 	}
 	drop := int(k - l.base)
 	if drop < 0 {
@@ -279,6 +281,11 @@ func (l *lexer) nextEDN() {
 		c := l.buf[p]
 		switch c {
 		case '{':
+			// A '{' that is the first token of its line inside an op may be
+			// the next op, when the one being read was left unclosed.
+			if l.opStart >= 0 && l.base+int64(l.pos) < l.lineStart && l.opBreak(&p) {
+				return
+			}
 			l.single(p, tMapBegin)
 		case '}':
 			l.single(p, tMapEnd)
@@ -319,6 +326,9 @@ func (l *lexer) nextEDN() {
 			}
 			continue
 		case '#':
+			if l.opStart >= 0 && l.base+int64(l.pos) < l.lineStart && l.opBreak(&p) {
+				return
+			}
 			l.startTok(p)
 			if !l.ensure(&p, 2, p) {
 				l.setEOF(l.end, true)
@@ -569,6 +579,16 @@ func (l *lexer) scanString(p int, json bool) {
 			if c == '\n' {
 				l.line++
 				l.lineStart = l.base + int64(p) + 1
+				if l.opStart >= 0 {
+					// Strings Jepsen writes never hold a raw newline; one
+					// that runs into the next op was left unclosed.
+					a, sg := l.base+int64(p), l.base+int64(seg)
+					if l.stringBreak(a + 1) {
+						return
+					}
+					p, seg = int(a-l.base), int(sg-l.base)
+					buf = l.buf[:l.end]
+				}
 			} else if c == '\\' {
 				if !escaped {
 					escaped = true
@@ -732,6 +752,9 @@ func (l *lexer) nextJSON() {
 			}
 		}
 		c := l.buf[p]
+		if c == '{' && l.opStart >= 0 && l.base+int64(l.pos) < l.lineStart && l.opBreak(&p) {
+			return
+		}
 		switch l.jstate {
 		case jAfter:
 			top := l.jstack[len(l.jstack)-1]
