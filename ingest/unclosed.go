@@ -114,21 +114,31 @@ func (l *lexer) opBreak(p *int) bool {
 	return ok
 }
 
-// stringBreak is called at absolute offset a, just after a newline inside a
-// string of the op being read. If the next op begins on the line (after
-// blanks), it makes the current token the error for the unclosed op and
-// reports true.
-func (l *lexer) stringBreak(a int64) bool {
-	w := l.lookahead(a, opLookahead, l.tok.off)
+// opBreakAt is opBreak for a caller whose index must not have its address
+// taken; it returns the index adjusted.
+func (l *lexer) opBreakAt(p int) (int, bool) {
+	brk := l.opBreak(&p)
+	return p, brk
+}
+
+// stringBreak is called at buf[p], a newline inside a string of the op
+// being read; seg is an index the caller keeps. If the next op begins on
+// the next line (after blanks), it makes the current token the error for
+// the unclosed op and reports true. It returns p and seg adjusted if the
+// buffer moves.
+func (l *lexer) stringBreak(p, seg int) (int, int, bool) {
+	a, sg := l.base+int64(p), l.base+int64(seg)
+	w := l.lookahead(a+1, opLookahead, l.tok.off)
 	i := 0
 	for i < len(w) && (w[i] == ' ' || w[i] == '\t' || w[i] == '\r' || w[i] == ',' && !l.json) {
 		i++
 	}
-	if i == len(w) || !l.atOpColumn(a+int64(i)) || !l.opAhead(a+int64(i), l.tok.off) {
-		return false
+	b := a + 1 + int64(i)
+	brk := i < len(w) && l.atOpColumn(b) && l.opAhead(b, l.tok.off)
+	if brk {
+		l.unclosedOp()
 	}
-	l.unclosedOp()
-	return true
+	return int(a - l.base), int(sg - l.base), brk
 }
 
 // unclosedOp makes the current token the error for the op being read, left
