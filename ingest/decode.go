@@ -207,7 +207,7 @@ func (d *decoder) run() error {
 // op reads one op map whose '{' is the current token; start is where the op
 // begins (its tag, if any).
 func (d *decoder) op(start, brace srcPos) error {
-	d.l.opStart = start.off
+	d.l.opStart, d.l.opAt = start.off, start
 	err := d.readOp(start, brace)
 	d.l.opStart = -1
 	return err

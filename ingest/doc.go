@@ -50,6 +50,21 @@
 // error. A syntax error anywhere else is an *Error with the exact line and
 // column.
 //
+// Only the op that runs into the end of the input is cut off. An op left
+// unclosed before the next op begins is malformed: an *Error at the
+// unclosed op's first byte, naming the line where the next op begins and
+// what is left open ("missing ']}', the first for the '[' at line 2, column
+// 61"). The next op is taken to begin, inside an op that started on an
+// earlier line, where a line starts (after blanks) with '{' (in EDN also a
+// tagged record such as #jepsen.history.Op{) at or left of the column of
+// that op's first byte, followed by an op field name (:index, :type,
+// "process", ... ); this holds also after a newline inside a string, which
+// Jepsen never writes. It fits every layout read: one op per line, several
+// per line, ops spread over lines and top-level vectors, since pretty
+// printers indent a nested map that opens a line deeper than the op it is
+// in. A hand-written nested map moved left to its op's column, and whose
+// first key is an op field, would be taken for the next op.
+//
 // # Decoding choices
 //
 // Where spec/queue.md is silent:

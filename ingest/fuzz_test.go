@@ -72,6 +72,8 @@ func FuzzEDN(f *testing.F) {
 		`({:type :invoke} {:type :ok}) [{:type :info}`,
 		"{:type :invoke :value [[:send 1",
 		"##Inf #\"re\" \\newline",
+		"{:index 0 :type :ok :value [[:send 1 2]]\n{:index 1 :type :ok}\n",
+		"[{:index 0,\n  :type :ok,\n  :value\n  {:type :x}}\n {:index 1 :error \"a\n{:index 2}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -97,6 +99,8 @@ func FuzzJSON(f *testing.F) {
 		`{"type": "ok", "value": [["append", 1, 2], ["r", 1, [1, 2]]]}`,
 		`{"index": 99999999999999999999, "type": "ok"}`,
 		` [ { "type" : "ok" } ] `,
+		"{\"index\": 0, \"type\": \"ok\", \"error\": \"x}\n{\"index\": 1, \"type\": \"ok\"}\n",
+		"[\n  {\n    \"type\": \"ok\",\n    \"value\": [\n      {\n        \"type\": 1\n      }\n  ,\n  {\n    \"index\": 1\n  }\n]",
 	} {
 		f.Add([]byte(s))
 	}

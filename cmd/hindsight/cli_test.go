@@ -61,6 +61,8 @@ func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.edn")
 	os.WriteFile(bad, []byte("{:index 0 :type :invoke :process 0 :f :send :value [[:send 1 2]]}\n{:index 1 :type :ok :process 0 :f :send :value [[:send 1 [0 2]}\n"), 0o644)
+	unclosed := filepath.Join(dir, "unclosed.edn")
+	os.WriteFile(unclosed, []byte("{:index 0 :type :invoke :process 0 :f :send :value [[:send 1 2]]}\n{:index 1 :type :ok :process 0 :f :send :value [[:send 1 [0 2]]]\n{:index 2 :type :invoke :process 0 :f :poll :value [[:poll]]}\n"), 0o644)
 	unpaired := filepath.Join(dir, "unpaired.edn")
 	os.WriteFile(unpaired, []byte("{:index 0 :type :ok :process 0 :f :send :value [[:send 1 [0 2]]]}\n"), 0o644)
 	cases := []struct {
@@ -76,6 +78,7 @@ func TestExitCodes(t *testing.T) {
 		{"worst over several - 1", []string{"check", fixtures + "/unseen-drains-to-zero-valid.edn", fixtures + "/g1c-wr-cycle-invalid.edn"}, 1, ""},
 		{"missing file - 3", []string{"check", filepath.Join(dir, "nope.edn")}, 3, "nope.edn"},
 		{"syntax error names line and column - 3", []string{"check", bad}, 3, "bad.edn:2:"},
+		{"op left unclosed before the next op, not truncated - 3", []string{"check", unclosed}, 3, "unclosed.edn:2:1: the op that starts here is not closed before the next op begins on line 3"},
 		{"unpaired completion named - 3", []string{"check", unpaired}, 3, "op 0"},
 		{"bad flag - 3", []string{"check", "--format", "yaml", bad}, 3, "--format"},
 		{"no history - 3", []string{"check"}, 3, "arg"},
