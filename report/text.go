@@ -33,7 +33,8 @@ func JSON(w io.Writer, r *analysis.Result) error {
 type TypeRow struct {
 	Type  string
 	Count int
-	// Status is "bad", "allowed" or "bad (some allowed)".
+	// Status is "bad", "allowed", "bad (n allowed)", or "unknown" for the
+	// types that leave the verdict undecided.
 	Status string
 }
 
@@ -68,6 +69,9 @@ func TypeRows(r *analysis.Result) []TypeRow {
 			}
 		}
 		status := "allowed"
+		if t, ok := workload.Describe(r.Workload, t); ok && t.Severity == workload.Undecided {
+			status = "unknown"
+		}
 		switch {
 		case bad && allowed > 0:
 			status = fmt.Sprintf("bad (%d allowed)", allowed)

@@ -144,6 +144,33 @@ func TestGoldenFixtures(t *testing.T) {
 	}
 }
 
+// TestGoldenListAppend pins the text and JSON output for list-append
+// fixtures: each non-cycle type, and cycles of several kinds with their
+// step-by-step explanations, under the models their checks use.
+func TestGoldenListAppend(t *testing.T) {
+	dir := testpaths.Testdata("list-append")
+	for _, tc := range []struct {
+		file string
+		args []string
+	}{
+		{"g1c-with-incompatible-read-orders-invalid", nil},
+		{"g-single-realtime-stale-read-invalid", nil},
+		{"lost-update-and-g2-item-invalid", nil},
+		{"dirty-update-indirect-invalid", nil},
+		{"g-nonadjacent-process-invalid", []string{"--model", "strong-session-snapshot-isolation"}},
+		{"internal-read-append-read-error", nil},
+		{"duplicate-appends-rejected-error", nil},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			args := append([]string{"check", filepath.Join(dir, tc.file+".edn"), "--max-examples", "10"}, tc.args...)
+			_, text, _ := runCLI(t, "", args...)
+			golden(t, "list-append-"+tc.file+".txt", stable(strings.ReplaceAll(text, dir+"/", "")))
+			_, js, _ := runCLI(t, "", append(args, "--format", "json")...)
+			golden(t, "list-append-"+tc.file+".json", stable(strings.ReplaceAll(js, dir+"/", "")))
+		})
+	}
+}
+
 // TestVersion: --version names the build and the embedded ECharts, and the
 // JSON result carries the build that produced it.
 func TestVersion(t *testing.T) {
