@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -36,7 +37,7 @@ type graphLink struct {
 }
 
 var relColor = map[string]string{
-	"wr": "#1f77b4", "ww": "#ff7f0e", "process": "#2ca02c", "realtime": "#9467bd",
+	"wr": "#1f77b4", "ww": "#ff7f0e", "rw": "#d62728", "process": "#2ca02c", "realtime": "#9467bd",
 }
 
 // cycleChart draws one cycle: its ops as nodes around a circle, its steps
@@ -82,27 +83,42 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 		addNode(st.From)
 		addNode(st.To)
 	}
-	// Ops around a circle, the first on the left, in cycle order
-	// clockwise. Positions are fixed (layout "none"): ECharts' circular
-	// layout bends edges towards the centre, which draws the two edges of
-	// a two-op cycle on top of each other.
+	var links []graphLink
+	for _, st := range steps {
+		links = append(links, relLink(name(st.From), name(st.To), st.Rel, st.Rel, 14,
+			[]string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To), st.Why}))
+	}
+	ch.Option = graphOption(typ, nodes, links)
+	ch.Series = 1
+	return ch
+}
+
+// relLink is an edge of a cycle drawing from source to target, coloured
+// by its relation (wr, ww, rw, process, realtime; the first of a combined
+// "a+b"), labelled label in fontSize points, tip as its tooltip.
+func relLink(source, target, rel, label string, fontSize float32, tip []string) graphLink {
+	color := relColor[strings.Split(rel, "+")[0]]
+	if color == "" {
+		color = "#444444"
+	}
+	return graphLink{
+		Source: source, Target: target, Tip: tip,
+		Label:     &opts.EdgeLabel{Show: opts.Bool(true), Formatter: label, FontSize: fontSize, FontWeight: "bold", Color: color},
+		LineStyle: &opts.LineStyle{Color: color, Width: 2.5, Curveness: 0.3, Opacity: opts.Float(0.9)},
+	}
+}
+
+// graphOption lays a cycle's nodes out and returns the ECharts option of
+// its drawing: the nodes around a circle, the first on the left, in cycle
+// order clockwise, and the links as curved arrows. Positions are fixed
+// (layout "none"): ECharts' circular layout bends edges towards the
+// centre, which draws the two edges of a two-op cycle on top of each
+// other.
+func graphOption(typ string, nodes []graphNode, links []graphLink) json.RawMessage {
 	for i := range nodes {
 		a := math.Pi + 2*math.Pi*float64(i)/float64(len(nodes))
 		nodes[i].X = math.Round(100 + 100*math.Cos(a))
 		nodes[i].Y = math.Round(100 + 100*math.Sin(a))
-	}
-	var links []graphLink
-	for _, st := range steps {
-		color := relColor[strings.Split(st.Rel, "+")[0]]
-		if color == "" {
-			color = "#444444"
-		}
-		links = append(links, graphLink{
-			Source: name(st.From), Target: name(st.To),
-			Tip:       []string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To), st.Why},
-			Label:     &opts.EdgeLabel{Show: opts.Bool(true), Formatter: st.Rel, FontSize: 14, FontWeight: "bold", Color: color},
-			LineStyle: &opts.LineStyle{Color: color, Width: 2.5, Curveness: 0.3, Opacity: opts.Float(0.9)},
-		})
 	}
 	g := charts.NewGraph()
 	g.SetGlobalOptions(
@@ -118,7 +134,5 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 	g.MultiSeries[0].Data = nodes
 	g.MultiSeries[0].Links = links
 	g.MultiSeries[0].LineStyle = &opts.LineStyle{Curveness: 0.3}
-	ch.Option = jsonOption(g)
-	ch.Series = 1
-	return ch
+	return jsonOption(g)
 }
