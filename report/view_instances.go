@@ -231,7 +231,7 @@ func (b *builder) witnessRow(idx int64) WitnessRow {
 	op := &b.h.Ops[pos]
 	row := WitnessRow{Index: idx, Type: op.Type.String(), F: b.fname(op), Error: elide(b.h.ErrorOf(op), b.o.MaxValueChars)}
 	if b.txn {
-		row.Mops = b.mopTexts(pos, witnessMops, b.o.MaxValueChars)
+		row.Mops = b.mopTexts(pos, witnessMops, 2*b.o.MaxValueChars)
 	} else {
 		row.Value = elide(b.opValue(pos), b.o.MaxValueChars)
 	}

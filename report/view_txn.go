@@ -341,13 +341,13 @@ func (b *builder) stepMop(idx int64, i int) string {
 func edgeLabel(st analysis.Step) string {
 	parts := []string{st.Rel}
 	if st.Key != nil {
-		parts = append(parts, elide(st.Key.String(), 16))
+		parts = append(parts, elide(st.Key.String(), 10))
 	}
 	short := func(v analysis.Value) string {
 		if v.Kind == model.KNil && !v.List {
 			return "[]"
 		}
-		return elide(v.String(), 12)
+		return elide(v.String(), 8)
 	}
 	switch {
 	case len(st.Values) == 2:
@@ -531,11 +531,8 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 	}
 	keep := others
 	if room := max(0, b.o.MaxTxns-len(marked)); len(others) > room {
-		keep = make([]int, 0, room)
-		for j := range room {
-			keep = append(keep, others[j*len(others)/room])
-		}
-		b.omissions = append(b.omissions, fmt.Sprintf("Transaction timeline: %s of %s transactions are drawn: all %s that take part in the anomalies shown, and %s of the other %s, evenly spread over the history (zoomed in, the gaps are the transactions left out).",
+		keep = sampleLanes(others, room, len(procs), func(i int) int { return bars[i].lane })
+		b.omissions = append(b.omissions, fmt.Sprintf("Transaction timeline: %s of %s transactions are drawn: all %s that take part in the anomalies shown, and %s of the other %s, spread evenly over each process's transactions (zoomed in, the gaps are the transactions left out).",
 			thousands(int64(len(marked)+len(keep))), thousands(int64(len(bars))), thousands(int64(len(marked))),
 			thousands(int64(len(keep))), thousands(int64(len(others)))))
 		tl.Note = fmt.Sprintf("Sampled: %s of %s transactions drawn; every transaction in an anomaly shown is drawn.",
@@ -601,6 +598,32 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 	tl.Option = jsonOption(ch)
 	tl.Series = len(ch.MultiSeries)
 	return tl
+}
+
+// sampleLanes picks about n of ids (in order), each lane keeping a share
+// of n in proportion to its own ids, spread evenly over them. Sampling
+// each lane on its own keeps the density even: one stride over all ids
+// would alias with processes that take turns. lane gives an id's lane, in
+// [0, lanes). The result is in the order of ids. Cost: O(len(ids)).
+func sampleLanes(ids []int, n, lanes int, lane func(int) int) []int {
+	per := make([][]int, lanes)
+	for _, id := range ids {
+		per[lane(id)] = append(per[lane(id)], id)
+	}
+	out := make([]int, 0, n)
+	taken := 0 // ids of the lanes before this one, for the quotas' rounding
+	for li, l := range per {
+		q := (taken+len(l))*n/len(ids) - taken*n/len(ids)
+		taken += len(l)
+		// each lane starts at its own phase, so the lanes' picks do not
+		// all fall on the same stretches of time either
+		phase := li * len(l) / lanes
+		for j := range q {
+			out = append(out, l[(j*len(l)+phase)/q])
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // maxLanesShown is how many lanes the timeline shows before its lane
