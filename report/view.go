@@ -35,8 +35,8 @@ type ViewOptions struct {
 	// MaxSeries caps the per-process or per-key series of one chart; the
 	// rest are merged into one "other" series.
 	MaxSeries int
-	// MaxValueChars is where a witness op's value (a transaction's
-	// micro-op) is elided.
+	// MaxValueChars is where a witness op's value is elided (each of a
+	// transaction's micro-ops: at twice this).
 	MaxValueChars int
 	// MaxTxns caps the transactions drawn on a transactional history's
 	// timeline: every one in an anomaly shown, and an even sample of the

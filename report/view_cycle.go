@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,12 +54,7 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 		return fmt.Sprintf("op %d", idx)
 	}
 	var nodes []graphNode
-	seen := map[int64]bool{}
 	addNode := func(idx int64) {
-		if seen[idx] {
-			return
-		}
-		seen[idx] = true
 		tip := []string{fmt.Sprintf("op %d", idx)}
 		if pos := b.pos(idx); pos >= 0 {
 			op := &b.h.Ops[pos]
@@ -76,12 +72,8 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 			ItemStyle: &opts.ItemStyle{Color: "#fdf6e3", BorderColor: "#444444", BorderWidth: 1.5},
 			Label:     &opts.Label{Show: opts.Bool(true), Formatter: label, FontSize: 12, LineHeight: 16, Color: "#222222"}})
 	}
-	for _, idx := range in.Cycle {
+	for _, idx := range cycleOps(in) {
 		addNode(idx)
-	}
-	for _, st := range steps {
-		addNode(st.From)
-		addNode(st.To)
 	}
 	var links []graphLink
 	for _, st := range steps {
@@ -91,6 +83,25 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 	ch.Option = graphOption(typ, nodes, links)
 	ch.Series = 1
 	return ch
+}
+
+// cycleOps are the ops a cycle drawing shows, once each: the cycle's, then
+// any other its steps name, in order.
+func cycleOps(in *analysis.Instance) []int64 {
+	var ops []int64
+	add := func(idx int64) {
+		if !slices.Contains(ops, idx) {
+			ops = append(ops, idx)
+		}
+	}
+	for _, idx := range in.Cycle {
+		add(idx)
+	}
+	for _, st := range in.Steps {
+		add(st.From)
+		add(st.To)
+	}
+	return ops
 }
 
 // relLink is an edge of a cycle drawing from source to target, coloured

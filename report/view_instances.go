@@ -181,28 +181,38 @@ func (b *builder) section(tv TypeView) Section {
 		if i == b.o.MaxInstances {
 			break
 		}
-		if b.txn {
-			sec.Instances = append(sec.Instances, b.txnInstance(tv.Type, i+1, &ins[i]))
-		} else {
-			sec.Instances = append(sec.Instances, b.instance(tv.Type, i+1, &ins[i]))
-		}
+		sec.Instances = append(sec.Instances, b.instance(tv.Type, i+1, &ins[i]))
 	}
 	sec.Shown = len(sec.Instances)
 	return sec
 }
 
+// instance builds the view of one instance: its explanation, why each
+// edge of its cycle exists, its witness ops and its cycle's drawing. A
+// transactional instance also gets its article's id, a cycle's
+// explanation as a chain of orders (Chain, after the first line), and an
+// incompatible order's two reads side by side.
 func (b *builder) instance(typ string, n int, in *analysis.Instance) InstanceView {
-	iv := InstanceView{N: n, Allowed: in.Allowed, Explanation: Explain(typ, in, b.lookup),
+	wl := b.res.Workload
+	iv := InstanceView{N: n, Allowed: in.Allowed, Explanation: ExplainIn(wl, typ, in, b.lookup),
 		Witness: []WitnessRow{}, WitnessTotal: len(in.Witness)}
 	if in.Key != nil {
 		iv.Key = in.Key.String()
 	}
 	for _, st := range in.Steps {
-		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: ExplainStep(st, b.lookup)})
+		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: ExplainStepIn(wl, st, b.lookup)})
+	}
+	if b.txn {
+		b.txnInstance(&iv, typ, in)
 	}
 	b.witness(&iv, typ, in)
 	if len(in.Steps) > 0 {
-		c := b.cycleChart(typ, n, in, iv.Steps)
+		var c Chart
+		if b.txn {
+			c = b.txnCycleChart(typ, n, in, iv.Steps)
+		} else {
+			c = b.cycleChart(typ, n, in, iv.Steps)
+		}
 		iv.Graph = c.ID
 		b.cycleCharts = append(b.cycleCharts, c)
 	}

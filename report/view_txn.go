@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -183,16 +182,12 @@ func txnOptionFacts(res *analysis.Result) []Fact {
 	return append(facts, Fact{"--cycle-budget", time.Duration(res.Options.CycleBudgetS * 1e9).String()})
 }
 
-// txnInstance builds the view of one transactional instance: its
-// explanation (a cycle's as a chain of orders), its witness ops with their
-// micro-ops, the two reads of an incompatible order side by side, and the
-// drawing of a cycle.
-func (b *builder) txnInstance(typ string, n int, in *analysis.Instance) InstanceView {
-	iv := InstanceView{N: n, ID: fmt.Sprintf("%s-%d", Anchor(typ), n), Allowed: in.Allowed,
-		Explanation: ExplainIn(b.res.Workload, typ, in, b.lookup), Witness: []WitnessRow{}, WitnessTotal: len(in.Witness)}
-	if in.Key != nil {
-		iv.Key = in.Key.String()
-	}
+// txnInstance adds to iv what a transactional instance shows beyond a
+// queue's: its article's id, a cycle's explanation split into its first
+// line and the chain of orders that follows, and the two reads of an
+// incompatible order side by side.
+func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instance) {
+	iv.ID = fmt.Sprintf("%s-%d", Anchor(typ), iv.N)
 	if len(in.Steps) > 0 {
 		lines := strings.Split(iv.Explanation, "\n")
 		iv.Explanation = strings.TrimSpace(lines[0])
@@ -200,19 +195,9 @@ func (b *builder) txnInstance(typ string, n int, in *analysis.Instance) Instance
 			iv.Chain = append(iv.Chain, strings.TrimSpace(l))
 		}
 	}
-	for _, st := range in.Steps {
-		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: ExplainStepIn(b.res.Workload, st, b.lookup)})
-	}
 	if typ == "incompatible-order" && len(in.Values) == 2 && len(in.Ops) == 2 {
 		iv.Reads = sideBySide(in.Ops, in.Values)
 	}
-	b.witness(&iv, typ, in)
-	if len(in.Steps) > 0 {
-		c := b.txnCycleChart(typ, n, in, iv.Steps)
-		iv.Graph = c.ID
-		b.cycleCharts = append(b.cycleCharts, c)
-	}
-	return iv
 }
 
 // sideBySide sets two reads of a key side by side around the first
@@ -266,12 +251,7 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 		Title: fmt.Sprintf("%s #%d: the cycle", typ, n)}
 	name := func(idx int64) string { return fmt.Sprintf("op %d", idx) }
 	var nodes []graphNode
-	seen := map[int64]bool{}
 	addNode := func(idx int64) {
-		if seen[idx] {
-			return
-		}
-		seen[idx] = true
 		head := name(idx)
 		tip := []string{head}
 		var mops []string
@@ -299,12 +279,8 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 			Label: &opts.Label{Show: opts.Bool(true), Formatter: strings.Join(lines, "\n"), FontSize: 11, LineHeight: 15,
 				Color: "#222222", FontFamily: "monospace"}})
 	}
-	for _, idx := range in.Cycle {
+	for _, idx := range cycleOps(in) {
 		addNode(idx)
-	}
-	for _, st := range steps {
-		addNode(st.From)
-		addNode(st.To)
 	}
 	var links []graphLink
 	for i, st := range steps {
@@ -636,7 +612,7 @@ const maxLanesShown = 40
 func (b *builder) orders() ([]OrderView, int) {
 	src := b.res.Series.Orders
 	if b.h == nil || len(src) == 0 {
-		return []OrderView{}, len(src)
+		return []OrderView{}, 0
 	}
 	anomalies := make([]int, len(b.h.Keys))
 	for _, typ := range b.res.AnomalyTypes {
@@ -662,20 +638,7 @@ func (b *builder) orders() ([]OrderView, int) {
 	}
 	slices.SortStableFunc(order, func(x, y int) int {
 		kx, ky := src[x].Key, src[y].Key
-		if hx, hy := anomalies[kx] > 0, anomalies[ky] > 0; hx != hy {
-			if hx {
-				return -1
-			}
-			return 1
-		}
-		ax, ay := b.h.Keys[kx], b.h.Keys[ky]
-		switch {
-		case ax.Less(ay):
-			return -1
-		case ay.Less(ax):
-			return 1
-		}
-		return cmp.Compare(kx, ky)
+		return b.compareKeys(kx, ky, anomalies[kx] > 0, anomalies[ky] > 0)
 	})
 	if len(order) > b.o.MaxKeys {
 		order = order[:b.o.MaxKeys]
