@@ -496,6 +496,12 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 			tl.Marks = append(tl.Marks, m)
 		}
 	}
+	for _, sec := range v.Sections {
+		if sec.Shown < sec.Count {
+			b.omissions = append(b.omissions, "Transaction timeline: only the transactions of the anomaly instances shown in detail are marked.")
+			break
+		}
+	}
 	// which bars are drawn: every marked one, and others evenly sampled
 	var marked, others []int
 	for i := range bars {
@@ -508,9 +514,13 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 	keep := others
 	if room := max(0, b.o.MaxTxns-len(marked)); len(others) > room {
 		keep = sampleLanes(others, room, len(procs), func(i int) int { return bars[i].lane })
-		b.omissions = append(b.omissions, fmt.Sprintf("Transaction timeline: %s of %s transactions are drawn: all %s that take part in the anomalies shown, and %s of the other %s, spread evenly over each process's transactions (zoomed in, the gaps are the transactions left out).",
-			thousands(int64(len(marked)+len(keep))), thousands(int64(len(bars))), thousands(int64(len(marked))),
-			thousands(int64(len(keep))), thousands(int64(len(others)))))
+		how := fmt.Sprintf("%s of %s", thousands(int64(len(keep))), thousands(int64(len(others))))
+		if len(marked) > 0 {
+			how = fmt.Sprintf("all %s that take part in the anomalies shown, and %s of the other %s",
+				thousands(int64(len(marked))), thousands(int64(len(keep))), thousands(int64(len(others))))
+		}
+		b.omissions = append(b.omissions, fmt.Sprintf("Transaction timeline: %s of %s transactions are drawn: %s, spread evenly over each process's transactions (zoomed in, the gaps are the transactions left out).",
+			thousands(int64(len(marked)+len(keep))), thousands(int64(len(bars))), how))
 		tl.Note = fmt.Sprintf("Sampled: %s of %s transactions drawn; every transaction in an anomaly shown is drawn.",
 			thousands(int64(len(marked)+len(keep))), thousands(int64(len(bars))))
 	}

@@ -557,3 +557,33 @@ func TestTxnViewWithoutHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTxnTimelineManyLanes: past maxLanesShown processes the lanes get a
+// slider.
+func TestTxnTimelineManyLanes(t *testing.T) {
+	res, h := checkText(t, "synthetic-list-append", synthListAppend(2000, maxLanesShown+10, 4))
+	v := BuildView(res, h, ViewOptions{MaxTxns: 500})
+	o, _ := timelineBars(t, v.Txn.Timeline)
+	if len(v.Txn.Timeline.Lanes) != maxLanesShown+10 || len(o.DataZoom) != 3 {
+		t.Errorf("%d lanes, %d data zooms", len(v.Txn.Timeline.Lanes), len(o.DataZoom))
+	}
+	want := "Transaction timeline: 500 of 2,000 transactions are drawn: 500 of 2,000, spread"
+	if m := v.Txn.Timeline.Marked; m > 0 {
+		want = fmt.Sprintf("Transaction timeline: 500 of 2,000 transactions are drawn: all %d that take part", m)
+	}
+	if !strings.Contains(strings.Join(v.Omissions, "\n"), want) {
+		t.Errorf("omissions lack %q: %q", want, v.Omissions)
+	}
+}
+
+// TestTxnTimelineCappedInstances: when instance lists are capped, the page
+// says the timeline marks only the instances shown.
+func TestTxnTimelineCappedInstances(t *testing.T) {
+	res, h := checkText(t, "synthetic-list-append", synthListAppend(20_000, 10, 1))
+	v := BuildView(res, h, ViewOptions{MaxInstances: 1})
+	capped := slices.ContainsFunc(v.Sections, func(s Section) bool { return s.Shown < s.Count })
+	noted := slices.Contains(v.Omissions, "Transaction timeline: only the transactions of the anomaly instances shown in detail are marked.")
+	if !capped || !noted || len(v.Txn.Timeline.Marks) != len(v.Sections) {
+		t.Errorf("capped %v, noted %v, %d marks for %d sections: %q", capped, noted, len(v.Txn.Timeline.Marks), len(v.Sections), v.Omissions)
+	}
+}
