@@ -55,7 +55,7 @@ func TestDocsExamples(t *testing.T) {
 			}
 		}
 	}
-	if examples < 25 {
+	if examples < 55 {
 		t.Errorf("only %d example blocks found in docs/", examples)
 	}
 }
