@@ -151,7 +151,7 @@ func TestTxnPageSelfContained(t *testing.T) {
 		`<div class="chart tall" id="chart-txn-timeline" data-kind="txn-timeline"></div>`,
 		`<article class="instance" id="anomaly-G1c-1">`,
 		`<button type="button" class="show-txns" data-target="anomaly-G1c-1">show on timeline</button>`,
-		`<option value="2">G1c #1 (3 transactions)</option>`,
+		`<option value="2">G1c #1 (4 transactions)</option>`,
 		`<a href="#txn-timeline">transaction timeline</a>`,
 	} {
 		if !strings.Contains(page, s) {

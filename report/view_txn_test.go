@@ -296,7 +296,7 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	if b := bars[0]; b.x0 != 0 || b.x1 != 1 || b.inv != 0 || b.comp != 1 || b.status != txnOK || !slices.Equal(b.marks, []int{1}) {
 		t.Errorf("first bar %+v", b)
 	}
-	if want := []TxnMark{{"incompatible-order #1", "anomaly-incompatible-order-1", 2, 6, 9}, {"G1c #1", "anomaly-G1c-1", 3, 0, 5}}; !slices.Equal(tl.Marks, want) {
+	if want := []TxnMark{{"incompatible-order #1", "anomaly-incompatible-order-1", 2, 6, 9}, {"G1c #1", "anomaly-G1c-1", 4, 0, 9}}; !slices.Equal(tl.Marks, want) {
 		t.Errorf("marks %+v, want %+v", tl.Marks, want)
 	}
 	if v.Omissions == nil || len(v.Omissions) != 0 {

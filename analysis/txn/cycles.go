@@ -7,6 +7,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
 )
 
 // specFor is the typed search of a cycle anomaly type: the base type's
@@ -245,11 +246,30 @@ func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
 		i := (m + j) % n
 		u, v := c.vrec[cyc.Vertices[i]], c.vrec[cyc.Vertices[(i+1)%n]]
 		in.Cycle = append(in.Cycle, c.idx(u))
-		in.Steps = append(in.Steps, c.step(u, v, cyc.Rels[i]))
+		st := c.step(u, v, cyc.Rels[i])
+		in.Steps = append(in.Steps, st)
 		recs = append(recs, u)
+		if r := c.recOfIndex(st.OrderOp); r >= 0 {
+			recs = append(recs, r) // the read that showed a ww or rw step's order
+		}
 	}
 	in.Witness = c.witness(recs...)
 	return in
+}
+
+// recOfIndex finds the rec whose completion (or open invocation) has op
+// index *idx, or -1 (also for nil).
+func (c *checker) recOfIndex(idx *int64) int32 {
+	if idx == nil {
+		return -1
+	}
+	if c.index == nil {
+		c.index = model.NewIndexMap(c.h)
+	}
+	if pos := c.index.Pos(*idx); pos >= 0 {
+		return c.recAt[pos]
+	}
+	return -1
 }
 
 // step explains the edge from rec u to rec v taken as rel.

@@ -78,6 +78,7 @@ type checker struct {
 	// (consistency.OrderRel): 0, graph.Process or graph.Realtime.
 	orderRel graph.Rel
 	inf      inference
+	index    *model.IndexMap // op index -> position, built when first needed
 }
 
 func newChecker(h *model.History, p model.Pairing, opts Options, workload string) *checker {
