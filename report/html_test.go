@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"errors"
+	"github.com/hindsight-dev/hindsight/internal/version"
+	"html"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -171,5 +173,15 @@ func TestTxnPageSelfContained(t *testing.T) {
 	}
 	if !strings.Contains(data, `\u003cscript\u003ealert(1)\u003c/script\u003e`) {
 		t.Error("the data element lacks the escaped <script> key")
+	}
+}
+
+// TestPageNamesItsBuild: the page says which hindsight build (and which
+// ECharts) wrote it, for a page attached to a ticket months later.
+func TestPageNamesItsBuild(t *testing.T) {
+	page := writePage(t, "testdata/hostile-invalid.edn")
+	want := "Written by " + html.EscapeString(version.Current().String()) + "; ECharts " + EChartsVersion() + " from "
+	if !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q", want)
 	}
 }

@@ -119,6 +119,10 @@ type View struct {
 	// "ns"), or "op" when the history has no times and ops are placed by
 	// index.
 	TimeUnit string `json:"time_unit"`
+	// Build names the hindsight build that checked the history (the line
+	// of hindsight --version), so a page attached to a ticket can be
+	// reproduced; empty when the result does not say.
+	Build string `json:"build,omitempty"`
 	// Omissions say, in plain words, what the page leaves out.
 	Omissions []string `json:"omissions"`
 	// Txn is the view of a transactional history (list-append,
@@ -295,6 +299,9 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 	v.Title = "hindsight: " + res.Source + " " + strings.ToUpper(v.Verdict)
 	if v.Workload == "" {
 		v.Workload = "queue"
+	}
+	if res.Hindsight != nil {
+		v.Build = res.Hindsight.String() + "; ECharts " + EChartsVersion()
 	}
 	if b.txn {
 		b.txnView(v)
