@@ -72,11 +72,16 @@ const (
 	// TornTxn: an acknowledged transaction with sends to two keys loses one of
 	// the two messages from the log; the other is read.
 	TornTxn
+	// G1c: two concurrent ok transactions, each sending to one key and
+	// polling, each read the other's message, which the broker let them
+	// see before either committed: a cycle of write-read dependencies.
+	// Both clients crash right after.
+	G1c
 	numFaultKinds
 )
 
 var faultNames = [numFaultKinds]string{
-	"lost-write", "duplicate", "inconsistent-offset", "g1a", "poll-skip", "stall", "garbage", "torn-txn",
+	"lost-write", "duplicate", "inconsistent-offset", "g1a", "poll-skip", "stall", "garbage", "torn-txn", "g1c",
 }
 
 // String returns the fault's command-line name, e.g. "lost-write".

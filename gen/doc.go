@@ -117,6 +117,15 @@
 //     Reported: torn-transaction (reason lost), lost-write and unseen for the
 //     dropped message, and (int-)poll-skip for consumers reading across it,
 //     as for LostWrite.
+//   - G1c: two ok txns of two workers, each [:send k v] then [:poll], run
+//     at once; the first to complete stores both messages (the other's as
+//     if the broker let an uncommitted write be seen), and each poll reads
+//     only the other's message. The keys are chosen so that neither
+//     consumer had read the key it reads since it was assigned, and both
+//     clients crash right after, so no consumer position moves. Reported:
+//     G1c, one cycle of the two txns (a send to the second key completed
+//     between the two is stored after its message, which only ww-deps
+//     orders).
 //
 // A fault armed too late to be carried out before the final reads is
 // dropped; Stats.Injected tells how many of each kind happened.

@@ -57,6 +57,7 @@ type pendingOp struct {
 	fault    FaultKind
 	hasFault bool
 	forced   opType // tInvoke: none
+	partner  int32  // G1c: the worker running the other transaction
 }
 
 // worker is one Jepsen worker thread: it runs one client process at a time.
@@ -77,6 +78,7 @@ type worker struct {
 	stallLastT int64
 	stallLastI int64
 	script     int8 // final phase: 0 crash, 1 assign, 2 polling, 3 done
+	crashNext  bool // its next op is a crash (after a G1c transaction)
 }
 
 type phase uint8
@@ -131,6 +133,7 @@ type sim struct {
 	stalls      int         // armed Stall faults
 	open        bool        // an op carrying a fault is in flight: inject one at a time
 	garbageN    int64
+	g1c         g1cPair // the G1c transactions in flight
 
 	stats Stats
 }
@@ -358,14 +361,35 @@ func (s *sim) newSend(w *worker, k int32) mop {
 	return mop{send: true, key: k, val: v}
 }
 
+// g1cPair is the state of a G1c injection: the two workers, their
+// sends' keys, and once the first transaction completed (done 1), the
+// offsets both messages were stored at and its op index.
+type g1cPair struct {
+	w     [2]int32
+	key   [2]int32
+	val   [2]int64
+	off   [2]int64
+	done  int
+	first int64 // op index of the first completion
+	pid   int64 // its process
+	fj    int   // which of the two completed first
+}
+
 // invokeMain starts a main-phase op on worker wi.
 func (s *sim) invokeMain(wi int) {
 	w := &s.workers[wi]
 	op := &w.op
 	*op = pendingOp{mops: op.mops[:0], keys: op.keys[:0]}
+	if w.crashNext {
+		w.crashNext = false
+		op.f = fCrash
+		s.invoke(wi)
+		return
+	}
 	stalled := w.stallKey >= 0
 	if !s.open && !stalled && len(s.queue) > 0 {
 		incKey := int32(-1)
+		other, k1, k2 := -1, int32(-1), int32(-1)
 		k, ok := s.takeQueued(func(k FaultKind) bool {
 			switch k {
 			case LostWrite, Duplicate, G1a, TornTxn:
@@ -373,9 +397,16 @@ func (s *sim) invokeMain(wi int) {
 			case InconsistentOffset:
 				incKey = s.findKey(s.keys, func(k int32) bool { return s.staleEntry(w, k) >= 0 })
 				return incKey >= 0
+			case G1c:
+				other, k1, k2 = s.g1cPartner(w)
+				return other >= 0
 			}
 			return false
 		})
+		if ok && k == G1c {
+			s.invokeG1c(wi, other, k1, k2)
+			return
+		}
 		if ok {
 			s.makeFaultOp(w, k, incKey)
 			s.invoke(wi)
@@ -416,6 +447,93 @@ func (s *sim) invokeMain(wi int) {
 		op.mops = append(op.mops, mop{})
 	}
 	s.invoke(wi)
+}
+
+// g1cPartner finds, for a G1c injection started by worker w, an idle
+// worker to run the other transaction, and the keys the two send to: each
+// reads the other's key, so neither may have read that key since it was
+// assigned (a read far ahead of its position would also be a skip). It
+// returns the partner's index in s.idle, or -1.
+func (s *sim) g1cPartner(w *worker) (int, int32, int32) {
+	for i, oi := range s.idle {
+		o := &s.workers[oi]
+		if o.stallKey >= 0 || o.crashNext {
+			continue
+		}
+		// w sends to k1 and reads k2; o sends to k2 and reads k1
+		k1 := s.findKey(s.keys, func(k int32) bool { return !o.hasPos[k] })
+		if k1 < 0 {
+			continue
+		}
+		k2 := s.findKey(s.keys, func(k int32) bool { return !w.hasPos[k] && (k != k1 || s.cfg.Keys == 1) })
+		if k2 < 0 {
+			continue
+		}
+		return i, k1, k2
+	}
+	return -1, -1, -1
+}
+
+// invokeG1c invokes the two transactions of a G1c injection: worker wi
+// sends to k1, the idle worker at s.idle[other] to k2, and each polls.
+func (s *sim) invokeG1c(wi, other int, k1, k2 int32) {
+	oi := s.takeIdle(other)
+	s.open = true
+	s.g1c = g1cPair{w: [2]int32{int32(wi), int32(oi)}, key: [2]int32{k1, k2}}
+	for j, x := range []int{wi, oi} {
+		w := &s.workers[x]
+		op := &w.op
+		*op = pendingOp{mops: op.mops[:0], keys: op.keys[:0], f: fTxn, fault: G1c, hasFault: true, forced: tOK,
+			partner: s.g1c.w[1-j]}
+		op.mops = append(op.mops, s.newSend(w, s.g1c.key[j]), mop{})
+		s.g1c.val[j] = op.mops[0].val
+		s.invoke(x)
+	}
+}
+
+// completeG1c fills the completion of worker wi's G1c transaction: the
+// first to complete stores both messages, each reads the other's.
+func (s *sim) completeG1c(wi int, idx int64) {
+	g := &s.g1c
+	j := 0
+	if g.w[1] == int32(wi) {
+		j = 1
+	}
+	w := &s.workers[wi]
+	if g.done == 0 {
+		g.off[j] = s.store(g.key[j], g.val[j], fAcked, idx)
+		g.off[1-j] = s.store(g.key[1-j], g.val[1-j], fAcked, idx)
+		g.first, g.pid, g.fj = idx, w.pid, j
+	}
+	g.done++
+	send := &s.out[0]
+	send.off, send.done = g.off[j], true
+	w.lastSend[send.key] = send.off
+	// the poll: the other's message
+	rk, rv, ro := g.key[1-j], g.val[1-j], g.off[1-j]
+	lg := &s.logs[rk]
+	for i := len(lg.entries) - 1; i >= 0; i-- {
+		if lg.entries[i].off == ro {
+			lg.entries[i].flags |= fRead
+			break
+		}
+	}
+	s.advanceCommitted(lg)
+	p0 := int32(len(s.pairs))
+	s.pairs = append(s.pairs, pair{off: ro, val: rv})
+	g0 := int32(len(s.groups))
+	s.groups = append(s.groups, group{key: rk, p0: p0, p1: p0 + 1})
+	s.out[1].g0, s.out[1].g1, s.out[1].done = g0, g0+1, true
+	s.markers(&w.op, 0)
+	w.crashNext = true
+	if g.done == 2 {
+		in := Injection{Fault: G1c, Process: g.pid, Key: int(g.key[g.fj]), Ops: []int64{g.first, idx}}
+		for _, k := range []int{g.fj, 1 - g.fj} {
+			in.Msgs = append(in.Msgs, Msg{Key: int(g.key[k]), Value: g.val[k], Offset: g.off[k]})
+		}
+		s.stats.Injections = append(s.stats.Injections, in)
+		s.open = false
+	}
 }
 
 // makeFaultOp turns the op about to be invoked into the carrier of fault k.
@@ -635,6 +753,8 @@ func (s *sim) complete(wi int, t int64) {
 		}
 	case fTxn:
 		switch {
+		case typ == tOK && op.hasFault && op.fault == G1c:
+			s.completeG1c(wi, idx)
 		case typ == tOK:
 			for i := range s.out {
 				if !s.out[i].send {

@@ -29,6 +29,8 @@ type Msg struct {
 //     none; Duration = time between the first and last stalled poll.
 //   - Garbage: Ops = [the first ok poll that read it]; Msgs = [the garbage message].
 //   - TornTxn: Ops = [the ok txn]; Msgs = [the message that was kept, the message that was dropped].
+//   - G1c: Process and Key of the txn that completed first; Ops = [its completion, the other's];
+//     Msgs = [its message, the other's], each read by the other txn.
 type Injection struct {
 	Fault    FaultKind
 	Process  int64
