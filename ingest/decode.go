@@ -135,7 +135,9 @@ type decoder struct {
 	fnames    map[string]string
 	errs      map[string]string
 	msgTab    []keyMsgs
-	smallVals []model.ValID // id+1 of the integer value i, for small i >= 0
+	smallVals []model.ValID // id+1 of the integer value valLo+i, for small i >= 0
+	valLo     int64
+	valBased  bool // valLo is set
 	rset      map[model.KeyID]bool
 
 	ops      opChunks
@@ -143,6 +145,12 @@ type decoder struct {
 	freeMops [][]model.Mop        // buffers for pending micro-ops, for reuse
 
 	keyStore model.Store[model.KeyID] // backs assign/subscribe key lists
+
+	// part is set when the decoder reads one block of a file read in
+	// parallel (parallel.go); nil for a sequential read.
+	part *partOut
+
+	noFast bool // Options.noFast
 }
 
 func newDecoder(l *lexer, b *model.Builder, name string) *decoder {
@@ -184,6 +192,9 @@ func (d *decoder) run() error {
 				return d.toError(&lexErr{at, "expected an op map, found a tagged " + d.describe()}, nil)
 			}
 		case tVecBegin, tListBegin:
+			if d.part != nil {
+				return errSequential // a top-level vector may span blocks
+			}
 			if inCont {
 				return d.toError(&lexErr{l.tok, "expected an op map, found " + l.kindText()}, nil)
 			}
@@ -207,6 +218,11 @@ func (d *decoder) run() error {
 // op reads one op map whose '{' is the current token; start is where the op
 // begins (its tag, if any).
 func (d *decoder) op(start, brace srcPos) error {
+	if !d.json && !d.noFast {
+		if ok, err := d.fastOp(start, brace); ok {
+			return err
+		}
+	}
 	d.l.opStart, d.l.opAt = start.off, start
 	err := d.readOp(start, brace)
 	d.l.opStart = -1
@@ -236,10 +252,24 @@ func (d *decoder) opErr(err error, start srcPos) error {
 	if d.hardReadErr() {
 		return d.readErr()
 	}
+	if d.part != nil && !d.part.last {
+		return errSequential // an op spread over two blocks
+	}
 	d.b.SetTruncated()
-	d.b.Warn("%s:%d:%d: the input ends in the middle of the op that starts here; kept the %d complete ops before it",
-		d.name, start.line, start.col(), d.n)
+	d.warnOps("%s:%d:%d: the input ends in the middle of the op that starts here; kept the %d complete ops before it",
+		d.name, start.line, start.col())
 	return nil
+}
+
+// warnOps records a warning whose last argument is the number of ops read
+// so far, d.n; for a block of a parallel read, the number of ops of the
+// blocks before it is added once it is known.
+func (d *decoder) warnOps(format string, args ...any) {
+	if d.part != nil {
+		d.part.warns = append(d.part.warns, opsWarning{format, append(args, d.n)})
+		return
+	}
+	d.b.Warn(format, append(args, d.n)...)
 }
 
 // atEOF finishes at the end of the input.
@@ -248,19 +278,21 @@ func (d *decoder) atEOF(inCont bool, cont opener) error {
 	switch {
 	case d.hardReadErr():
 		return d.readErr()
+	case (l.cut || inCont || l.rerr != nil) && d.part != nil && !d.part.last:
+		return errSequential // a form spread over two blocks
 	case l.cut:
 		d.b.SetTruncated()
-		d.b.Warn("%s:%d:%d: the input ends in the middle of this form; kept the %d complete ops before it",
-			d.name, l.tok.line, l.tok.col(), d.n)
+		d.warnOps("%s:%d:%d: the input ends in the middle of this form; kept the %d complete ops before it",
+			d.name, l.tok.line, l.tok.col())
 	case inCont:
 		d.b.SetTruncated()
-		d.b.Warn("%s:%d:%d: the input ends inside the top-level %s opened here, after %d complete ops",
-			d.name, cont.at.line, cont.at.col(), d.openText(cont.close), d.n)
+		d.warnOps("%s:%d:%d: the input ends inside the top-level %s opened here, after %d complete ops",
+			d.name, cont.at.line, cont.at.col(), d.openText(cont.close))
 	case l.rerr != nil:
 		at := l.posAt(l.pos)
 		d.b.SetTruncated()
-		d.b.Warn("%s:%d:%d: the compressed input ends early (%v); kept the %d complete ops before it",
-			d.name, at.line, at.col(), l.rerr, d.n)
+		d.warnOps("%s:%d:%d: the compressed input ends early (%v); kept the %d complete ops before it",
+			d.name, at.line, at.col(), l.rerr)
 	}
 	return nil
 }
@@ -479,7 +511,6 @@ func (d *decoder) fieldName(s string) string {
 
 // readOp reads an op map whose '{' (brace) is the current token.
 func (d *decoder) readOp(start, brace srcPos) error {
-	var held []model.Mop // an invocation's micro-ops, held until its completion
 	l := d.l
 	d.arena = d.arena[:0]
 	d.rkeys = d.rkeys[:0]
@@ -577,11 +608,21 @@ func (d *decoder) readOp(start, brace srcPos) error {
 			}
 		}
 	}
+	return d.finishOp(op, start, haveIndex, haveType, haveF)
+}
+
+// finishOp checks and stores op, whose fields and :value (in the scratch
+// space) were read, whichever way (readOp, fastOp).
+func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF bool) error {
+	var held []model.Mop // an invocation's micro-ops, held until its completion
 	if !haveType {
 		return &lexErr{start, "op has no " + d.fieldName("type")}
 	}
 	if !haveIndex {
 		op.Index = d.n
+		if d.part != nil {
+			d.part.noIndex = append(d.part.noIndex, int32(d.n))
+		}
 	}
 	if !haveF && d.vmode == vMops && (!d.hasVErr || op.Process != model.NoProcess) {
 		// A client op without :f whose :value is micro-ops is a txn (Elle's
@@ -633,7 +674,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 	}
 	at := d.ops.add(op)
 	if held != nil {
-		d.pending[op.Process] = pendingInv{op: at, mops: held}
+		d.pending[op.Process] = pendingInv{op: at, pos: d.n, mops: held}
 	}
 	d.n++
 	return nil
@@ -1065,6 +1106,12 @@ func (d *decoder) readError(op *model.Op) error {
 		t = d.atomText(&a)
 		defer func() { d.arena = d.arena[:mark] }()
 	}
+	d.setError(op, t)
+	return nil
+}
+
+// setError sets op's :error text to t.
+func (d *decoder) setError(op *model.Op, t []byte) {
 	if len(t) <= 64 && len(d.errs) < 4096 {
 		// Errors repeat (:net-timeout); share their text.
 		e, ok := d.errs[string(t)]
@@ -1073,10 +1120,9 @@ func (d *decoder) readError(op *model.Op) error {
 			d.errs[e] = e
 		}
 		d.extra(op).Error = e
-		return nil
+		return
 	}
 	d.extra(op).Error = capRunes(t, maxErrorRunes)
-	return nil
 }
 
 // capRunes returns t as a string, cut to n runes with "..." when longer.

@@ -40,6 +40,27 @@
 // in chunks and joined once into History.Ops at the end, instead of
 // Builder.Add, whose append would copy every op several times.
 //
+// # Parallel reading
+//
+// ReadFile reads a large plain file (8 MB or more) of one op per line, EDN
+// or JSON Lines, on every core (Options.Workers): a goroutine cuts it into
+// blocks of whole lines, each block is decoded on its own, and the blocks
+// are merged in file order, which numbers keys, values and messages exactly
+// as a sequential read does (parallel.go says how). A file whose first op
+// is inside a top-level vector or array, and any file in which a block
+// meets a syntax error, an op or form that runs past the end of a block,
+// or a vector at the top level, is read again sequentially from the start,
+// so errors and warnings are always those of the sequential read. Standard
+// input, Read's readers and compressed files are read sequentially: a
+// compressed one is decompressed by a goroutine of its own, one chunk
+// ahead, so decompression and parsing share two cores.
+//
+// Most EDN op maps, one to a line with the usual fields (:index, :time,
+// :type, :process, :f, :value, :error) and plain values, are read by a
+// fast path (fastOp) that skips the tokenizer and fills the same scratch
+// structure; anything it does not expect sends the op to the general
+// decoder.
+//
 // # Truncation
 //
 // A test that crashes leaves a history cut off mid-op. When the input ends

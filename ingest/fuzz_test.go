@@ -16,6 +16,26 @@ import (
 func fuzzRead(t *testing.T, data []byte, opts Options) {
 	h, err := Read(bytes.NewReader(data), "fuzz", opts)
 	h1, err1 := Read(iotest.OneByteReader(bytes.NewReader(data)), "fuzz", opts)
+	// without the fast path: the same history, or the same error
+	hs, errs := Read(bytes.NewReader(data), "fuzz", Options{Format: opts.Format, noFast: true})
+	if (err == nil) != (errs == nil) || err != nil && err.Error() != errs.Error() {
+		t.Fatalf("read with the fast path: %v; without: %v", err, errs)
+	}
+	if err == nil {
+		if d := sameHistory(h, hs); d != "" {
+			t.Fatalf("read with the fast path: %s", d)
+		}
+	}
+	// in parallel, in blocks of a few lines: the same history, or a
+	// fallback to the sequential read (always so for an error)
+	if hp, ok, errp := readBlocks(data, "fuzz", opts, 2, 1+len(data)%23); ok {
+		if err != nil || errp != nil {
+			t.Fatalf("read in blocks: error %v; read in one piece: %v", errp, err)
+		}
+		if d := sameHistory(hp, h); d != "" {
+			t.Fatalf("read in blocks: %s", d)
+		}
+	}
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -74,6 +94,14 @@ func FuzzEDN(f *testing.F) {
 		"##Inf #\"re\" \\newline",
 		"{:index 0 :type :ok :value [[:send 1 2]]\n{:index 1 :type :ok}\n",
 		"[{:index 0,\n  :type :ok,\n  :value\n  {:type :x}}\n {:index 1 :error \"a\n{:index 2}",
+		// the shapes fastOp reads
+		"{:index 7, :time 18394482, :type :ok, :process 2, :f :send, :value [[:send 13 [0 0]] [:send 3 [nil -1]]]}\n" +
+			"{:index 8, :time 18506271, :type :ok, :process 7, :f :txn, :value [[:send 3 [1 1]] [:poll {2 [[2 23]], 5 [[3 53]] 6 nil}] [:poll nil]]}\n" +
+			"{:index 9, :time 2, :type :info, :process 1, :f :poll, :value [[:poll]], :error :net-timeout}\n" +
+			"{:index 10, :time 3, :type :invoke, :process 4, :f :assign, :value [6 \"1\" :k]}\n" +
+			"{:index 11, :time 4, :type :info, :process :nemesis, :f :start-partition, :value :majority, :error \"x y\"}\n",
+		"{:type :ok, :value [[:append 2 12] [:r 5 nil] [:r 5 [1 2 3]] [:w 1 2] [:r 1 2] [:r 3]], :process 3, :time 1589367458999246707, :index 99}\n" +
+			"{:index 1, :type :ok, :process 0, :value [[:send \"8\" [14 15]]], :f :send}\n",
 	} {
 		f.Add([]byte(s))
 	}

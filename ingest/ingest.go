@@ -44,6 +44,14 @@ func (f Format) String() string {
 type Options struct {
 	// Format forces a syntax; the zero value detects it.
 	Format Format
+	// Workers is how many blocks of a large plain file ReadFile decodes at
+	// once (parallel.go); 0 means one per core (GOMAXPROCS), 1 reads
+	// sequentially. Read, standard input and compressed files are always
+	// read sequentially (a compressed one decompressed by a goroutine of
+	// its own).
+	Workers int
+
+	noFast bool // tests: read every op with readOp, never fastOp
 }
 
 // storeFiles are the names looked for in a Jepsen store directory, in order.
@@ -81,6 +89,9 @@ func ReadFile(path string, opts Options) (*model.History, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if h, ok, err := readFileParallel(f, path, opts); ok || err != nil {
+		return h, err
+	}
 	return read(f, path, opts, lineHint(path))
 }
 
@@ -117,6 +128,11 @@ func lineHint(path string) int {
 // History.Source. A history cut off in the middle of an op is not an error
 // (see the package doc); every other problem in the content is an *Error.
 func Read(r io.Reader, name string, opts Options) (*model.History, error) {
+	if testBlock > 0 {
+		if h, ok, err := readForTest(r, name, opts); ok || err != nil {
+			return h, err
+		}
+	}
 	return read(r, name, opts, 0)
 }
 
@@ -164,6 +180,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 		l.json = l.looksJSON()
 	}
 	d := newDecoder(l, b, name)
+	d.noFast = opts.noFast
 	d.ops.hint = hint
 	if err := d.run(); err != nil {
 		return nil, err

@@ -41,7 +41,8 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 	for i := range d.mops {
 		sm := &d.mops[i]
 		m := &mops[i]
-		m.Kind, m.Done, m.Offset = sm.kind, sm.done, model.NoOffset
+		// every field set, so that a reused buffer keeps nothing stale
+		*m = model.Mop{Kind: sm.kind, Done: sm.done, Offset: model.NoOffset}
 		switch sm.kind {
 		case model.MopSend:
 			m.Key = d.key(&sm.key)
@@ -122,8 +123,9 @@ func (d *decoder) key(a *satom) model.KeyID {
 
 // msg interns the message (k, a). Integer values of a key are mostly small
 // and dense, so their messages are cached in a per-key table indexed by the
-// value, kept no longer than about twice the key's number of messages (so
-// memory follows the messages, never the magnitude of the values).
+// value (less the table's base, see winBase), kept no longer than about
+// twice the key's number of messages (so memory follows the messages, never
+// the magnitude of the values).
 func (d *decoder) msg(k model.KeyID, a *satom) model.MsgID {
 	if a.kind != model.KInt || a.i < 0 {
 		return d.b.Msg(k, d.val(a))
@@ -132,64 +134,103 @@ func (d *decoder) msg(k model.KeyID, a *satom) model.MsgID {
 		d.msgTab = append(d.msgTab, make([]keyMsgs, int(k)+1-len(d.msgTab))...)
 	}
 	t := &d.msgTab[k]
-	if a.i < int64(len(t.ids)) {
-		if id := t.ids[a.i]; id != 0 {
+	if !t.based {
+		t.based, t.lo = true, d.winBase(a.i)
+	}
+	i := a.i - t.lo
+	if i < 0 {
+		return d.b.Msg(k, d.val(a)) // below the table: the builder's map
+	}
+	if i < int64(len(t.ids)) {
+		if id := t.ids[i]; id != 0 {
 			return id - 1
 		}
 	}
 	v := d.val(a)
 	t.n++
-	if a.i >= int64(len(t.ids)) && a.i >= 2*int64(t.n)+64 {
+	if i >= int64(len(t.ids)) && i >= 2*int64(t.n)+64+d.slack() {
 		return d.b.Msg(k, v) // too sparse for the dense table: the builder's map
 	}
 	// Dense table from here on: a message the builder's map does not hold
-	// is appended without indexing it (the table is its index).
+	// is appended without indexing it (the table is its index). A value
+	// below the table's base never comes here, so it is always looked up
+	// in the map, where it was put.
 	id, ok := d.b.LookupMsg(k, v)
 	if !ok {
 		id = d.b.AppendMsg(k, v)
 	}
-	if a.i >= int64(len(t.ids)) {
-		n := max(2*len(t.ids), int(a.i)+1, 64)
-		n = min(max(n, int(a.i)+1), 2*t.n+64)
+	if i >= int64(len(t.ids)) {
+		n := max(2*len(t.ids), int(i)+1, 64)
+		n = min(max(n, int(i)+1), 2*t.n+64+int(d.slack()))
 		nt := make([]model.MsgID, n)
 		copy(nt, t.ids)
 		t.ids = nt
 	}
-	t.ids[a.i] = id + 1
+	t.ids[i] = id + 1
 	return id
+}
+
+// winSlack is how far below the first integer value a block of a parallel
+// read meets the block's dense tables start (winBase): the values a block
+// reads are mostly those sent shortly before it, not from 0.
+const winSlack = 1024
+
+// winBase is the value at index 0 of a dense value table whose first value
+// is v: 0 for a sequential read, which meets the values from the start of
+// the history; a little below v for a block of a parallel read.
+func (d *decoder) winBase(v int64) int64 {
+	if d.part == nil {
+		return 0
+	}
+	return max(0, v-winSlack)
+}
+
+// slack widens the sparseness bound of a windowed table by its slack.
+func (d *decoder) slack() int64 {
+	if d.part == nil {
+		return 0
+	}
+	return 2 * winSlack
 }
 
 // keyMsgs caches the messages of one key by integer value.
 type keyMsgs struct {
-	ids []model.MsgID // id+1 of the message with value i; 0: not cached
-	n   int           // messages of the key interned so far
+	ids   []model.MsgID // id+1 of the message with value lo+i; 0: not cached
+	lo    int64
+	based bool // lo is set
+	n     int  // messages of the key interned so far
 }
 
 // val interns a scratch atom as a value. Small non-negative integers are
-// indexed by a dense table of the decoder's, not by the builder's map.
+// indexed by a dense table of the decoder's (from valLo on, see winBase),
+// not by the builder's map.
 func (d *decoder) val(a *satom) model.ValID {
 	if a.kind == model.KInt {
-		if a.i >= 0 && a.i < int64(len(d.smallVals)) {
-			if id := d.smallVals[a.i]; id != 0 {
+		if !d.valBased && a.i >= 0 {
+			d.valBased, d.valLo = true, d.winBase(a.i)
+		}
+		i := a.i - d.valLo
+		if a.i >= 0 && i >= 0 && i < int64(len(d.smallVals)) {
+			if id := d.smallVals[i]; id != 0 {
 				return id - 1
 			}
 		}
 		next := d.b.NumValues()
-		if a.i < 0 || a.i >= 2*int64(next)+1024 {
+		if a.i < 0 || i < 0 || i >= 2*int64(next)+1024+d.slack() {
 			return d.b.Value(model.IntAtom(a.i)) // too sparse: the builder's map
 		}
 		id, ok := d.b.LookupIntValue(a.i)
 		if !ok {
 			id = d.b.AppendIntValue(a.i)
 		}
-		if a.i >= int64(len(d.smallVals)) {
-			n := max(2*len(d.smallVals), int(a.i)+1, 1024)
-			n = min(max(n, int(a.i)+1), 2*next+1024)
+		if i >= int64(len(d.smallVals)) {
+			n := max(2*len(d.smallVals), int(i)+1, 1024)
+			n = min(max(n, int(i)+1), 2*next+1024+int(d.slack()))
 			nv := make([]model.ValID, n)
 			copy(nv, d.smallVals)
 			d.smallVals = nv
 		}
-		d.smallVals[a.i] = id + 1
+		d.smallVals[i] = id + 1
 		return id
 	}
 	return d.b.ValueBytes(a.kind, d.atomText(a))
@@ -248,6 +289,7 @@ func (c *opChunks) join() []model.Op {
 // never completes, or its completion carries none.
 type pendingInv struct {
 	op   *model.Op
+	pos  int64 // its position among the ops read (d.n)
 	mops []model.Mop
 }
 

@@ -549,6 +549,11 @@ func (b *Builder) key(a Atom, text []byte) KeyID {
 	return id
 }
 
+// KeyWeak reports whether key k is known only by its text so far (it was
+// interned with KeyText and never seen in a typed position). It stays valid
+// after History.
+func (b *Builder) KeyWeak(k KeyID) bool { return b.keyWeak[k] }
+
 // KeyText interns a key known only by its text (a JSON object key): it is the
 // key of that text if one exists or appears later, a string key otherwise.
 func (b *Builder) KeyText(text string) KeyID {

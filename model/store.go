@@ -68,3 +68,54 @@ func (s *Store[T]) Len() int {
 	}
 	return n
 }
+
+// maxChunks is the number of chunks a Span can address.
+const maxChunks = 1 << (31 - chunkBits)
+
+// Chunks returns the filled part of each chunk, in order: every element
+// stored, for a caller that rewrites them in place (ingest renumbers the ids
+// of a part of a history read on its own). The slices alias the store.
+func (s *Store[T]) Chunks() [][]T { return s.chunks }
+
+// Trim gives the last chunk a backing array of exactly its length when
+// more than an eighth of it is unused, so that a store filled once and
+// then only read (ingest's per-block stores, see Adopt) wastes little.
+func (s *Store[T]) Trim() {
+	last := len(s.chunks) - 1
+	if last < 0 {
+		return
+	}
+	c := s.chunks[last]
+	if cap(c)-len(c) > cap(c)/8 {
+		s.chunks[last] = append(make([]T, 0, len(c)), c...)
+	}
+}
+
+// Adopt moves the chunks of o to the end of s, without copying elements,
+// and returns the number of chunks s held before: the spans of o's
+// elements become valid in s once rebased by it (Span.Rebase). o must not
+// be used afterwards. s never writes into an adopted chunk: a later Alloc
+// starts a chunk of its own. It reports false, adopting nothing, when s
+// would hold more chunks than a Span can address.
+func (s *Store[T]) Adopt(o *Store[T]) (int32, bool) {
+	base := len(s.chunks)
+	if base+len(o.chunks) > maxChunks {
+		return 0, false
+	}
+	for _, c := range o.chunks {
+		s.chunks = append(s.chunks, c[:len(c):len(c)])
+	}
+	o.chunks = nil
+	return int32(base), true
+}
+
+// Rebase returns the span of the same elements once their store was
+// adopted by another at chunk base (Store.Adopt). An empty span stays the
+// zero Span.
+func (sp Span) Rebase(base int32) Span {
+	if sp.N == 0 {
+		return sp
+	}
+	sp.Start += base << chunkBits
+	return sp
+}

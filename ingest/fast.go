@@ -1,0 +1,449 @@
+package ingest
+
+import (
+	"math"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// fastOp reads an EDN op map the way Jepsen, Maelstrom and histgen write
+// them, straight from the buffer: one line, fields :index, :time, :type,
+// :process, :f, :value and :error, each at most once, whose values are
+// integers, keywords, nil, strings without escapes, and a :value of micro-op
+// vectors (send, poll, append, w, r) or of keys. It fills the same scratch
+// space as readOp and finishes with the same finishOp, so an op it reads is
+// stored exactly as readOp would store it; it only skips the tokens. Its
+// '{' is the current token.
+//
+// Anything else (another field, a newline, a nested map where no poll
+// result goes, an escape, a float, the end of the buffer, a malformed
+// micro-op) makes it give up before it changed anything but the scratch
+// space, which readOp resets: ok false, and readOp reads the op from its
+// '{'. ok true means it read the op; err is then finishOp's.
+func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
+	l := d.l
+	buf := l.buf[:l.end]
+	d.arena = d.arena[:0]
+	d.rkeys = d.rkeys[:0]
+	d.resetValue()
+	d.vmode = vNone
+	op := model.Op{Time: model.NoTime, Process: model.AnonProcess, Line: int32(clampInt(brace.line))}
+	var seen [fRebalance + 1]bool
+	var fname, errText []byte
+	var fOther, hasErr bool
+	p := l.pos
+	for {
+		p = fastSpace(buf, p)
+		if p >= len(buf) {
+			return false, nil
+		}
+		if buf[p] == '}' {
+			p++
+			break
+		}
+		name, q := fastKeyword(buf, p)
+		if q < 0 {
+			return false, nil
+		}
+		f := fieldOf(name)
+		if f == fNone || f == fRebalance || seen[f] {
+			return false, nil
+		}
+		seen[f] = true
+		p = fastSpace(buf, q)
+		if p >= len(buf) {
+			return false, nil
+		}
+		switch f {
+		case fIndex, fTime:
+			v, q := fastInteger(buf, p)
+			if q < 0 {
+				return false, nil
+			}
+			if f == fIndex {
+				op.Index = v
+			} else {
+				op.Time = v
+			}
+			p = q
+		case fType:
+			name, q := fastKeyword(buf, p)
+			if q < 0 {
+				return false, nil
+			}
+			t, ok := model.ParseOpType(string(name))
+			if !ok {
+				return false, nil
+			}
+			op.Type, p = t, q
+		case fProcess:
+			if v, q := fastInteger(buf, p); q >= 0 {
+				if v < 0 || v > math.MaxInt32 {
+					return false, nil
+				}
+				op.Process, p = int32(v), q
+			} else if _, q := fastKeyword(buf, p); q >= 0 {
+				op.Process, p = model.NoProcess, q
+			} else {
+				return false, nil
+			}
+		case fF:
+			name, q := fastKeyword(buf, p)
+			if q < 0 {
+				return false, nil
+			}
+			op.F = model.ParseFunc(string(name))
+			fOther = op.F == model.FOther
+			fname, p = name[1:], q
+		case fValue:
+			d.vpos = srcPos{off: l.base + int64(p), line: l.line, lineStart: l.lineStart}
+			if p = d.fastValue(buf, p); p < 0 {
+				return false, nil
+			}
+		case fError:
+			if name, q := fastKeyword(buf, p); q >= 0 {
+				errText, p = name, q
+			} else if s, q := fastString(buf, p); q >= 0 {
+				errText, p = s, q
+			} else {
+				return false, nil
+			}
+			hasErr = true
+		}
+	}
+	// The op is read: from here on, as readOp.
+	l.pos = p
+	if fOther {
+		d.extra(&op).FName = d.fname(fname)
+	}
+	if hasErr {
+		d.setError(&op, errText)
+	}
+	return true, d.finishOp(op, start, seen[fIndex], seen[fType], seen[fF])
+}
+
+// fastSpace skips blanks and commas; it stops at a newline, which fastOp
+// leaves to readOp.
+func fastSpace(buf []byte, p int) int {
+	for p < len(buf) && (buf[p] == ' ' || buf[p] == ',') {
+		p++
+	}
+	return p
+}
+
+// fastEnd reports whether the byte at p can end an atom: it exists, in the
+// buffer, and cannot continue a symbol.
+func fastEnd(buf []byte, p int) bool { return p < len(buf) && !symChar[buf[p]] }
+
+// fastKeyword reads a keyword at p: its text with the colon, and the index
+// after it; -1 when there is none.
+func fastKeyword(buf []byte, p int) ([]byte, int) {
+	if p >= len(buf) || buf[p] != ':' {
+		return nil, -1
+	}
+	q := p + 1
+	for q < len(buf) && symChar[buf[q]] {
+		q++
+	}
+	if q == p+1 || q >= len(buf) {
+		return nil, -1
+	}
+	return buf[p:q], q
+}
+
+// fastInteger reads an integer of at most 18 digits at p, as lexer.fastInt
+// does; -1 when there is none.
+func fastInteger(buf []byte, p int) (int64, int) {
+	q := p
+	if q < len(buf) && buf[q] == '-' {
+		q++
+	}
+	s := q
+	var u uint64
+	for q < len(buf) && q-s < 18 {
+		c := buf[q] - '0'
+		if c > 9 {
+			break
+		}
+		u = u*10 + uint64(c)
+		q++
+	}
+	if q == s || !fastEnd(buf, q) {
+		return 0, -1
+	}
+	if s > p {
+		return -int64(u), q
+	}
+	return int64(u), q
+}
+
+// fastString reads a string without escapes or newlines at p: its text and
+// the index after it; -1 when there is none.
+func fastString(buf []byte, p int) ([]byte, int) {
+	if p >= len(buf) || buf[p] != '"' {
+		return nil, -1
+	}
+	for q := p + 1; q < len(buf); q++ {
+		switch buf[q] {
+		case '"':
+			return buf[p+1 : q], q + 1
+		case '\\', '\n':
+			return nil, -1
+		}
+	}
+	return nil, -1
+}
+
+// fastNil reports whether nil is at p.
+func fastNil(buf []byte, p int) bool {
+	return p+3 < len(buf) && buf[p] == 'n' && buf[p+1] == 'i' && buf[p+2] == 'l' && !symChar[buf[p+3]]
+}
+
+// fastAtom reads an integer, keyword or string at p into a scratch atom, as
+// decoder.atom does; -1 when there is none.
+func (d *decoder) fastAtom(buf []byte, p int) (satom, int) {
+	if c := buf[p]; c == '-' || c >= '0' && c <= '9' {
+		v, q := fastInteger(buf, p)
+		return satom{kind: model.KInt, i: v}, q
+	}
+	if t, q := fastKeyword(buf, p); q >= 0 {
+		return d.textAtom(model.KKeyword, t), q
+	}
+	if t, q := fastString(buf, p); q >= 0 {
+		return d.textAtom(model.KString, t), q
+	}
+	return satom{}, -1
+}
+
+// fastValue reads :value at p as readValue does; it returns the index
+// after it, or -1.
+func (d *decoder) fastValue(buf []byte, p int) int {
+	switch c := buf[p]; {
+	case fastNil(buf, p):
+		d.vmode = vNil
+		return p + 3
+	case c == '[':
+	case c == ':' || c == '"' || c == '-' || c >= '0' && c <= '9':
+		_, q := d.fastAtom(buf, p)
+		d.vmode = vOther
+		return q
+	default:
+		return -1
+	}
+	// a vector: micro-ops if its first element is a vector, else keys
+	d.vmode = vEmpty
+	p++
+	for {
+		p = fastSpace(buf, p)
+		if p >= len(buf) {
+			return -1
+		}
+		switch c := buf[p]; {
+		case c == ']':
+			return p + 1
+		case c == '[':
+			if d.vmode == vKeys {
+				return -1
+			}
+			d.vmode = vMops
+			if p = d.fastMop(buf, p+1); p < 0 {
+				return -1
+			}
+		default:
+			if d.vmode == vMops {
+				return -1
+			}
+			d.vmode = vKeys
+			a, q := d.fastAtom(buf, p)
+			if q < 0 {
+				return -1
+			}
+			d.vkeys = append(d.vkeys, a)
+			p = q
+		}
+	}
+}
+
+// fastClose skips blanks to the ']' that must be at p; it returns the
+// index after it, or -1.
+func fastClose(buf []byte, p int) int {
+	p = fastSpace(buf, p)
+	if p < len(buf) && buf[p] == ']' {
+		return p + 1
+	}
+	return -1
+}
+
+// fastMop reads a micro-op whose '[' is before p, as readMop does (only
+// well-formed ones); it returns the index after its ']', or -1.
+func (d *decoder) fastMop(buf []byte, p int) int {
+	name, p := fastKeyword(buf, fastSpace(buf, p))
+	if p < 0 {
+		return -1
+	}
+	var m smop
+	switch string(name[1:]) {
+	case "send":
+		m = smop{kind: model.MopSend, off: model.NoOffset}
+	case "poll":
+		m = smop{kind: model.MopPoll}
+		p = fastSpace(buf, p)
+		if p >= len(buf) {
+			return -1
+		}
+		m.done, m.p0 = true, int32(len(d.polls))
+		switch {
+		case buf[p] == ']':
+			d.mops = append(d.mops, smop{kind: model.MopPoll})
+			return p + 1
+		case fastNil(buf, p):
+			p += 3
+		case buf[p] == '{':
+			if p = d.fastPollMap(buf, p+1); p < 0 {
+				return -1
+			}
+		default:
+			return -1
+		}
+		m.p1 = int32(len(d.polls))
+		if p = fastClose(buf, p); p < 0 {
+			return -1
+		}
+		d.mops = append(d.mops, m)
+		return p
+	case "append":
+		m = smop{kind: model.MopAppend, done: true}
+	case "w":
+		m = smop{kind: model.MopWrite, done: true}
+	case "r":
+		m = smop{kind: model.MopRead}
+	default:
+		return -1
+	}
+	// the key
+	p = fastSpace(buf, p)
+	if p >= len(buf) {
+		return -1
+	}
+	if m.key, p = d.fastAtom(buf, p); p < 0 {
+		return -1
+	}
+	p = fastSpace(buf, p)
+	if p >= len(buf) {
+		return -1
+	}
+	// the value
+	switch {
+	case m.kind == model.MopRead && buf[p] == ']':
+		d.mops = append(d.mops, m) // [:r k]
+		return p + 1
+	case m.kind == model.MopRead && fastNil(buf, p):
+		p += 3
+	case m.kind == model.MopRead && buf[p] == '[':
+		m.kind, m.done = model.MopReadList, true
+		m.p0 = int32(len(d.reads))
+		for p++; ; {
+			p = fastSpace(buf, p)
+			if p >= len(buf) {
+				return -1
+			}
+			if buf[p] == ']' {
+				p++
+				break
+			}
+			var v satom
+			if v, p = d.fastAtom(buf, p); p < 0 {
+				return -1
+			}
+			d.reads = append(d.reads, sread{val: v})
+		}
+		m.p1 = int32(len(d.reads))
+	case m.kind == model.MopSend && buf[p] == '[':
+		var r sread
+		if p = d.fastPair(buf, p+1, &r); p < 0 {
+			return -1
+		}
+		m.done, m.off, m.val = true, r.off, r.val
+	default:
+		if m.val, p = d.fastAtom(buf, p); p < 0 {
+			return -1
+		}
+		if m.kind == model.MopRead {
+			m.done = true
+		}
+	}
+	if p = fastClose(buf, p); p < 0 {
+		return -1
+	}
+	d.mops = append(d.mops, m)
+	return p
+}
+
+// fastPair reads an [offset value] pair whose '[' is before p into r, as
+// readPair does; it returns the index after its ']', or -1.
+func (d *decoder) fastPair(buf []byte, p int, r *sread) int {
+	p = fastSpace(buf, p)
+	if p >= len(buf) {
+		return -1
+	}
+	r.off = model.NoOffset
+	if fastNil(buf, p) {
+		p += 3
+	} else if r.off, p = fastInteger(buf, p); p < 0 {
+		return -1
+	}
+	p = fastSpace(buf, p)
+	if p >= len(buf) {
+		return -1
+	}
+	if r.val, p = d.fastAtom(buf, p); p < 0 {
+		return -1
+	}
+	return fastClose(buf, p)
+}
+
+// fastPollMap reads {k [[offset value] ...] ...} whose '{' is before p, as
+// readPollMap does; it returns the index after its '}', or -1.
+func (d *decoder) fastPollMap(buf []byte, p int) int {
+	for {
+		p = fastSpace(buf, p)
+		if p >= len(buf) {
+			return -1
+		}
+		if buf[p] == '}' {
+			return p + 1
+		}
+		k, q := d.fastAtom(buf, p)
+		if q < 0 {
+			return -1
+		}
+		p = fastSpace(buf, q)
+		if p >= len(buf) {
+			return -1
+		}
+		sp := spoll{key: k, r0: int32(len(d.reads))}
+		switch {
+		case fastNil(buf, p):
+			p += 3
+		case buf[p] == '[':
+			for p++; ; {
+				p = fastSpace(buf, p)
+				if p >= len(buf) || buf[p] != '[' && buf[p] != ']' {
+					return -1
+				}
+				if buf[p] == ']' {
+					p++
+					break
+				}
+				d.reads = append(d.reads, sread{})
+				if p = d.fastPair(buf, p+1, &d.reads[len(d.reads)-1]); p < 0 {
+					return -1
+				}
+			}
+		default:
+			return -1
+		}
+		sp.r1 = int32(len(d.reads))
+		d.polls = append(d.polls, sp)
+	}
+}

@@ -1,0 +1,547 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// A plain history file of one op per line (EDN or JSON Lines) is read in
+// parallel: a reader goroutine cuts the file into blocks of whole lines,
+// and one worker per core decodes blocks with a decoder of its own, into a
+// history of the block's own (its ops, micro-op stores, and keys, values
+// and messages numbered in the order the block meets them). The blocks are
+// then merged in file order, one at a time: each block's keys and messages,
+// in the block's order, are interned into the history being built, which
+// gives every one the id a sequential read gives it (a sequential read
+// numbers them in order of first appearance, and so does this), and the
+// block's ops are appended. What is left of a block, renumbering the ids in
+// its stores (which the history adopts without copying), runs in parallel
+// again. An invocation whose completion lies in a later block keeps its
+// micro-ops unless the next op of its process carries them (as decoder.settle
+// decides), which is settled as the later block is merged.
+//
+// Anything a block cannot decide on its own makes the whole file be read
+// again sequentially, from the start, so that what the user sees never
+// depends on the reading strategy: a syntax or decoding error anywhere (the
+// sequential read then reports the first error in file order, with its
+// message, position and excerpt), an op or form cut at the end of a block
+// that is not the last (an op spread over lines, or an unclosed one), and a
+// top-level vector or array. A file cut off mid-op is fine: only its last
+// block meets the end.
+
+// errSequential stops a parallel read: the file must be read sequentially.
+var errSequential = errors.New("ingest: read sequentially")
+
+// Sizes of a parallel read.
+var (
+	// parallelMin is the smallest file read in parallel.
+	parallelMin int64 = 8 << 20
+	// blockMin is the smallest block; larger files get larger blocks, so
+	// that a file never has more than maxBlocks of them.
+	blockMin  = 4 << 20
+	maxBlocks = 512
+)
+
+// opsWarning is a warning of a block whose last argument is the number of
+// ops read before it, which is known only once the blocks before it are
+// merged.
+type opsWarning struct {
+	format string
+	args   []any // the last is the block's own count, an int64
+}
+
+// partOut is what a block's decoder collects beside its history.
+type partOut struct {
+	last    bool    // the block ends the file
+	noIndex []int32 // ops without :index, whose Index counts from the block's start
+	warns   []opsWarning
+	pending []pendingAt // invocations still open at the block's end
+}
+
+// pendingAt is an invocation open at the end of a block: its micro-ops were
+// stored, in case its completion does not carry them.
+type pendingAt struct {
+	process int32
+	pos     int64 // position in the block's ops
+}
+
+// block is a run of whole lines of the file.
+type block struct {
+	seq  int
+	buf  []byte // the pooled buffer; data is buf[:n]
+	data []byte
+	off  int64 // absolute offset of data[0]
+	line int64 // line number of data[0]
+	last bool
+	prev chan struct{} // closed when the block before is merged
+	done chan struct{} // closed when this block is merged
+}
+
+// part is a decoded block, waiting to be merged.
+type part struct {
+	b      *model.Builder
+	h      *model.History
+	ops    []model.Op
+	out    *partOut
+	keyMap []model.KeyID
+	msgMap []model.MsgID
+	extras []model.OpExtra
+	bytes  int64 // of the file
+	// the block's stores, adopted by the history, to renumber
+	mopChunks  [][]model.Mop
+	pollChunks [][]model.KeyPoll
+	readChunks [][]model.Read
+	elemChunks [][]model.MsgID
+	mopBase    int32
+	pollB      int32
+	readB      int32
+	elemB      int32
+}
+
+// parallelRead holds the state of one parallel read.
+type parallelRead struct {
+	name   string
+	json   bool
+	bom    bool
+	noFast bool
+
+	failed atomic.Bool
+
+	// Merge state: touched by the block being merged only (turn order).
+	gb      *model.Builder
+	gi      *decoder // the global interning caches (no lexer)
+	ops     []model.Op
+	n       int64
+	size    int64
+	mops    model.Store[model.Mop]
+	polls   model.Store[model.KeyPoll]
+	reads   model.Store[model.Read]
+	elems   model.Store[model.MsgID]
+	extras  []model.OpExtra
+	pending map[int32]int64 // process -> global position of its open invocation
+	drop    []int64         // invocations whose micro-ops their completion carries
+	warns   []string
+	trunc   bool
+}
+
+// workers is the number of blocks decoded at once for opts: one per core
+// unless Options.Workers says otherwise.
+func workers(opts Options) int {
+	if opts.Workers > 0 {
+		return opts.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// readFileParallel reads the plain regular file f in parallel when it is
+// large enough and there is more than one core; ok is false when it must be
+// read sequentially, and then f is back at its start.
+func readFileParallel(f *os.File, name string, opts Options) (h *model.History, ok bool, err error) {
+	fi, err := f.Stat()
+	w := workers(opts)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < parallelMin || w < 2 {
+		return nil, false, nil
+	}
+	h, err = readParallel(f, name, fi.Size(), opts, w, blockSize(fi.Size()))
+	if err == errSequential {
+		_, err = f.Seek(0, io.SeekStart)
+		return nil, false, err
+	}
+	return h, err == nil, err
+}
+
+// blockSize is the block size for a file of size bytes.
+func blockSize(size int64) int { return max(blockMin, int(size/int64(maxBlocks))+1) }
+
+// sniff looks at the start of a plain file: whether it is JSON, whether it
+// starts with a byte order mark, and whether it can be read in parallel
+// (its first op map is not inside a top-level vector or array).
+func sniff(head []byte, format Format) (json, bom, ok bool) {
+	if bytes.HasPrefix(head, []byte{0xef, 0xbb, 0xbf}) {
+		head, bom = head[3:], true
+	}
+	l := newLexer(bytes.NewReader(head))
+	switch format {
+	case FormatJSON:
+		json = true
+	case FormatEDN:
+	default:
+		json = l.looksJSON()
+	}
+	// the first byte that is not blank or an EDN comment
+	i := 0
+	for i < len(head) {
+		c := head[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' && !json:
+			i++
+		case c == ';' && !json:
+			for i < len(head) && head[i] != '\n' {
+				i++
+			}
+		default:
+			return json, bom, c != '[' && c != '('
+		}
+	}
+	return json, bom, false
+}
+
+// readParallel reads a plain history of size bytes from r (at its start)
+// with the given number of workers. It returns errSequential when the file
+// must be read sequentially instead (r is then at an unknown position).
+func readParallel(r io.Reader, name string, size int64, opts Options, workers, bs int) (*model.History, error) {
+	head := make([]byte, min(int64(4096), size))
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, errSequential
+	}
+	json, bom, ok := sniff(head, opts.Format)
+	if !ok || bytes.HasPrefix(head, gzipMagic) || bytes.HasPrefix(head, zstdMagic) {
+		return nil, errSequential
+	}
+	pr := &parallelRead{name: name, json: json, bom: bom, gb: model.NewBuilder(name),
+		size: size, pending: map[int32]int64{}, noFast: opts.noFast}
+	pr.gi = newDecoder(&lexer{}, pr.gb, name)
+
+	blocks := make(chan *block, workers)
+	pool := make(chan []byte, workers+2)
+	for range workers + 2 {
+		pool <- nil
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(blocks)
+		pr.cut(io.MultiReader(bytes.NewReader(head), r), bs, pool, blocks)
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range blocks {
+				pr.work(b, pool)
+			}
+		}()
+	}
+	wg.Wait()
+	if pr.failed.Load() {
+		return nil, errSequential
+	}
+	return pr.finish(), nil
+}
+
+// cut reads r into blocks of whole lines of about bs bytes and sends them
+// in order.
+func (pr *parallelRead) cut(r io.Reader, bs int, pool chan []byte, blocks chan<- *block) {
+	var carry []byte
+	off, line := int64(0), int64(1)
+	prev := make(chan struct{})
+	close(prev)
+	for seq := 0; !pr.failed.Load(); seq++ {
+		buf := <-pool
+		if cap(buf) < bs+len(carry) {
+			buf = make([]byte, max(bs, 2*len(carry)))
+		}
+		buf = buf[:cap(buf)]
+		n := copy(buf, carry)
+		eof := false
+		for {
+			k, err := io.ReadFull(r, buf[n:])
+			n += k
+			if err != nil {
+				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+					pr.failed.Store(true) // the sequential read reports it
+					return
+				}
+				eof = true
+				break
+			}
+			if bytes.IndexByte(buf[n-k:n], '\n') >= 0 || n-k == 0 && bytes.IndexByte(buf[:n], '\n') >= 0 {
+				break
+			}
+			// a line longer than the buffer: grow it
+			nb := make([]byte, 2*len(buf))
+			copy(nb, buf[:n])
+			buf = nb
+		}
+		end := n
+		if !eof {
+			end = bytes.LastIndexByte(buf[:n], '\n') + 1
+		}
+		carry = append(carry[:0], buf[end:n]...)
+		b := &block{seq: seq, buf: buf, data: buf[:end], off: off, line: line, last: eof,
+			prev: prev, done: make(chan struct{})}
+		off += int64(end)
+		line += int64(bytes.Count(b.data, []byte{'\n'}))
+		prev = b.done
+		blocks <- b
+		if eof {
+			return
+		}
+	}
+}
+
+// work decodes block b, waits for its turn, merges it, and renumbers it.
+func (pr *parallelRead) work(b *block, pool chan<- []byte) {
+	var p *part
+	if !pr.failed.Load() {
+		p = pr.decode(b)
+	}
+	pool <- b.buf
+	<-b.prev
+	if p == nil || pr.failed.Load() {
+		pr.failed.Store(true)
+		close(b.done)
+		return
+	}
+	ok := pr.merge(p)
+	close(b.done)
+	if !ok {
+		pr.failed.Store(true)
+		return
+	}
+	p.renumber()
+}
+
+// decode reads one block into a history of its own; nil when the file must
+// be read sequentially.
+func (pr *parallelRead) decode(b *block) *part {
+	l := &lexer{buf: b.data, end: len(b.data), eof: true, base: b.off, line: b.line, lineStart: b.off,
+		opStart: -1, capStart: -1, json: pr.json}
+	if b.seq == 0 && pr.bom {
+		l.pos, l.lineStart = 3, 3
+	}
+	lb := model.NewBuilder(pr.name)
+	d := newDecoder(l, lb, pr.name)
+	d.noFast = pr.noFast
+	d.part = &partOut{last: b.last}
+	d.ops.hint = int(bytes.Count(b.data, []byte{'\n'})) + 1
+	if err := d.run(); err != nil {
+		return nil
+	}
+	ps := make([]int32, 0, len(d.pending))
+	for p := range d.pending {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	for _, p := range ps {
+		d.part.pending = append(d.part.pending, pendingAt{p, d.pending[p].pos})
+	}
+	d.settleAll() // kept for now; merge drops those a later block completes
+	h := lb.History()
+	h.Ops = d.ops.join()
+	h.MopStore.Trim()
+	h.PollStore.Trim()
+	h.ReadStore.Trim()
+	h.ElemStore.Trim()
+	return &part{b: lb, h: h, ops: h.Ops, out: d.part, bytes: int64(len(b.data))}
+}
+
+// merge interns block p's keys and messages into the history being built,
+// appends its ops, adopts its stores and settles the invocations left
+// open by earlier blocks. It runs in block order. It reports false when the
+// stores cannot adopt the block's.
+func (pr *parallelRead) merge(p *part) bool {
+	h := p.h
+	p.keyMap = make([]model.KeyID, len(h.Keys))
+	for k, a := range h.Keys {
+		if p.b.KeyWeak(model.KeyID(k)) {
+			p.keyMap[k] = pr.gb.KeyText(a.Text)
+		} else {
+			p.keyMap[k] = pr.gb.Key(a)
+		}
+	}
+	p.msgMap = make([]model.MsgID, len(h.Msgs))
+	gi := pr.gi
+	for m, mm := range h.Msgs {
+		k := p.keyMap[mm.Key]
+		v := h.Values[mm.Val]
+		if v.Kind == model.KInt {
+			a := satom{kind: model.KInt, i: v.Int}
+			p.msgMap[m] = gi.msg(k, &a)
+			continue
+		}
+		gi.arena = append(gi.arena[:0], v.Text...)
+		a := satom{kind: v.Kind, n: uint32(len(v.Text))}
+		p.msgMap[m] = gi.msg(k, &a)
+	}
+	p.mopChunks, p.pollChunks = h.MopStore.Chunks(), h.PollStore.Chunks()
+	p.readChunks, p.elemChunks = h.ReadStore.Chunks(), h.ElemStore.Chunks()
+	var ok [4]bool
+	p.mopBase, ok[0] = pr.mops.Adopt(&h.MopStore)
+	p.pollB, ok[1] = pr.polls.Adopt(&h.PollStore)
+	p.readB, ok[2] = pr.reads.Adopt(&h.ReadStore)
+	p.elemB, ok[3] = pr.elems.Adopt(&h.ElemStore)
+	if ok != [4]bool{true, true, true, true} {
+		return false
+	}
+	// the ops, with their spans and extras in the history's numbering
+	base := pr.n
+	exBase := int32(len(pr.extras))
+	for _, i := range p.out.noIndex {
+		p.ops[i].Index += base
+	}
+	for i := range p.ops {
+		op := &p.ops[i]
+		op.Mops = op.Mops.Rebase(p.mopBase)
+		if op.Extra != 0 {
+			op.Extra += exBase
+		}
+	}
+	p.extras = h.Extras
+	pr.extras = append(pr.extras, h.Extras...)
+	if need := base + int64(len(p.ops)); need > int64(cap(pr.ops)) {
+		// The first block's ops per byte, for the whole file, with a
+		// margin; grown again if a later part of the file is denser.
+		est := need
+		if base == 0 {
+			est = int64(float64(need)*float64(pr.size)/float64(max(1, p.bytes))*1.15) + 1024
+		}
+		ops := make([]model.Op, base, max(est, 2*int64(cap(pr.ops)), need))
+		copy(ops, pr.ops)
+		pr.ops = ops
+	}
+	pr.ops = append(pr.ops, p.ops...)
+	pr.n += int64(len(p.ops))
+	// invocations of earlier blocks: the first op of their process here
+	// decides (decoder.settle)
+	if len(pr.pending) > 0 {
+		for i := range p.ops {
+			op := &p.ops[i]
+			pos, open := pr.pending[op.Process]
+			if !open || op.Process == model.NoProcess {
+				continue
+			}
+			if op.Type != model.Invoke && op.Mops.N != 0 {
+				pr.drop = append(pr.drop, pos)
+			}
+			delete(pr.pending, op.Process)
+			if len(pr.pending) == 0 {
+				break
+			}
+		}
+	}
+	for _, pa := range p.out.pending {
+		pr.pending[pa.process] = base + pa.pos
+	}
+	for _, w := range p.out.warns {
+		args := slices.Clone(w.args)
+		args[len(args)-1] = args[len(args)-1].(int64) + base
+		pr.gb.Warn(w.format, args...)
+	}
+	if h.Truncated {
+		pr.gb.SetTruncated()
+	}
+	p.ops = nil
+	return true
+}
+
+// renumber rewrites the ids and spans in block p's stores, now adopted by
+// the history, into the history's numbering. Blocks do this in parallel:
+// each touches only its own chunks.
+func (p *part) renumber() {
+	km, mm := p.keyMap, p.msgMap
+	for _, c := range p.mopChunks {
+		for i := range c {
+			m := &c[i]
+			switch m.Kind {
+			case model.MopSend, model.MopAppend, model.MopWrite:
+				m.Key, m.Msg = km[m.Key], mm[m.Msg]
+			case model.MopRead:
+				m.Key = km[m.Key]
+				if m.Msg != model.NoMsg {
+					m.Msg = mm[m.Msg]
+				}
+			case model.MopReadList:
+				m.Key = km[m.Key]
+				m.Polls = m.Polls.Rebase(p.elemB)
+			case model.MopPoll:
+				m.Polls = m.Polls.Rebase(p.pollB)
+			}
+		}
+	}
+	for _, c := range p.pollChunks {
+		for i := range c {
+			kp := &c[i]
+			kp.Key = km[kp.Key]
+			kp.Reads = kp.Reads.Rebase(p.readB)
+		}
+	}
+	for _, c := range p.readChunks {
+		for i := range c {
+			c[i].Msg = mm[c[i].Msg]
+		}
+	}
+	for _, c := range p.elemChunks {
+		for i := range c {
+			c[i] = mm[c[i]]
+		}
+	}
+	for i := range p.extras {
+		e := &p.extras[i]
+		for j, k := range e.Keys {
+			e.Keys[j] = km[k]
+		}
+		for j, k := range e.Rebalance {
+			e.Rebalance[j] = km[k]
+		}
+	}
+}
+
+// finish assembles the history once every block is merged.
+func (pr *parallelRead) finish() *model.History {
+	for _, pos := range pr.drop {
+		pr.ops[pos].Mops = model.Span{}
+	}
+	h := pr.gb.History()
+	h.Ops = pr.ops
+	h.MopStore, h.PollStore, h.ReadStore, h.ElemStore = pr.mops, pr.polls, pr.reads, pr.elems
+	h.Extras = pr.extras
+	return h
+}
+
+// testBlock, when set (by the tests, from HINDSIGHT_TEST_BLOCK), makes Read
+// read any seekable input in parallel in blocks of about that many bytes,
+// whatever its size, so that every test of the package runs through the
+// parallel reader too.
+var testBlock int
+
+// parallelReads counts the reads readForTest made in parallel.
+var parallelReads atomic.Int64
+
+// readForTest is Read's parallel path under testBlock.
+func readForTest(r io.Reader, name string, opts Options) (*model.History, bool, error) {
+	rs, ok := r.(io.ReadSeeker)
+	if !ok {
+		return nil, false, nil
+	}
+	start, err := rs.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, false, nil
+	}
+	end, err := rs.Seek(0, io.SeekEnd)
+	if err != nil || end-start < 1 {
+		_, err = rs.Seek(start, io.SeekStart)
+		return nil, false, err
+	}
+	if _, err := rs.Seek(start, io.SeekStart); err != nil {
+		return nil, false, err
+	}
+	h, err := readParallel(rs, name, end-start, opts, max(2, workers(opts)), testBlock)
+	if err == nil {
+		parallelReads.Add(1)
+	}
+	if err == errSequential {
+		_, err = rs.Seek(start, io.SeekStart)
+		return nil, false, err
+	}
+	return h, err == nil, err
+}
