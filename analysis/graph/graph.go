@@ -15,7 +15,6 @@ package graph
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	gg "gonum.org/v1/gonum/graph"
@@ -146,12 +145,11 @@ func BuildFunc(n int, emit func(add func(from, to int32, rel Rel))) *Graph {
 	fill = nil
 	// sort each row by target and merge duplicates, compacting in place
 	w := int32(0)
-	var row rowSorter
+	var packed []uint64
 	for v := 0; v < n; v++ {
 		a, b := start[v], start[v+1]
-		row.to, row.rel = to[a:b], rel[a:b]
-		if !slices.IsSorted(row.to) {
-			sort.Sort(&row)
+		if !slices.IsSorted(to[a:b]) {
+			packed = sortRow(to[a:b], rel[a:b], packed)
 		}
 		start[v] = w
 		for i := a; i < b; i++ {
@@ -167,16 +165,31 @@ func BuildFunc(n int, emit func(add func(from, to int32, rel Rel))) *Graph {
 	return &Graph{start: start, to: slices.Clip(to[:w]), rel: slices.Clip(rel[:w])}
 }
 
-type rowSorter struct {
-	to  []int32
-	rel []Rel
-}
-
-func (r *rowSorter) Len() int           { return len(r.to) }
-func (r *rowSorter) Less(i, j int) bool { return r.to[i] < r.to[j] }
-func (r *rowSorter) Swap(i, j int) {
-	r.to[i], r.to[j] = r.to[j], r.to[i]
-	r.rel[i], r.rel[j] = r.rel[j], r.rel[i]
+// sortRow sorts a row's targets, moving each relation with its target
+// (the order among equal targets does not matter: they are merged). Short
+// rows, the usual case, by insertion; longer ones packed into one word per
+// edge in buf and sorted as integers. It returns buf for reuse.
+func sortRow(to []int32, rel []Rel, buf []uint64) []uint64 {
+	if len(to) <= 24 {
+		for i := 1; i < len(to); i++ {
+			t, r := to[i], rel[i]
+			j := i
+			for ; j > 0 && to[j-1] > t; j-- {
+				to[j], rel[j] = to[j-1], rel[j-1]
+			}
+			to[j], rel[j] = t, r
+		}
+		return buf
+	}
+	buf = buf[:0]
+	for i, t := range to {
+		buf = append(buf, uint64(uint32(t))<<8|uint64(rel[i]))
+	}
+	slices.Sort(buf)
+	for i, x := range buf {
+		to[i], rel[i] = int32(x>>8), Rel(x)
+	}
+	return buf
 }
 
 // Graph is an immutable directed graph with relation-labelled edges on

@@ -29,18 +29,30 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 			at[r.comp] = -(r.vertex + 1)
 		}
 	}
+	// the vertex of each message's writer, or -1
+	wv := make([]int32, len(c.writer))
+	for m, w := range c.writer {
+		wv[m] = -1
+		if w >= 0 {
+			wv[m] = c.recs[w].vertex
+		}
+	}
 	emit := func(add func(from, to int32, rel graph.Rel)) {
 		// wr: writer -> reader
 		for _, ri := range vrec {
-			r := c.recs[ri]
+			r := &c.recs[ri]
 			if r.comp == r.inv {
 				continue
 			}
-			for _, m := range c.mops(ri) {
-				for _, kp := range c.h.PollsOf(&m) {
+			mops := c.mops(ri)
+			for mi := range mops {
+				if mops[mi].Kind != model.MopPoll {
+					continue
+				}
+				for _, kp := range c.h.PollsOf(&mops[mi]) {
 					for _, rd := range c.h.ReadsOf(&kp) {
-						if w := c.writer[rd.Msg]; w >= 0 && c.recs[w].vertex >= 0 {
-							add(c.recs[w].vertex, r.vertex, graph.WR)
+						if w := wv[rd.Msg]; w >= 0 {
+							add(w, r.vertex, graph.WR)
 						}
 					}
 				}
@@ -51,47 +63,47 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 		if c.opts.WWDeps {
 			for _, kept := range c.kept {
 				for p := 1; p < len(kept); p++ {
-					w1, w2 := c.writer[kept[p-1]], c.writer[kept[p]]
-					if w1 >= 0 && w2 >= 0 && c.recs[w1].vertex >= 0 && c.recs[w2].vertex >= 0 {
-						add(c.recs[w1].vertex, c.recs[w2].vertex, graph.WW)
+					w1, w2 := wv[kept[p-1]], wv[kept[p]]
+					if w1 >= 0 && w2 >= 0 {
+						add(w1, w2, graph.WW)
 					}
 				}
 			}
 		}
 		// process order
-		lastOf := map[int32]int32{}
+		lastOf := filled(len(c.procIDs), -1) // vertex
 		for _, ri := range vrec {
-			p := c.op(c.recs[ri].comp).Process
-			if prev, ok := lastOf[p]; ok {
-				add(c.recs[prev].vertex, c.recs[ri].vertex, graph.Process)
+			r := &c.recs[ri]
+			if prev := lastOf[r.proc]; prev >= 0 {
+				add(prev, r.vertex, graph.Process)
 			}
-			lastOf[p] = ri
+			lastOf[r.proc] = r.vertex
 		}
 		// realtime, sparse: a frontier of ok completions not yet superseded
 		var frontier []int32
-		preds := map[int32][]int32{} // in-flight ok vertex -> frontier at its invocation
-		var free [][]int32           // spent preds slices, reused
+		preds := make([][]int32, len(c.procIDs)) // frontier at the invocation of the process's in-flight ok vertex
+		inPreds := make([]uint32, len(vrec))     // stamp: the vertex is in the preds being removed
+		stamp := uint32(0)
 		for i := range c.h.Ops {
-			if a := at[i]; a > 0 {
+			a := at[i]
+			if a > 0 {
 				v := a - 1
 				for _, f := range frontier {
 					add(f, v, graph.Realtime)
 				}
-				if c.recs[vrec[v]].typ == model.OK {
-					var buf []int32
-					if n := len(free); n > 0 {
-						buf, free = free[n-1], free[:n-1]
-					}
-					preds[v] = append(buf[:0], frontier...)
+				if r := &c.recs[vrec[v]]; r.typ == model.OK {
+					preds[r.proc] = append(preds[r.proc][:0], frontier...)
 				}
 				continue
 			}
-			if a := at[i]; a < 0 {
+			if a < 0 {
 				v := -a - 1
-				pv := preds[v]
-				frontier = slices.DeleteFunc(frontier, func(f int32) bool { return slices.Contains(pv, f) })
-				delete(preds, v)
-				free = append(free, pv)
+				pv := preds[c.recs[vrec[v]].proc]
+				stamp++
+				for _, f := range pv {
+					inPreds[f] = stamp
+				}
+				frontier = slices.DeleteFunc(frontier, func(f int32) bool { return inPreds[f] == stamp })
 				frontier = append(frontier, v)
 			}
 		}

@@ -162,6 +162,7 @@ type rec struct {
 	inv, comp int32 // positions in h.Ops; comp == inv for an open invocation
 	typ       model.OpType
 	vertex    int32 // graph vertex, or -1
+	proc      int32 // the op's process, numbered densely (checker.procIDs)
 }
 
 type checker struct {
@@ -169,7 +170,8 @@ type checker struct {
 	opts Options
 	res  *analysis.Result
 
-	recs []rec
+	recs    []rec
+	procIDs []int32 // process of each dense process number, in order of first appearance
 	// per message
 	writer   []int32 // rec that sent it, -1
 	okReader []int32 // first ok rec that polled it, -1
@@ -209,14 +211,35 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		Warnings: h.Warnings,
 	}}
 	c.records(pairing)
+	// The checks run as two groups at once, on two goroutines: the message
+	// and log checks here, and the series, stalls and cycles on c2, which
+	// reads the message tables once they are built. The groups add
+	// anomalies of different types, each in the order a sequential run
+	// adds them, into results of their own.
+	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
+	scanned, logged, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		c2.seriesAndStalls()
+		<-scanned
+		c2.writer = c.writer
+		if opts.WWDeps {
+			// ww edges and their explanations need the version order
+			<-logged
+			c2.first, c2.last, c2.kept, c2.offsets = c.first, c.last, c.kept, c.offsets
+		}
+		c2.cycles()
+	}()
 	c.scanMessages()
+	close(scanned)
 	c.buildLog()
+	close(logged)
 	c.checkReads()
 	c.checkInternal()
 	c.checkProcesses()
 	c.checkLostAndUnseen()
-	c.seriesAndStalls()
-	c.cycles()
+	<-done
+	c.join(c2)
 	if h.Truncated {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
 			"the input was cut off in the middle of an op; only the complete ops before it were analysed")
@@ -228,6 +251,25 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	c.res.Finish(func(typ string, in *analysis.Instance) bool { return IsBad(typ, in.Allowed) })
 	c.res.Stats.ElapsedMS = time.Since(start).Milliseconds()
 	return c
+}
+
+// join takes in what c2, the other group of checks, found: its anomaly
+// types (none of which c adds), its statistics and series, and its
+// reasons for an unknown verdict (c has none yet).
+func (c *checker) join(c2 *checker) {
+	r, r2 := c.res, c2.res
+	for typ, ins := range r2.Anomalies {
+		if r.Anomalies == nil {
+			r.Anomalies = map[string][]analysis.Instance{}
+		}
+		r.Anomalies[typ] = ins
+	}
+	st, st2 := &r.Stats, &r2.Stats
+	st.WorstLagS, st.WorstLagProcess, st.WorstLagKey, st.WorstLagOp = st2.WorstLagS, st2.WorstLagProcess, st2.WorstLagKey, st2.WorstLagOp
+	st.GraphVertices, st.GraphEdges = st2.GraphVertices, st2.GraphEdges
+	st.Components, st.LargestComponent = st2.Components, st2.LargestComponent
+	r.Series = r2.Series
+	r.UnknownReasons = append(r2.UnknownReasons, r.UnknownReasons...)
 }
 
 func (c *checker) anyOKData() bool {
@@ -274,6 +316,7 @@ func (c *checker) records(p model.Pairing) {
 	st.Messages = int64(len(c.h.Msgs))
 	vertices := int32(0)
 	c.recs = make([]rec, 0, len(c.h.Ops)/2+1)
+	var slots procSlots
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
 		if !op.IsClient() {
@@ -299,6 +342,10 @@ func (c *checker) records(p model.Pairing) {
 			st.FailOps++
 		}
 		r.vertex = -1
+		var isNew bool
+		if r.proc, isNew = slots.slot(op.Process); isNew {
+			c.procIDs = append(c.procIDs, op.Process)
+		}
 		switch op.F {
 		case model.FSend:
 			st.Sends++
@@ -359,6 +406,39 @@ func (c *checker) scanMessages() {
 			}
 		}
 	}
+}
+
+// procSlots numbers process ids densely, in order of first appearance:
+// small non-negative ids through a slice, others through a map.
+type procSlots struct {
+	small []int32 // slot+1 of process p
+	other map[int32]int32
+	n     int32
+}
+
+const maxSmallProc = 1 << 16
+
+// slot returns p's number, and whether p is new.
+func (s *procSlots) slot(p int32) (int32, bool) {
+	if p >= 0 && p < maxSmallProc {
+		if int(p) >= len(s.small) {
+			s.small = append(s.small, make([]int32, int(p)+1-len(s.small))...)
+		}
+		if v := s.small[p]; v != 0 {
+			return v - 1, false
+		}
+		s.small[p] = s.n + 1
+	} else {
+		if v, ok := s.other[p]; ok {
+			return v, false
+		}
+		if s.other == nil {
+			s.other = map[int32]int32{}
+		}
+		s.other[p] = s.n
+	}
+	s.n++
+	return s.n - 1, true
 }
 
 func filled(n int, v int32) []int32 {
@@ -731,14 +811,10 @@ func (c *checker) checkProcesses() {
 		first, last posAt
 	}
 	var spans []span
-	procs := map[int32]*procState{}
+	procs := make([]procState, len(c.procIDs))
 	for ri, r := range c.recs {
 		op := c.op(r.comp)
-		ps := procs[op.Process]
-		if ps == nil {
-			ps = &procState{}
-			procs[op.Process] = ps
-		}
+		ps := &procs[r.proc]
 		rr := int32(ri)
 		switch op.F {
 		case model.FAssign, model.FSubscribe:

@@ -41,11 +41,44 @@ func (a *ackLog) next(pos int64) int {
 	return i
 }
 
+// lagProc is what the lag computation remembers of one process: its
+// assignment, and per key (sorted by key) its position and its open stall.
 type lagProc struct {
 	assigned  []model.KeyID
 	hasAssign bool
-	pos       map[model.KeyID]int64 // offset of the last read; absent: none
-	stalls    map[model.KeyID]*stall
+	keys      []lagKey
+}
+
+// lagKey is one key of a lagProc.
+type lagKey struct {
+	key     model.KeyID
+	hasPos  bool
+	pos     int64 // offset of the last read
+	inStall bool
+	st      stall
+}
+
+// find returns the index of k in lp.keys, or where to insert it.
+func (lp *lagProc) find(k model.KeyID) (int, bool) {
+	lo, hi := 0, len(lp.keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if lp.keys[m].key < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(lp.keys) && lp.keys[lo].key == k
+}
+
+// entry returns k's entry, adding it if need be.
+func (lp *lagProc) entry(k model.KeyID) *lagKey {
+	i, ok := lp.find(k)
+	if !ok {
+		lp.keys = slices.Insert(lp.keys, i, lagKey{key: k})
+	}
+	return &lp.keys[i]
 }
 
 type stall struct {
@@ -132,20 +165,12 @@ func (c *checker) lagAndStalls() {
 		invRec[r.inv] = int32(ri)
 	}
 	acks := make([]ackLog, nk)
-	procs := map[int32]*lagProc{}
-	getProc := func(p int32) *lagProc {
-		lp := procs[p]
-		if lp == nil {
-			lp = &lagProc{pos: map[model.KeyID]int64{}, stalls: map[model.KeyID]*stall{}}
-			procs[p] = lp
-		}
-		return lp
-	}
+	procs := make([]lagProc, len(c.procIDs))
 	worst := int64(-1)
 	var keys []model.KeyID // keys sampled at one poll, reused
 	threshold := c.opts.StallThreshold.Nanoseconds()
 	closeStall := func(proc int32, k model.KeyID, s *stall) {
-		if s == nil || s.polls < 2 || s.lastTime-s.since < threshold || threshold <= 0 {
+		if s.polls < 2 || s.lastTime-s.since < threshold || threshold <= 0 {
 			return
 		}
 		in := analysis.Instance{
@@ -174,7 +199,7 @@ func (c *checker) lagAndStalls() {
 			if comp.F != model.FPoll && comp.F != model.FTxn {
 				continue
 			}
-			lp := getProc(op.Process)
+			lp := &procs[c.recs[ri].proc]
 			keys = keys[:0]
 			hasPoll := false
 			for _, m := range c.h.MopsOf(comp) {
@@ -186,8 +211,9 @@ func (c *checker) lagAndStalls() {
 					if !slices.Contains(keys, kp.Key) {
 						keys = append(keys, kp.Key)
 					}
-					for _, rd := range c.h.ReadsOf(&kp) {
-						lp.pos[kp.Key] = rd.Offset()
+					if rs := c.h.ReadsOf(&kp); len(rs) > 0 {
+						e := lp.entry(kp.Key)
+						e.pos, e.hasPos = rs[len(rs)-1].Offset(), true
 					}
 				}
 			}
@@ -201,23 +227,28 @@ func (c *checker) lagAndStalls() {
 					}
 				}
 			} else {
-				for k := range lp.pos {
-					if !slices.Contains(keys, k) {
+				for j := range lp.keys {
+					if k := lp.keys[j].key; lp.keys[j].hasPos && !slices.Contains(keys, k) {
 						keys = append(keys, k)
 					}
 				}
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				pos, ok := lp.pos[k]
-				if !ok {
-					pos = -1
+				pos := int64(-1)
+				j, found := lp.find(k)
+				var e *lagKey
+				if found {
+					e = &lp.keys[j]
+					if e.hasPos {
+						pos = e.pos
+					}
 				}
 				lag := int64(0)
 				a := &acks[k]
-				j := a.next(pos)
-				if j >= 0 {
-					lag = op.Time - a.times[j]
+				aj := a.next(pos)
+				if aj >= 0 {
+					lag = op.Time - a.times[aj]
 				}
 				if c.opts.Series {
 					c.res.Series.Lag = append(c.res.Series.Lag, analysis.LagPoint{
@@ -230,19 +261,20 @@ func (c *checker) lagAndStalls() {
 					c.res.Stats.WorstLagKey = c.keyVal(k)
 					c.res.Stats.WorstLagOp = analysis.I(comp.Index)
 				}
-				s := lp.stalls[k]
-				if s != nil && (s.pos != pos || lag <= 0) {
-					closeStall(op.Process, k, s)
-					s = nil
-					delete(lp.stalls, k)
+				if e != nil && e.inStall && (e.st.pos != pos || lag <= 0) {
+					closeStall(op.Process, k, &e.st)
+					e.inStall = false
 				}
 				if lag > 0 {
-					if s == nil {
-						s = &stall{pos: pos, since: op.Time, fromRec: ri, ackRec: a.ops[j]}
-						lp.stalls[k] = s
+					if e == nil {
+						e = lp.entry(k)
 					}
-					s.lastTime, s.lastRec = op.Time, ri
-					s.polls++
+					if !e.inStall {
+						e.inStall = true
+						e.st = stall{pos: pos, since: op.Time, fromRec: ri, ackRec: a.ops[aj]}
+					}
+					e.st.lastTime, e.st.lastRec = op.Time, ri
+					e.st.polls++
 				}
 			}
 			continue
@@ -256,12 +288,12 @@ func (c *checker) lagAndStalls() {
 			if op.Type == model.Fail {
 				continue
 			}
-			lp := getProc(op.Process)
+			lp := &procs[c.recs[ri].proc]
 			lp.hasAssign = true
 			lp.assigned = c.h.KeysOf(op)
-			for k := range lp.pos {
-				if !slices.Contains(c.h.KeysOf(op), k) {
-					delete(lp.pos, k)
+			for j := range lp.keys {
+				if e := &lp.keys[j]; e.hasPos && !slices.Contains(lp.assigned, e.key) {
+					e.hasPos = false
 				}
 			}
 		case model.FSend, model.FTxn:
@@ -275,21 +307,18 @@ func (c *checker) lagAndStalls() {
 			}
 		}
 	}
-	// close open stalls in a fixed order
-	pids := make([]int32, 0, len(procs))
-	for p := range procs {
-		pids = append(pids, p)
+	// close open stalls in a fixed order: by process id, then key
+	order := make([]int32, len(procs))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	slices.Sort(pids)
-	for _, p := range pids {
-		lp := procs[p]
-		ks := make([]model.KeyID, 0, len(lp.stalls))
-		for k := range lp.stalls {
-			ks = append(ks, k)
-		}
-		slices.SortFunc(ks, cmp.Compare)
-		for _, k := range ks {
-			closeStall(p, k, lp.stalls[k])
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(c.procIDs[a], c.procIDs[b]) })
+	for _, p := range order {
+		lp := &procs[p]
+		for j := range lp.keys {
+			if e := &lp.keys[j]; e.inStall {
+				closeStall(c.procIDs[p], e.key, &e.st)
+			}
 		}
 	}
 }
