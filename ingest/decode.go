@@ -141,8 +141,8 @@ type decoder struct {
 	rset      map[model.KeyID]bool
 
 	ops      opChunks
-	pending  map[int32]pendingInv // invocation whose completion has not come yet, by process
-	freeMops [][]model.Mop        // buffers for pending micro-ops, for reuse
+	pending  pendingSet    // invocation whose completion has not come yet, by process
+	freeMops [][]model.Mop // buffers for pending micro-ops, for reuse
 
 	keyStore model.Store[model.KeyID] // backs assign/subscribe key lists
 
@@ -155,8 +155,7 @@ type decoder struct {
 
 func newDecoder(l *lexer, b *model.Builder, name string) *decoder {
 	return &decoder{l: l, b: b, name: name, json: l.json,
-		intKeys: map[int64]model.KeyID{}, fnames: map[string]string{}, errs: map[string]string{},
-		pending: map[int32]pendingInv{}}
+		intKeys: map[int64]model.KeyID{}, fnames: map[string]string{}, errs: map[string]string{}}
 }
 
 // run reads the whole input. It returns nil, or a *Error.
@@ -674,7 +673,7 @@ func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF
 	}
 	at := d.ops.add(op)
 	if held != nil {
-		d.pending[op.Process] = pendingInv{op: at, pos: d.n, mops: held}
+		d.pending.put(op.Process, pendingInv{op: at, pos: d.n, mops: held})
 	}
 	d.n++
 	return nil

@@ -160,15 +160,14 @@ func fastInteger(buf []byte, p int) (int64, int) {
 	}
 	s := q
 	var u uint64
-	for q < len(buf) && q-s < 18 {
+	for ; q < len(buf); q++ {
 		c := buf[q] - '0'
 		if c > 9 {
 			break
 		}
-		u = u*10 + uint64(c)
-		q++
+		u = u*10 + uint64(c) // wraps past 19 digits, which fail below
 	}
-	if q == s || !fastEnd(buf, q) {
+	if q == s || q-s > 18 || !fastEnd(buf, q) {
 		return 0, -1
 	}
 	if s > p {

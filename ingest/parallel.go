@@ -94,7 +94,7 @@ type part struct {
 	keyMap []model.KeyID
 	msgMap []model.MsgID
 	extras []model.OpExtra
-	bytes  int64 // of the file
+	end    int64 // offset in the file where the block ends
 	// the block's stores, adopted by the history, to renumber
 	mopChunks  [][]model.Mop
 	pollChunks [][]model.KeyPoll
@@ -226,8 +226,9 @@ func readParallel(r io.Reader, name string, size int64, opts Options, workers, b
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var ops []model.Op // reused from block to block
 			for b := range blocks {
-				pr.work(b, pool)
+				ops = pr.work(b, pool, ops)
 			}
 		}()
 	}
@@ -246,11 +247,14 @@ func (pr *parallelRead) cut(r io.Reader, bs int, pool chan []byte, blocks chan<-
 	prev := make(chan struct{})
 	close(prev)
 	for seq := 0; !pr.failed.Load(); seq++ {
+		// A block is about bs bytes: what was left of the last line of the
+		// block before, then new input. The buffer has room for a long
+		// leftover line, so that buffers are reused.
 		buf := <-pool
 		if cap(buf) < bs+len(carry) {
-			buf = make([]byte, max(bs, 2*len(carry)))
+			buf = make([]byte, bs+max(bs/4, len(carry)))
 		}
-		buf = buf[:cap(buf)]
+		buf = buf[:max(bs, len(carry)+bs/4)]
 		n := copy(buf, carry)
 		eof := false
 		for {
@@ -290,30 +294,34 @@ func (pr *parallelRead) cut(r io.Reader, bs int, pool chan []byte, blocks chan<-
 }
 
 // work decodes block b, waits for its turn, merges it, and renumbers it.
-func (pr *parallelRead) work(b *block, pool chan<- []byte) {
+// ops is room for the block's ops, which merge copies into the history; it
+// returns that room for the next block.
+func (pr *parallelRead) work(b *block, pool chan<- []byte, ops []model.Op) []model.Op {
 	var p *part
 	if !pr.failed.Load() {
-		p = pr.decode(b)
+		p = pr.decode(b, ops)
 	}
 	pool <- b.buf
 	<-b.prev
 	if p == nil || pr.failed.Load() {
 		pr.failed.Store(true)
 		close(b.done)
-		return
+		return ops
 	}
+	ops = p.ops[:0]
 	ok := pr.merge(p)
 	close(b.done)
 	if !ok {
 		pr.failed.Store(true)
-		return
+		return ops
 	}
 	p.renumber()
+	return ops
 }
 
 // decode reads one block into a history of its own; nil when the file must
 // be read sequentially.
-func (pr *parallelRead) decode(b *block) *part {
+func (pr *parallelRead) decode(b *block, ops []model.Op) *part {
 	l := &lexer{buf: b.data, end: len(b.data), eof: true, base: b.off, line: b.line, lineStart: b.off,
 		opStart: -1, capStart: -1, json: pr.json}
 	if b.seq == 0 && pr.bom {
@@ -324,25 +332,27 @@ func (pr *parallelRead) decode(b *block) *part {
 	d.noFast = pr.noFast
 	d.part = &partOut{last: b.last}
 	d.ops.hint = int(bytes.Count(b.data, []byte{'\n'})) + 1
+	if cap(ops) >= d.ops.hint {
+		d.ops.cur = ops[:0]
+	}
 	if err := d.run(); err != nil {
 		return nil
 	}
-	ps := make([]int32, 0, len(d.pending))
-	for p := range d.pending {
-		ps = append(ps, p)
-	}
-	slices.Sort(ps)
-	for _, p := range ps {
-		d.part.pending = append(d.part.pending, pendingAt{p, d.pending[p].pos})
+	for _, p := range d.pending.processes() {
+		pi, _ := d.pending.get(p)
+		d.part.pending = append(d.part.pending, pendingAt{p, pi.pos})
 	}
 	d.settleAll() // kept for now; merge drops those a later block completes
 	h := lb.History()
-	h.Ops = d.ops.join()
+	h.Ops = d.ops.cur // (merge copies them: a hint far too high wastes nothing)
+	if len(d.ops.full) > 0 {
+		h.Ops = d.ops.join()
+	}
 	h.MopStore.Trim()
 	h.PollStore.Trim()
 	h.ReadStore.Trim()
 	h.ElemStore.Trim()
-	return &part{b: lb, h: h, ops: h.Ops, out: d.part, bytes: int64(len(b.data))}
+	return &part{b: lb, h: h, ops: h.Ops, out: d.part, end: b.off + int64(len(b.data))}
 }
 
 // merge interns block p's keys and messages into the history being built,
@@ -399,13 +409,16 @@ func (pr *parallelRead) merge(p *part) bool {
 	p.extras = h.Extras
 	pr.extras = append(pr.extras, h.Extras...)
 	if need := base + int64(len(p.ops)); need > int64(cap(pr.ops)) {
-		// The first block's ops per byte, for the whole file, with a
-		// margin; grown again if a later part of the file is denser.
-		est := need
-		if base == 0 {
-			est = int64(float64(need)*float64(pr.size)/float64(max(1, p.bytes))*1.15) + 1024
+		// Room for the ops of the whole file, at the ops per byte of the
+		// blocks so far, with a margin: the history is not held twice
+		// (growing by doubling would), and a part of the file denser than
+		// its start only costs another estimate.
+		margin := 1.04
+		if base > 0 {
+			margin = 1.02
 		}
-		ops := make([]model.Op, base, max(est, 2*int64(cap(pr.ops)), need))
+		est := int64(float64(need)*float64(pr.size)/float64(max(1, p.end))*margin) + 1024
+		ops := make([]model.Op, base, max(est, need))
 		copy(ops, pr.ops)
 		pr.ops = ops
 	}

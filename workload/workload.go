@@ -244,7 +244,9 @@ func Detect(h *model.History) (*Workload, error) {
 		if !op.IsClient() {
 			continue
 		}
-		for _, m := range h.MopsOf(op) {
+		mops := h.MopsOf(op)
+		for mi := range mops {
+			m := &mops[mi] // not a copy: owner's pointer would move it to the heap
 			if m.Kind == model.MopOther {
 				continue
 			}
@@ -252,7 +254,7 @@ func Detect(h *model.History) (*Workload, error) {
 				nilReads = true
 				continue
 			}
-			owner := owner(&m)
+			owner := owner(m)
 			if owner == nil {
 				continue
 			}

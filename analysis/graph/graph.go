@@ -127,27 +127,58 @@ func BuildFunc(n int, emit func(add func(from, to int32, rel Rel))) *Graph {
 			start[from+1]++
 		}
 	})
-	for v := 1; v <= n; v++ {
-		start[v] += start[v-1]
+	return fill(start[1:], emit)
+}
+
+// BuildBounded is BuildFunc for a caller that knows, for each vertex, a
+// bound on its out-degree (bound[v] >= the edges emit adds from v, self-loops
+// and parallel edges included): emit is called once, not twice. If emit adds
+// more edges from a vertex than its bound, BuildBounded builds the graph
+// with BuildFunc instead (a bound that is too small is a bug of the caller,
+// which costs only time). Memory: the bounds summed, 5 bytes each.
+func BuildBounded(n int, bound []int32, emit func(add func(from, to int32, rel Rel))) *Graph {
+	if g := fill(bound, emit); g != nil {
+		return g
+	}
+	return BuildFunc(n, emit)
+}
+
+// fill builds the graph on vertices 0..len(deg)-1 whose out-degrees are at
+// most deg (which it overwrites) with one call of emit, then sorts each row
+// by target and merges its parallel edges (relations or-ed), compacting in
+// place. It returns nil when emit exceeds a bound.
+func fill(deg []int32, emit func(add func(from, to int32, rel Rel))) *Graph {
+	n := len(deg)
+	start := make([]int32, n+1)
+	for v, d := range deg {
+		start[v+1] = start[v] + d
 	}
 	total := start[n]
 	to := make([]int32, total)
 	rel := make([]Rel, total)
-	fill := make([]int32, n)
-	copy(fill, start[:n])
+	end := deg // reused: the next free slot of each row
+	copy(end, start[:n])
+	over := false
 	emit(func(from, t int32, r Rel) {
-		if from != t {
-			to[fill[from]] = t
-			rel[fill[from]] = r
-			fill[from]++
+		if from == t {
+			return
 		}
+		if end[from] == start[from+1] {
+			over = true
+			return
+		}
+		to[end[from]] = t
+		rel[end[from]] = r
+		end[from]++
 	})
-	fill = nil
+	if over {
+		return nil
+	}
 	// sort each row by target and merge duplicates, compacting in place
 	w := int32(0)
 	var packed []uint64
 	for v := 0; v < n; v++ {
-		a, b := start[v], start[v+1]
+		a, b := start[v], end[v]
 		if !slices.IsSorted(to[a:b]) {
 			packed = sortRow(to[a:b], rel[a:b], packed)
 		}

@@ -2,7 +2,6 @@ package queue
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
@@ -12,21 +11,20 @@ import (
 
 // buildGraph builds the dependency graph of spec/queue.md §4 on the send,
 // poll and txn records. It returns the graph and, per vertex, its record.
+//
+// Realtime edges are sparse: from the frontier of ok completions not yet
+// superseded to each invocation. A completion supersedes the members that
+// were in the frontier at its invocation, which are those that entered it
+// before (members leave, never return): the frontier is a window of the ok
+// vertices in completion order, from which a completion removes a prefix.
+// So each vertex's out-degree is known before any edge is made (the
+// invocations while it was in the window, its reads by others, its next
+// op), and the graph is built in one pass over the edges.
 func (c *checker) buildGraph() (*graph.Graph, []int32) {
 	var vrec []int32
 	for ri, r := range c.recs {
 		if r.vertex >= 0 {
 			vrec = append(vrec, int32(ri))
-		}
-	}
-	// at[pos] says which vertex an op line starts (v+1: its invocation) or
-	// completes ok (-(v+1)); 0 for neither.
-	at := make([]int32, len(c.h.Ops))
-	for _, ri := range vrec {
-		r := c.recs[ri]
-		at[r.inv] = r.vertex + 1
-		if r.typ == model.OK {
-			at[r.comp] = -(r.vertex + 1)
 		}
 	}
 	// the vertex of each message's writer, or -1
@@ -37,6 +35,41 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 			wv[m] = c.recs[w].vertex
 		}
 	}
+	// Out-degree bounds: reads of each writer's messages (its own included),
+	// ww, process and realtime edges.
+	bound := make([]int32, len(vrec))
+	for m, w := range wv {
+		if w >= 0 {
+			bound[w] += c.vreads[m]
+		}
+	}
+	if c.opts.WWDeps {
+		for _, kept := range c.kept {
+			for p := 1; p < len(kept); p++ {
+				if w1, w2 := wv[kept[p-1]], wv[kept[p]]; w1 >= 0 && w2 >= 0 {
+					bound[w1]++
+				}
+			}
+		}
+	}
+	lastOf := filled(len(c.procIDs), -1) // vertex
+	for _, ri := range vrec {
+		r := &c.recs[ri]
+		if prev := lastOf[r.proc]; prev >= 0 {
+			bound[prev]++
+		}
+		lastOf[r.proc] = r.vertex
+	}
+	var win realtimeWindow
+	nok := 0
+	for _, ri := range vrec {
+		if c.recs[ri].typ == model.OK {
+			nok++
+		}
+	}
+	win.order, win.entry, win.inv = make([]int32, 0, nok), make([]int32, 0, nok), make([]int32, 0, nok)
+	win.walk(c, func(v int32) {}, func(f int32, n int32) { bound[f] += n })
+
 	emit := func(add func(from, to int32, rel graph.Rel)) {
 		// wr: writer -> reader
 		for _, ri := range vrec {
@@ -63,8 +96,7 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 		if c.opts.WWDeps {
 			for _, kept := range c.kept {
 				for p := 1; p < len(kept); p++ {
-					w1, w2 := wv[kept[p-1]], wv[kept[p]]
-					if w1 >= 0 && w2 >= 0 {
+					if w1, w2 := wv[kept[p-1]], wv[kept[p]]; w1 >= 0 && w2 >= 0 {
 						add(w1, w2, graph.WW)
 					}
 				}
@@ -79,37 +111,68 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 			}
 			lastOf[r.proc] = r.vertex
 		}
-		// realtime, sparse: a frontier of ok completions not yet superseded
-		var frontier []int32
-		preds := make([][]int32, len(c.procIDs)) // frontier at the invocation of the process's in-flight ok vertex
-		inPreds := make([]uint32, len(vrec))     // stamp: the vertex is in the preds being removed
-		stamp := uint32(0)
-		for i := range c.h.Ops {
-			a := at[i]
-			if a > 0 {
-				v := a - 1
-				for _, f := range frontier {
-					add(f, v, graph.Realtime)
-				}
-				if r := &c.recs[vrec[v]]; r.typ == model.OK {
-					preds[r.proc] = append(preds[r.proc][:0], frontier...)
-				}
-				continue
+		// realtime
+		win.walk(c, func(v int32) {
+			for _, f := range win.members() {
+				add(f, v, graph.Realtime)
 			}
-			if a < 0 {
-				v := -a - 1
-				pv := preds[c.recs[vrec[v]].proc]
-				stamp++
-				for _, f := range pv {
-					inPreds[f] = stamp
+		}, nil)
+	}
+	g := graph.BuildBounded(len(vrec), bound, emit)
+	return g, vrec
+}
+
+// realtimeWindow is the frontier of buildGraph: ok vertices in completion
+// order, those from head on being in the frontier.
+type realtimeWindow struct {
+	order []int32 // vertices
+	entry []int32 // op position of each one's completion
+	inv   []int32 // invocations seen when it entered
+	head  int
+}
+
+func (w *realtimeWindow) members() []int32 { return w.order[w.head:] }
+
+// walk goes through the history's op lines, calling invoked at each
+// vertex's invocation (the frontier then holds its realtime predecessors)
+// and, with left non-nil, left(f, n) for each vertex f leaving the frontier
+// (or still in it at the end), n being the invocations it saw.
+func (w *realtimeWindow) walk(c *checker, invoked func(v int32), left func(f, n int32)) {
+	w.order, w.entry, w.inv, w.head = w.order[:0], w.entry[:0], w.inv[:0], 0
+	invs := int32(0)
+	for i, ri := range c.events() {
+		if ri < 0 {
+			continue
+		}
+		r := &c.recs[ri]
+		if r.vertex < 0 {
+			continue
+		}
+		if int32(i) == r.inv {
+			invoked(r.vertex)
+			invs++
+			continue
+		}
+		if r.typ == model.OK {
+			v := r.vertex
+			// the members that were in the frontier at v's invocation leave
+			inv := r.inv
+			for w.head < len(w.order) && w.entry[w.head] < inv {
+				if left != nil {
+					left(w.order[w.head], invs-w.inv[w.head])
 				}
-				frontier = slices.DeleteFunc(frontier, func(f int32) bool { return inPreds[f] == stamp })
-				frontier = append(frontier, v)
+				w.head++
 			}
+			w.order = append(w.order, v)
+			w.entry = append(w.entry, int32(i))
+			w.inv = append(w.inv, invs)
 		}
 	}
-	g := graph.BuildFunc(len(vrec), emit)
-	return g, vrec
+	if left != nil {
+		for ; w.head < len(w.order); w.head++ {
+			left(w.order[w.head], invs-w.inv[w.head])
+		}
+	}
 }
 
 type cycleType struct {

@@ -176,6 +176,7 @@ type checker struct {
 	writer   []int32 // rec that sent it, -1
 	okReader []int32 // first ok rec that polled it, -1
 	anyRead  []bool  // polled by any completed op
+	vreads   []int32 // reads of it by completed send, poll and txn ops
 	first    []int32 // first position in the log, -1
 	last     []int32 // last position in the log (pos), -1
 	lost     []bool
@@ -184,6 +185,8 @@ type checker struct {
 	kept    [][]model.MsgID // value listed for each position (observed first)
 	// per rec
 	committed []bool
+	// per op position: the rec it invokes or completes, or -1 (events)
+	ev []int32
 }
 
 // Check analyses a queue history. pairing must come from model.Pair(h).
@@ -221,13 +224,13 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	go func() {
 		defer close(done)
 		c2.seriesAndStalls()
-		<-scanned
-		c2.writer = c.writer
-		if opts.WWDeps {
-			// ww edges and their explanations need the version order
-			<-logged
-			c2.first, c2.last, c2.kept, c2.offsets = c.first, c.last, c.kept, c.offsets
-		}
+		// The graph waits for the version order: ww edges and their
+		// explanations need it, and its memory is freed once the log's
+		// working space is (the two at once would push a large history
+		// past its memory budget).
+		<-logged
+		c2.writer, c2.vreads = c.writer, c.vreads
+		c2.first, c2.last, c2.kept, c2.offsets = c.first, c.last, c.kept, c.offsets
 		c2.cycles()
 	}()
 	c.scanMessages()
@@ -369,6 +372,7 @@ func (c *checker) scanMessages() {
 	c.writer = filled(n, -1)
 	c.okReader = filled(n, -1)
 	c.anyRead = make([]bool, n)
+	c.vreads = make([]int32, n)
 	for ri := range c.recs {
 		r := &c.recs[ri]
 		for _, m := range c.mops(int32(ri)) {
@@ -386,6 +390,9 @@ func (c *checker) scanMessages() {
 						c.anyRead[rd.Msg] = true
 						if r.typ == model.OK && c.okReader[rd.Msg] < 0 {
 							c.okReader[rd.Msg] = int32(ri)
+						}
+						if r.vertex >= 0 {
+							c.vreads[rd.Msg]++
 						}
 					}
 				}
@@ -467,11 +474,10 @@ type logEntry struct {
 // offsets of a message go to a side list: memory grows with messages.
 func (c *checker) buildLog() {
 	n := len(c.h.Msgs)
-	primOff := make([]int64, n)
-	for i := range primOff {
-		primOff[i] = model.NoOffset
+	primObs := make([]logEntry, n) // off NoOffset: not observed
+	for i := range primObs {
+		primObs[i].off = model.NoOffset
 	}
-	primObs := make([]logEntry, n)
 	var extra []logEntry
 	extraOf := map[model.MsgID][]int{}
 	observe := func(m model.MsgID, off int64, r int32, sq int32) {
@@ -482,12 +488,11 @@ func (c *checker) buildLog() {
 		better := func(e *logEntry) bool {
 			return opIdx < e.obsOp || (opIdx == e.obsOp && sq < e.obsSq)
 		}
-		if primOff[m] == model.NoOffset {
-			primOff[m] = off
+		if primObs[m].off == model.NoOffset {
 			primObs[m] = logEntry{key: c.h.Msgs[m].Key, msg: m, off: off, obsOp: opIdx, obsSq: sq, obsR: r}
 			return
 		}
-		if primOff[m] == off {
+		if primObs[m].off == off {
 			if better(&primObs[m]) {
 				primObs[m].obsOp, primObs[m].obsSq, primObs[m].obsR = opIdx, sq, r
 			}
@@ -528,29 +533,29 @@ func (c *checker) buildLog() {
 	}
 	// Compact the observed messages to the front of primObs and sort that:
 	// no second array of entries.
+	// the first observer of each duplicate's first offset, for its witness
+	dupFirst := make(map[model.MsgID]logEntry, len(extraOf))
+	for m := range extraOf {
+		dupFirst[m] = primObs[m]
+	}
 	entries := primObs[:0]
-	for m := range primOff {
-		if primOff[m] != model.NoOffset {
+	for m := range primObs {
+		if primObs[m].off != model.NoOffset {
 			entries = append(entries, primObs[m])
 		}
 	}
 	entries = append(entries, extra...)
 	primObs = nil
-	slices.SortFunc(entries, func(a, b logEntry) int {
-		if a.key != b.key {
-			return cmp.Compare(a.key, b.key)
-		}
-		if a.off != b.off {
-			return cmp.Compare(a.off, b.off)
-		}
-		if a.obsOp != b.obsOp {
-			return cmp.Compare(a.obsOp, b.obsOp)
-		}
-		return cmp.Compare(a.obsSq, b.obsSq)
-	})
 	nk := len(c.h.Keys)
+	runs := sortEntries(entries, nk)
 	c.offsets = make([][]int64, nk)
 	c.kept = make([][]model.MsgID, nk)
+	for k, n := range runs { // each key's entries: at most that many positions
+		if n > 0 {
+			c.offsets[k] = make([]int64, 0, n)
+			c.kept[k] = make([]model.MsgID, 0, n)
+		}
+	}
 	c.first = filled(n, -1)
 	c.last = filled(n, -1)
 	for i := 0; i < len(entries); {
@@ -594,8 +599,8 @@ func (c *checker) buildLog() {
 	}
 	slices.Sort(dups)
 	for _, m := range dups {
-		offs := []int64{primOff[m]}
-		recs := []int32{primObsRec(entries, m, primOff[m])}
+		offs := []int64{dupFirst[m].off}
+		recs := []int32{dupFirst[m].obsR}
 		for _, i := range extraOf[m] {
 			offs = append(offs, extra[i].off)
 			recs = append(recs, extra[i].obsR)
@@ -608,14 +613,47 @@ func (c *checker) buildLog() {
 	}
 }
 
-// primObsRec finds the first observer of m at off in the sorted entries.
-func primObsRec(entries []logEntry, m model.MsgID, off int64) int32 {
-	for _, e := range entries {
-		if e.msg == m && e.off == off {
-			return e.obsR
+// sortEntries sorts entries by key, offset and first observation (a total
+// order: no two entries share all four). Keys first, by distributing them
+// in place (an American flag sort), then each key's run on its own. It
+// returns the number of entries of each key.
+func sortEntries(entries []logEntry, nk int) []int {
+	next := make([]int, nk+1) // start of each key's run, then its next free slot
+	for i := range entries {
+		next[entries[i].key+1]++
+	}
+	for k := 1; k <= nk; k++ {
+		next[k] += next[k-1]
+	}
+	end := slices.Clone(next[1:])
+	for k := range nk {
+		for next[k] < end[k] {
+			e := entries[next[k]]
+			if int(e.key) == k {
+				next[k]++
+				continue
+			}
+			entries[next[k]], entries[next[e.key]] = entries[next[e.key]], e
+			next[e.key]++
 		}
 	}
-	return -1
+	runs := make([]int, nk)
+	start := 0
+	for k := range nk {
+		run := entries[start:end[k]]
+		runs[k] = len(run)
+		start = end[k]
+		slices.SortFunc(run, func(a, b logEntry) int {
+			if a.off != b.off {
+				return cmp.Compare(a.off, b.off)
+			}
+			if a.obsOp != b.obsOp {
+				return cmp.Compare(a.obsOp, b.obsOp)
+			}
+			return cmp.Compare(a.obsSq, b.obsSq)
+		})
+	}
+	return runs
 }
 
 func lessCmp(a, b model.Atom) int {
@@ -635,24 +673,26 @@ func (c *checker) pos(m model.MsgID) int32 { return c.last[m] }
 
 // checkReads reports G1a, precommitted-read and garbage-read.
 func (c *checker) checkReads() {
-	var done []model.MsgID
+	done := make([]int32, len(c.h.Msgs)) // rec+1 that last met the message: once per rec
 	for ri, r := range c.recs {
 		if r.comp == r.inv {
 			continue
 		}
-		done = done[:0] // per rec dedupe; ops read few values
-		for _, m := range c.mops(int32(ri)) {
+		stamp := int32(ri) + 1
+		reader := c.compIdx(int32(ri))
+		mops := c.mops(int32(ri))
+		for mi := range mops {
+			m := &mops[mi]
 			if m.Kind != model.MopPoll {
 				continue
 			}
-			for _, kp := range c.h.PollsOf(&m) {
+			for _, kp := range c.h.PollsOf(m) {
 				for _, rd := range c.h.ReadsOf(&kp) {
-					if slices.Contains(done, rd.Msg) {
+					if done[rd.Msg] == stamp {
 						continue
 					}
-					done = append(done, rd.Msg)
+					done[rd.Msg] = stamp
 					w := c.writer[rd.Msg]
-					reader := c.compIdx(int32(ri))
 					switch {
 					case w < 0:
 						c.res.Add(GarbageRead, analysis.Instance{
@@ -715,22 +755,26 @@ type lastSeen struct {
 // or sends for one key.
 func (c *checker) checkInternal() {
 	var reads, sends []lastSeen // last value per key within the op
-	// step compares value m of key k with the last one seen[...] holds for
-	// k, and records it.
-	step := func(r int32, seen *[]lastSeen, skipT, nonmonoT string, k model.KeyID, m model.MsgID) {
-		p := c.pos(m)
-		if p < 0 {
-			c.res.Stats.Unpositioned++
-			return
-		}
-		for i := range *seen {
-			if prev := &(*seen)[i]; prev.key == k {
-				c.internalStep(r, skipT, nonmonoT, *prev, k, p, m)
-				prev.pos, prev.msg = p, m
-				return
+	// at returns the index of k's entry in seen, or -1.
+	at := func(seen []lastSeen, k model.KeyID) int {
+		for i := range seen {
+			if seen[i].key == k {
+				return i
 			}
 		}
-		*seen = append(*seen, lastSeen{k, p, m})
+		return -1
+	}
+	// step compares value m, at position p, with the last value of its key
+	// (seen[i], or none when i < 0) and records it; it returns m's entry.
+	step := func(r int32, seen *[]lastSeen, i int, skipT, nonmonoT string, k model.KeyID, p int32, m model.MsgID) int {
+		if i < 0 {
+			*seen = append(*seen, lastSeen{k, p, m})
+			return len(*seen) - 1
+		}
+		prev := &(*seen)[i]
+		c.internalStep(r, skipT, nonmonoT, *prev, k, p, m)
+		prev.pos, prev.msg = p, m
+		return i
 	}
 	for ri, r := range c.recs {
 		op := c.op(r.comp)
@@ -739,21 +783,36 @@ func (c *checker) checkInternal() {
 		}
 		reads, sends = reads[:0], sends[:0]
 		rr := int32(ri)
+		rebalance := c.h.RebalanceOf(op)
 		mops := c.h.MopsOf(op)
 		for mi := range mops {
 			m := &mops[mi]
 			switch m.Kind {
 			case model.MopPoll:
 				for _, kp := range c.h.PollsOf(m) {
-					if slices.Contains(c.h.RebalanceOf(op), kp.Key) {
+					if slices.Contains(rebalance, kp.Key) {
 						continue
 					}
+					i := -2 // not looked up yet
 					for _, rd := range c.h.ReadsOf(&kp) {
-						step(rr, &reads, IntPollSkip, IntNonmonotonicPoll, kp.Key, rd.Msg)
+						p := c.pos(rd.Msg)
+						if p < 0 {
+							c.res.Stats.Unpositioned++
+							continue
+						}
+						if i == -2 {
+							i = at(reads, kp.Key)
+						}
+						i = step(rr, &reads, i, IntPollSkip, IntNonmonotonicPoll, kp.Key, p, rd.Msg)
 					}
 				}
 			case model.MopSend:
-				step(rr, &sends, IntSendSkip, IntNonmonotonicSend, m.Key, m.Msg)
+				p := c.pos(m.Msg)
+				if p < 0 {
+					c.res.Stats.Unpositioned++
+					continue
+				}
+				step(rr, &sends, at(sends, m.Key), IntSendSkip, IntNonmonotonicSend, m.Key, p, m.Msg)
 			}
 		}
 	}
@@ -832,26 +891,27 @@ func (c *checker) checkProcesses() {
 		}
 		// consumer side: first read of each key against the last ok position
 		spans = spans[:0]
-		for _, m := range c.h.MopsOf(op) {
-			switch m.Kind {
-			case model.MopPoll:
-				for _, kp := range c.h.PollsOf(&m) {
-					for _, rd := range c.h.ReadsOf(&kp) {
-						pa := posAt{kp.Key, c.pos(rd.Msg), rd.Msg, rr}
-						if pa.pos < 0 {
-							continue // counted by checkInternal
+		mops := c.h.MopsOf(op)
+		for mi := range mops {
+			if mops[mi].Kind != model.MopPoll {
+				continue
+			}
+			for _, kp := range c.h.PollsOf(&mops[mi]) {
+				i := -1
+				for _, rd := range c.h.ReadsOf(&kp) {
+					pa := posAt{kp.Key, c.pos(rd.Msg), rd.Msg, rr}
+					if pa.pos < 0 {
+						continue // counted by checkInternal
+					}
+					if i < 0 {
+						for i = 0; i < len(spans) && spans[i].key != kp.Key; i++ {
 						}
-						found := false
-						for i := range spans {
-							if spans[i].key == kp.Key {
-								spans[i].last = pa
-								found = true
-							}
-						}
-						if !found {
+						if i == len(spans) {
 							spans = append(spans, span{kp.Key, pa, pa})
+							continue
 						}
 					}
+					spans[i].last = pa
 				}
 			}
 		}
@@ -872,7 +932,7 @@ func (c *checker) checkProcesses() {
 		if r.typ == model.Fail {
 			continue
 		}
-		mops := c.h.MopsOf(op)
+		mops = c.h.MopsOf(op)
 		for mi := range mops {
 			m := &mops[mi]
 			if m.Kind != model.MopSend {

@@ -17,8 +17,14 @@ type ackLog struct {
 }
 
 func (a *ackLog) add(off, t int64, r int32) {
-	i, ok := slices.BinarySearch(a.offs, off)
-	if ok {
+	if n := len(a.offs); n == 0 || off > a.offs[n-1] {
+		// the usual case: offsets are acknowledged in increasing order
+		a.offs, a.times, a.ops = append(a.offs, off), append(a.times, t), append(a.ops, r)
+		return
+	}
+	// else mostly a little below the last one
+	i := a.next(off - 1) // the first offset >= off
+	if ok := a.offs[i] == off; ok {
 		if t < a.times[i] {
 			a.times[i], a.ops[i] = t, r
 		}
@@ -30,23 +36,43 @@ func (a *ackLog) add(off, t int64, r int32) {
 }
 
 // next returns the index of the smallest acknowledged offset > pos, or -1.
+// Consumers mostly read near the head of the log, so it searches back from
+// the end, in growing steps, then by halves.
 func (a *ackLog) next(pos int64) int {
-	i, ok := slices.BinarySearch(a.offs, pos)
-	if ok {
-		i++
-	}
-	if i >= len(a.offs) {
+	offs := a.offs
+	n := len(offs)
+	if n == 0 || offs[n-1] <= pos {
 		return -1
 	}
-	return i
+	if offs[0] > pos {
+		return 0
+	}
+	// offs[lo] <= pos < offs[hi]
+	hi, step := n-1, 1
+	lo := hi - step
+	for lo > 0 && offs[lo] > pos {
+		hi, step = lo, 2*step
+		lo = max(hi-step, 0)
+	}
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if offs[m] > pos {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	return hi
 }
 
 // lagProc is what the lag computation remembers of one process: its
-// assignment, and per key (sorted by key) its position and its open stall.
+// assignment, and per key its position and its open stall.
 type lagProc struct {
 	assigned  []model.KeyID
 	hasAssign bool
-	keys      []lagKey
+	keys      []lagKey // in order of first use
+	idx       []int32  // key -> 1 + its index in keys, for few keys (denseKeys)
+	idxMap    map[model.KeyID]int32
 }
 
 // lagKey is one key of a lagProc.
@@ -58,27 +84,46 @@ type lagKey struct {
 	st      stall
 }
 
-// find returns the index of k in lp.keys, or where to insert it.
-func (lp *lagProc) find(k model.KeyID) (int, bool) {
-	lo, hi := 0, len(lp.keys)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if lp.keys[m].key < k {
-			lo = m + 1
-		} else {
-			hi = m
+// denseKeys is the most keys for which a lagProc indexes its keys by an
+// array (4 bytes a key per process) rather than a map.
+const denseKeys = 1024
+
+// get returns k's entry, or nil; nk is the history's number of keys.
+func (lp *lagProc) get(k model.KeyID, nk int) *lagKey {
+	var i int32
+	if nk <= denseKeys {
+		if lp.idx == nil {
+			return nil
 		}
+		i = lp.idx[k]
+	} else {
+		i = lp.idxMap[k]
 	}
-	return lo, lo < len(lp.keys) && lp.keys[lo].key == k
+	if i == 0 {
+		return nil
+	}
+	return &lp.keys[i-1]
 }
 
 // entry returns k's entry, adding it if need be.
-func (lp *lagProc) entry(k model.KeyID) *lagKey {
-	i, ok := lp.find(k)
-	if !ok {
-		lp.keys = slices.Insert(lp.keys, i, lagKey{key: k})
+func (lp *lagProc) entry(k model.KeyID, nk int) *lagKey {
+	if e := lp.get(k, nk); e != nil {
+		return e
 	}
-	return &lp.keys[i]
+	lp.keys = append(lp.keys, lagKey{key: k})
+	i := int32(len(lp.keys))
+	if nk <= denseKeys {
+		if lp.idx == nil {
+			lp.idx = make([]int32, nk)
+		}
+		lp.idx[k] = i
+	} else {
+		if lp.idxMap == nil {
+			lp.idxMap = map[model.KeyID]int32{}
+		}
+		lp.idxMap[k] = i
+	}
+	return &lp.keys[i-1]
 }
 
 type stall struct {
@@ -87,6 +132,18 @@ type stall struct {
 	fromRec, lastRec int32
 	ackRec           int32
 	polls            int
+}
+
+// events returns, for each op position, the rec it invokes or completes, or
+// -1 (checker.ev, made once).
+func (c *checker) events() []int32 {
+	if c.ev == nil {
+		c.ev = filled(len(c.h.Ops), -1)
+		for ri, r := range c.recs {
+			c.ev[r.inv], c.ev[r.comp] = int32(ri), int32(ri)
+		}
+	}
+	return c.ev
 }
 
 // seriesAndStalls computes the unseen-over-time and realtime-lag series
@@ -150,24 +207,24 @@ func (c *checker) unseenSeries() {
 // the history by position, so acks count only before a poll's invocation.
 func (c *checker) lagAndStalls() {
 	nk := len(c.h.Keys)
-	compRec := make([]int32, len(c.h.Ops))
-	for i := range compRec {
-		compRec[i] = -1
-	}
-	invRec := make([]int32, len(c.h.Ops))
-	for i := range invRec {
-		invRec[i] = -1
-	}
-	for ri, r := range c.recs {
-		if r.comp != r.inv {
-			compRec[r.comp] = int32(ri)
-		}
-		invRec[r.inv] = int32(ri)
-	}
+	ev := c.events()
 	acks := make([]ackLog, nk)
+	perKey := make([]int, nk) // messages of each key: room for its acks
+	for _, m := range c.h.Msgs {
+		perKey[m.Key]++
+	}
+	for k, n := range perKey {
+		a := &acks[k]
+		a.offs, a.times, a.ops = make([]int64, 0, n), make([]int64, 0, n), make([]int32, 0, n)
+	}
 	procs := make([]lagProc, len(c.procIDs))
 	worst := int64(-1)
+	var worstProc int32
+	var worstKey model.KeyID
+	var worstOp int64
 	var keys []model.KeyID // keys sampled at one poll, reused
+	inKeys := make([]uint32, nk)
+	stamp := uint32(0)
 	threshold := c.opts.StallThreshold.Nanoseconds()
 	closeStall := func(proc int32, k model.KeyID, s *stall) {
 		if s.polls < 2 || s.lastTime-s.since < threshold || threshold <= 0 {
@@ -191,7 +248,7 @@ func (c *checker) lagAndStalls() {
 			continue
 		}
 		if op.Type == model.Invoke {
-			ri := invRec[i]
+			ri := ev[i]
 			if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
 				continue
 			}
@@ -201,18 +258,21 @@ func (c *checker) lagAndStalls() {
 			}
 			lp := &procs[c.recs[ri].proc]
 			keys = keys[:0]
+			stamp++
 			hasPoll := false
-			for _, m := range c.h.MopsOf(comp) {
-				if m.Kind != model.MopPoll {
+			mops := c.h.MopsOf(comp)
+			for mi := range mops {
+				if mops[mi].Kind != model.MopPoll {
 					continue
 				}
 				hasPoll = true
-				for _, kp := range c.h.PollsOf(&m) {
-					if !slices.Contains(keys, kp.Key) {
+				for _, kp := range c.h.PollsOf(&mops[mi]) {
+					if inKeys[kp.Key] != stamp {
+						inKeys[kp.Key] = stamp
 						keys = append(keys, kp.Key)
 					}
 					if rs := c.h.ReadsOf(&kp); len(rs) > 0 {
-						e := lp.entry(kp.Key)
+						e := lp.entry(kp.Key, nk)
 						e.pos, e.hasPos = rs[len(rs)-1].Offset(), true
 					}
 				}
@@ -222,13 +282,15 @@ func (c *checker) lagAndStalls() {
 			}
 			if lp.hasAssign {
 				for _, k := range lp.assigned {
-					if !slices.Contains(keys, k) {
+					if inKeys[k] != stamp {
+						inKeys[k] = stamp
 						keys = append(keys, k)
 					}
 				}
 			} else {
 				for j := range lp.keys {
-					if k := lp.keys[j].key; lp.keys[j].hasPos && !slices.Contains(keys, k) {
+					if k := lp.keys[j].key; lp.keys[j].hasPos && inKeys[k] != stamp {
+						inKeys[k] = stamp
 						keys = append(keys, k)
 					}
 				}
@@ -236,13 +298,9 @@ func (c *checker) lagAndStalls() {
 			slices.Sort(keys)
 			for _, k := range keys {
 				pos := int64(-1)
-				j, found := lp.find(k)
-				var e *lagKey
-				if found {
-					e = &lp.keys[j]
-					if e.hasPos {
-						pos = e.pos
-					}
+				e := lp.get(k, nk)
+				if e != nil && e.hasPos {
+					pos = e.pos
 				}
 				lag := int64(0)
 				a := &acks[k]
@@ -255,11 +313,7 @@ func (c *checker) lagAndStalls() {
 						Time: op.Time, OpIndex: comp.Index, Process: op.Process, Key: k, LagNS: lag, Offset: pos})
 				}
 				if lag > worst {
-					worst = lag
-					c.res.Stats.WorstLagS = float64(lag) / 1e9
-					c.res.Stats.WorstLagProcess = analysis.I(int64(op.Process))
-					c.res.Stats.WorstLagKey = c.keyVal(k)
-					c.res.Stats.WorstLagOp = analysis.I(comp.Index)
+					worst, worstProc, worstKey, worstOp = lag, op.Process, k, comp.Index
 				}
 				if e != nil && e.inStall && (e.st.pos != pos || lag <= 0) {
 					closeStall(op.Process, k, &e.st)
@@ -267,7 +321,7 @@ func (c *checker) lagAndStalls() {
 				}
 				if lag > 0 {
 					if e == nil {
-						e = lp.entry(k)
+						e = lp.entry(k, nk)
 					}
 					if !e.inStall {
 						e.inStall = true
@@ -279,7 +333,7 @@ func (c *checker) lagAndStalls() {
 			}
 			continue
 		}
-		ri := compRec[i]
+		ri := ev[i] // a completion: never an open invocation's rec
 		if ri < 0 {
 			continue
 		}
@@ -307,18 +361,29 @@ func (c *checker) lagAndStalls() {
 			}
 		}
 	}
+	if worst >= 0 {
+		c.res.Stats.WorstLagS = float64(worst) / 1e9
+		c.res.Stats.WorstLagProcess = analysis.I(int64(worstProc))
+		c.res.Stats.WorstLagKey = c.keyVal(worstKey)
+		c.res.Stats.WorstLagOp = analysis.I(worstOp)
+	}
 	// close open stalls in a fixed order: by process id, then key
 	order := make([]int32, len(procs))
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(c.procIDs[a], c.procIDs[b]) })
+	var open []*lagKey
 	for _, p := range order {
-		lp := &procs[p]
-		for j := range lp.keys {
-			if e := &lp.keys[j]; e.inStall {
-				closeStall(c.procIDs[p], e.key, &e.st)
+		open = open[:0]
+		for j := range procs[p].keys {
+			if e := &procs[p].keys[j]; e.inStall {
+				open = append(open, e)
 			}
+		}
+		slices.SortFunc(open, func(a, b *lagKey) int { return cmp.Compare(a.key, b.key) })
+		for _, e := range open {
+			closeStall(c.procIDs[p], e.key, &e.st)
 		}
 	}
 }
