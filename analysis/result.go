@@ -7,6 +7,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -316,9 +317,103 @@ type KeyOrder struct {
 // series, and the transactional workloads' version orders (by key). They
 // are not part of the JSON result.
 type Series struct {
-	Unseen []UnseenPoint
-	Lag    []LagPoint
+	Unseen Points[UnseenPoint]
+	Lag    LagSeries
 	Orders []KeyOrder
+}
+
+// LagSeries holds realtime-lag samples in order, compactly: the samples of
+// one poll share its time, op index and process, which are kept once.
+type LagSeries struct {
+	polls   Points[lagPoll]
+	samples Points[lagSample]
+}
+
+type lagPoll struct {
+	time, opIndex int64
+	process       int32
+}
+
+type lagSample struct {
+	key    model.KeyID
+	poll   int32 // index in polls
+	lagNS  int64
+	offset int64
+}
+
+// Append adds p at the end.
+func (s *LagSeries) Append(p LagPoint) {
+	n := s.polls.Len()
+	if n == 0 || *s.polls.At(n - 1) != (lagPoll{p.Time, p.OpIndex, p.Process}) {
+		s.polls.Append(lagPoll{p.Time, p.OpIndex, p.Process})
+		n++
+	}
+	s.samples.Append(lagSample{p.Key, int32(n - 1), p.LagNS, p.Offset})
+}
+
+// Len is the number of samples.
+func (s *LagSeries) Len() int { return s.samples.Len() }
+
+// At returns the sample at i, 0 <= i < Len().
+func (s *LagSeries) At(i int) LagPoint {
+	x := s.samples.At(i)
+	p := s.polls.At(int(x.poll))
+	return LagPoint{Time: p.time, OpIndex: p.opIndex, Process: p.process, Key: x.key, LagNS: x.lagNS, Offset: x.offset}
+}
+
+// All yields the samples in order.
+func (s *LagSeries) All() iter.Seq2[int, LagPoint] {
+	return func(yield func(int, LagPoint) bool) {
+		for i, x := range s.samples.All() {
+			p := s.polls.At(int(x.poll))
+			if !yield(i, LagPoint{Time: p.time, OpIndex: p.opIndex, Process: p.process, Key: x.key, LagNS: x.lagNS, Offset: x.offset}) {
+				return
+			}
+		}
+	}
+}
+
+// pointsChunk is the number of points in a chunk of Points.
+const pointsChunk = 1 << 16
+
+// Points is a sequence of points gathered one at a time, in chunks that
+// never move: a history's millions of lag samples cost no copying as they
+// grow (a slice's append copies them again and again, and for a large
+// history that took longer than computing them). The zero value is empty.
+type Points[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+// Append adds p at the end.
+func (s *Points[T]) Append(p T) {
+	if s.n%pointsChunk == 0 {
+		s.chunks = append(s.chunks, make([]T, 0, pointsChunk))
+	}
+	last := &s.chunks[len(s.chunks)-1]
+	*last = append(*last, p)
+	s.n++
+}
+
+// Len is the number of points.
+func (s *Points[T]) Len() int { return s.n }
+
+// At returns the point at i, 0 <= i < Len().
+func (s *Points[T]) At(i int) *T { return &s.chunks[i/pointsChunk][i%pointsChunk] }
+
+// All yields the points in order.
+func (s *Points[T]) All() iter.Seq2[int, *T] {
+	return func(yield func(int, *T) bool) {
+		i := 0
+		for _, c := range s.chunks {
+			for j := range c {
+				if !yield(i, &c[j]) {
+					return
+				}
+				i++
+			}
+		}
+	}
 }
 
 // Result is the outcome of checking one history.

@@ -309,6 +309,19 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 	}
 	v.Stats, v.Options = statFacts(res), optionFacts(res)
 	b.sections(v)
+	// The charts of the series are built on a goroutine of their own while
+	// the timelines are: each reads millions of points of a large history.
+	// They add omissions to a builder of their own, put after the
+	// timelines', in the order a sequential build gives them.
+	v.FinalReads = b.finalReadsCached()
+	cb := *b
+	cb.omissions = nil
+	var series []Chart
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		series = []Chart{cb.unseenChart(v.FinalReads), cb.lagChart(true, v.FinalReads), cb.lagChart(false, v.FinalReads)}
+	}()
 	v.Timeline = b.timeline()
 	keyIndex := map[string]int{}
 	for i, k := range v.Timeline.Keys {
@@ -323,8 +336,9 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 			}
 		}
 	}
-	v.FinalReads = b.finalReadsCached()
-	v.Charts = append(v.Charts, b.unseenChart(v.FinalReads), b.lagChart(true, v.FinalReads), b.lagChart(false, v.FinalReads))
+	<-done
+	b.omissions = append(b.omissions, cb.omissions...)
+	v.Charts = append(v.Charts, series...)
 	v.Charts = append(v.Charts, b.cycleCharts...)
 	v.Omissions = append(v.Omissions, b.omissions...)
 	return v

@@ -12,6 +12,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -220,10 +221,10 @@ func (b *builder) finalSeries(c *charts.RectChart, fr *Span) {
 func (b *builder) unseenChart(fr *Span) Chart {
 	ch := Chart{ID: "chart-unseen", Kind: "unseen", Title: "Unseen acknowledged values over time, per key (stacked)",
 		Dims: []string{b.clock.axisName(), "stacked", "unseen"}}
-	pts := b.res.Series.Unseen
+	pts := &b.res.Series.Unseen
 	// series: the keys with the highest peaks, the rest summed
 	peak := map[model.KeyID]int32{}
-	for _, p := range pts {
+	for _, p := range pts.All() {
 		peak[p.Key] = max(peak[p.Key], p.Count)
 	}
 	keys := make([]model.KeyID, 0, len(peak))
@@ -256,8 +257,8 @@ func (b *builder) unseenChart(fr *Span) Chart {
 		names[own] = fmt.Sprintf("%d other keys", len(keys)-own)
 		b.omissions = append(b.omissions, fmt.Sprintf("Unseen chart: %d keys with lower peaks are summed into one series.", len(keys)-own))
 	}
-	xs := make([]float64, len(pts))
-	for i, p := range pts {
+	xs := make([]float64, pts.Len())
+	for i, p := range pts.All() {
 		if b.clock.unit == "op" {
 			xs[i] = float64(p.OpIndex)
 		} else {
@@ -299,18 +300,19 @@ func (b *builder) unseenChart(fr *Span) Chart {
 			data[s] = append(data[s], []any{num(x, d), sum, vs[s]})
 		}
 	}
-	for i, p := range pts {
+	n := pts.Len()
+	for i, p := range pts.All() {
 		s := seriesOf[p.Key]
 		cur[s] += int64(p.Count - last[p.Key])
 		last[p.Key] = p.Count
 		bmax[s] = max(bmax[s], cur[s])
 		if !bucketed {
-			if i+1 == len(pts) || xs[i+1] != xs[i] {
+			if i+1 == n || xs[i+1] != xs[i] {
 				emit(xs[i], cur)
 			}
 			continue
 		}
-		if i+1 == len(pts) || bucketOf(xs[i+1]) != bucketOf(xs[i]) {
+		if i+1 == n || bucketOf(xs[i+1]) != bucketOf(xs[i]) {
 			bx := xs[i]
 			if hi > lo {
 				bx = lo + (hi-lo)*float64(bucketOf(xs[i])+1)/float64(grid-1)
@@ -319,13 +321,13 @@ func (b *builder) unseenChart(fr *Span) Chart {
 			copy(bmax, cur)
 		}
 	}
-	if len(pts) > 0 && b.clock.end > xs[len(xs)-1] {
+	if n > 0 && b.clock.end > xs[len(xs)-1] {
 		emit(b.clock.end, cur) // the counts stay until the history ends
 	}
 	if bucketed {
 		w := (hi - lo) / float64(grid)
 		ch.Note = fmt.Sprintf("Downsampled from %s changes to %d points per key: each point is the largest count within %s %s.",
-			thousands(int64(len(pts))), grid, num(w, d), b.clock.unit)
+			thousands(int64(n)), grid, num(w, d), b.clock.unit)
 		b.omissions = append(b.omissions, "Unseen chart: "+ch.Note)
 	}
 	c := charts.NewLine()
@@ -372,18 +374,18 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 		ch = Chart{ID: "chart-lag-key", Kind: "lag-key", Title: "Realtime lag per key (worst over consumers)",
 			Dims: []string{b.clock.axisName(), "lag", "op", "process"}}
 	}
-	samples := b.res.Series.Lag
-	group := func(i int) int64 {
+	samples := &b.res.Series.Lag
+	group := func(p analysis.LagPoint) int64 {
 		if byKey {
-			return int64(samples[i].Key)
+			return int64(p.Key)
 		}
-		return int64(samples[i].Process)
+		return int64(p.Process)
 	}
 	peak := map[int64]int64{}
-	for i := range samples {
-		g := group(i)
-		if v, ok := peak[g]; !ok || samples[i].LagNS > v {
-			peak[g] = samples[i].LagNS
+	for _, p := range samples.All() {
+		g := group(p)
+		if v, ok := peak[g]; !ok || p.LagNS > v {
+			peak[g] = p.LagNS
 		}
 	}
 	groups := make([]int64, 0, len(peak))
@@ -424,27 +426,29 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 		names[own] = fmt.Sprintf("%d other %s (worst)", len(groups)-own, what)
 		b.omissions = append(b.omissions, fmt.Sprintf("%s: %d %s with lower peaks are merged into one series (their worst lag).", ch.Title, len(groups)-own, what))
 	}
-	maxLag := int64(0)
-	xs := make([]float64, len(samples))
-	for i, s := range samples {
+	// a sample's x, computed again where needed rather than held for the
+	// millions of samples of a large history
+	xOf := func(p analysis.LagPoint) float64 {
 		if b.clock.unit == "op" {
-			xs[i] = float64(s.OpIndex)
-		} else {
-			xs[i] = b.clock.ns(s.Time)
+			return float64(p.OpIndex)
 		}
-		maxLag = max(maxLag, s.LagNS)
+		return b.clock.ns(p.Time)
+	}
+	maxLag := int64(0)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	perSeries := make([]int, nSeries)
+	for _, p := range samples.All() {
+		x := xOf(p)
+		lo, hi = min(lo, x), max(hi, x)
+		maxLag = max(maxLag, p.LagNS)
+		perSeries[seriesOf[group(p)]]++
+	}
+	if samples.Len() == 0 {
+		lo, hi = 0, 0
 	}
 	lagUnit, lagScale := unitFor(maxLag)
 	ch.Dims[1] = "lag (" + lagUnit + ")"
-	perSeries := make([]int, nSeries)
-	for i := range samples {
-		perSeries[seriesOf[group(i)]]++
-	}
 	grid := min(b.o.MaxPoints, int(float64(b.o.MaxTotalPoints)*lagShare)/max(1, nSeries))
-	var lo, hi float64
-	if len(xs) > 0 {
-		lo, hi = slices.Min(xs), slices.Max(xs)
-	}
 	bucketed := slices.Max(append(perSeries, 0)) > grid
 	bucketOf := func(x float64) float64 {
 		if !bucketed || hi <= lo {
@@ -455,20 +459,21 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 	// best sample per (series, bucket), in time order
 	type cell struct {
 		bucket float64
-		at     int // sample index of the worst lag
+		at     int   // sample index of the worst lag
+		lag    int64 // its lag
 	}
 	cells := make([][]cell, nSeries)
-	for i := range samples {
-		s := seriesOf[group(i)]
-		bk := bucketOf(xs[i])
+	for i, p := range samples.All() {
+		s := seriesOf[group(p)]
+		bk := bucketOf(xOf(p))
 		cs := cells[s]
 		if n := len(cs); n > 0 && cs[n-1].bucket == bk {
-			if samples[i].LagNS > samples[cs[n-1].at].LagNS {
-				cs[n-1].at = i
+			if p.LagNS > cs[n-1].lag {
+				cs[n-1].at, cs[n-1].lag = i, p.LagNS
 			}
 			continue
 		}
-		cells[s] = append(cs, cell{bk, i})
+		cells[s] = append(cs, cell{bk, i, p.LagNS})
 	}
 	d, ld := b.clock.decimals, decimalsFor(float64(maxLag)/lagScale)
 	c := charts.NewLine()
@@ -476,12 +481,12 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 	for s := range nSeries {
 		data := make([]any, 0, len(cells[s]))
 		for _, cl := range cells[s] {
-			smp := samples[cl.at]
+			smp := samples.At(cl.at)
 			var extra any = int64(smp.Process)
 			if !byKey {
 				extra = elide(b.keyName(smp.Key), 40)
 			}
-			data = append(data, []any{num(xs[cl.at], d), num(float64(smp.LagNS)/lagScale, ld), smp.OpIndex, extra})
+			data = append(data, []any{num(xOf(smp), d), num(float64(smp.LagNS)/lagScale, ld), smp.OpIndex, extra})
 		}
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
 			Name: names[s], Type: "line", Data: data, ShowSymbol: opts.Bool(true), SymbolSize: 3,
@@ -494,7 +499,7 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 	}
 	if bucketed {
 		ch.Note = fmt.Sprintf("Downsampled from %s samples: each point is the worst lag within %s %s.",
-			thousands(int64(len(samples))), num((hi-lo)/float64(grid), d), b.clock.unit)
+			thousands(int64(samples.Len())), num((hi-lo)/float64(grid), d), b.clock.unit)
 		b.omissions = append(b.omissions, ch.Title+": "+ch.Note)
 	}
 	b.finalSeries(&c.RectChart, fr)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -459,5 +460,29 @@ func TestElideAndThousands(t *testing.T) {
 	}
 	if got := Anchor("G1c-realtime"); got != "anomaly-G1c-realtime" {
 		t.Errorf("anchor %q", got)
+	}
+}
+
+// TestReducerIsMinMax feeds random series one point at a time to the
+// streaming reducer of the offset timelines and checks that it keeps
+// exactly what minMax keeps of the whole series, for budgets below,
+// around and above the series' length.
+func TestReducerIsMinMax(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 3000 {
+		n := r.IntN(300)
+		pts := make([]tpt, n)
+		for i := range pts {
+			pts[i] = tpt{x: float64(i), y: float64(r.IntN(20)), op: int64(i)}
+		}
+		budget := r.IntN(n + 10)
+		red := newReducer(n, budget)
+		for _, p := range pts {
+			red.add(p)
+		}
+		want := minMax(slices.Clone(pts), budget, func(p *tpt) float64 { return p.y })
+		if got := red.points(); !slices.Equal(got, want) {
+			t.Fatalf("%d points, budget %d:\n got %v\nwant %v", n, budget, got, want)
+		}
 	}
 }

@@ -32,12 +32,46 @@ type mark struct {
 
 // keyLine is everything drawn on one key's timeline.
 type keyLine struct {
-	sends, polls    []tpt // ok sends and consumer positions, in history order
-	info, fail, ifp []tpt // info sends, fail sends, info/fail polls
+	// the points of ok sends and consumer positions (per process: sends,
+	// polls), info sends, fail sends and info/fail polls, counted in a
+	// first pass over the history
+	procs           map[int32]*[2]int
+	info, fail, ifp int
+	plan            *keyPlan // its series, then their points (a second pass)
 	marks           map[string][]mark
 	markTotal       map[string]int
 	stalls          [][2]mark
 	anomalies       int
+}
+
+// Kinds of point of a key's timeline, in keyLine.
+const (
+	ptSend = iota
+	ptPoll
+	ptInfo
+	ptFail
+	ptIfp
+)
+
+// keyPlan is the series of one key's timeline: which process has series of
+// its own, each series' name, kind and size, and the points kept of each.
+type keyPlan struct {
+	slot   map[int32]int // process -> its series of its own, 1-based
+	own    []int32
+	rest   int
+	series []planSeries
+	// index in series of each kind of point: per own process (sends,
+	// polls), then the other processes' sends and polls, info, fail,
+	// info/fail polls; -1 when the series is empty
+	sendOf, pollOf        []int
+	otherSend, otherPoll  int
+	infoAt, failAt, ifpAt int
+	total, kept           int
+}
+
+type planSeries struct {
+	name, kind string // kind: send, pos, other-send, other-pos, info, fail, ifpoll
+	red        reducer
 }
 
 // Timeline symbols and colours of anomaly marks; types not listed get the
@@ -65,8 +99,80 @@ func (b *builder) timeline() Timeline {
 	}
 	lines := make([]keyLine, len(b.h.Keys))
 	for i := range lines {
-		lines[i] = keyLine{marks: map[string][]mark{}, markTotal: map[string]int{}}
+		lines[i] = keyLine{procs: map[int32]*[2]int{}, marks: map[string][]mark{}, markTotal: map[string]int{}}
 	}
+	// First pass: count each key's points, so that the second keeps only
+	// those drawn, never all of them (millions in a large history).
+	untimed := b.timelinePoints(func(k model.KeyID, kind int, p tpt) {
+		kl := &lines[k]
+		switch kind {
+		case ptSend, ptPoll:
+			c := kl.procs[p.proc]
+			if c == nil {
+				c = new([2]int)
+				kl.procs[p.proc] = c
+			}
+			c[kind]++
+		case ptInfo:
+			kl.info++
+		case ptFail:
+			kl.fail++
+		case ptIfp:
+			kl.ifp++
+		}
+	})
+	if untimed > 0 {
+		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %s completions without a :time are not drawn.", thousands(int64(untimed))))
+	}
+	b.markAnomalies(lines)
+
+	// keys with anomalies first, then by key
+	order := make([]model.KeyID, len(lines))
+	for i := range order {
+		order[i] = model.KeyID(i)
+	}
+	slices.SortStableFunc(order, func(a, c model.KeyID) int {
+		return b.compareKeys(a, c, lines[a].anomalies > 0, lines[c].anomalies > 0)
+	})
+	if len(order) > b.o.MaxKeys {
+		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %d of %s keys are drawn (keys with anomalies first).",
+			b.o.MaxKeys, thousands(int64(len(order)))))
+		order = order[:b.o.MaxKeys]
+	}
+	perKey := int(float64(b.o.MaxTotalPoints)*timelineShare) / len(order)
+	for _, k := range order {
+		lines[k].plan = b.planKey(&lines[k], perKey)
+	}
+	// Second pass: each drawn key's points, downsampled as they come.
+	b.timelinePoints(func(k model.KeyID, kind int, p tpt) {
+		if pl := lines[k].plan; pl != nil {
+			pl.add(kind, p)
+		}
+	})
+	var total, kept int
+	for _, k := range order {
+		tk := b.keyTimeline(k, &lines[k])
+		total += lines[k].plan.total
+		kept += lines[k].plan.kept
+		tl.Keys = append(tl.Keys, tk)
+		lines[k] = keyLine{} // free as we go
+	}
+	if kept < total {
+		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %s send and poll points downsampled to %s (per series, the lowest and highest offset of each run are kept).",
+			thousands(int64(total)), thousands(int64(kept))))
+	}
+	if len(tl.Keys) > 0 {
+		tl.Series = tl.Keys[0].Series
+	}
+	return tl
+}
+
+// timelinePoints goes through the history's completions in order and calls
+// point for each point of a timeline: an ok send at its offset (ptSend),
+// the position a poll left a consumer at (ptPoll, ok polls; ptIfp, info and
+// fail polls), an info or fail send (ptInfo, ptFail; at offset -1 unless
+// acknowledged). It returns how many completions have no time.
+func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p tpt)) int {
 	untimed := 0
 	for i := range b.h.Ops {
 		op := &b.h.Ops[i]
@@ -87,14 +193,13 @@ func (b *builder) timeline() Timeline {
 				if m.Done && m.Offset != model.NoOffset {
 					p.y = float64(m.Offset)
 				}
-				kl := &lines[m.Key]
 				switch {
 				case op.Type == model.OK && p.y >= 0:
-					kl.sends = append(kl.sends, p)
+					point(m.Key, ptSend, p)
 				case op.Type == model.Fail:
-					kl.fail = append(kl.fail, p)
+					point(m.Key, ptFail, p)
 				default:
-					kl.info = append(kl.info, p)
+					point(m.Key, ptInfo, p)
 				}
 			case model.MopPoll:
 				for _, kp := range b.h.PollsOf(m) {
@@ -104,51 +209,189 @@ func (b *builder) timeline() Timeline {
 					}
 					rd := reads[len(reads)-1]
 					p := tpt{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}
-					kl := &lines[kp.Key]
 					if op.Type == model.OK {
-						kl.polls = append(kl.polls, p)
+						point(kp.Key, ptPoll, p)
 					} else {
-						kl.ifp = append(kl.ifp, p)
+						point(kp.Key, ptIfp, p)
 					}
 				}
 			}
 		}
 	}
-	if untimed > 0 {
-		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %s completions without a :time are not drawn.", thousands(int64(untimed))))
-	}
-	b.markAnomalies(lines)
+	return untimed
+}
 
-	// keys with anomalies first, then by key
-	order := make([]model.KeyID, len(lines))
-	for i := range order {
-		order[i] = model.KeyID(i)
+// planKey lays out the series of a key's timeline from its counts: one
+// series per process for the busiest (sends and positions), one for the
+// rest, and the info sends, fail sends and info/fail polls; and shares the
+// budget of points among them (allocate).
+func (b *builder) planKey(kl *keyLine, budget int) *keyPlan {
+	// processes by how much they did on this key; the busiest get series
+	ranked := make([]int32, 0, len(kl.procs))
+	for p := range kl.procs {
+		ranked = append(ranked, p)
 	}
-	slices.SortStableFunc(order, func(a, c model.KeyID) int {
-		return b.compareKeys(a, c, lines[a].anomalies > 0, lines[c].anomalies > 0)
+	work := func(p int32) int { return kl.procs[p][ptSend] + kl.procs[p][ptPoll] }
+	slices.SortFunc(ranked, func(a, c int32) int {
+		if d := cmp.Compare(work(c), work(a)); d != 0 {
+			return d
+		}
+		return cmp.Compare(a, c)
 	})
-	if len(order) > b.o.MaxKeys {
-		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %d of %s keys are drawn (keys with anomalies first).",
-			b.o.MaxKeys, thousands(int64(len(order)))))
-		order = order[:b.o.MaxKeys]
+	pl := &keyPlan{own: ranked, otherSend: -1, otherPoll: -1, infoAt: -1, failAt: -1, ifpAt: -1}
+	if len(ranked) > b.o.MaxSeries+1 {
+		pl.own = ranked[:b.o.MaxSeries]
 	}
-	perKey := int(float64(b.o.MaxTotalPoints)*timelineShare) / len(order)
-	var total, kept int
-	for _, k := range order {
-		tk, n, m := b.keyTimeline(k, &lines[k], perKey)
-		total += n
-		kept += m
-		tl.Keys = append(tl.Keys, tk)
-		lines[k] = keyLine{} // free as we go
+	slices.Sort(pl.own)
+	pl.rest = len(ranked) - len(pl.own)
+	pl.slot = make(map[int32]int, len(pl.own))
+	for i, p := range pl.own {
+		pl.slot[p] = i + 1
 	}
-	if kept < total {
-		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %s send and poll points downsampled to %s (per series, the lowest and highest offset of each run are kept).",
-			thousands(int64(total)), thousands(int64(kept))))
+	var sizes []int
+	add := func(name, kind string, n int) int {
+		if n == 0 {
+			return -1
+		}
+		pl.series = append(pl.series, planSeries{name: name, kind: kind})
+		sizes = append(sizes, n)
+		return len(pl.series) - 1
 	}
-	if len(tl.Keys) > 0 {
-		tl.Series = tl.Keys[0].Series
+	var otherSends, otherPolls int
+	for p, c := range kl.procs {
+		if pl.slot[p] == 0 {
+			otherSends += c[ptSend]
+			otherPolls += c[ptPoll]
+		}
 	}
-	return tl
+	pl.sendOf, pl.pollOf = make([]int, len(pl.own)), make([]int, len(pl.own))
+	for i, p := range pl.own {
+		pl.sendOf[i] = add("sends · process "+strconv.Itoa(int(p)), "send", kl.procs[p][ptSend])
+	}
+	for i, p := range pl.own {
+		pl.pollOf[i] = add("position · process "+strconv.Itoa(int(p)), "pos", kl.procs[p][ptPoll])
+	}
+	pl.otherSend = add(fmt.Sprintf("sends · %d other processes", pl.rest), "other-send", otherSends)
+	pl.otherPoll = add(fmt.Sprintf("positions · %d other processes", pl.rest), "other-pos", otherPolls)
+	pl.infoAt = add("info sends", "info", kl.info)
+	pl.failAt = add("fail sends", "fail", kl.fail)
+	pl.ifpAt = add("info/fail polls", "ifpoll", kl.ifp)
+	quota := allocate(sizes, budget, b.o.MaxPoints, 50)
+	for i := range pl.series {
+		pl.series[i].red = newReducer(sizes[i], quota[i])
+		pl.total += sizes[i]
+	}
+	return pl
+}
+
+// add takes one point of the key, in history order.
+func (pl *keyPlan) add(kind int, p tpt) {
+	at := -1
+	switch kind {
+	case ptSend, ptPoll:
+		i := pl.slot[p.proc]
+		switch {
+		case i > 0 && kind == ptSend:
+			at = pl.sendOf[i-1]
+		case i > 0:
+			at = pl.pollOf[i-1]
+		case kind == ptSend:
+			at = pl.otherSend
+		default:
+			at = pl.otherPoll
+		}
+	case ptInfo:
+		at = pl.infoAt
+	case ptFail:
+		at = pl.failAt
+	case ptIfp:
+		at = pl.ifpAt
+	}
+	pl.series[at].red.add(p)
+}
+
+// reducer is minMax over a series of known length n, fed one point at a
+// time: it keeps only the points minMax keeps, so memory follows the budget
+// of points, not the history.
+type reducer struct {
+	n, budget   int
+	i           int   // points seen
+	all         []tpt // every point, when n <= budget
+	first, last tpt
+	buckets     int
+	bk          []bucketPick
+}
+
+// bucketPick is the lowest and highest point of one run of the series (the
+// first of equal ones), with their positions in it.
+type bucketPick struct {
+	lo, hi   tpt
+	loI, hiI int
+	set      bool
+}
+
+func newReducer(n, budget int) reducer {
+	r := reducer{n: n, budget: budget}
+	if n > budget && budget >= 4 {
+		r.buckets = (budget - 2) / 2
+		r.bk = make([]bucketPick, r.buckets)
+	}
+	return r
+}
+
+func (r *reducer) add(p tpt) {
+	i := r.i
+	r.i++
+	if i == 0 {
+		r.first = p
+	}
+	if i == r.n-1 {
+		r.last = p
+	}
+	switch {
+	case r.n <= r.budget:
+		r.all = append(r.all, p)
+	case r.budget < 4 || i == 0 || i == r.n-1:
+	default:
+		// the run of inner point j: minMax's runs are [bi*L/B, (bi+1)*L/B)
+		j, L, B := i-1, r.n-2, r.buckets
+		bi := ((j+1)*B+L-1)/L - 1
+		bp := &r.bk[bi]
+		if !bp.set {
+			*bp = bucketPick{lo: p, hi: p, loI: j, hiI: j, set: true}
+			return
+		}
+		if p.y < bp.lo.y {
+			bp.lo, bp.loI = p, j
+		}
+		if p.y > bp.hi.y {
+			bp.hi, bp.hiI = p, j
+		}
+	}
+}
+
+// points returns what minMax would return for the whole series.
+func (r *reducer) points() []tpt {
+	switch {
+	case r.n <= r.budget:
+		return r.all
+	case r.budget < 4:
+		return []tpt{r.first, r.last}
+	}
+	out := make([]tpt, 0, r.budget)
+	out = append(out, r.first)
+	for _, bp := range r.bk {
+		switch {
+		case !bp.set:
+		case bp.loI == bp.hiI:
+			out = append(out, bp.lo)
+		case bp.loI < bp.hiI:
+			out = append(out, bp.lo, bp.hi)
+		default:
+			out = append(out, bp.hi, bp.lo)
+		}
+	}
+	return append(out, r.last)
 }
 
 // compareKeys orders keys for the page: keys with anomalies (ha, hc)
@@ -400,102 +643,26 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 // keyTimeline builds one key's chart option within budget points for its
 // sends and polls (marks come on top). It returns the key's picker entry,
 // and the number of send and poll points before and after downsampling.
-func (b *builder) keyTimeline(k model.KeyID, kl *keyLine, budget int) (TimelineKey, int, int) {
+func (b *builder) keyTimeline(k model.KeyID, kl *keyLine) TimelineKey {
 	name := b.keyName(k)
 	tk := TimelineKey{Key: name, Anomalies: kl.anomalies, Label: "key " + name}
 	if kl.anomalies > 0 {
 		tk.Label += fmt.Sprintf(" (%d %s)", kl.anomalies, plural(int64(kl.anomalies), "anomaly", "anomalies"))
 	}
-	// processes by how much they did on this key; the busiest get series
-	procs := map[int32]int{}
-	for _, p := range kl.sends {
-		procs[p.proc]++
-	}
-	for _, p := range kl.polls {
-		procs[p.proc]++
-	}
-	ranked := make([]int32, 0, len(procs))
-	for p := range procs {
-		ranked = append(ranked, p)
-	}
-	slices.SortFunc(ranked, func(a, c int32) int {
-		if d := cmp.Compare(procs[c], procs[a]); d != 0 {
-			return d
-		}
-		return cmp.Compare(a, c)
-	})
-	own := ranked
-	if len(ranked) > b.o.MaxSeries+1 {
-		own = ranked[:b.o.MaxSeries]
-	}
-	slices.Sort(own)
-	rest := len(ranked) - len(own)
-	slot := make(map[int32]int, len(own)) // process -> its series, 1-based
-	for i, p := range own {
-		slot[p] = i + 1
-	}
-	// split a key's points into one series per own process and one for
-	// the rest, keeping history order
-	split := func(pts []tpt) ([][]tpt, []tpt) {
-		per := make([][]tpt, len(own))
-		var other []tpt
-		for _, p := range pts {
-			if i := slot[p.proc]; i > 0 {
-				per[i-1] = append(per[i-1], p)
-			} else {
-				other = append(other, p)
-			}
-		}
-		return per, other
-	}
-	sends, otherSends := split(kl.sends)
-	polls, otherPolls := split(kl.polls)
-
 	type series struct {
 		name, kind string // kind: send, pos, other-send, other-pos, info, fail, ifpoll
 		pts        []tpt
 	}
-	var ss []series
-	for i, p := range own {
-		if len(sends[i]) > 0 {
-			ss = append(ss, series{"sends · process " + strconv.Itoa(int(p)), "send", sends[i]})
-		}
+	pl := kl.plan
+	ss := make([]series, len(pl.series))
+	for i := range pl.series {
+		ps := &pl.series[i]
+		ss[i] = series{ps.name, ps.kind, ps.red.points()}
+		pl.kept += len(ss[i].pts)
 	}
-	for i, p := range own {
-		if len(polls[i]) > 0 {
-			ss = append(ss, series{"position · process " + strconv.Itoa(int(p)), "pos", polls[i]})
-		}
-	}
-	if len(otherSends) > 0 {
-		ss = append(ss, series{fmt.Sprintf("sends · %d other processes", rest), "other-send", otherSends})
-	}
-	if len(otherPolls) > 0 {
-		ss = append(ss, series{fmt.Sprintf("positions · %d other processes", rest), "other-pos", otherPolls})
-	}
-	if len(kl.info) > 0 {
-		ss = append(ss, series{"info sends", "info", kl.info})
-	}
-	if len(kl.fail) > 0 {
-		ss = append(ss, series{"fail sends", "fail", kl.fail})
-	}
-	if len(kl.ifp) > 0 {
-		ss = append(ss, series{"info/fail polls", "ifpoll", kl.ifp})
-	}
-	sizes := make([]int, len(ss))
-	total := 0
-	for i := range ss {
-		sizes[i] = len(ss[i].pts)
-		total += sizes[i]
-	}
-	quota := allocate(sizes, budget, b.o.MaxPoints, 50)
-	kept := 0
-	for i := range ss {
-		ss[i].pts = minMax(ss[i].pts, quota[i], func(p *tpt) float64 { return p.y })
-		kept += len(ss[i].pts)
-	}
-	if kept < total {
+	if pl.kept < pl.total {
 		tk.Note = fmt.Sprintf("Sends and polls downsampled from %s to %s points (lowest and highest offset of each run kept); anomaly marks are not downsampled.",
-			thousands(int64(total)), thousands(int64(kept)))
+			thousands(int64(pl.total)), thousands(int64(pl.kept)))
 	}
 
 	c := charts.NewLine()
@@ -602,7 +769,7 @@ func (b *builder) keyTimeline(k model.KeyID, kl *keyLine, budget int) (TimelineK
 	b.finalSeries(&c.RectChart, b.finalReadsCached())
 	tk.Option = jsonOption(c)
 	tk.Series = len(c.MultiSeries)
-	return tk, total, kept
+	return tk
 }
 
 // niceRange widens [lo, hi] by about 5% of its width on each side, to

@@ -197,31 +197,67 @@ func fill(deg []int32, emit func(add func(from, to int32, rel Rel))) *Graph {
 }
 
 // sortRow sorts a row's targets, moving each relation with its target
-// (the order among equal targets does not matter: they are merged). Short
-// rows, the usual case, by insertion; longer ones packed into one word per
-// edge in buf and sorted as integers. It returns buf for reuse.
+// (the order among equal targets does not matter: they are merged). A row
+// is usually a sorted run followed by a few more edges (an emitter that
+// goes through the targets in order for one relation, then adds others):
+// the rest is sorted on its own, by insertion when short, else packed into
+// one word per edge in buf and sorted as integers, and merged with the run.
+// It returns buf for reuse.
 func sortRow(to []int32, rel []Rel, buf []uint64) []uint64 {
-	if len(to) <= 24 {
-		for i := 1; i < len(to); i++ {
-			t, r := to[i], rel[i]
-			j := i
-			for ; j > 0 && to[j-1] > t; j-- {
-				to[j], rel[j] = to[j-1], rel[j-1]
-			}
-			to[j], rel[j] = t, r
-		}
+	if len(to) < 2 {
 		return buf
 	}
-	buf = buf[:0]
-	for i, t := range to {
-		buf = append(buf, uint64(uint32(t))<<8|uint64(rel[i]))
+	k := 1
+	for k < len(to) && to[k-1] <= to[k] {
+		k++
 	}
-	slices.Sort(buf)
-	for i, x := range buf {
-		to[i], rel[i] = int32(x>>8), Rel(x)
+	tt, tr := to[k:], rel[k:]
+	if len(tt) <= 24 {
+		for i := 1; i < len(tt); i++ {
+			t, r := tt[i], tr[i]
+			j := i
+			for ; j > 0 && tt[j-1] > t; j-- {
+				tt[j], tr[j] = tt[j-1], tr[j-1]
+			}
+			tt[j], tr[j] = t, r
+		}
+	} else {
+		buf = buf[:0]
+		for i, t := range tt {
+			buf = append(buf, pack(t, tr[i]))
+		}
+		slices.Sort(buf)
+		for i, x := range buf {
+			tt[i], tr[i] = int32(x>>8), Rel(x)
+		}
+	}
+	if len(tt) == 0 || to[k-1] <= tt[0] {
+		return buf
+	}
+	// merge the run, saved in buf, with the sorted rest, from the front
+	buf = buf[:0]
+	for i, t := range to[:k] {
+		buf = append(buf, pack(t, rel[i]))
+	}
+	i, j, w := 0, k, 0
+	for i < len(buf) && j < len(to) {
+		if t := int32(buf[i] >> 8); t <= to[j] {
+			to[w], rel[w] = t, Rel(buf[i])
+			i++
+		} else {
+			to[w], rel[w] = to[j], rel[j]
+			j++
+		}
+		w++
+	}
+	for ; i < len(buf); i, w = i+1, w+1 {
+		to[w], rel[w] = int32(buf[i]>>8), Rel(buf[i])
 	}
 	return buf
 }
+
+// pack puts a target and a relation in one word that sorts by target.
+func pack(t int32, r Rel) uint64 { return uint64(uint32(t))<<8 | uint64(r) }
 
 // Graph is an immutable directed graph with relation-labelled edges on
 // vertices 0..N()-1.

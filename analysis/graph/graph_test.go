@@ -256,3 +256,35 @@ func TestBuildFuncMatchesBuilder(t *testing.T) {
 		}
 	}
 }
+
+// TestSortRow sorts rows made of a sorted run and a shuffled rest, of many
+// lengths, and checks that each comes out sorted by target with its
+// relations still beside their targets.
+func TestSortRow(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var buf []uint64
+	for range 2000 {
+		n := r.IntN(120)
+		run := r.IntN(n + 1)
+		to := make([]int32, n)
+		rel := make([]Rel, n)
+		for i := range to {
+			to[i] = r.Int32N(50)
+			rel[i] = Rel(1) << r.IntN(5)
+		}
+		slices.Sort(to[:run])
+		pairs := func() []uint64 {
+			var p []uint64
+			for i := range to {
+				p = append(p, pack(to[i], rel[i]))
+			}
+			slices.Sort(p)
+			return p
+		}
+		want := pairs()
+		buf = sortRow(to, rel, buf)
+		if !slices.IsSorted(to) || !slices.Equal(pairs(), want) {
+			t.Fatalf("row of %d edges (run %d): got %v %v", n, run, to, rel)
+		}
+	}
+}

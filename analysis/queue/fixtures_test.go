@@ -201,7 +201,7 @@ func checkSeries(t *testing.T, c *checker, e *expected) {
 			Lag     int64
 		}
 		var got, want []sample
-		for _, p := range c.res.Series.Lag {
+		for _, p := range c.res.Series.Lag.All() {
 			got = append(got, sample{p.Time, p.Process, valueJSON(c.h.Keys[p.Key]), p.LagNS})
 		}
 		for _, s := range e.RealtimeLag {
@@ -220,7 +220,7 @@ func checkSeries(t *testing.T, c *checker, e *expected) {
 		// replay the change points up to each sample's time
 		for _, s := range e.UnseenSeries {
 			state := map[string]int32{}
-			for _, p := range c.res.Series.Unseen {
+			for _, p := range c.res.Series.Unseen.All() {
 				if p.Time <= s.Time {
 					state[c.h.Keys[p.Key].PlainText()] = p.Count
 				}

@@ -183,6 +183,8 @@ type checker struct {
 	// per key
 	offsets [][]int64       // distinct offsets with a value, ascending
 	kept    [][]model.MsgID // value listed for each position (observed first)
+	// per key: the highest first position an ok poll read, and its reader
+	maxFirst, maxRead []int32
 	// per rec
 	committed []bool
 	// per op position: the rec it invokes or completes, or -1 (events)
@@ -220,7 +222,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	// anomalies of different types, each in the order a sequential run
 	// adds them, into results of their own.
 	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
-	scanned, logged, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	logged, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		c2.seriesAndStalls()
@@ -234,12 +236,9 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		c2.cycles()
 	}()
 	c.scanMessages()
-	close(scanned)
 	c.buildLog()
 	close(logged)
-	c.checkReads()
-	c.checkInternal()
-	c.checkProcesses()
+	c.checkRecs()
 	c.checkLostAndUnseen()
 	<-done
 	c.join(c2)
@@ -671,46 +670,65 @@ func lessCmp(a, b model.Atom) int {
 // or -1 when no completed op observed it at an offset (see the package doc).
 func (c *checker) pos(m model.MsgID) int32 { return c.last[m] }
 
-// checkReads reports G1a, precommitted-read and garbage-read.
-func (c *checker) checkReads() {
+// checkRecs runs the checks that go through the ops one by one: each
+// op's reads are looked at by checkReads, checkInternal, checkProcesses and
+// the search for the max reads of checkLostAndUnseen in turn, while they
+// are in cache, rather than in four passes over the history.
+func (c *checker) checkRecs() {
+	c.maxReads()
 	done := make([]int32, len(c.h.Msgs)) // rec+1 that last met the message: once per rec
-	for ri, r := range c.recs {
-		if r.comp == r.inv {
+	var is internalState
+	ps := processState{procs: make([]procState, len(c.procIDs))}
+	for i := range c.recs {
+		ri := int32(i)
+		r := &c.recs[i]
+		op := c.op(r.comp)
+		mops := c.h.MopsOf(op)
+		c.checkReads(ri, r, mops, done)
+		c.checkInternal(ri, op, mops, &is)
+		c.checkProcesses(ri, r, op, mops, &ps)
+		c.maxReader(ri, r, mops)
+	}
+}
+
+// checkReads reports G1a, precommitted-read and garbage-read in the reads
+// of rec ri, whose micro-ops are mops; done[m] == ri+1 marks a message
+// met in this rec already.
+func (c *checker) checkReads(ri int32, r *rec, mops []model.Mop, done []int32) {
+	if r.comp == r.inv {
+		return
+	}
+	stamp := ri + 1
+	reader := c.compIdx(ri)
+	for mi := range mops {
+		m := &mops[mi]
+		if m.Kind != model.MopPoll {
 			continue
 		}
-		stamp := int32(ri) + 1
-		reader := c.compIdx(int32(ri))
-		mops := c.mops(int32(ri))
-		for mi := range mops {
-			m := &mops[mi]
-			if m.Kind != model.MopPoll {
-				continue
-			}
-			for _, kp := range c.h.PollsOf(m) {
-				for _, rd := range c.h.ReadsOf(&kp) {
-					if done[rd.Msg] == stamp {
-						continue
-					}
-					done[rd.Msg] = stamp
-					w := c.writer[rd.Msg]
-					switch {
-					case w < 0:
-						c.res.Add(GarbageRead, analysis.Instance{
-							Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset()),
-							Reader: analysis.I(reader), Witness: c.witness(int32(ri)),
-						})
-					case w == int32(ri):
-						c.res.Add(PrecommittedRead, analysis.Instance{
-							Op: analysis.I(reader), Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg),
-							Witness: c.witness(int32(ri)),
-						})
-					case r.typ == model.OK && c.recs[w].typ == model.Fail:
-						c.res.Add(G1a, analysis.Instance{
-							Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset()),
-							Reader: analysis.I(reader), Writer: analysis.I(c.compIdx(w)),
-							Witness: c.witness(w, int32(ri)),
-						})
-					}
+		for _, kp := range c.h.PollsOf(m) {
+			for _, rd := range c.h.ReadsOf(&kp) {
+				if done[rd.Msg] == stamp {
+					continue
+				}
+				done[rd.Msg] = stamp
+				w := c.writer[rd.Msg]
+				switch {
+				case w < 0:
+					c.res.Add(GarbageRead, analysis.Instance{
+						Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset()),
+						Reader: analysis.I(reader), Witness: c.witness(ri),
+					})
+				case w == ri:
+					c.res.Add(PrecommittedRead, analysis.Instance{
+						Op: analysis.I(reader), Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg),
+						Witness: c.witness(ri),
+					})
+				case r.typ == model.OK && c.recs[w].typ == model.Fail:
+					c.res.Add(G1a, analysis.Instance{
+						Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset()),
+						Reader: analysis.I(reader), Writer: analysis.I(c.compIdx(w)),
+						Witness: c.witness(w, ri),
+					})
 				}
 			}
 		}
@@ -751,10 +769,18 @@ type lastSeen struct {
 	msg model.MsgID
 }
 
-// checkInternal reports the int-* types: consecutive values one op reads
-// or sends for one key.
-func (c *checker) checkInternal() {
-	var reads, sends []lastSeen // last value per key within the op
+// internalState is what checkInternal keeps from op to op: room for the
+// last value per key within one op.
+type internalState struct {
+	reads, sends []lastSeen
+}
+
+// checkInternal reports the int-* types in rec ri (op, with micro-ops
+// mops): consecutive values one op reads or sends for one key.
+func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *internalState) {
+	if op.F == model.FAssign || op.F == model.FSubscribe {
+		return
+	}
 	// at returns the index of k's entry in seen, or -1.
 	at := func(seen []lastSeen, k model.KeyID) int {
 		for i := range seen {
@@ -766,54 +792,46 @@ func (c *checker) checkInternal() {
 	}
 	// step compares value m, at position p, with the last value of its key
 	// (seen[i], or none when i < 0) and records it; it returns m's entry.
-	step := func(r int32, seen *[]lastSeen, i int, skipT, nonmonoT string, k model.KeyID, p int32, m model.MsgID) int {
+	step := func(seen *[]lastSeen, i int, skipT, nonmonoT string, k model.KeyID, p int32, m model.MsgID) int {
 		if i < 0 {
 			*seen = append(*seen, lastSeen{k, p, m})
 			return len(*seen) - 1
 		}
 		prev := &(*seen)[i]
-		c.internalStep(r, skipT, nonmonoT, *prev, k, p, m)
+		c.internalStep(ri, skipT, nonmonoT, *prev, k, p, m)
 		prev.pos, prev.msg = p, m
 		return i
 	}
-	for ri, r := range c.recs {
-		op := c.op(r.comp)
-		if op.F == model.FAssign || op.F == model.FSubscribe {
-			continue
-		}
-		reads, sends = reads[:0], sends[:0]
-		rr := int32(ri)
-		rebalance := c.h.RebalanceOf(op)
-		mops := c.h.MopsOf(op)
-		for mi := range mops {
-			m := &mops[mi]
-			switch m.Kind {
-			case model.MopPoll:
-				for _, kp := range c.h.PollsOf(m) {
-					if slices.Contains(rebalance, kp.Key) {
-						continue
-					}
-					i := -2 // not looked up yet
-					for _, rd := range c.h.ReadsOf(&kp) {
-						p := c.pos(rd.Msg)
-						if p < 0 {
-							c.res.Stats.Unpositioned++
-							continue
-						}
-						if i == -2 {
-							i = at(reads, kp.Key)
-						}
-						i = step(rr, &reads, i, IntPollSkip, IntNonmonotonicPoll, kp.Key, p, rd.Msg)
-					}
-				}
-			case model.MopSend:
-				p := c.pos(m.Msg)
-				if p < 0 {
-					c.res.Stats.Unpositioned++
+	st.reads, st.sends = st.reads[:0], st.sends[:0]
+	rebalance := c.h.RebalanceOf(op)
+	for mi := range mops {
+		m := &mops[mi]
+		switch m.Kind {
+		case model.MopPoll:
+			for _, kp := range c.h.PollsOf(m) {
+				if slices.Contains(rebalance, kp.Key) {
 					continue
 				}
-				step(rr, &sends, at(sends, m.Key), IntSendSkip, IntNonmonotonicSend, m.Key, p, m.Msg)
+				i := -2 // not looked up yet
+				for _, rd := range c.h.ReadsOf(&kp) {
+					p := c.pos(rd.Msg)
+					if p < 0 {
+						c.res.Stats.Unpositioned++
+						continue
+					}
+					if i == -2 {
+						i = at(st.reads, kp.Key)
+					}
+					i = step(&st.reads, i, IntPollSkip, IntNonmonotonicPoll, kp.Key, p, rd.Msg)
+				}
 			}
+		case model.MopSend:
+			p := c.pos(m.Msg)
+			if p < 0 {
+				c.res.Stats.Unpositioned++
+				continue
+			}
+			step(&st.sends, at(st.sends, m.Key), IntSendSkip, IntNonmonotonicSend, m.Key, p, m.Msg)
 		}
 	}
 }
@@ -862,97 +880,99 @@ func findPos(s []posAt, k model.KeyID) int {
 	return -1
 }
 
-// checkProcesses reports poll-skip, nonmonotonic-poll and nonmonotonic-send:
-// consecutive ops of one process.
-func (c *checker) checkProcesses() {
-	type span struct {
-		key         model.KeyID
-		first, last posAt
+// processState is what checkProcesses keeps from op to op.
+type processState struct {
+	procs []procState // by process number
+	spans []span      // room for the reads of one op, by key
+}
+
+// span is the first and last read of one key in one op.
+type span struct {
+	key         model.KeyID
+	first, last posAt
+}
+
+// checkProcesses reports poll-skip, nonmonotonic-poll and nonmonotonic-send
+// between rec ri (op, with micro-ops mops) and the ops of its process
+// before it.
+func (c *checker) checkProcesses(ri int32, r *rec, op *model.Op, mops []model.Mop, st *processState) {
+	ps := &st.procs[r.proc]
+	switch op.F {
+	case model.FAssign, model.FSubscribe:
+		if r.typ == model.Fail || r.comp == r.inv {
+			return
+		}
+		ps.subscribed = op.F == model.FSubscribe
+		ps.hasAssign = true
+		ps.assigned = c.h.KeysOf(op)
+		ps.polls = slices.DeleteFunc(ps.polls, func(p posAt) bool { return !slices.Contains(c.h.KeysOf(op), p.key) })
+		return
 	}
-	var spans []span
-	procs := make([]procState, len(c.procIDs))
-	for ri, r := range c.recs {
-		op := c.op(r.comp)
-		ps := &procs[r.proc]
-		rr := int32(ri)
-		switch op.F {
-		case model.FAssign, model.FSubscribe:
-			if r.typ == model.Fail || r.comp == r.inv {
-				continue
-			}
-			ps.subscribed = op.F == model.FSubscribe
-			ps.hasAssign = true
-			ps.assigned = c.h.KeysOf(op)
-			ps.polls = slices.DeleteFunc(ps.polls, func(p posAt) bool { return !slices.Contains(c.h.KeysOf(op), p.key) })
+	if r.comp == r.inv {
+		return
+	}
+	// consumer side: first read of each key against the last ok position
+	spans := st.spans[:0]
+	for mi := range mops {
+		if mops[mi].Kind != model.MopPoll {
 			continue
 		}
-		if r.comp == r.inv {
-			continue
-		}
-		// consumer side: first read of each key against the last ok position
-		spans = spans[:0]
-		mops := c.h.MopsOf(op)
-		for mi := range mops {
-			if mops[mi].Kind != model.MopPoll {
-				continue
-			}
-			for _, kp := range c.h.PollsOf(&mops[mi]) {
-				i := -1
-				for _, rd := range c.h.ReadsOf(&kp) {
-					pa := posAt{kp.Key, c.pos(rd.Msg), rd.Msg, rr}
-					if pa.pos < 0 {
-						continue // counted by checkInternal
-					}
-					if i < 0 {
-						for i = 0; i < len(spans) && spans[i].key != kp.Key; i++ {
-						}
-						if i == len(spans) {
-							spans = append(spans, span{kp.Key, pa, pa})
-							continue
-						}
-					}
-					spans[i].last = pa
+		for _, kp := range c.h.PollsOf(&mops[mi]) {
+			i := -1
+			for _, rd := range c.h.ReadsOf(&kp) {
+				pa := posAt{kp.Key, c.pos(rd.Msg), rd.Msg, ri}
+				if pa.pos < 0 {
+					continue // counted by checkInternal
 				}
+				if i < 0 {
+					for i = 0; i < len(spans) && spans[i].key != kp.Key; i++ {
+					}
+					if i == len(spans) {
+						spans = append(spans, span{kp.Key, pa, pa})
+						continue
+					}
+				}
+				spans[i].last = pa
 			}
 		}
-		for _, s := range spans {
-			i := findPos(ps.polls, s.key)
+	}
+	st.spans = spans
+	for _, s := range spans {
+		i := findPos(ps.polls, s.key)
+		if i >= 0 {
+			c.processStep(op.Process, ps, ps.polls[i], s.first, true)
+		}
+		if r.typ == model.OK {
 			if i >= 0 {
-				c.processStep(op.Process, ps, ps.polls[i], s.first, true)
-			}
-			if r.typ == model.OK {
-				if i >= 0 {
-					ps.polls[i] = s.last
-				} else {
-					ps.polls = append(ps.polls, s.last)
-				}
+				ps.polls[i] = s.last
+			} else {
+				ps.polls = append(ps.polls, s.last)
 			}
 		}
-		// producer side: ok and info sends
-		if r.typ == model.Fail {
+	}
+	// producer side: ok and info sends
+	if r.typ == model.Fail {
+		return
+	}
+	for mi := range mops {
+		m := &mops[mi]
+		if m.Kind != model.MopSend {
 			continue
 		}
-		mops = c.h.MopsOf(op)
-		for mi := range mops {
-			m := &mops[mi]
-			if m.Kind != model.MopSend {
-				continue
-			}
-			p := c.pos(m.Msg)
-			if p < 0 {
-				continue // counted by checkInternal
-			}
-			pa := posAt{m.Key, p, m.Msg, rr}
-			i := findPos(ps.sends, m.Key)
-			switch {
-			case i < 0:
-				ps.sends = append(ps.sends, pa)
-			case ps.sends[i].rec == rr:
-				ps.sends[i] = pa // within one op: checkInternal's business
-			default:
-				c.processStep(op.Process, ps, ps.sends[i], pa, false)
-				ps.sends[i] = pa
-			}
+		p := c.pos(m.Msg)
+		if p < 0 {
+			continue // counted by checkInternal
+		}
+		pa := posAt{m.Key, p, m.Msg, ri}
+		i := findPos(ps.sends, m.Key)
+		switch {
+		case i < 0:
+			ps.sends = append(ps.sends, pa)
+		case ps.sends[i].rec == ri:
+			ps.sends[i] = pa // within one op: checkInternal's business
+		default:
+			c.processStep(op.Process, ps, ps.sends[i], pa, false)
+			ps.sends[i] = pa
 		}
 	}
 }
@@ -988,39 +1008,50 @@ func (c *checker) processStep(proc int32, ps *procState, prev, next posAt, poll 
 	c.res.Add(NonmonotonicPoll, in)
 }
 
-// checkLostAndUnseen reports lost-write, unseen and torn-transaction.
-func (c *checker) checkLostAndUnseen() {
+// maxReads finds, per key, the highest first position any ok poll read
+// (maxFirst) and a reader of it (maxRead), which maxReader then lowers to
+// the lowest-indexed such reader.
+func (c *checker) maxReads() {
 	nk := len(c.h.Keys)
-	maxFirst := filled(nk, -1)
-	maxReader := filled(nk, -1)
+	c.maxFirst = filled(nk, -1)
+	c.maxRead = filled(nk, -1)
 	for m := range c.h.Msgs {
 		r := c.okReader[m]
 		if r < 0 || c.first[m] < 0 {
 			continue
 		}
 		k := c.h.Msgs[m].Key
-		if c.first[m] > maxFirst[k] {
-			maxFirst[k] = c.first[m]
-			maxReader[k] = r
+		if c.first[m] > c.maxFirst[k] {
+			c.maxFirst[k] = c.first[m]
+			c.maxRead[k] = r
 		}
 	}
-	// The poll named as max_read is the lowest-indexed ok poll that read
-	// the value at max_read_index, not just the first found.
-	for ri, r := range c.recs {
-		if r.typ != model.OK {
-			continue
-		}
-		for _, m := range c.mops(int32(ri)) {
-			for _, kp := range c.h.PollsOf(&m) {
-				for _, rd := range c.h.ReadsOf(&kp) {
-					if c.first[rd.Msg] == maxFirst[kp.Key] && c.first[rd.Msg] >= 0 &&
-						c.compIdx(int32(ri)) < c.compIdx(maxReader[kp.Key]) {
-						maxReader[kp.Key] = int32(ri)
-					}
+}
+
+// maxReader names as max_read, per key, the lowest-indexed ok poll that
+// read the value at max_read_index, not just the first found: rec ri's
+// reads are compared with the reader so far.
+func (c *checker) maxReader(ri int32, r *rec, mops []model.Mop) {
+	if r.typ != model.OK {
+		return
+	}
+	for mi := range mops {
+		for _, kp := range c.h.PollsOf(&mops[mi]) {
+			for _, rd := range c.h.ReadsOf(&kp) {
+				if c.first[rd.Msg] == c.maxFirst[kp.Key] && c.first[rd.Msg] >= 0 &&
+					c.compIdx(ri) < c.compIdx(c.maxRead[kp.Key]) {
+					c.maxRead[kp.Key] = ri
 				}
 			}
 		}
 	}
+}
+
+// checkLostAndUnseen reports lost-write, unseen and torn-transaction (after
+// checkRecs, which found each key's max reads).
+func (c *checker) checkLostAndUnseen() {
+	nk := len(c.h.Keys)
+	maxFirst, maxReader := c.maxFirst, c.maxRead
 	c.lost = make([]bool, len(c.h.Msgs))
 	unseen := make([][]model.MsgID, nk)
 	for mi := range c.h.Msgs {

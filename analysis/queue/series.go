@@ -195,7 +195,7 @@ func (c *checker) unseenSeries() {
 		slices.Sort(touched)
 		op := c.op(r.comp)
 		for _, k := range slices.Compact(touched) {
-			c.res.Series.Unseen = append(c.res.Series.Unseen, analysis.UnseenPoint{
+			c.res.Series.Unseen.Append(analysis.UnseenPoint{
 				Time: op.Time, OpIndex: op.Index, Key: k, Count: unseen[k]})
 		}
 	}
@@ -309,7 +309,7 @@ func (c *checker) lagAndStalls() {
 					lag = op.Time - a.times[aj]
 				}
 				if c.opts.Series {
-					c.res.Series.Lag = append(c.res.Series.Lag, analysis.LagPoint{
+					c.res.Series.Lag.Append(analysis.LagPoint{
 						Time: op.Time, OpIndex: comp.Index, Process: op.Process, Key: k, LagNS: lag, Offset: pos})
 				}
 				if lag > worst {

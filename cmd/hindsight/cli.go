@@ -225,7 +225,7 @@ func checkOne(path string, stdin io.Reader, opts check.Options, f *checkFlags, s
 	if path == "-" {
 		res, h, err = check.Read(stdin, "-", opts)
 	} else {
-		restore, afterRead := memoryBudget(path)
+		restore, afterRead := memoryBudget(path, budgetRatio)
 		opts.AfterRead = afterRead
 		res, h, err = check.File(path, opts)
 		restore()

@@ -45,7 +45,7 @@ func TestPlainSize(t *testing.T) {
 func TestMemoryBudgetLeavesSmallFilesAlone(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	before := debug.SetMemoryLimit(-1)
-	restore, after := memoryBudget(incident)
+	restore, after := memoryBudget(incident, budgetRatio)
 	if after != nil || debug.SetMemoryLimit(-1) != before {
 		t.Error("a small history changed the memory limit")
 	}
@@ -65,8 +65,8 @@ func TestMemoryBudgetForALargeFile(t *testing.T) {
 	}
 	f.Close()
 	before := debug.SetMemoryLimit(-1)
-	restore, after := memoryBudget(path)
-	want := int64(budgetRatio*size) - processFootprnt
+	restore, after := memoryBudget(path, reportBudgetRatio)
+	want := int64(reportBudgetRatio*size) - processFootprnt
 	if got := debug.SetMemoryLimit(-1); got != want || after == nil {
 		t.Errorf("limit %d, want %d", got, want)
 	}

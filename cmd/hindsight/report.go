@@ -55,6 +55,9 @@ standard output.`,
 			if args[0] == "-" {
 				res, h, err = check.Read(stdin, "-", opts)
 			} else {
+				restore, afterRead := memoryBudget(args[0], reportBudgetRatio)
+				defer restore()
+				opts.AfterRead = afterRead
 				res, h, err = check.File(args[0], opts)
 			}
 			if err != nil {
