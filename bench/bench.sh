@@ -1,145 +1,156 @@
 #!/usr/bin/env bash
-# bench/bench.sh: time whole runs of hindsight on a generated history.
+# bench/bench.sh: time whole runs of hindsight against a bare tokenizer pass
+# over the same file, on generated queue histories with faults.
 #
-#   bench/bench.sh [--ops N] [--seed S]
+#   bench/bench.sh [--rounds N] [--small OPS] [--large OPS] [--seed S]
 #
-# Builds cmd/hindsight and cmd/histgen into bench/out/, generates a history
-# of N op lines (default 1,000,000, seed 1; cached by parameters and by the
-# generator's source), then times `hindsight check FILE --format json` and,
-# when that command exists, `hindsight report FILE -o bench/out/report.html`.
-# HINDSIGHT=/path/to/binary skips building cmd/hindsight and uses that one.
-# Prints ops, wall seconds, ops/s, peak RSS and RSS/file-size, with PASS/MISS
-# against the targets (<= 5 s, <= 1.5x the file size). A miss never fails
+# Builds cmd/hindsight, cmd/histgen and bench/tokenpass into bench/out/ and
+# generates (cached by parameters and by the generator's source) two queue
+# histories of the make-up of issue 10: 280,000 and 1,390,000 op lines
+# (--small, --large), 20 client workers, 16 keys, a quarter of the ops
+# transactions, 1% info and 1% fail completions, and per 14,000 ops one
+# fault of each of six kinds: truncated acknowledged writes (lost-write),
+# duplicates, poll skips, aborted reads visible (g1a), torn transactions and
+# G1c cycles. (BenchmarkCheckVsTokenizer in cmd/hindsight generates the same
+# histories.) Then, for N rounds (default 5), it runs one after the other on
+# the same file:
+#
+#   tokenpass FILE                        the bare pass: every delimiter,
+#                                         keyword, string and integer scanned,
+#                                         integers parsed, on one core
+#   hindsight check FILE --format json
+#   hindsight report FILE -o report.html  (the large history only)
+#
+# and prints, per history, the minimum and median wall time of each, the
+# median over the rounds of check/bare (each round's two runs side by side),
+# CPU time and peak RSS (GNU time), against the targets: check within 3x of
+# the bare pass on two cores, peak RSS at most 1.5x the file; the small
+# history at least 100x faster than Jepsen's checker (72.5 s, issue 10);
+# the report within 2x of the check and at most 2x the file. The load
+# average is printed before and after: on a shared machine, compare rounds,
+# not runs. HINDSIGHT=/path/to/binary uses that binary. A miss never fails
 # the script; a failed build or generation does.
 set -euo pipefail
 
-OPS=1000000
+ROUNDS=5
+SMALL=280000
+LARGE=1390000
 SEED=1
-TARGET_WALL_S=5          # hindsight check (issue 2)
-TARGET_REPORT_WALL_S=10  # hindsight report (issue 3)
-TARGET_REPORT_MB=5       # report size
-TARGET_RSS_RATIO=1.5
+JEPSEN_S=72.5 # Jepsen's queue checker on the 280k-op history of issue 10
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
-
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --ops) OPS="$2"; shift 2 ;;
-    --ops=*) OPS="${1#*=}"; shift ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --small) SMALL="$2"; shift 2 ;;
+    --large) LARGE="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
-    --seed=*) SEED="${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-[[ "$OPS" =~ ^[0-9]+$ ]] || { echo "bench.sh: --ops wants a number, got $OPS" >&2; exit 2; }
+for v in "$ROUNDS" "$SMALL" "$LARGE" "$SEED"; do
+  [[ "$v" =~ ^[0-9]+$ ]] || { echo "bench.sh: want a number, got $v" >&2; exit 2; }
+done
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/bench/out"
 mkdir -p "$OUT"
 cd "$ROOT"
-
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
-mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
-filesize() { stat -c %s "$1"; }
 
 # ---------------------------------------------------------------- build
 
 section "build"
 go build -o "$OUT/histgen" ./cmd/histgen
-echo "built $OUT/histgen"
-HS=""
-HS_MISSING="cmd/hindsight has no Go files yet"
-if [[ -n "${HINDSIGHT:-}" ]]; then
-  HS="$HINDSIGHT"
-  echo "using HINDSIGHT=$HS"
-elif compgen -G "cmd/hindsight/*.go" >/dev/null && go build -o "$OUT/hindsight" ./cmd/hindsight; then
+go build -o "$OUT/tokenpass" ./bench/tokenpass
+HS="${HINDSIGHT:-}"
+if [[ -z "$HS" ]]; then
+  go build -o "$OUT/hindsight" ./cmd/hindsight
   HS="$OUT/hindsight"
-  echo "built $HS"
-else
-  compgen -G "cmd/hindsight/*.go" >/dev/null && HS_MISSING="cmd/hindsight does not build"
-  echo "$HS_MISSING: only the generator runs"
 fi
+echo "hindsight: $HS ($("$HS" --version))"
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1e6 }' /proc/meminfo); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# has_cmd NAME: does hindsight list subcommand NAME? Else says why not.
-has_cmd() {
-  if [[ -z "$HS" ]]; then
-    echo "skipped: $HS_MISSING"
-    return 1
-  fi
-  "$HS" --help 2>/dev/null | grep -qE "^[[:space:]]+$1([[:space:]]|\$)" && return 0
-  echo "skipped: hindsight has no '$1' command yet"
-  return 1
-}
+# ---------------------------------------------------------------- histories
 
-# ---------------------------------------------------------------- history
-
-GEN_ARGS=(--seed "$SEED" --ops "$OPS" --concurrency 10 --keys 8 --txn 0.2 --info 0.01 --fail 0.01)
 GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
-HIST="$OUT/history-s${SEED}-n${OPS}-c10-k8-t0.2-${GEN_SRC}.edn"
 
-section "history"
-if [[ -s "$HIST" ]]; then
-  echo "cached: $HIST"
-else
-  rm -f "$OUT"/history-s"${SEED}"-n"${OPS}"-*.edn # older generator versions
-  echo "generating: histgen ${GEN_ARGS[*]}"
-  start=$(date +%s.%N)
-  "$OUT/histgen" "${GEN_ARGS[@]}" -o "$HIST"
-  end=$(date +%s.%N)
-  awk -v s="$start" -v e="$end" 'BEGIN { printf "generated in %.2f s\n", e - s }'
-fi
-SIZE=$(filesize "$HIST")
-LINES=$(wc -l <"$HIST")
-echo "size: $(mb "$SIZE") ($SIZE bytes), $LINES op lines"
+# history OPS: generates $OUT/speed-sSEED-nOPS-GENSRC.edn once; sets HIST.
+history() {
+  local ops="$1" n
+  n=$((ops / 14000))
+  ((n > 0)) || n=1
+  HIST="$OUT/speed-s$SEED-n$ops-$GEN_SRC.edn"
+  if [[ ! -s "$HIST" ]]; then
+    rm -f "$OUT/speed-s$SEED-n$ops"-*.edn # older generator versions
+    "$OUT/histgen" -q --seed "$SEED" --ops "$ops" --concurrency 20 --keys 16 --txn 0.25 \
+      --info 0.01 --fail 0.01 --fault "lost-write=$n" --fault "duplicate=$n" --fault "poll-skip=$n" \
+      --fault "g1a=$n" --fault "torn-txn=$n" --fault "g1c=$n" -o "$HIST"
+  fi
+}
 
 # ---------------------------------------------------------------- timing
 
-# verdict VALUE OP LIMIT: PASS or MISS
-verdict() { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = (op == "<=") ? (v <= l) : (v >= l); print ok ? "PASS" : "MISS" }'; }
+pick() { # pick min|median VALUES...: of the values
+  local what="$1"; shift
+  printf '%s\n' "$@" | sort -g | awk -v w="$what" '{ a[NR] = $1 } END { print (w == "min") ? a[1] : a[int((NR + 1) / 2)] }'
+}
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
+verdict() { awk -v v="$1" -v l="$2" 'BEGIN { print (v <= l) ? "PASS" : "MISS" }'; }
 
-# summarise WALL_TARGET RSS_TARGET: prints the numbers of the last timed run
-# against the targets (an empty RSS target: none)
-summarise() {
-  local wall_target="$1" rss_target="$2"
-  printf '  %-16s %s\n' "ops" "$LINES"
-  printf '  %-16s %s s   (target <= %s s: %s)\n' "wall" "$WALL" "$wall_target" "$(verdict "$WALL" '<=' "$wall_target")"
-  printf '  %-16s %s\n' "ops/s" "$(awk -v n="$LINES" -v w="$WALL" 'BEGIN { printf "%.0f", (w > 0) ? n / w : 0 }')"
-  if [[ -n "$RSS_KB" ]]; then
-    local ratio
-    ratio=$(awk -v r="$RSS_KB" -v s="$SIZE" 'BEGIN { printf "%.2f", r * 1024 / s }')
-    printf '  %-16s %s\n' "peak RSS" "$(awk -v r="$RSS_KB" 'BEGIN { printf "%.1f MB", r * 1024 / 1e6 }')"
-    if [[ -n "$rss_target" ]]; then
-      printf '  %-16s %s   (target <= %s: %s)\n' "RSS/file size" "$ratio" "$rss_target" "$(verdict "$ratio" '<=' "$rss_target")"
-    else
-      printf '  %-16s %s\n' "RSS/file size" "$ratio"
+# bench OPS WITH_REPORT: the rounds on one history, and the summary.
+bench() {
+  local ops="$1" with_report="$2" size r
+  history "$ops"
+  size=$(stat -c %s "$HIST")
+  section "$(printf "%'d" "$ops") op lines: $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }') ($HIST)"
+  local -a tok chk rep ratios rratios cpu rss rep_rss
+  for r in $(seq "$ROUNDS"); do
+    timed tokenpass /dev/null "$OUT/tokenpass" "$HIST"
+    tok+=("$WALL")
+    timed check "$OUT/check.json" "$HS" check "$HIST" --format json
+    [[ $STATUS == 1 ]] || echo "  note: check exited $STATUS, not 1 (stderr: $OUT/check.stderr)"
+    chk+=("$WALL")
+    ratios+=("$(ratio "$WALL" "${tok[-1]}")")
+    cpu+=("$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$OUT/check.time" 2>/dev/null || echo 0)")
+    rss+=("${RSS_KB:-0}")
+    if [[ "$with_report" == 1 ]]; then
+      rm -f "$OUT/report.html"
+      timed report /dev/null "$HS" report "$HIST" -o "$OUT/report.html"
+      rep+=("$WALL")
+      rratios+=("$(ratio "$WALL" "${chk[-1]}")")
+      rep_rss+=("${RSS_KB:-0}")
     fi
-  else
-    printf '  %-16s %s\n' "peak RSS" "n/a (no GNU time)"
+    printf '  round %d: bare %s s, check %s s (%sx), load %s\n' "$r" "${tok[-1]}" "${chk[-1]}" "${ratios[-1]}" "$(cut -d' ' -f1 /proc/loadavg)"
+  done
+  local cmed rmax
+  cmed=$(pick median "${chk[@]}")
+  printf '  %-22s min %s s, median %s s\n' "bare tokenizer pass" "$(pick min "${tok[@]}")" "$(pick median "${tok[@]}")"
+  printf '  %-22s min %s s, median %s s; CPU (user+sys) median %s s\n' "hindsight check" "$(pick min "${chk[@]}")" "$cmed" "$(pick median "${cpu[@]}")"
+  printf '  %-22s median %sx, best round %sx   (target <= 3: %s)\n' "check / bare" "$(pick median "${ratios[@]}")" "$(pick min "${ratios[@]}")" "$(verdict "$(pick median "${ratios[@]}")" 3)"
+  if [[ -n "$TIME_BIN" ]]; then
+    rmax=$(pick median "${rss[@]}")
+    printf '  %-22s %s = %sx the file   (target <= 1.5: %s)\n' "check peak RSS" "$(mb "$rmax")" "$(ratio "$((rmax * 1024))" "$size")" "$(verdict "$(ratio "$((rmax * 1024))" "$size")" 1.5)"
+  fi
+  if ((ops == SMALL)); then
+    printf '  %-22s %sx faster (target >= 100x, i.e. <= %s s: %s)\n' "vs Jepsen's $JEPSEN_S s" "$(ratio "$JEPSEN_S" "$cmed")" \
+      "$(awk -v j="$JEPSEN_S" 'BEGIN { printf "%.3f", j / 100 }')" "$(verdict "$cmed" "$(awk -v j="$JEPSEN_S" 'BEGIN { print j / 100 }')")"
+  fi
+  if [[ "$with_report" == 1 ]]; then
+    printf '  %-22s min %s s, median %s s; page %s\n' "hindsight report" "$(pick min "${rep[@]}")" "$(pick median "${rep[@]}")" \
+      "$(awk -v b="$(stat -c %s "$OUT/report.html" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f MB", b / 1e6 }')"
+    printf '  %-22s median %sx   (target <= 2: %s)\n' "report / check" "$(pick median "${rratios[@]}")" "$(verdict "$(pick median "${rratios[@]}")" 2)"
+    if [[ -n "$TIME_BIN" ]]; then
+      rmax=$(pick median "${rep_rss[@]}")
+      printf '  %-22s %s = %sx the file   (target <= 2: %s)\n' "report peak RSS" "$(mb "$rmax")" "$(ratio "$((rmax * 1024))" "$size")" "$(verdict "$(ratio "$((rmax * 1024))" "$size")" 2)"
+    fi
   fi
 }
 
-section "hindsight check"
-if has_cmd check; then
-  timed check "$OUT/check.json" "$HS" check "$HIST" --format json
-  # check exits non-zero for an invalid history; the numbers still count.
-  [[ $STATUS == 0 ]] || echo "  note: hindsight check exited $STATUS (stderr: $OUT/check.stderr)"
-  valid=$(grep -oE '"valid"[[:space:]]*:[[:space:]]*("[a-z]+"|true|false)' "$OUT/check.json" | head -1 || true)
-  echo "  result: ${valid:-no \"valid\" field} ($OUT/check.json)"
-  summarise "$TARGET_WALL_S" "$TARGET_RSS_RATIO"
-fi
-
-section "hindsight report"
-if has_cmd report; then
-  rm -f "$OUT/report.html"
-  timed report /dev/null "$HS" report "$HIST" -o "$OUT/report.html"
-  [[ $STATUS == 0 ]] || echo "  note: hindsight report exited $STATUS (stderr: $OUT/report.stderr)"
-  if [[ -f "$OUT/report.html" ]]; then
-    rsize=$(filesize "$OUT/report.html")
-    echo "  report: $OUT/report.html, $(mb "$rsize") (target <= $TARGET_REPORT_MB MB: $(verdict "$(awk -v b="$rsize" 'BEGIN { print b / 1e6 }')" '<=' "$TARGET_REPORT_MB"))"
-  else
-    echo "  report: not written"
-  fi
-  summarise "$TARGET_REPORT_WALL_S" ""
-fi
+bench "$SMALL" 0
+bench "$LARGE" 1
+echo
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

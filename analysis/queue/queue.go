@@ -183,6 +183,7 @@ type checker struct {
 	// per key
 	offsets [][]int64       // distinct offsets with a value, ascending
 	kept    [][]model.MsgID // value listed for each position (observed first)
+	log     *logState       // buildLog's observations so far (scanMessages made them)
 	// per key: the highest first position an ok poll read, and its reader
 	maxFirst, maxRead []int32
 	// per rec
@@ -365,26 +366,38 @@ func (c *checker) records(p model.Pairing) {
 	}
 }
 
-// scanMessages fills writer, okReader, anyRead and committed.
+// scanMessages fills writer, okReader, anyRead, vreads and committed, and
+// makes buildLog's observations of polled values (its own pass over the
+// sends observes theirs, which need committed): one pass over every read.
 func (c *checker) scanMessages() {
 	n := len(c.h.Msgs)
 	c.writer = filled(n, -1)
 	c.okReader = filled(n, -1)
 	c.anyRead = make([]bool, n)
 	c.vreads = make([]int32, n)
+	c.log = newLogState(n)
 	for ri := range c.recs {
 		r := &c.recs[ri]
-		for _, m := range c.mops(int32(ri)) {
+		done := r.comp != r.inv // else an open invocation: nothing was read
+		var opIdx int64
+		if done {
+			opIdx = c.compIdx(int32(ri))
+		}
+		sq := int32(0) // observation sequence: sends and reads in order
+		mops := c.mops(int32(ri))
+		for mi := range mops {
+			m := &mops[mi]
 			switch m.Kind {
 			case model.MopSend:
 				if c.writer[m.Msg] < 0 {
 					c.writer[m.Msg] = int32(ri)
 				}
+				sq++
 			case model.MopPoll:
-				if r.comp == r.inv { // open invocation: nothing was read
+				if !done {
 					continue
 				}
-				for _, kp := range c.h.PollsOf(&m) {
+				for _, kp := range c.h.PollsOf(m) {
 					for _, rd := range c.h.ReadsOf(&kp) {
 						c.anyRead[rd.Msg] = true
 						if r.typ == model.OK && c.okReader[rd.Msg] < 0 {
@@ -393,6 +406,8 @@ func (c *checker) scanMessages() {
 						if r.vertex >= 0 {
 							c.vreads[rd.Msg]++
 						}
+						c.log.observe(c, rd.Msg, rd.Offset(), int32(ri), sq, opIdx)
+						sq++
 					}
 				}
 			}
@@ -466,6 +481,55 @@ type logEntry struct {
 	obsR  int32 // rec of the first observer
 }
 
+// logState is what buildLog gathers about the log: each message's first
+// (message, offset) observation in a flat array (off NoOffset: none), and
+// its further offsets, if any, in a side list. The first observer of each
+// (message, offset) is the one with the lowest op index, then the lowest
+// sequence in the op, whatever the order observe is called in.
+type logState struct {
+	primObs []logEntry
+	extra   []logEntry
+	extraOf map[model.MsgID][]int
+}
+
+func newLogState(n int) *logState {
+	ls := &logState{primObs: make([]logEntry, n), extraOf: map[model.MsgID][]int{}}
+	for i := range ls.primObs {
+		ls.primObs[i].off = model.NoOffset
+	}
+	return ls
+}
+
+// observe records that rec r (op index opIdx) saw message m at offset off,
+// as its sq-th send or read.
+func (ls *logState) observe(c *checker, m model.MsgID, off int64, r int32, sq int32, opIdx int64) {
+	if off == model.NoOffset {
+		return
+	}
+	better := func(e *logEntry) bool {
+		return opIdx < e.obsOp || (opIdx == e.obsOp && sq < e.obsSq)
+	}
+	if e := &ls.primObs[m]; e.off == model.NoOffset {
+		*e = logEntry{key: c.h.Msgs[m].Key, msg: m, off: off, obsOp: opIdx, obsSq: sq, obsR: r}
+		return
+	} else if e.off == off {
+		if better(e) {
+			e.obsOp, e.obsSq, e.obsR = opIdx, sq, r
+		}
+		return
+	}
+	for _, i := range ls.extraOf[m] {
+		if ls.extra[i].off == off {
+			if better(&ls.extra[i]) {
+				ls.extra[i].obsOp, ls.extra[i].obsSq, ls.extra[i].obsR = opIdx, sq, r
+			}
+			return
+		}
+	}
+	ls.extraOf[m] = append(ls.extraOf[m], len(ls.extra))
+	ls.extra = append(ls.extra, logEntry{key: c.h.Msgs[m].Key, msg: m, off: off, obsOp: opIdx, obsSq: sq, obsR: r})
+}
+
 // buildLog builds each key's log (offset -> values), its version order and
 // every message's first and last position, and reports inconsistent-offsets
 // and duplicate. Each message usually sits at one offset, so the first
@@ -473,63 +537,32 @@ type logEntry struct {
 // offsets of a message go to a side list: memory grows with messages.
 func (c *checker) buildLog() {
 	n := len(c.h.Msgs)
-	primObs := make([]logEntry, n) // off NoOffset: not observed
-	for i := range primObs {
-		primObs[i].off = model.NoOffset
-	}
-	var extra []logEntry
-	extraOf := map[model.MsgID][]int{}
-	observe := func(m model.MsgID, off int64, r int32, sq int32) {
-		if off == model.NoOffset {
-			return
-		}
-		opIdx := c.compIdx(r)
-		better := func(e *logEntry) bool {
-			return opIdx < e.obsOp || (opIdx == e.obsOp && sq < e.obsSq)
-		}
-		if primObs[m].off == model.NoOffset {
-			primObs[m] = logEntry{key: c.h.Msgs[m].Key, msg: m, off: off, obsOp: opIdx, obsSq: sq, obsR: r}
-			return
-		}
-		if primObs[m].off == off {
-			if better(&primObs[m]) {
-				primObs[m].obsOp, primObs[m].obsSq, primObs[m].obsR = opIdx, sq, r
-			}
-			return
-		}
-		for _, i := range extraOf[m] {
-			if extra[i].off == off {
-				if better(&extra[i]) {
-					extra[i].obsOp, extra[i].obsSq, extra[i].obsR = opIdx, sq, r
-				}
-				return
-			}
-		}
-		extraOf[m] = append(extraOf[m], len(extra))
-		extra = append(extra, logEntry{key: c.h.Msgs[m].Key, msg: m, off: off, obsOp: opIdx, obsSq: sq, obsR: r})
-	}
+	ls := c.log
+	c.log = nil
+	// the sends' observations (scanMessages made the reads')
 	for ri, r := range c.recs {
-		if r.comp == r.inv {
-			continue // open invocation: nothing observed
+		if r.comp == r.inv || !c.committed[ri] {
+			continue // open invocation: nothing observed; uncommitted sends: not in the log
 		}
+		opIdx := c.compIdx(int32(ri))
 		sq := int32(0)
-		for _, m := range c.mops(int32(ri)) {
+		mops := c.mops(int32(ri))
+		for mi := range mops {
+			m := &mops[mi]
 			switch m.Kind {
 			case model.MopSend:
-				if c.committed[ri] && m.Done {
-					observe(m.Msg, m.Offset, int32(ri), sq)
+				if m.Done {
+					ls.observe(c, m.Msg, m.Offset, int32(ri), sq, opIdx)
 				}
 				sq++
 			case model.MopPoll:
-				for _, kp := range c.h.PollsOf(&m) {
-					for _, rd := range c.h.ReadsOf(&kp) {
-						observe(rd.Msg, rd.Offset(), int32(ri), sq)
-						sq++
-					}
+				for _, kp := range c.h.PollsOf(m) {
+					sq += kp.Reads.N
 				}
 			}
 		}
 	}
+	primObs, extra, extraOf := ls.primObs, ls.extra, ls.extraOf
 	// Compact the observed messages to the front of primObs and sort that:
 	// no second array of entries.
 	// the first observer of each duplicate's first offset, for its witness
@@ -638,10 +671,15 @@ func sortEntries(entries []logEntry, nk int) []int {
 	}
 	runs := make([]int, nk)
 	start := 0
+	var slot []int32
+	var tmp []logEntry
 	for k := range nk {
 		run := entries[start:end[k]]
 		runs[k] = len(run)
 		start = end[k]
+		if slot, tmp = placeByOffset(run, slot, tmp); slot != nil {
+			continue
+		}
 		slices.SortFunc(run, func(a, b logEntry) int {
 			if a.off != b.off {
 				return cmp.Compare(a.off, b.off)
@@ -653,6 +691,45 @@ func sortEntries(entries []logEntry, nk int) []int {
 		})
 	}
 	return runs
+}
+
+// placeByOffset sorts the entries of one key by offset without comparing
+// them, when that is easy: their offsets are distinct (no conflict, the
+// usual case) and span less than twice their number (a key's log is dense),
+// so each goes to the slot of its offset. It returns the scratch space,
+// slot nil when it did not sort them.
+func placeByOffset(run []logEntry, slot []int32, tmp []logEntry) ([]int32, []logEntry) {
+	if len(run) < 2 {
+		return slot[:0], tmp // nothing to sort
+	}
+	lo, hi := run[0].off, run[0].off
+	for i := range run {
+		lo, hi = min(lo, run[i].off), max(hi, run[i].off)
+	}
+	span := uint64(hi - lo)
+	if span >= 2*uint64(len(run)) {
+		return nil, tmp
+	}
+	slot = slices.Grow(slot[:0], int(span)+1)[:span+1]
+	for i := range slot {
+		slot[i] = -1
+	}
+	for i := range run {
+		j := run[i].off - lo
+		if slot[j] >= 0 {
+			return nil, tmp // two values at one offset: compare
+		}
+		slot[j] = int32(i)
+	}
+	tmp = append(tmp[:0], run...)
+	w := 0
+	for _, i := range slot {
+		if i >= 0 {
+			run[w] = tmp[i]
+			w++
+		}
+	}
+	return slot, tmp
 }
 
 func lessCmp(a, b model.Atom) int {

@@ -143,11 +143,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.AddCommand(shrinkCmd(stdin, stdout, stderr))
 	root.AddCommand(scanCmd(stdout, stderr))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// Profiles for a user whose history hindsight reads slowly: the two
+	// files, sent with the history's size and shape, say where the time
+	// and the memory went (go tool pprof reads them; README.md).
 	var cpuProfile, memProfile string
-	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
-	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (allocations) to this file at exit")
-	_ = root.PersistentFlags().MarkHidden("cpuprofile")
-	_ = root.PersistentFlags().MarkHidden("memprofile")
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it)")
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a memory profile to this file at exit: every allocation, and what was in use at the last collection")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if cpuProfile == "" {
 			return nil
