@@ -24,7 +24,8 @@
 # and prints, per history, the minimum and median wall time of each, the
 # median over the rounds of check/bare (each round's two runs side by side),
 # CPU time and peak RSS (GNU time), against the targets: check within 3x of
-# the bare pass on two cores, peak RSS at most 1.5x the file; the small
+# the bare pass on two cores, peak RSS at most 1.5x the file (the large
+# history: check's memory budget is for files of 64 MB or more); the small
 # history at least 100x faster than Jepsen's checker (72.5 s, issue 10);
 # the report within 2x of the check and at most 2x the file. The load
 # average is printed before and after: on a shared machine, compare rounds,
@@ -133,7 +134,11 @@ bench() {
   printf '  %-22s median %sx, best round %sx   (target <= 3: %s)\n' "check / bare" "$(pick median "${ratios[@]}")" "$(pick min "${ratios[@]}")" "$(verdict "$(pick median "${ratios[@]}")" 3)"
   if [[ -n "$TIME_BIN" ]]; then
     rmax=$(pick median "${rss[@]}")
-    printf '  %-22s %s = %sx the file   (target <= 1.5: %s)\n' "check peak RSS" "$(mb "$rmax")" "$(ratio "$((rmax * 1024))" "$size")" "$(verdict "$(ratio "$((rmax * 1024))" "$size")" 1.5)"
+    if ((ops == LARGE)); then
+      printf '  %-22s %s = %sx the file   (target <= 1.5: %s)\n' "check peak RSS" "$(mb "$rmax")" "$(ratio "$((rmax * 1024))" "$size")" "$(verdict "$(ratio "$((rmax * 1024))" "$size")" 1.5)"
+    else # the memory budget is for large files: a small one is mostly the runtime
+      printf '  %-22s %s = %sx the file\n' "check peak RSS" "$(mb "$rmax")" "$(ratio "$((rmax * 1024))" "$size")"
+    fi
   fi
   if ((ops == SMALL)); then
     printf '  %-22s %sx faster (target >= 100x, i.e. <= %s s: %s)\n' "vs Jepsen's $JEPSEN_S s" "$(ratio "$JEPSEN_S" "$cmed")" \
