@@ -128,8 +128,6 @@ type parallelRead struct {
 	extras  []model.OpExtra
 	pending map[int32]int64 // process -> global position of its open invocation
 	drop    []int64         // invocations whose micro-ops their completion carries
-	warns   []string
-	trunc   bool
 }
 
 // workers is the number of blocks decoded at once for opts: one per core
