@@ -106,3 +106,60 @@ func TestBudgetRunsOut(t *testing.T) {
 		t.Errorf("timeout instance %+v", in)
 	}
 }
+
+// TestGeneratedRWRegister checks generated rw-register histories: clean
+// ones are valid under every version-order source (the simulated store is
+// strict serializable, so each assumption holds), and each injected fault
+// gives exactly the anomaly types the generator documents for it, with
+// the default options and with --wfr-keys, one instance of each per
+// injection.
+func TestGeneratedRWRegister(t *testing.T) {
+	all := DefaultOptions()
+	all.WFRKeys, all.SequentialKeys, all.LinearizableKeys = true, true, true
+	for seed := int64(1); seed <= 3; seed++ {
+		for _, opts := range []Options{DefaultOptions(), all} {
+			name := fmt.Sprintf("clean seed %d - all sources %v - valid", seed, opts.WFRKeys)
+			t.Run(name, func(t *testing.T) {
+				cfg := txnConfig(gen.RWRegister, seed)
+				cfg.OmitF, cfg.Nemesis = seed == 2, seed == 3
+				res := generated(t, cfg, CheckRWRegister, opts)
+				if res.Verdict != analysis.Valid {
+					t.Fatalf("%s: %v %v", res.Verdict, res.AnomalyTypes, res.UnknownReasons)
+				}
+				if res.Stats.GraphEdges == 0 {
+					t.Fatal("no edges: nothing was checked")
+				}
+			})
+		}
+	}
+	for _, k := range gen.TxnFaultKinds() {
+		if !k.AppliesTo(gen.RWRegister) {
+			continue
+		}
+		types, withWFR := k.Anomalies(gen.RWRegister)
+		for _, wfr := range []bool{false, true} {
+			want := slices.Clone(types)
+			if wfr {
+				want = append(want, withWFR...)
+			}
+			slices.Sort(want)
+			for seed := int64(1); seed <= 2; seed++ {
+				t.Run(fmt.Sprintf("%s seed %d wfr-keys %v - %v", k, seed, wfr, want), func(t *testing.T) {
+					cfg := txnConfig(gen.RWRegister, seed)
+					cfg.Faults = []gen.TxnFault{{Kind: k, Count: 3}}
+					opts := DefaultOptions()
+					opts.WFRKeys = wfr
+					res := generated(t, cfg, CheckRWRegister, opts)
+					if res.Verdict != analysis.Invalid || !slices.Equal(res.AnomalyTypes, want) {
+						t.Fatalf("%s %v, want invalid %v", res.Verdict, res.AnomalyTypes, want)
+					}
+					for _, typ := range want {
+						if n := len(res.Anomalies[typ]); n != 3 {
+							t.Errorf("%d %s instances for 3 injections", n, typ)
+						}
+					}
+				})
+			}
+		}
+	}
+}
