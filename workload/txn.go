@@ -43,7 +43,7 @@ func init() {
 			{Name: txn.Internal, Meaning: "A transaction read a key inconsistently with its own earlier reads and writes."},
 			{Name: txn.FutureRead, Meaning: "A transaction read a value it only writes later in itself."},
 			{Name: txn.LostUpdate, Meaning: "Two committed transactions read the same value of a key and both wrote it."},
-			{Name: txn.CyclicVersions, Meaning: "A source of version order (--wfr-keys, --sequential-keys, --linearizable-keys) contradicts the others for a key; it is dropped for that key."},
+			{Name: txn.CyclicVersions, Meaning: "A source of version order (--wfr-keys, --sequential-keys, --linearizable-keys, --transaction-order) contradicts the others for a key; it is dropped for that key."},
 		}),
 	}))
 }
