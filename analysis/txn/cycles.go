@@ -7,6 +7,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
 )
 
 // specFor is the typed search of a cycle anomaly type: the base type's
@@ -260,18 +261,19 @@ func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
 }
 
 // recsOf returns the recs named by the given op indices (their
-// completions'), building the index on first use.
+// completions'), through the history's index map (free when indices
+// ascend, as they do in nearly every history), built on first use.
 func (c *checker) recsOf(ids []int64) []int32 {
+	if len(ids) == 0 {
+		return nil
+	}
 	if c.byIndex == nil {
-		c.byIndex = make(map[int64]int32, len(c.recs))
-		for r := range c.recs {
-			c.byIndex[c.idx(int32(r))] = int32(r)
-		}
+		c.byIndex = model.NewIndexMap(c.h)
 	}
 	var out []int32
 	for _, id := range ids {
-		if r, ok := c.byIndex[id]; ok {
-			out = append(out, r)
+		if i := c.byIndex.Pos(id); i >= 0 && c.recAt[i] >= 0 {
+			out = append(out, c.recAt[i])
 		}
 	}
 	return out

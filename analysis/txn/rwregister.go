@@ -65,12 +65,13 @@ const (
 // touch is what one txn did with one key, for the inference: its external
 // read (its first micro-op on the key, when that is a read: a message,
 // nilVal for an ok txn's read of nil, or noVal) and its external write
-// (its last write of the key, or noVal), with the micro-ops' positions.
+// (its last write of the key, or noVal). 12 bytes: histories hold millions;
+// the micro-ops' positions are looked up again for the few steps explained
+// (extMops).
 type touch struct {
-	key        model.KeyID
-	read       model.MsgID
-	write      model.MsgID
-	rmop, wmop int32
+	key   model.KeyID
+	read  model.MsgID
+	write model.MsgID
 }
 
 // source is where a version-order edge came from (spec/txn.md §3), in the
@@ -100,14 +101,21 @@ type vedge struct {
 	a, b     int32
 }
 
+// pair packs an edge's two versions into one sort key. The versions of
+// an edge belong to one key, so edges in pair order are grouped by their
+// first version, and an edge is found by its pair alone.
+func (e *vedge) pair() uint64 { return uint64(uint32(e.from))<<32 | uint64(uint32(e.to)) }
+
+// compareVedges orders edges by their pair, then source and justifying
+// recs (the first of equal edges is the one kept).
 func compareVedges(x, y vedge) int {
+	if px, py := x.pair(), y.pair(); px != py {
+		if px < py {
+			return -1
+		}
+		return 1
+	}
 	switch {
-	case x.key != y.key:
-		return int(x.key) - int(y.key)
-	case x.from != y.from:
-		return int(x.from - y.from)
-	case x.to != y.to:
-		return int(x.to - y.to)
 	case x.src != y.src:
 		return int(x.src) - int(y.src)
 	case x.a != y.a:
@@ -133,7 +141,7 @@ type rwRegister struct {
 	// dupKey: keys with an ambiguous value that some op read: left out of
 	// the graph
 	dupKey []bool
-	// accepted version-order edges, sorted by key, from, to
+	// accepted version-order edges, sorted by pair (from, to)
 	ver []vedge
 	// dropped[k] has bit s set when source s was dropped for key k
 	dropped map[model.KeyID]uint8
@@ -226,19 +234,19 @@ func (rw *rwRegister) index() {
 				}
 			}
 			if t == nil {
-				rw.touches = append(rw.touches, touch{key: m.Key, read: noVal, write: noVal, rmop: -1, wmop: -1})
+				rw.touches = append(rw.touches, touch{key: m.Key, read: noVal, write: noVal})
 				t = &rw.touches[len(rw.touches)-1]
 				if m.Kind == model.MopRead {
 					switch {
 					case m.Done:
-						t.read, t.rmop = m.Msg, int32(i)
+						t.read = m.Msg
 					case typ == model.OK:
-						t.read, t.rmop = nilVal, int32(i)
+						t.read = nilVal
 					}
 				}
 			}
 			if m.Kind == model.MopWrite {
-				t.write, t.wmop = m.Msg, int32(i)
+				t.write = m.Msg
 				switch w := rw.writer[m.Msg]; {
 				case w == noWriter:
 					rw.writer[m.Msg] = r
@@ -414,17 +422,9 @@ func (rw *rwRegister) emit(add func(from, to int32, rel graph.Rel)) {
 	}
 }
 
-// edge finds the accepted version-order edge from → to of key k.
-func (rw *rwRegister) edge(k model.KeyID, from, to int32) (vedge, bool) {
-	i, ok := slices.BinarySearchFunc(rw.ver, vedge{key: k, from: from, to: to}, func(x, y vedge) int {
-		switch {
-		case x.key != y.key:
-			return int(x.key) - int(y.key)
-		case x.from != y.from:
-			return int(x.from - y.from)
-		}
-		return int(x.to - y.to)
-	})
+// edge finds the accepted version-order edge from → to (of one key).
+func (rw *rwRegister) edge(from, to int32) (vedge, bool) {
+	i, ok := slices.BinarySearchFunc(rw.ver, vedge{from: from, to: to}, compareEdgeKeys)
 	if !ok {
 		return vedge{}, false
 	}
@@ -447,7 +447,9 @@ func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 		case graph.WR:
 			if tv.read >= 0 && rw.extWriter(tv.read) == u {
 				st.Key, st.Value = c.keyVal(k), analysis.VP(c.h.MsgValue(tv.read))
-				st.Mops = []int{int(rw.touchOf(u, k).wmop), int(tv.rmop)}
+				_, uw := rw.extMops(u, k)
+				vr, _ := rw.extMops(v, k)
+				st.Mops = []int{uw, vr}
 				return st
 			}
 		case graph.WW, graph.RW:
@@ -458,25 +460,47 @@ func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 			if tu == nil {
 				continue
 			}
-			from, mop := tu.write, tu.wmop
+			ur, uw := rw.extMops(u, k)
+			from, mop := tu.write, uw
 			if rel == graph.RW {
-				from, mop = tu.read, tu.rmop
+				from, mop = tu.read, ur
 			}
 			if from == noVal || rel == graph.WW && rw.extWriter(from) != u {
 				continue
 			}
-			e, ok := rw.edge(k, rw.nodeOf(k, from), int32(tv.write))
+			e, ok := rw.edge(rw.nodeOf(k, from), int32(tv.write))
 			if !ok {
 				continue
 			}
 			st.Key = c.keyVal(k)
 			st.Values = []analysis.Value{rw.valueOf(e.from), rw.valueOf(e.to)}
-			st.Mops = []int{int(mop), int(tv.wmop)}
+			_, vw := rw.extMops(v, k)
+			st.Mops = []int{mop, vw}
 			st.OrderBy, st.OrderOp, st.OrderOps = rw.justification(e)
 			return st
 		}
 	}
 	return st
+}
+
+// extMops finds the micro-ops of rec r's external read and external write
+// of key k (-1: none).
+func (rw *rwRegister) extMops(r int32, k model.KeyID) (read, write int) {
+	read, write = -1, -1
+	for i, m := range rw.c.mops(r) {
+		if m.Key != k || m.Kind != model.MopRead && m.Kind != model.MopWrite {
+			continue
+		}
+		if m.Kind == model.MopWrite {
+			write = i
+		} else if read < 0 && write < 0 {
+			read = i
+		}
+	}
+	if t := rw.touchOf(r, k); t == nil || t.read == noVal {
+		read = -1
+	}
+	return read, write
 }
 
 // justification names the source of a version-order edge and its ops.
@@ -502,11 +526,13 @@ func (rw *rwRegister) series() {
 		}
 		return model.MsgID(n)
 	}
-	for i := 0; i < len(rw.ver); {
-		k := rw.ver[i].key
+	byKey := slices.Clone(rw.ver)
+	slices.SortStableFunc(byKey, func(x, y vedge) int { return int(x.key) - int(y.key) })
+	for i := 0; i < len(byKey); {
+		k := byKey[i].key
 		kv := analysis.KeyVersions{Key: k}
-		for ; i < len(rw.ver) && rw.ver[i].key == k; i++ {
-			e := rw.ver[i]
+		for ; i < len(byKey) && byKey[i].key == k; i++ {
+			e := byKey[i]
 			by, op, ops := rw.justification(e)
 			if op != nil {
 				ops = []int64{*op}

@@ -37,7 +37,11 @@ func (rw *rwRegister) versionOrders() {
 			if from == to || from == noVal || to == noVal || rw.dupKey[k] || !rw.usable(from) || !rw.usable(to) {
 				return
 			}
-			cand = append(cand, vedge{from: rw.nodeOf(k, from), to: rw.nodeOf(k, to), key: k, src: s, a: a, b: b})
+			e := vedge{from: rw.nodeOf(k, from), to: rw.nodeOf(k, to), key: k, src: s, a: a, b: b}
+			if n := len(cand); n > 0 && cand[n-1].pair() == e.pair() {
+				return // the same edge again (frontier txns that last saw one value): the first is kept
+			}
+			cand = append(cand, e)
 		}
 		switch s {
 		case srcInitial:
@@ -234,7 +238,7 @@ func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, 
 func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 	c := rw.c
 	slices.SortFunc(cand, compareVedges)
-	cand = slices.CompactFunc(cand, func(x, y vedge) bool { return x.key == y.key && x.from == y.from && x.to == y.to })
+	cand = slices.CompactFunc(cand, func(x, y vedge) bool { return x.pair() == y.pair() })
 	// drop the edges already accepted
 	w, j := 0, 0
 	for _, e := range cand {
@@ -276,23 +280,42 @@ func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 			bad[rw.keyOfNode(comp[0])] = true
 		}
 	}
-	if len(bad) == 0 {
-		rw.ver = append(rw.ver, cand...)
-	} else {
+	acc := cand
+	if len(bad) > 0 {
+		acc = make([]vedge, 0, len(cand))
 		for _, e := range cand {
 			if !bad[e.key] {
-				rw.ver = append(rw.ver, e)
+				acc = append(acc, e)
 			}
 		}
 	}
-	slices.SortFunc(rw.ver, compareVedges)
+	rw.ver = mergeVedges(rw.ver, acc)
 	for _, comp := range comps {
 		rw.cyclicVersions(s, prior, g, comp, cand)
 	}
 }
 
-func compareEdgeKeys(x, y vedge) int {
-	return cmp.Or(cmp.Compare(x.key, y.key), cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to))
+// compareEdgeKeys orders edges by their pair alone.
+func compareEdgeKeys(x, y vedge) int { return cmp.Compare(x.pair(), y.pair()) }
+
+// mergeVedges merges two edge lists sorted by pair, with no pair in both.
+func mergeVedges(a, b []vedge) []vedge {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]vedge, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i].pair() < b[j].pair() {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // keyOfNode is the key of version node n.
@@ -351,9 +374,9 @@ func (rw *rwRegister) cyclicVersions(s source, prior []source, g *graph.Graph, c
 	var recs []int32
 	for i, from := range cycle {
 		to := cycle[(i+1)%len(cycle)]
-		e, ok := rw.edge(k, from, to)
+		e, ok := rw.edge(from, to)
 		if !ok {
-			j, found := slices.BinarySearchFunc(cand, vedge{key: k, from: from, to: to}, compareEdgeKeys)
+			j, found := slices.BinarySearchFunc(cand, vedge{from: from, to: to}, compareEdgeKeys)
 			if !found {
 				continue // cannot happen: every edge of g is accepted or new
 			}

@@ -94,8 +94,8 @@ type checker struct {
 	// which the workload's Elle explainers justify edges.
 	prec *graph.Precedence
 	inf  inference
-	// byIndex finds a rec by the op index that names it (recsOf)
-	byIndex map[int64]int32
+	// byIndex finds an op's position by its index (recsOf)
+	byIndex *model.IndexMap
 }
 
 func newChecker(h *model.History, p model.Pairing, opts Options, workload string) *checker {
