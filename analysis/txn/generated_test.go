@@ -2,6 +2,7 @@ package txn
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -161,5 +162,28 @@ func TestGeneratedRWRegister(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestRWRegisterEDNAndJSONAgree: the same generated rw-register history
+// (with faults, info and fail txns), written as EDN and as elle-cli JSON,
+// gets the same result, with every version-order source.
+func TestRWRegisterEDNAndJSONAgree(t *testing.T) {
+	cfg := txnConfig(gen.RWRegister, 5)
+	cfg.Faults = []gen.TxnFault{{Kind: gen.LostUpdate, Count: 2}, {Kind: gen.StaleRead, Count: 2}, {Kind: gen.AbortedRead, Count: 1}}
+	opts := DefaultOptions()
+	opts.WFRKeys, opts.SequentialKeys, opts.LinearizableKeys = true, true, true
+	var out [2][]byte
+	for i, f := range []gen.Format{gen.EDN, gen.JSON} {
+		cfg.Format = f
+		res := generated(t, cfg, CheckRWRegister, opts)
+		res.Source, res.Stats.ElapsedMS = "", 0
+		out[i], _ = json.Marshal(res)
+		if res.Verdict != analysis.Invalid {
+			t.Fatalf("format %v: %s %v", f, res.Verdict, res.AnomalyTypes)
+		}
+	}
+	if !bytes.Equal(out[0], out[1]) {
+		t.Errorf("EDN and JSON results differ:\n%s\n%s", out[0], out[1])
 	}
 }

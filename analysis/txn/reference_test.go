@@ -45,10 +45,26 @@ func TestReferenceListAppend(t *testing.T) {
 
 // TestReferenceRWRegister does the same for the generated rw-register
 // histories (Elle ran them with its default options: no version-order
-// source beyond the initial state).
+// source beyond the initial state), and, as Elle's search finished on all
+// of them, requires exactly Elle's anomaly types under every model.
 func TestReferenceRWRegister(t *testing.T) {
-	runReference(t, "rw-register", CheckRWRegister)
+	runReference(t, "rw-register", func(h *model.History, p model.Pairing, o Options) *analysis.Result {
+		res := CheckRWRegister(h, p, o)
+		if len(rwRuns[h.Source]) == 0 {
+			t.Fatalf("no Elle runs recorded for %s", h.Source)
+		}
+		for _, run := range rwRuns[h.Source] {
+			if slices.Equal(run.Models, o.Models) && !slices.Equal(res.AnomalyTypes, nonNil(run.Types)) {
+				t.Errorf("%s %v: types %v, Elle %v", h.Source, o.Models, res.AnomalyTypes, run.Types)
+			}
+		}
+		return res
+	})
 }
+
+// rwRuns are Elle's runs of each rw-register reference history, by the
+// history's source name (filled by runReference).
+var rwRuns = map[string][]elleRun{}
 
 func runReference(t *testing.T, workload string, check func(*model.History, model.Pairing, Options) *analysis.Result) {
 	files, _ := filepath.Glob(filepath.Join(testpaths.Reference(t), "txn", "*.elle.json"))
@@ -68,6 +84,7 @@ func runReference(t *testing.T, workload string, check func(*model.History, mode
 			continue
 		}
 		name := strings.TrimSuffix(filepath.Base(f), ".elle.json")
+		rwRuns[strings.TrimSuffix(f, ".elle.json")+".edn.gz"] = ref.Runs
 		t.Run(name, func(t *testing.T) {
 			h, p := readHistory(t, strings.TrimSuffix(f, ".elle.json")+".edn.gz")
 			for _, run := range ref.Runs {
