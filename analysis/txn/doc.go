@@ -159,7 +159,12 @@
 //     transitive closure, as in Elle): the external writer of v1 → the
 //     external writer of v2 (ww), and each txn whose external read saw v1
 //     → the writer of v2 (rw). So, as in Elle, every reader of a key's
-//     initial state gets an rw edge to the writer of each of its values.
+//     initial state gets an rw edge to the writer of each of its values:
+//     n readers of a version followed by m values cost n·m edges, which a
+//     store whose reads keep returning nil while writes go on would make
+//     quadratic. Ours: when all rw edges together would exceed 8 per touch
+//     plus 2^20, the versions costing most lose their rw edges until the
+//     rest fit, each with an unknown reason (rwBudget).
 //   - Explanations. A ww or rw step says which source ordered its two
 //     values (order_by: initial-state, transaction-order, wfr-keys,
 //     sequential-keys, linearizable-keys) and with which txns (order_op for
@@ -190,5 +195,5 @@
 // the cycle search is linear in a component for the types it rules out
 // and bounded by the budget otherwise. RW-register adds O(mops) per
 // version-order source (O(mops · concurrency) for linearizable-keys) and a
-// sort of its edges, and O(readers of nil × values) rw edges per key.
+// sort of its edges; its rw edges are capped at 8 per touch plus 2^20.
 package txn

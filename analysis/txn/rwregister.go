@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -43,6 +44,7 @@ func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *ana
 	rw.nonCycle()
 	rw.versionOrders()
 	rw.readers()
+	rw.rwBudget()
 	if opts.Series {
 		rw.series()
 	}
@@ -149,6 +151,8 @@ type rwRegister struct {
 	// each key): vertex recs whose external read of the key saw it; CSR
 	rstart []int32
 	rrecs  []int32
+	// noRW marks versions whose readers get no rw edges (rwBudget)
+	noRW map[int32]bool
 	// scratch of the per-txn checks
 	states []regState
 	firsts []regFirst
@@ -416,9 +420,63 @@ func (rw *rwRegister) emit(add func(from, to int32, rel graph.Rel)) {
 				add(c.recs[w1].vertex, to, graph.WW)
 			}
 		}
+		if rw.noRW[e.from] {
+			continue
+		}
 		for _, q := range rw.readersOf(e.from) {
 			add(c.recs[q].vertex, to, graph.RW)
 		}
+	}
+}
+
+// rwBudget keeps the rw edges linear in the history. Each reader of a
+// version v1 gets an rw edge to the writer of every v2 the orders put right
+// after v1, so a version read by n txns and followed by m values costs n·m
+// edges: with the initial state, whose successors are all of a key's
+// values, a store whose reads keep returning nil while writes go on would
+// make the graph quadratic (Elle builds it anyway). When all such edges
+// together exceed 8 per touch of a key plus 2^20, the versions costing the
+// most lose their rw edges until the rest fit; each is an unknown reason
+// (cycles through those reads are not searched), never a silent gap.
+func (rw *rwRegister) rwBudget() {
+	c := rw.c
+	nm := int32(len(c.h.Msgs))
+	type cost struct {
+		from  int32
+		edges int64
+	}
+	var costs []cost
+	var total int64
+	for i := 0; i < len(rw.ver); {
+		from := rw.ver[i].from
+		var succ int64
+		for ; i < len(rw.ver) && rw.ver[i].from == from; i++ {
+			if rw.ver[i].to < nm && rw.extWriter(model.MsgID(rw.ver[i].to)) >= 0 {
+				succ++
+			}
+		}
+		if n := int64(len(rw.readersOf(from))) * succ; n > 0 {
+			costs = append(costs, cost{from, n})
+			total += n
+		}
+	}
+	budget := 8*int64(len(rw.touches)) + 1<<20
+	if total <= budget {
+		return
+	}
+	slices.SortFunc(costs, func(x, y cost) int { return cmp.Or(cmp.Compare(y.edges, x.edges), cmp.Compare(x.from, y.from)) })
+	rw.noRW = map[int32]bool{}
+	for _, k := range costs {
+		if total <= budget {
+			break
+		}
+		total -= k.edges
+		rw.noRW[k.from] = true
+		key := rw.keyOfNode(k.from)
+		c.unknownReason("rw-register: %d txns read key %s = %s and %d values follow it in the version order; "+
+			"the %d anti-dependency (rw) edges from those reads were left out to keep the graph linear in the history, "+
+			"so cycles through them were not searched", len(rw.readersOf(k.from)), c.h.Keys[key], rw.valueOf(k.from),
+			k.edges/int64(len(rw.readersOf(k.from))), k.edges)
 	}
 }
 
