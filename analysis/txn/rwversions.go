@@ -186,11 +186,10 @@ func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID,
 func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
 	c := rw.c
 	type pw struct {
-		key      model.KeyID
-		pos      int64
-		rec      int32
-		write    model.MsgID
-		position int32
+		key   model.KeyID
+		pos   int64
+		rec   int32
+		write model.MsgID
 	}
 	var ws []pw
 	for r := range c.recs {
