@@ -279,7 +279,7 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	if nodes[0].Name != "op 1" || nodes[0].Label.Formatter != "op 1 · process 0\n[:append :x 1]\n[:r :y [1]]" {
 		t.Errorf("first node %s: %q", nodes[0].Name, nodes[0].Label.Formatter)
 	}
-	if !slices.Equal(g1c.Chain[:1], []string{"op 1 < op 3, because op 3 appended 2 to key :x right after op 1's 1 (ww) (as op 9's read shows);"}) {
+	if !slices.Equal(g1c.Chain[:1], []string{"op 1 < op 3, because op 3 appended 2 to key :x right after op 1's 1, as op 9's read shows (ww);"}) {
 		t.Errorf("chain %q", g1c.Chain)
 	}
 	// version orders: both keys, in key order (both are in anomalies)
