@@ -204,15 +204,15 @@ func ExplainTxnCycle(workload, typ string, in *analysis.Instance, lookup OpLooku
 }
 
 // orderBy says which read showed the version order behind a ww or rw
-// step.
+// step, as a clause to follow the step's sentence.
 func orderBy(st analysis.Step) string {
 	switch {
 	case st.OrderOp == nil:
 		return ""
 	case st.Unread:
-		return fmt.Sprintf(" (%s was never read, so it came after everything op %d's read showed)", st.Values[1].String(), *st.OrderOp)
+		return fmt.Sprintf("; %s was never read, so it came after everything op %d's read showed", st.Values[1].String(), *st.OrderOp)
 	}
-	return fmt.Sprintf(" (as op %d's read shows)", *st.OrderOp)
+	return fmt.Sprintf(", as op %d's read shows", *st.OrderOp)
 }
 
 // cyclicVersions explains an rw-register cyclic-versions instance: which
@@ -344,9 +344,9 @@ func txnStep(workload string, st analysis.Step, lookup OpLookup) string {
 	case "ww":
 		if len(st.Values) == 2 {
 			if list {
-				return fmt.Sprintf("%s appended %s to key %s right after %s's %s (ww)%s", to, st.Values[1].String(), key, from, st.Values[0].String(), orderBy(st))
+				return fmt.Sprintf("%s appended %s to key %s right after %s's %s%s (ww)", to, st.Values[1].String(), key, from, st.Values[0].String(), orderBy(st))
 			}
-			return fmt.Sprintf("%s set key %s to %s, and %s's %s came next in its version order (ww)%s", from, key, st.Values[0].String(), to, st.Values[1].String(), orderBy(st))
+			return fmt.Sprintf("%s set key %s to %s, and %s's %s came next in its version order%s (ww)", from, key, st.Values[0].String(), to, st.Values[1].String(), orderBy(st))
 		}
 	case "rw":
 		if len(st.Values) == 2 {
@@ -363,7 +363,7 @@ func txnStep(workload string, st analysis.Step, lookup OpLookup) string {
 			if !list {
 				what = "write"
 			}
-			return fmt.Sprintf("%s %s, so it did not see %s's %s of %s, which came next (rw)%s", from, seen, to, what, st.Values[1].String(), orderBy(st))
+			return fmt.Sprintf("%s %s, so it did not see %s's %s of %s, which came next%s (rw)", from, seen, to, what, st.Values[1].String(), orderBy(st))
 		}
 	case "process":
 		if st.Process != nil {

@@ -121,7 +121,10 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 					fmt.Fprintf(&b, "  … and %d more (--max-examples, or --format json for all)\n", len(ins)-maxExamples)
 					break
 				}
-				fmt.Fprintf(&b, "  - %s\n    witness: ops %s\n", ExplainIn(r.Workload, row.Type, &ins[i], lookup), ints(ins[i].Witness))
+				fmt.Fprintf(&b, "  - %s\n", ExplainIn(r.Workload, row.Type, &ins[i], lookup))
+				if len(ins[i].Witness) > 0 {
+					fmt.Fprintf(&b, "    witness: ops %s\n", ints(ins[i].Witness))
+				}
 			}
 		}
 	}

@@ -249,10 +249,12 @@ func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
 		st := c.step(u, v, cyc.Rels[i])
 		in.Steps = append(in.Steps, st)
 		recs = append(recs, u)
-		if st.OrderBy != "" { // rw-register: the txns behind the version order are part of the proof
-			recs = append(recs, c.recsOf(st.OrderOps)...)
-			if st.OrderOp != nil {
-				recs = append(recs, c.recsOf([]int64{*st.OrderOp})...)
+		if r := c.recOfIndex(st.OrderOp); r >= 0 {
+			recs = append(recs, r) // the read (list-append) or txn (rw-register's wfr-keys) that showed the step's order
+		}
+		for k := range st.OrderOps { // rw-register: the two txns behind the step's version order
+			if r := c.recOfIndex(&st.OrderOps[k]); r >= 0 {
+				recs = append(recs, r)
 			}
 		}
 	}
@@ -260,23 +262,19 @@ func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
 	return in
 }
 
-// recsOf returns the recs named by the given op indices (their
-// completions'), through the history's index map (free when indices
-// ascend, as they do in nearly every history), built on first use.
-func (c *checker) recsOf(ids []int64) []int32 {
-	if len(ids) == 0 {
-		return nil
+// recOfIndex finds the rec whose completion (or open invocation) has op
+// index *idx, or -1 (also for nil).
+func (c *checker) recOfIndex(idx *int64) int32 {
+	if idx == nil {
+		return -1
 	}
-	if c.byIndex == nil {
-		c.byIndex = model.NewIndexMap(c.h)
+	if c.index == nil {
+		c.index = model.NewIndexMap(c.h)
 	}
-	var out []int32
-	for _, id := range ids {
-		if i := c.byIndex.Pos(id); i >= 0 && c.recAt[i] >= 0 {
-			out = append(out, c.recAt[i])
-		}
+	if pos := c.index.Pos(*idx); pos >= 0 {
+		return c.recAt[pos]
 	}
-	return out
+	return -1
 }
 
 // step explains the edge from rec u to rec v taken as rel.

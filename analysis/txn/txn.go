@@ -92,10 +92,9 @@ type checker struct {
 	orderRel graph.Rel
 	// prec picks the relation an edge stands for in a cycle: the order in
 	// which the workload's Elle explainers justify edges.
-	prec *graph.Precedence
-	inf  inference
-	// byIndex finds an op's position by its index (recsOf)
-	byIndex *model.IndexMap
+	prec  *graph.Precedence
+	inf   inference
+	index *model.IndexMap // op index -> position, built when first needed
 }
 
 func newChecker(h *model.History, p model.Pairing, opts Options, workload string) *checker {
