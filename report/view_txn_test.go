@@ -284,7 +284,7 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	}
 	// version orders: both keys, in key order (both are in anomalies)
 	got := fmt.Sprint(v.Txn.Orders)
-	if want := "[{:x 3 [1 2 3] 9 2} {:y 1 [1] -1 1}]"; got != want || v.Txn.OrdersTotal != 2 {
+	if want := "[{:x 3 [1 2 3] 9 2 false} {:y 1 [1] -1 1 false}]"; got != want || v.Txn.OrdersTotal != 2 {
 		t.Errorf("orders %s (of %d), want %s", got, v.Txn.OrdersTotal, want)
 	}
 	// the timeline: five ok txns of process 0, all marked, by :time
