@@ -29,6 +29,9 @@ type TxnView struct {
 	Models  []string `json:"models"`
 	Not     []string `json:"not"`
 	AlsoNot []string `json:"also_not"`
+	// List says the history is list-append (its writes are appends), not
+	// rw-register (writes of values), for the page's wording.
+	List bool `json:"list"`
 	// Timeline is the transaction timeline.
 	Timeline TxnTimeline `json:"timeline"`
 	// Orders are the keys' version orders, keys with anomalies first, at
@@ -147,7 +150,8 @@ const (
 func (b *builder) txnView(v *View) {
 	v.Stats, v.Options = txnStatFacts(b.res), txnOptionFacts(b.res)
 	b.sections(v)
-	tv := &TxnView{Models: nonNil(b.res.Models), Not: nonNil(b.res.Not), AlsoNot: nonNil(b.res.AlsoNot)}
+	tv := &TxnView{Models: nonNil(b.res.Models), Not: nonNil(b.res.Not), AlsoNot: nonNil(b.res.AlsoNot),
+		List: b.res.Workload == "list-append"}
 	tv.Timeline = b.txnTimeline(v)
 	tv.Orders, tv.OrdersTotal = b.orders()
 	if len(tv.Orders) < tv.OrdersTotal {
@@ -161,6 +165,15 @@ func (b *builder) txnView(v *View) {
 	v.Omissions = append(v.Omissions, b.omissions...)
 }
 
+// written names what a transactional workload writes: list-append appends
+// elements, rw-register writes values.
+func written(workload string) string {
+	if workload == "list-append" {
+		return "elements written"
+	}
+	return "values written"
+}
+
 func txnStatFacts(res *analysis.Result) []Fact {
 	s := res.Stats
 	n := func(x int64) string { return thousands(x) }
@@ -168,7 +181,7 @@ func txnStatFacts(res *analysis.Result) []Fact {
 		{"ops", n(s.Ops)},
 		{"transactions", fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
 		{"keys", n(s.Keys)},
-		{"elements written", n(s.Messages)},
+		{written(res.Workload), n(s.Messages)},
 		{"dependency graph", fmt.Sprintf("%s transactions, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
 		{"check time", fmt.Sprintf("%d ms", s.ElapsedMS)},
 	}
@@ -293,7 +306,7 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
 		}
 		tip = append(tip, st.Why)
-		links = append(links, relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src), 12, tip))
+		links = append(links, relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, b.res.Workload == "list-append"), 12, tip))
 	}
 	ch.Option = graphOption(typ, nodes, links)
 	ch.Series = 1
@@ -316,15 +329,19 @@ func (b *builder) stepMop(idx int64, i int) string {
 }
 
 // edgeLabel is a cycle edge's label: its relation, key and values
-// ("ww :x 1→2", "wr :y 1", "rw :x []→3").
-func edgeLabel(st analysis.Step) string {
+// ("ww :x 1→2", "wr :y 1", "rw :x []→3"); the initial state is [] in a
+// list-append history (the empty list), nil in an rw-register one.
+func edgeLabel(st analysis.Step, list bool) string {
 	parts := []string{st.Rel}
 	if st.Key != nil {
 		parts = append(parts, elide(st.Key.String(), 10))
 	}
 	short := func(v analysis.Value) string {
 		if v.Kind == model.KNil && !v.List {
-			return "[]"
+			if list {
+				return "[]"
+			}
+			return "nil"
 		}
 		return elide(v.String(), 8)
 	}
