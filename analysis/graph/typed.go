@@ -319,7 +319,7 @@ func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (bes
 					checkEvery++
 					nf := flags | reqBits(taken)
 					if w == start {
-						if nf == full && sp.closes(nrw, depth) && s.simpleTyped(cur, S) {
+						if nf == full && sp.closes(nrw, depth) && s.simple(cur, S) {
 							closed, closeRel = cur, taken
 							break
 						}
@@ -338,19 +338,14 @@ func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (bes
 			}
 			if checkEvery >= 4096 {
 				checkEvery = 0
-				if !deadline.IsZero() && time.Now().After(deadline) {
+				if past(deadline) {
 					exhausted = true
 					break
 				}
 			}
 		}
 		if closed >= 0 {
-			var path []int32
-			for st := closed; st >= 0; st = s.parent[st] {
-				path = append(path, st)
-			}
-			slices.Reverse(path)
-			if len(path) < bestLen {
+			if path := s.path(closed); len(path) < bestLen {
 				bestLen, found = len(path), true
 				rels := make([]Rel, len(path))
 				for i := 1; i < len(path); i++ {
@@ -373,29 +368,8 @@ func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (bes
 	if !found {
 		return Cycle{}, false, exhausted
 	}
-	m := 0
-	for i, v := range best.Vertices {
-		if v < best.Vertices[m] {
-			m = i
-		}
-	}
-	best.Vertices = append(best.Vertices[m:], best.Vertices[:m]...)
-	best.Rels = append(best.Rels[m:], best.Rels[:m]...)
+	best.rotateToSmallest()
 	return best, true, exhausted
-}
-
-// simpleTyped reports whether the search path ending in state st visits each
-// vertex once (states are vertex*S + extra).
-func (s *Searcher) simpleTyped(st, S int32) bool {
-	var vs []int32
-	for ; st >= 0; st = s.parent[st] {
-		v := st / S
-		if slices.Contains(vs, v) {
-			return false
-		}
-		vs = append(vs, v)
-	}
-	return true
 }
 
 // partition returns, for each vertex of comp (by position), the number of
