@@ -17,6 +17,20 @@ import (
 // so that garbage, duplicates, incompatible orders, aborted reads and
 // cycles of every kind happen often.
 func fuzzListAppend(data []byte) *model.History {
+	return fuzzTxns(data, model.MopAppend, func(b *model.Builder, m model.Mop, next func() int) model.Mop {
+		var es []model.MsgID
+		for range next() % 5 {
+			es = append(es, b.Msg(m.Key, b.Value(model.IntAtom(int64(next()%6)))))
+		}
+		return model.Mop{Kind: model.MopReadList, Key: m.Key, Done: true, Polls: b.StoreElems(es...)}
+	})
+}
+
+// fuzzTxns builds a well-paired transactional history from arbitrary
+// bytes: each txn takes a few bytes for its process, outcome and micro-ops
+// (writes of kind write and nil reads, over three keys and six values);
+// read gives what an ok txn's read returned.
+func fuzzTxns(data []byte, write model.MopKind, read func(b *model.Builder, m model.Mop, next func() int) model.Mop) *model.History {
 	b := model.NewBuilder("fuzz")
 	next := func() int {
 		if len(data) == 0 {
@@ -36,11 +50,7 @@ func fuzzListAppend(data []byte) *model.History {
 			for i, m := range inv {
 				mops[i] = m
 				if m.Kind == model.MopRead && typ == model.OK {
-					var es []model.MsgID
-					for range next() % 5 {
-						es = append(es, b.Msg(m.Key, b.Value(model.IntAtom(int64(next()%6)))))
-					}
-					mops[i] = model.Mop{Kind: model.MopReadList, Key: m.Key, Done: true, Polls: b.StoreElems(es...)}
+					mops[i] = read(b, m, next)
 				}
 			}
 			b.Add(model.Op{Index: idx, Type: typ, Process: proc, F: model.FTxn, Mops: b.StoreMops(mops...)})
@@ -50,7 +60,7 @@ func fuzzListAppend(data []byte) *model.History {
 			for range next()%4 + 1 {
 				k := b.Key(model.IntAtom(int64(next() % 3)))
 				if next()%2 == 0 {
-					mops = append(mops, model.Mop{Kind: model.MopAppend, Key: k, Done: true,
+					mops = append(mops, model.Mop{Kind: write, Key: k, Done: true,
 						Msg: b.Msg(k, b.Value(model.IntAtom(int64(next()%6))))})
 				} else {
 					mops = append(mops, model.Mop{Kind: model.MopRead, Key: k, Msg: model.NoMsg})
@@ -131,49 +141,12 @@ func classifyRels(in analysis.Instance) string {
 // nil, so garbage, aborted and intermediate reads, internal anomalies,
 // contradictory version orders and cycles of every kind happen often.
 func fuzzRWRegister(data []byte) *model.History {
-	b := model.NewBuilder("fuzz")
-	next := func() int {
-		if len(data) == 0 {
-			return 0
+	return fuzzTxns(data, model.MopWrite, func(b *model.Builder, m model.Mop, next func() int) model.Mop {
+		if v := next() % 7; v < 6 {
+			return model.Mop{Kind: model.MopRead, Key: m.Key, Done: true, Msg: b.Msg(m.Key, b.Value(model.IntAtom(int64(v))))}
 		}
-		x := int(data[0])
-		data = data[1:]
-		return x
-	}
-	open := map[int32][]model.Mop{}
-	idx := int64(0)
-	for len(data) > 0 && idx < 300 {
-		proc := int32(next() % 5)
-		if inv, ok := open[proc]; ok {
-			typ := []model.OpType{model.OK, model.OK, model.OK, model.Info, model.Fail}[next()%5]
-			mops := make([]model.Mop, len(inv))
-			for i, m := range inv {
-				mops[i] = m
-				if m.Kind == model.MopRead && typ == model.OK {
-					if v := next() % 7; v < 6 {
-						mops[i] = model.Mop{Kind: model.MopRead, Key: m.Key, Done: true, Msg: b.Msg(m.Key, b.Value(model.IntAtom(int64(v))))}
-					}
-				}
-			}
-			b.Add(model.Op{Index: idx, Type: typ, Process: proc, F: model.FTxn, Mops: b.StoreMops(mops...)})
-			delete(open, proc)
-		} else {
-			var mops []model.Mop
-			for range next()%4 + 1 {
-				k := b.Key(model.IntAtom(int64(next() % 3)))
-				if next()%2 == 0 {
-					mops = append(mops, model.Mop{Kind: model.MopWrite, Key: k, Done: true,
-						Msg: b.Msg(k, b.Value(model.IntAtom(int64(next()%6))))})
-				} else {
-					mops = append(mops, model.Mop{Kind: model.MopRead, Key: k, Msg: model.NoMsg})
-				}
-			}
-			b.Add(model.Op{Index: idx, Type: model.Invoke, Process: proc, F: model.FTxn, Mops: b.StoreMops(mops...)})
-			open[proc] = mops
-		}
-		idx++
-	}
-	return b.History()
+		return m // nil: the initial state
+	})
 }
 
 // FuzzRWRegister: the analysis never panics and always gives a result that
