@@ -237,6 +237,9 @@ func (v *archiveVisitor) Names(archivePath string, names []string) {
 	defer v.col.mu.Unlock()
 	for _, n := range drop {
 		v.col.superseded[archive.Join(archivePath, n)] = true
+		if IsMemberHistory(n) {
+			v.col.found.Add(-1) // counted when seen; the loose walk never sees it
+		}
 	}
 }
 

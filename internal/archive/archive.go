@@ -150,19 +150,33 @@ func Detect(head []byte) (Format, Compression) {
 	return NotArchive, Plain
 }
 
-// DetectFile opens path and tells its format (see Detect).
+// DetectFile opens path and tells its format: zip by its signature, tar
+// by the magic of its first header, after decompressing the start of a
+// gzip or zstd stream.
 func DetectFile(path string) (Format, Compression, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return NotArchive, Plain, err
 	}
 	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+	br := bufio.NewReaderSize(f, 4096)
+	head, err := br.Peek(4096)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return NotArchive, Plain, err
 	}
-	fo, c := Detect(head[:n])
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		if isTar(inflate(br, Gzip)) {
+			return Tar, Gzip, nil
+		}
+		return NotArchive, Plain, nil
+	case bytes.HasPrefix(head, zstdMagic):
+		if isTar(inflate(br, Zstd)) {
+			return Tar, Zstd, nil
+		}
+		return NotArchive, Plain, nil
+	}
+	fo, c := Detect(head)
 	return fo, c, nil
 }
 
@@ -174,16 +188,22 @@ func isTar(b []byte) bool {
 
 // inflateHead decompresses what it can of the compressed head.
 func inflateHead(head []byte, c Compression) []byte {
+	return inflate(bytes.NewReader(head), c)
+}
+
+// inflate returns the first 512 bytes (or fewer) that the compressed stream
+// src decompresses to.
+func inflate(src io.Reader, c Compression) []byte {
 	var r io.Reader
 	switch c {
 	case Gzip:
-		zr, err := gzip.NewReader(bytes.NewReader(head))
+		zr, err := gzip.NewReader(src)
 		if err != nil {
 			return nil
 		}
 		r = zr
 	case Zstd:
-		zr, err := zstd.NewReader(bytes.NewReader(head), zstd.WithDecoderConcurrency(1))
+		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<28))
 		if err != nil {
 			return nil
 		}
@@ -311,8 +331,7 @@ func (e *stopErr) Error() string { return e.err.Error() }
 func (w *walker) walkFile(name string, ra io.ReaderAt, size int64, src io.Reader) error {
 	head := make([]byte, 4096)
 	n, _ := ra.ReadAt(head, 0)
-	format, _ := Detect(head[:n])
-	switch format {
+	switch streamFormat(head[:n]) {
 	case Zip:
 		return w.walkZip(name, ra, size, 0)
 	case Tar:
@@ -320,6 +339,17 @@ func (w *walker) walkFile(name string, ra io.ReaderAt, size int64, src io.Reader
 	}
 	w.v.Problem(Problem{name, fmt.Errorf("%s: not a tar or zip archive (tar, optionally gzip or zstd compressed, or zip)", name)})
 	return nil
+}
+
+// streamFormat tells an archive's format from its first bytes without
+// decompressing: a gzip or zstd stream is taken for a compressed tar (the
+// tar reader says so if it is not one).
+func streamFormat(head []byte) Format {
+	if bytes.HasPrefix(head, gzipMagic) || bytes.HasPrefix(head, zstdMagic) {
+		return Tar
+	}
+	f, _ := Detect(head)
+	return f
 }
 
 // nested reports whether the member called name is opened as an archive.
@@ -363,7 +393,11 @@ func (w *walker) walkTar(name string, src io.Reader, depth int) error {
 		}
 		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
 			what := "the archive cannot be read"
-			if errors.Is(err, io.ErrUnexpectedEOF) {
+			switch {
+			case count == 0:
+				w.v.Problem(Problem{name, fmt.Errorf("%s: not a tar or zip archive, or cut off or damaged in its first header: %w", name, err)})
+				return nil
+			case errors.Is(err, io.ErrUnexpectedEOF):
 				what = "the archive is cut off"
 			}
 			w.v.Problem(Problem{name, fmt.Errorf("%s: %s after %d members; the rest was not read: %w", name, what, count, err)})
@@ -391,7 +425,11 @@ func (w *walker) walkTar(name string, src io.Reader, depth int) error {
 		if body.err != nil {
 			// The stream broke inside this member: nothing after it can
 			// be read.
-			w.v.Problem(Problem{name, fmt.Errorf("%s: the archive cannot be read past %s; the rest was not read: %w", name, clean, body.err)})
+			what := "cannot be read past"
+			if errors.Is(body.err, io.ErrUnexpectedEOF) {
+				what = "is cut off inside"
+			}
+			w.v.Problem(Problem{name, fmt.Errorf("%s: the archive %s %s; the rest was not read: %w", name, what, clean, body.err)})
 			return nil
 		}
 	}
@@ -419,8 +457,7 @@ func (m *memberReader) Read(p []byte) (int, error) {
 func (w *walker) walkNested(full string, body io.Reader, size int64) error {
 	br := bufio.NewReaderSize(body, 4096)
 	head, _ := br.Peek(4096)
-	format, _ := Detect(head)
-	switch format {
+	switch streamFormat(head) {
 	case Tar:
 		return w.walkTar(full, br, 1)
 	case Zip:
@@ -609,6 +646,11 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 		src = br
 	}
 	format, comp := Detect(head)
+	if bytes.HasPrefix(head, gzipMagic) {
+		format, comp = Tar, Gzip
+	} else if bytes.HasPrefix(head, zstdMagic) {
+		format, comp = Tar, Zstd
+	}
 	found := func(r io.Reader, n int64) error {
 		if rest == "" {
 			rc.Reader, rc.Size = r, n
@@ -617,7 +659,7 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 		inner := Join(name, want)
 		br := bufio.NewReaderSize(r, 4096)
 		h, _ := br.Peek(4096)
-		if fo, _ := Detect(h); fo == Zip {
+		if streamFormat(h) == Zip {
 			buf := make([]byte, n)
 			if _, err := io.ReadFull(br, buf); err != nil {
 				return fmt.Errorf("%s: %w", inner, err)
