@@ -201,7 +201,7 @@ func TestArchivesAgreeWithLoose(t *testing.T) {
 					t.Errorf("no row %s", mp)
 					continue
 				}
-				if want := strings.TrimSuffix(mp, "!/"+strings.TrimPrefix(mp, archiveOf(mp, false)+"!/")); fmt.Sprint(ar["archive"]) != want {
+				if want := mp[:strings.LastIndex(mp, "!/")]; fmt.Sprint(ar["archive"]) != want {
 					t.Errorf("%s: archive %v, want %s", mp, ar["archive"], want)
 				}
 				for col, v := range lr {
@@ -226,6 +226,45 @@ func TestArchivesAgreeWithLoose(t *testing.T) {
 				t.Errorf("exit %d, found %d; want 3 and %d", sum.ExitCode(), sum.Found, len(loose)+len(skipped))
 			}
 		})
+	}
+}
+
+// TestArchiveArgument scans parts of an archive named ARCHIVE!/path: a
+// folder inside (what is below it), a file (taken whatever the store
+// folder rule says), and a path that names nothing (an error row). The
+// progress bar counts the archive's histories as they are found.
+func TestArchiveArgument(t *testing.T) {
+	root, _ := buildStores(t)
+	p := filepath.Join(t.TempDir(), "run.tar.gz")
+	writeFile(t, p, gzipBytes(t, packTar(t, treeMembers(t, root, "stores/"))))
+	opts := testOptions(t)
+	var progress syncBuffer
+	opts.Progress = &progress
+	shadowed := p + "!/stores/store/queue/20240101T000000.000Z/history.json"
+	sum := mustRun(t, []string{p + "!/./stores/loose/", shadowed, p + "!/stores/nope"}, opts)
+	got := rowsByPath(t, opts.OutDir)
+	for path, r := range got {
+		switch {
+		case path == shadowed:
+			if r["verdict"] != VerdictValid {
+				t.Errorf("%s: %v", path, r["verdict"])
+			}
+		case path == p+"!/stores/nope":
+			if !strings.Contains(fmt.Sprint(r["error"]), "holds no file at or below") || r["archive"] != p {
+				t.Errorf("%s: error %v, archive %v", path, r["error"], r["archive"])
+			}
+		case !strings.HasPrefix(path, p+"!/stores/loose/"):
+			t.Errorf("row %s outside the parts asked for", path)
+		}
+	}
+	if _, ok := got[shadowed]; !ok || len(got) != 10 {
+		t.Errorf("%d rows (%v); want the 8 loose histories, history.json and the error", len(got), mapKeys(got))
+	}
+	if sum.Skipped != 7 {
+		t.Errorf("skipped %d, want the 7 loose files that are not histories", sum.Skipped)
+	}
+	if out := progress.String(); !strings.Contains(out, "10/10 histories") {
+		t.Errorf("progress lacks 10/10 histories:\n%s", out)
 	}
 }
 

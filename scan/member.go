@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -43,14 +44,18 @@ type collector struct {
 	mu         sync.Mutex
 	results    []*result
 	superseded map[string]bool // member paths a store folder's rule drops
+	explicit   map[string]bool // members named by an argument, never dropped
 }
 
 func (c *collector) add(r *result) {
 	c.mu.Lock()
 	c.results = append(c.results, r)
 	c.mu.Unlock()
-	if !r.skipped {
+	switch {
+	case !r.skipped:
 		c.pr.add(r)
+	default:
+		c.pr.addTotal(-1) // counted when found, but not a history
 	}
 	if testHooks.done != nil {
 		testHooks.done()
@@ -66,7 +71,7 @@ func (c *collector) mine() int { return int(c.inShard.Load()) }
 // archive is kept and the others are skipped as duplicates.
 func (c *collector) finish() ([]*result, []SkippedFile) {
 	var rows []*result
-	var skipped []SkippedFile
+	skipped := []SkippedFile{}
 	for _, r := range c.results {
 		if c.isSuperseded(r.row.Path) {
 			continue
@@ -104,6 +109,9 @@ func (c *collector) finish() ([]*result, []SkippedFile) {
 // isSuperseded reports whether p, or the nested archive p lies in, is
 // dropped by the store folder rule.
 func (c *collector) isSuperseded(p string) bool {
+	if c.explicit[p] {
+		return false
+	}
 	if c.superseded[p] {
 		return true
 	}
@@ -189,14 +197,37 @@ type archiveVisitor struct {
 	jobs chan<- job
 	col  *collector
 	seq  int64
+	only string // Input.Only
+	hits int    // members in the part asked for
+}
+
+// wanted reports whether the member (or problem) at p is in the part of
+// the archive asked for, and whether it was named exactly.
+func (v *archiveVisitor) wanted(p string) (in, exact bool) {
+	if v.only == "" {
+		return true, false
+	}
+	if p == v.only {
+		return true, true
+	}
+	return strings.HasPrefix(p, v.only+"/") || strings.HasPrefix(p, v.only+archive.Sep), false
 }
 
 func (v *archiveVisitor) Member(m *archive.Member) error {
 	if err := v.ctx.Err(); err != nil {
 		return err
 	}
-	if !IsMemberHistory(m.Name) {
+	in, exact := v.wanted(m.Path)
+	if in {
+		v.hits++
+	}
+	if !in || !exact && !IsMemberHistory(m.Name) {
 		return nil
+	}
+	if exact {
+		v.col.mu.Lock()
+		v.col.explicit[m.Path] = true
+		v.col.mu.Unlock()
 	}
 	v.col.found.Add(1)
 	if !v.s.opts.Shard.Contains(m.Path) {
@@ -216,6 +247,14 @@ func (v *archiveVisitor) Member(m *archive.Member) error {
 }
 
 func (v *archiveVisitor) Problem(p archive.Problem) {
+	if in, _ := v.wanted(p.Path); !in && !strings.HasPrefix(v.only, p.Path+archive.Sep) {
+		return // a problem of another part of the archive, or the archive's own
+	}
+	v.problem(p, p.Path)
+}
+
+// problem records the error row of p, whose archive column is archivePath.
+func (v *archiveVisitor) problem(p archive.Problem, archivePath string) {
 	v.col.found.Add(1)
 	if !v.s.opts.Shard.Contains(p.Path) {
 		return
@@ -223,7 +262,7 @@ func (v *archiveVisitor) Problem(p archive.Problem) {
 	v.col.inShard.Add(1)
 	v.col.pr.addTotal(1)
 	row := errorRow(p.Path, 0, "", p.Err)
-	row.Archive = archiveOf(p.Path, true)
+	row.Archive = archivePath
 	v.seq++
 	v.col.add(&result{row: row, member: true, seq: v.seq})
 }
@@ -236,37 +275,39 @@ func (v *archiveVisitor) Names(archivePath string, names []string) {
 	v.col.mu.Lock()
 	defer v.col.mu.Unlock()
 	for _, n := range drop {
-		v.col.superseded[archive.Join(archivePath, n)] = true
+		p := archive.Join(archivePath, n)
+		if in, exact := v.wanted(p); !in || exact {
+			continue // not seen, or asked for by name
+		}
+		v.col.superseded[p] = true
 		if IsMemberHistory(n) {
 			v.col.found.Add(-1) // counted when seen; the loose walk never sees it
 		}
 	}
 }
 
-// archiveOf is the archive column of a row at p: the archive holding the
-// member p directly, or, for a row about an archive itself (self), p.
-func archiveOf(p string, self bool) string {
-	if self {
-		return p
-	}
-	if i := strings.LastIndex(p, archive.Sep); i >= 0 {
-		return p[:i]
-	}
-	return ""
-}
-
 // walkArchive reads the archive in, handing its members to the workers
 // through jobs. An archive that cannot be opened is a row of this shard's
 // when its path hashes here.
 func (s *scanner) walkArchive(ctx context.Context, in Input, jobs chan<- job, col *collector) {
-	v := &archiveVisitor{s: s, ctx: ctx, jobs: jobs, col: col}
+	v := &archiveVisitor{s: s, ctx: ctx, jobs: jobs, col: col, only: in.Only}
 	if in.Err != nil {
 		v.Problem(archive.Problem{Path: in.Path, Err: in.Err})
 		return
 	}
-	err := archive.WalkFile(in.Path, v, archive.Options{MaxBuffer: s.opts.MaxHistoryBytes}, col.pr.read)
-	if err != nil && ctx.Err() == nil {
+	left := in.Size // the bytes the progress bar counts for this archive
+	read := func(n int64) {
+		n = min(n, left)
+		left -= n
+		col.pr.read(n)
+	}
+	err := archive.WalkFile(in.Path, v, archive.Options{MaxBuffer: s.opts.MaxHistoryBytes}, read)
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
 		v.Problem(archive.Problem{Path: in.Path, Err: err})
+	case in.Only != "" && v.hits == 0:
+		v.problem(archive.Problem{Path: in.Only, Err: fmt.Errorf("%s: %s holds no file at or below this path: %w", in.Only, in.Path, fs.ErrNotExist)}, in.Path)
 	}
 }
 

@@ -35,7 +35,9 @@ func newProgress(w io.Writer, histories int, bytes int64) *progress {
 	pr := &progress{}
 	pr.total.Store(int64(histories))
 	pr.p = mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(100))
-	pr.bar = pr.p.AddBar(max(bytes, 1),
+	// One byte more than there is: the bar completes in stop, not when the
+	// last archive has been read while its last members are still checked.
+	pr.bar = pr.p.AddBar(bytes+1,
 		mpb.PrependDecorators(
 			decor.Any(func(decor.Statistics) string {
 				return fmt.Sprintf("%d/%d histories", pr.done.Load(), pr.total.Load())

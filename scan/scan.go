@@ -242,7 +242,7 @@ func (s *scanner) runAll(ctx context.Context, loose, archives []Input) *collecto
 	}
 	bySize(loose)
 	bySize(archives)
-	col := &collector{superseded: map[string]bool{}}
+	col := &collector{superseded: map[string]bool{}, explicit: map[string]bool{}}
 	col.pr = newProgress(s.opts.Progress, len(loose), total)
 	col.inShard.Add(int64(len(loose)))
 	jobs := make(chan job)

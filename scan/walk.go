@@ -28,6 +28,10 @@ type Input struct {
 	// walked for histories (package internal/archive), and Path itself is
 	// a row only when it cannot be read.
 	Archive bool
+	// Only, for an archive given as ARCHIVE!/path, is that member name:
+	// only the members it names, or that lie below it, are scanned (a
+	// member it names exactly is taken whatever its name).
+	Only string
 }
 
 // storeNames are the history files of a Jepsen store folder, in order of
@@ -86,6 +90,12 @@ func IsHistoryName(name string) bool {
 func Discover(args []string) []Input {
 	w := &walker{dirs: map[fileID]bool{}, files: map[fileID]bool{}}
 	for _, a := range args {
+		if _, err := os.Stat(a); err != nil {
+			if arch, member, ok := archive.Split(a); ok {
+				w.member(filepath.Clean(arch), member)
+				continue
+			}
+		}
 		w.root(filepath.Clean(a))
 	}
 	for len(w.links) > 0 {
@@ -135,6 +145,22 @@ func (w *walker) root(path string) {
 		}
 	}
 	w.file(path, fi, isArchive)
+}
+
+// member adds the part of the archive at arch that a path ARCHIVE!/member
+// names (nested: member holds another "!/").
+func (w *walker) member(arch, member string) {
+	parts := strings.Split(member, archive.Sep)
+	for i := range parts {
+		parts[i] = archive.CleanName(parts[i])
+	}
+	only := archive.Join(arch, strings.Join(parts, archive.Sep))
+	fi, err := os.Stat(arch)
+	if err != nil {
+		w.fail(only, err)
+		return
+	}
+	w.out = append(w.out, Input{Path: arch, Size: fi.Size(), Archive: true, Only: only})
 }
 
 // enter marks the directory fi visited and reports whether it was new.
