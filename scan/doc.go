@@ -11,7 +11,8 @@
 // and .jsonl files (also .gz, .zst), skipping results.edn, test.edn,
 // *.expect.json, *.expected.json and hidden names, and archives: files
 // named .tar, .tar.gz, .tgz, .tar.zst, .tzst or .zip (a file given as an
-// argument is an archive by its content, whatever its name). Symlinked
+// argument is an archive by its content, whatever its name; an argument
+// ARCHIVE!/path names the members at or below path). Symlinked
 // directories are followed after the real tree, each directory and file
 // visited once by (device, inode), which breaks loops. Anything unreadable
 // becomes a row with its error. Inputs are sorted by path; --shard i/n
