@@ -631,3 +631,33 @@ func TestShardFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestNotHistoryLongFirstValue checks files whose first value runs past
+// the first look: a results.json with a long anomaly map is still skipped,
+// and an op whose long value comes before its op keys is still a history,
+// plain and compressed.
+func TestNotHistoryLongFirstValue(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(`{"valid?": false, "anomalies": {"G1c": [`)
+	for i := range 20000 {
+		fmt.Fprintf(&sb, `{"cycle": [%d, %d], "steps": ["wr", "ww"]},`, i, i+1)
+	}
+	sb.WriteString(`{}]}, "stats": {"count": 3}}`)
+	results := []byte(sb.String())
+	op := []byte(`{:value [[:poll {1 [` + strings.Repeat("[0 1] ", 40000) + `]}]], :type :ok, :f :poll, :process 0}`)
+	if len(results) < 128<<10 || len(op) < 128<<10 {
+		t.Fatalf("not long enough: %d, %d", len(results), len(op))
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+		skip bool
+	}{
+		{"results.json", results, true}, {"results.json.gz", gzipBytes(t, results), true}, {"results.json.zst", zstdBytes(t, results), true},
+		{"op.edn", op, false}, {"op.edn.gz", gzipBytes(t, op), false}, {"op.edn.zst", zstdBytes(t, op), false},
+	} {
+		if got := notHistoryFile(headOf(c.b)); got != c.skip {
+			t.Errorf("%s: notHistoryFile = %v, want %v", c.name, got, c.skip)
+		}
+	}
+}

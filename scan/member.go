@@ -348,7 +348,7 @@ func (s *scanner) member(ctx context.Context, j *memberJob) *result {
 		}
 		return fail("", fmt.Errorf("%s: %w", m.Path, err))
 	}
-	if notHistoryFile(buf[:min(len(buf), sniffSize)]) {
+	if notHistoryFile(headOf(buf)) {
 		return &result{skipped: true, row: HistoryRow{Path: m.Path}, member: true, seq: j.seq}
 	}
 	sum := sha256.Sum256(buf)

@@ -369,16 +369,23 @@ func (s *scanner) one(ctx context.Context, in Input) *result {
 		return &result{row: errorRow(in.Path, in.Size, "", fmt.Errorf("%s: not a regular file", in.Path))}
 	}
 	size := fi.Size()
-	head := make([]byte, min(size, sniffSize))
-	if n, err := f.ReadAt(head, 0); err != nil && err != io.EOF {
-		return &result{row: errorRow(in.Path, size, "", fmt.Errorf("%s: %w", in.Path, err))}
-	} else {
-		head = head[:n]
+	var readErr error
+	head := func(n int) []byte {
+		b := make([]byte, min(size, int64(n)))
+		k, err := f.ReadAt(b, 0)
+		if err != nil && err != io.EOF && readErr == nil {
+			readErr = err
+		}
+		return b[:k]
 	}
-	if notHistoryFile(head) {
+	skip := notHistoryFile(head)
+	if readErr != nil {
+		return &result{row: errorRow(in.Path, size, "", fmt.Errorf("%s: %w", in.Path, readErr))}
+	}
+	if skip {
 		return &result{skipped: true, row: HistoryRow{Path: in.Path}}
 	}
-	if s.tooLarge(size) && !compressed(head) {
+	if s.tooLarge(size) && !compressed(head(4)) {
 		return &result{row: errorRow(in.Path, size, "", s.tooBig(in.Path, size))}
 	}
 

@@ -10,40 +10,59 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// sniffSize is how much of a file's text notHistory looks at.
-const sniffSize = 64 << 10
+// sniffSizes are how much of a file's text notHistory looks at: the first
+// size, and the next when the first value did not end within it (a
+// results.json whose anomaly map is long); sniffSlack is how many stored
+// bytes beyond that are read for a compressed file's blocks (a zstd block
+// holds up to 128 KiB).
+var sniffSizes = []int{64 << 10, 1 << 20, 8 << 20}
+
+const sniffSlack = 256 << 10
 
 // opFields are the keys of which an op map has at least one.
 var opFields = []string{"type", "process", "f", "index"}
 
-// notHistoryFile reports whether the file whose stored bytes start with
-// head (compressed or not) is certainly not a history: see notHistory.
-func notHistoryFile(head []byte) bool {
-	return notHistory(textHead(head))
+// notHistoryFile reports whether the file is certainly not a history (see
+// notHistory). read returns up to n of its first bytes as stored
+// (compressed or not).
+func notHistoryFile(read func(n int) []byte) bool {
+	for _, limit := range sniffSizes {
+		text := textHead(read(limit+sniffSlack), limit)
+		skip, ranOut := sniff(text)
+		if !ranOut || len(text) < limit {
+			return skip
+		}
+	}
+	return false
 }
 
-// textHead returns up to sniffSize bytes of the text that head starts,
+// headOf is a notHistoryFile reader over bytes in memory.
+func headOf(b []byte) func(int) []byte {
+	return func(n int) []byte { return b[:min(len(b), n)] }
+}
+
+// textHead returns up to limit bytes of the text that head starts,
 // decompressing a gzip or zstd head (as far as it goes).
-func textHead(head []byte) []byte {
+func textHead(head []byte, limit int) []byte {
 	var r io.Reader
 	switch {
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		zr, err := gzip.NewReader(bytes.NewReader(head))
 		if err != nil {
-			return head
+			return head[:min(len(head), limit)]
 		}
 		r = zr
 	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		zr, err := zstd.NewReader(bytes.NewReader(head), zstd.WithDecoderConcurrency(1))
 		if err != nil {
-			return head
+			return head[:min(len(head), limit)]
 		}
 		defer zr.Close()
 		r = zr
 	default:
-		return head[:min(len(head), sniffSize)]
+		return head[:min(len(head), limit)]
 	}
-	out := make([]byte, sniffSize)
+	out := make([]byte, limit)
 	n, _ := io.ReadFull(r, out)
 	return out[:n]
 }
@@ -57,7 +76,20 @@ func textHead(head []byte) []byte {
 // bracket, a #_ discard), or one that does not end within text is left to
 // the parser, which says what is wrong with it, with its line and column.
 func notHistory(text []byte) bool {
+	skip, _ := sniff(text)
+	return skip
+}
+
+// sniff is notHistory, and says whether it could not decide because the
+// first value runs past the end of text.
+func sniff(text []byte) (skip, ranOut bool) {
 	s := &sniffer{b: text}
+	skip = s.first()
+	return skip, !skip && s.i >= len(s.b)
+}
+
+// first reads the first value.
+func (s *sniffer) first() bool {
 	s.b = bytes.TrimPrefix(s.b, []byte{0xef, 0xbb, 0xbf})
 	s.space()
 	if s.i >= len(s.b) {
