@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/bench.sh: time whole runs of hindsight on a generated history.
 #
-#   bench/bench.sh [--ops N] [--seed S]
+#   bench/bench.sh [--ops N] [--seed S] [--rw-txns N] [--rw-mem-txns N]
 #
 # Builds cmd/hindsight and cmd/histgen into bench/out/, generates a history
 # of N op lines (default 1,000,000, seed 1; cached by parameters and by the
@@ -11,10 +11,23 @@
 # Prints ops, wall seconds, ops/s, peak RSS and RSS/file-size, with PASS/MISS
 # against the targets (<= 5 s, <= 1.5x the file size). A miss never fails
 # the script; a failed build or generation does.
+#
+# Then the rw-register target (issue 9): a history of --rw-txns (default
+# 100,000) txns of Elle's reference kind (10 workers, up to 4 micro-ops a
+# txn, 10 keys in use, 1% info, 1% fail, stale reads by --read-lag 1, 45
+# lost updates per 100k txns), checked with the defaults, against 10 times
+# faster than Elle (7.8 s check + 4.9 s read for 100k such txns: <= 1.27 s
+# wall); and, for the memory target (<= 2x the file), one of --rw-mem-txns
+# (default 1,000,000) txns, where the bare process (about 30 MB) no longer
+# dominates. --rw-txns 0 skips both.
 set -euo pipefail
 
 OPS=1000000
 SEED=1
+RW_TXNS=100000
+RW_MEM_TXNS=1000000
+TARGET_RW_WALL_S=1.27     # Elle's 12.7 s (check + read) / 10, per 100k txns
+TARGET_RW_RSS_RATIO=2.0
 TARGET_WALL_S=5          # hindsight check (issue 2)
 TARGET_REPORT_WALL_S=10  # hindsight report (issue 3)
 TARGET_REPORT_MB=5       # report size
@@ -28,6 +41,10 @@ while [[ $# -gt 0 ]]; do
     --ops=*) OPS="${1#*=}"; shift ;;
     --seed) SEED="$2"; shift 2 ;;
     --seed=*) SEED="${1#*=}"; shift ;;
+    --rw-txns) RW_TXNS="$2"; shift 2 ;;
+    --rw-txns=*) RW_TXNS="${1#*=}"; shift ;;
+    --rw-mem-txns) RW_MEM_TXNS="$2"; shift 2 ;;
+    --rw-mem-txns=*) RW_MEM_TXNS="${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -142,4 +159,40 @@ if has_cmd report; then
     echo "  report: not written"
   fi
   summarise "$TARGET_REPORT_WALL_S" ""
+fi
+
+# ---------------------------------------------------------------- rw-register
+
+# rw_history N: generates (or reuses) the rw-register history of N txns,
+# sets HIST, SIZE and LINES.
+rw_history() {
+  local n="$1"
+  local args=(--workload rw-register --seed "$SEED" --txns "$n" --concurrency 10 --keys 10
+    --info 0.01 --fail 0.01 --read-lag 1 --fault "lost-update=$((n * 45 / 100000))" -q)
+  HIST="$OUT/rw-s${SEED}-n${n}-${GEN_SRC}.edn"
+  if [[ -s "$HIST" ]]; then
+    echo "cached: $HIST"
+  else
+    rm -f "$OUT"/rw-s"${SEED}"-n"${n}"-*.edn
+    echo "generating: histgen ${args[*]}"
+    "$OUT/histgen" "${args[@]}" -o "$HIST"
+  fi
+  SIZE=$(filesize "$HIST")
+  LINES=$(wc -l <"$HIST")
+  echo "size: $(mb "$SIZE") ($SIZE bytes), $LINES op lines, $n txns"
+}
+
+if [[ "$RW_TXNS" != 0 ]] && has_cmd check; then
+  section "rw-register check ($RW_TXNS txns: speed against Elle)"
+  rw_history "$RW_TXNS"
+  timed rw-check "$OUT/rw-check.json" "$HS" check "$HIST" --format json
+  [[ $STATUS == 1 ]] || echo "  note: hindsight check exited $STATUS, want 1 (stderr: $OUT/rw-check.stderr)"
+  target=$(awk -v t="$TARGET_RW_WALL_S" -v n="$RW_TXNS" 'BEGIN { printf "%.2f", t * n / 100000 }')
+  summarise "$target" ""
+  section "rw-register check ($RW_MEM_TXNS txns: memory)"
+  rw_history "$RW_MEM_TXNS"
+  timed rw-mem-check "$OUT/rw-mem-check.json" "$HS" check "$HIST" --format json
+  [[ $STATUS == 1 ]] || echo "  note: hindsight check exited $STATUS, want 1 (stderr: $OUT/rw-mem-check.stderr)"
+  target=$(awk -v t="$TARGET_RW_WALL_S" -v n="$RW_MEM_TXNS" 'BEGIN { printf "%.2f", t * n / 100000 }')
+  summarise "$target" "$TARGET_RW_RSS_RATIO"
 fi

@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -146,8 +147,12 @@ const chartsJS = `Array.from(document.querySelectorAll('.chart')).map(function (
 })`
 
 // synthetic names the big generated history of bench_test.go in the
-// browser test's cases.
-const synthetic = "synthetic:100000"
+// browser test's cases, syntheticTxn the big list-append history of
+// txn_helpers_test.go.
+const (
+	synthetic    = "synthetic:100000"
+	syntheticTxn = "synthetic-list-append:100000"
+)
 
 // writeReport checks a history and writes its report into dir.
 func writeReport(t *testing.T, dir, name, path string, wwDeps bool) string {
@@ -156,13 +161,16 @@ func writeReport(t *testing.T, dir, name, path string, wwDeps bool) string {
 		res *analysis.Result
 		h   *model.History
 	)
-	if path == synthetic {
+	switch path {
+	case synthetic:
 		h = synthHistory(100_000, 6, 12)
 		var err error
 		if res, err = check.History(h, checkOpts(wwDeps)); err != nil {
 			t.Fatal(err)
 		}
-	} else {
+	case syntheticTxn:
+		res, h = checkText(t, syntheticTxn, synthListAppend(100_000, 10, 1))
+	default:
 		res, h = mustCheck(t, path, checkOpts(wwDeps))
 	}
 	out := filepath.Join(dir, name+".html")
@@ -183,23 +191,39 @@ func TestBrowser(t *testing.T) {
 	dir := t.TempDir()
 	shots := artifactDir(t)
 	demo := samples.QueueName
+	tidb := "" // a real TiDB run of the corpus, when it is beside the repository
+	if corpus, ok := testpaths.FindCorpus(); ok {
+		tidb = filepath.Join(corpus, "tipocket-tidb-list-append", "history.edn")
+	}
 	cases := []struct {
 		name, path string
 		wwDeps     bool
 		verdict    string
 		hostile    bool
+		// txn: a list-append page, with a transaction timeline and this
+		// many cycle drawings
+		txn    bool
+		cycles int
 	}{
-		{"demo", demo, false, "INVALID", false},
-		{"hostile", "testdata/hostile-invalid.edn", false, "INVALID", true},
-		{"g1c-cycle", fixtures + "/g1c-wr-cycle-invalid.edn", false, "INVALID", false},
-		{"realtime-lag-reassign", fixtures + "/realtime-lag-reassign-invalid.edn", false, "INVALID", false},
-		{"g0-ww-deps", fixtures + "/g0-allowed-write-cycle-unseen-invalid.edn", true, "INVALID", false},
-		{"valid", fixtures + "/unseen-drains-to-zero-valid.edn", false, "VALID", false},
-		{"unknown", fixtures + "/empty-no-send-or-poll-unknown.edn", false, "UNKNOWN", false},
-		{"large-downsampled", synthetic, false, "INVALID", false},
+		{"demo", demo, false, "INVALID", false, false, 0},
+		{"hostile", "testdata/hostile-invalid.edn", false, "INVALID", true, false, 0},
+		{"g1c-cycle", fixtures + "/g1c-wr-cycle-invalid.edn", false, "INVALID", false, false, 0},
+		{"realtime-lag-reassign", fixtures + "/realtime-lag-reassign-invalid.edn", false, "INVALID", false, false, 0},
+		{"g0-ww-deps", fixtures + "/g0-allowed-write-cycle-unseen-invalid.edn", true, "INVALID", false, false, 0},
+		{"valid", fixtures + "/unseen-drains-to-zero-valid.edn", false, "VALID", false, false, 0},
+		{"unknown", fixtures + "/empty-no-send-or-poll-unknown.edn", false, "UNKNOWN", false, false, 0},
+		{"large-downsampled", synthetic, false, "INVALID", false, false, 0},
+		{"list-append-hostile", txnFixtures + "/hostile-list-append-invalid.edn", false, "INVALID", true, true, 1},
+		{"list-append-g1c-incompatible", txnFixtures + "/g1c-with-incompatible-read-orders-invalid.edn", false, "INVALID", false, true, 1},
+		{"list-append-g-nonadjacent-realtime", txnFixtures + "/g-nonadjacent-process-invalid.edn", false, "INVALID", false, true, 2},
+		{"list-append-tidb", tidb, false, "INVALID", false, true, 5},
+		{"list-append-large-sampled", syntheticTxn, false, "INVALID", false, true, 14},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.path == "" {
+				t.Skip("../shared/corpus not found beside the repository: corpus page skipped")
+			}
 			file := writeReport(t, dir, tc.name, tc.path, tc.wwDeps)
 			fileURL := (&url.URL{Scheme: "file", Path: file}).String()
 			var pe pageEvents
@@ -229,7 +253,9 @@ func TestBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(states) < 4 {
+			if tc.txn {
+				checkTxnCharts(t, states, tc.cycles)
+			} else if len(states) < 4 {
 				t.Errorf("%d charts on the page, want at least 4 (timeline, unseen, two lag charts)", len(states))
 			}
 			for _, s := range states {
@@ -237,8 +263,12 @@ func TestBrowser(t *testing.T) {
 					t.Errorf("chart %s did not draw: %+v", s.ID, s)
 				}
 			}
-			if tc.hostile {
-				checkHostile(t, tctx)
+			switch {
+			case tc.hostile && tc.txn:
+				checkHostile(t, tctx, hostileTxnStrings, hostileTxnProbes)
+				checkTxnFocus(t, tctx)
+			case tc.hostile:
+				checkHostile(t, tctx, hostileStrings, hostileProbes)
 			}
 			png, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
 			if err != nil {
@@ -288,10 +318,97 @@ var hostileStrings = []string{
 	`<script>alert('err')</script>`,
 }
 
-// checkHostile checks that the hostile history's strings are text: no
+// hostileProbes are the tooltips checkHostile shows on the queue's
+// hostile page: a timeline point whose value has markup, and a cycle node.
+var hostileProbes = []tipProbe{
+	{"chart-timeline", `function (d) { return Array.isArray(d) && String(d[4]).indexOf('<') >= 0; }`, "<"},
+	{"", `function (d) { return d && Array.isArray(d.tip) && d.tip.join(' ').indexOf('значение') >= 0; }`, "значение 🔑"},
+}
+
+// hostileTxnStrings are texts of testdata/list-append/hostile-list-append-invalid.edn
+// that must show on its page as they are.
+var hostileTxnStrings = []string{
+	`"<script>alert(1)</script>"`,
+	`"</script><script>alert(2)</script>"`,
+	`"<img src=x onerror=alert(1)>"`,
+	`"\"quoted\" 'single' & <b>bold</b>"`,
+	`<script>alert('err')</script> "quoted" javascript:alert(5) ошибка`,
+	`"javascript:alert(1)"`,
+	`"ключ 🔑"`,
+	`"значение 🔑"`,
+}
+
+// hostileTxnProbes: the tooltip of a timeline bar whose micro-ops have
+// markup, and of a cycle node with non-ASCII text.
+var hostileTxnProbes = []tipProbe{
+	{"chart-txn-timeline", `function (d) { return d && typeof d.t === 'string' && d.t.indexOf('<img') >= 0; }`, `"<img src=x onerror=alert(1)>"`},
+	{"", `function (d) { return d && Array.isArray(d.tip) && d.tip.join(' ').indexOf('значение') >= 0; }`, "значение 🔑"},
+}
+
+// tipProbe says which tooltip to show: of the chart with this id (or of
+// any cycle drawing when empty), the first data item find accepts; want
+// is text the tooltip must hold.
+type tipProbe struct{ chart, find, want string }
+
+// checkTxnCharts checks a list-append page's charts: one transaction
+// timeline and the cycle drawings, nothing of the queue's.
+func checkTxnCharts(t *testing.T, states []chartState, cycles int) {
+	t.Helper()
+	n := 0
+	for _, s := range states {
+		switch {
+		case s.ID == "chart-txn-timeline":
+		case strings.HasPrefix(s.ID, "chart-cycle-"):
+			n++
+		default:
+			t.Errorf("chart %s on a list-append page", s.ID)
+		}
+	}
+	if n != cycles || len(states) != cycles+1 {
+		t.Errorf("%d charts, %d cycle drawings; want the timeline and %d cycles", len(states), n, cycles)
+	}
+}
+
+// checkTxnFocus picks an anomaly in the timeline's picker and checks the
+// timeline zooms to its transactions; then a "show on timeline" button
+// picks its anomaly.
+func checkTxnFocus(t *testing.T, ctx context.Context) {
+	t.Helper()
+	type zoom struct {
+		Start, End float64
+		Marks      []TxnMark
+	}
+	z, err := chromedp.Run(ctx, chromedp.Evaluate[zoom](`(function () {
+		var p = document.getElementById('txn-focus');
+		p.value = '0';
+		p.dispatchEvent(new Event('change'));
+		var dz = echarts.getInstanceByDom(document.getElementById('chart-txn-timeline')).getOption().dataZoom[0];
+		return {start: dz.startValue, end: dz.endValue, marks: JSON.parse(document.getElementById('hindsight-data').textContent).txn.marks};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(z.Marks) == 0 {
+		t.Fatal("no marks on the timeline")
+	}
+	m := z.Marks[0]
+	if z.Start > m.From || z.End < m.To || z.End-z.Start > 4*(m.To-m.From)+1 {
+		t.Errorf("picking %s zoomed the timeline to [%v, %v]; its txns span [%v, %v]", m.Label, z.Start, z.End, m.From, m.To)
+	}
+	last := z.Marks[len(z.Marks)-1]
+	picked, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(function () {
+		document.querySelector('button.show-txns[data-target=%q]').click();
+		return document.getElementById('txn-focus').value;
+	})()`, last.Target)))
+	if err != nil || picked != fmt.Sprint(len(z.Marks)-1) {
+		t.Errorf("the button of %s picked %q (%v)", last.Target, picked, err)
+	}
+}
+
+// checkHostile checks that a hostile history's strings are text: no
 // element was made from them, they read as written, and tooltips showing
 // them build no markup either.
-func checkHostile(t *testing.T, ctx context.Context) {
+func checkHostile(t *testing.T, ctx context.Context, hostile []string, probes []tipProbe) {
 	t.Helper()
 	type domState struct {
 		Imgs, Svgs, Bolds, Scripts, Iframes int
@@ -315,20 +432,17 @@ func checkHostile(t *testing.T, ctx context.Context) {
 	if st.Scripts != 3 {
 		t.Errorf("%d script elements, want 3 (data, ECharts, page script)", st.Scripts)
 	}
-	for _, s := range hostileStrings {
+	for _, s := range hostile {
 		if !strings.Contains(st.Text, s) {
 			t.Errorf("the page does not show %q as text", s)
 		}
 	}
-	if !strings.Contains(st.Title, "hostile-invalid.edn") {
+	if !strings.Contains(st.Title, "hostile-") {
 		t.Errorf("title %q", st.Title)
 	}
 	// Tooltips: show the tip of a timeline point whose value has markup, and
 	// of a cycle node, and check they are text.
-	for _, probe := range []struct{ chart, find, want string }{
-		{"chart-timeline", `function (d) { return Array.isArray(d) && String(d[4]).indexOf('<') >= 0; }`, "<"},
-		{"", `function (d) { return d && Array.isArray(d.tip) && d.tip.join(' ').indexOf('значение') >= 0; }`, "значение 🔑"},
-	} {
+	for _, probe := range probes {
 		js := fmt.Sprintf(`(function () {
 			var els = %q ? [document.getElementById(%q)] : Array.from(document.querySelectorAll('.chart.cycle'));
 			var find = %s;

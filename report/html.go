@@ -46,6 +46,7 @@ func AssetsAvailable() error {
 
 var funcs = template.FuncMap{
 	"upper":     strings.ToUpper,
+	"inc":       func(n int) int { return n + 1 },
 	"thousands": func(n int) string { return thousands(int64(n)) },
 	"relClass":  func(rel string) string { return nonAnchor.ReplaceAllString(strings.Split(rel, "+")[0], "_") },
 	"verdictLine": func(v *View) string {
@@ -66,12 +67,24 @@ var funcs = template.FuncMap{
 	},
 }
 
-var pageTmpl = template.Must(template.New("report.html.tmpl").Funcs(funcs).ParseFS(assets, "assets/report.html.tmpl"))
+var pageTmpl = template.Must(template.New("report.html.tmpl").Funcs(funcs).ParseFS(assets, "assets/report.html.tmpl", "assets/txn.html.tmpl"))
 
-// pageData is what the page script reads: the chart options.
+// pageData is what the page script reads: the chart options, and for a
+// transactional history what its timeline needs beyond its option.
 type pageData struct {
 	Timeline Timeline `json:"timeline"`
 	Charts   []Chart  `json:"charts"`
+	Txn      *txnPage `json:"txn,omitempty"`
+}
+
+// txnPage is what the page script needs to draw, explain and filter the
+// transaction timeline (whose option is among the charts).
+type txnPage struct {
+	ID     string    `json:"id"`
+	Axis   string    `json:"axis"`
+	Lanes  []string  `json:"lanes"`
+	Colors []string  `json:"colors"`
+	Marks  []TxnMark `json:"marks"`
 }
 
 // pageVars are the template's inputs.
@@ -119,6 +132,10 @@ func WriteHTML(w io.Writer, v *View) error {
 		ECharts: template.JS(echartsJS),
 		Script:  template.JS(script),
 		Data:    pageData{Timeline: v.Timeline, Charts: v.Charts},
+	}
+	if t := v.Txn; t != nil {
+		pv.Data.Txn = &txnPage{ID: t.Timeline.ID, Axis: t.Timeline.Axis, Lanes: t.Timeline.Lanes,
+			Colors: t.Timeline.Colors, Marks: t.Timeline.Marks}
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(echartsJS) + 1<<20)

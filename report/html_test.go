@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"errors"
+	"github.com/hindsight-dev/hindsight/internal/version"
+	"html"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -119,5 +121,67 @@ func TestNoAssets(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("files left: %v", entries)
+	}
+}
+
+// TestTxnPageSelfContained: the page of the hostile list-append history
+// loads nothing, runs only its own scripts, shows history text escaped,
+// and has the transactional parts instead of the queue's.
+func TestTxnPageSelfContained(t *testing.T) {
+	page := writePage(t, txnFixtures+"/hostile-list-append-invalid.edn")
+	if m := regexp.MustCompile(`(?i)<[a-z]+[^>]*\s(src|href|srcset|action|data)\s*=\s*["']?[a-z]+:`).FindString(page); m != "" {
+		t.Errorf("the page refers to a resource: %s", m)
+	}
+	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-`) {
+		t.Error("no Content-Security-Policy with script hashes")
+	}
+	echarts, err := fs.ReadFile(assetFS, EChartsAsset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := strings.Replace(page, string(echarts), "", 1)
+	for tag, want := range map[string]int{"<script": 3, "</script": 3, "<img": 0, "<svg": 0, "<b>": 0, "<iframe": 0} {
+		if n := strings.Count(strings.ToLower(ours), tag); n != want {
+			t.Errorf("%d %q in the page, want %d", n, tag, want)
+		}
+	}
+	for _, s := range []string{
+		`&lt;script&gt;alert(1)&lt;/script&gt;`, `&lt;img src=x onerror=alert(1)&gt;`, `ключ 🔑`,
+		`<span class="mop">[:append &#34;javascript:alert(1)&#34; &#34;\&#34;quoted\&#34; &#39;single&#39; &amp; &lt;b&gt;bold&lt;/b&gt;&#34;]</span>`,
+		`<td class="elem diff">&#34;&lt;/script&gt;&lt;script&gt;alert(2)&lt;/script&gt;&#34;</td>`,
+		`<span class="model not">read-committed</span>`,
+		`<div class="chart tall" id="chart-txn-timeline" data-kind="txn-timeline"></div>`,
+		`<article class="instance" id="anomaly-G1c-1">`,
+		`<button type="button" class="show-txns" data-target="anomaly-G1c-1">show on timeline</button>`,
+		`<option value="2">G1c #1 (4 transactions)</option>`,
+		`<a href="#txn-timeline">transaction timeline</a>`,
+	} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the page lacks %q", s)
+		}
+	}
+	for _, s := range []string{`id="chart-timeline"`, `id="unseen"`, `id="lag"`, `<a href="#timeline">`} {
+		if strings.Contains(page, s) {
+			t.Errorf("a list-append page has the queue's %q", s)
+		}
+	}
+	// the data: history strings only as JSON escapes in the data element
+	data := page[strings.Index(page, `<script type="application/json" id="hindsight-data">`):]
+	data = data[:strings.Index(data, "</script>")]
+	if strings.ContainsAny(strings.TrimPrefix(data, `<script type="application/json" id="hindsight-data">`), "<>") {
+		t.Error("the data element holds a raw < or >")
+	}
+	if !strings.Contains(data, `\u003cscript\u003ealert(1)\u003c/script\u003e`) {
+		t.Error("the data element lacks the escaped <script> key")
+	}
+}
+
+// TestPageNamesItsBuild: the page says which hindsight build (and which
+// ECharts) wrote it, for a page attached to a ticket months later.
+func TestPageNamesItsBuild(t *testing.T) {
+	page := writePage(t, "testdata/hostile-invalid.edn")
+	want := "Written by " + html.EscapeString(version.Current().String()) + "; ECharts " + EChartsVersion() + " from "
+	if !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q", want)
 	}
 }

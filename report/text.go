@@ -33,7 +33,8 @@ func JSON(w io.Writer, r *analysis.Result) error {
 type TypeRow struct {
 	Type  string
 	Count int
-	// Status is "bad", "allowed" or "bad (some allowed)".
+	// Status is "bad", "allowed", "bad (n allowed)", or "unknown" for the
+	// types that leave the verdict undecided.
 	Status string
 }
 
@@ -68,6 +69,9 @@ func TypeRows(r *analysis.Result) []TypeRow {
 			}
 		}
 		status := "allowed"
+		if t, ok := workload.Describe(r.Workload, t); ok && t.Severity == workload.Undecided {
+			status = "unknown"
+		}
 		switch {
 		case bad && allowed > 0:
 			status = fmt.Sprintf("bad (%d allowed)", allowed)
@@ -117,7 +121,10 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 					fmt.Fprintf(&b, "  … and %d more (--max-examples, or --format json for all)\n", len(ins)-maxExamples)
 					break
 				}
-				fmt.Fprintf(&b, "  - %s\n    witness: ops %s\n", ExplainIn(r.Workload, row.Type, &ins[i], lookup), ints(ins[i].Witness))
+				fmt.Fprintf(&b, "  - %s\n", ExplainIn(r.Workload, row.Type, &ins[i], lookup))
+				if len(ins[i].Witness) > 0 {
+					fmt.Fprintf(&b, "    witness: ops %s\n", ints(ins[i].Witness))
+				}
 			}
 		}
 	}
@@ -127,9 +134,12 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 		if len(r.AlsoNot) > 0 {
 			fmt.Fprintf(&b, " (and so %d stronger models)", len(r.AlsoNot))
 		}
-		fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d elements; "+
+		if srcs := TxnSources(r); srcs != "" {
+			fmt.Fprintf(&b, "\nversion orders from: %s", srcs)
+		}
+		fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d %s; "+
 			"graph %d txns, %d edges, %d cyclic components (largest %d); %d ms\n",
-			s.Ops, s.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages,
+			s.Ops, s.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages, txnUnit(r.Workload),
 			s.GraphVertices, s.GraphEdges, s.Components, s.LargestComponent, s.ElapsedMS)
 		_, err := w.Write(b.Bytes())
 		return err

@@ -35,15 +35,21 @@ type ViewOptions struct {
 	// MaxSeries caps the per-process or per-key series of one chart; the
 	// rest are merged into one "other" series.
 	MaxSeries int
-	// MaxValueChars is where a witness op's value is elided.
+	// MaxValueChars is where a witness op's value is elided (each of a
+	// transaction's micro-ops: at twice this).
 	MaxValueChars int
+	// MaxTxns caps the transactions drawn on a transactional history's
+	// timeline: every one in an anomaly shown, and an even sample of the
+	// rest.
+	MaxTxns int
 }
 
 // DefaultViewOptions are the bounds used when a ViewOptions field is zero:
 // 20 instances per type, 2,000 points per series, 150,000 points in all, 40
 // witness rows, 500 marks per type and key, 200 keys, 12 series per chart,
-// values elided past 120 characters. With them the page of a 1M-op history
-// stays under about 5 MB.
+// values elided past 120 characters, 10,000 transactions on a timeline. With
+// them the page of a 1M-op queue history stays under about 5 MB, and that of
+// a 100,000-transaction list-append history under about 3 MB.
 func DefaultViewOptions() ViewOptions {
 	return ViewOptions{
 		MaxInstances:   20,
@@ -54,6 +60,7 @@ func DefaultViewOptions() ViewOptions {
 		MaxKeys:        200,
 		MaxSeries:      12,
 		MaxValueChars:  120,
+		MaxTxns:        10_000,
 	}
 }
 
@@ -72,6 +79,7 @@ func (o ViewOptions) withDefaults() ViewOptions {
 	set(&o.MaxKeys, d.MaxKeys)
 	set(&o.MaxSeries, d.MaxSeries)
 	set(&o.MaxValueChars, d.MaxValueChars)
+	set(&o.MaxTxns, d.MaxTxns)
 	if o.MaxValueChars < 8 {
 		o.MaxValueChars = 8
 	}
@@ -111,8 +119,16 @@ type View struct {
 	// "ns"), or "op" when the history has no times and ops are placed by
 	// index.
 	TimeUnit string `json:"time_unit"`
+	// Build names the hindsight build that checked the history (the line
+	// of hindsight --version), so a page attached to a ticket can be
+	// reproduced; empty when the result does not say.
+	Build string `json:"build,omitempty"`
 	// Omissions say, in plain words, what the page leaves out.
 	Omissions []string `json:"omissions"`
+	// Txn is the view of a transactional history (list-append,
+	// rw-register); nil for a queue history, whose page has Timeline,
+	// FinalReads and the unseen and lag charts instead.
+	Txn *TxnView `json:"txn,omitempty"`
 }
 
 // Fact is one labelled figure.
@@ -165,6 +181,15 @@ type InstanceView struct {
 	// WitnessTotal is the size of the whole witness.
 	Witness      []WitnessRow `json:"witness"`
 	WitnessTotal int          `json:"witness_total"`
+	// Fields of transactional instances. ID is the id of the instance's
+	// article; OnTimeline says its transactions are marked on the
+	// transaction timeline (TxnMark.Target is ID). Chain is a cycle's
+	// explanation, one order per line, after Explanation's first line.
+	// Reads sets the two reads of an incompatible-order side by side.
+	ID         string     `json:"id,omitempty"`
+	OnTimeline bool       `json:"on_timeline,omitempty"`
+	Chain      []string   `json:"chain,omitempty"`
+	Reads      *ReadsView `json:"reads,omitempty"`
 }
 
 // StepView is one explained edge of a cycle.
@@ -186,7 +211,10 @@ type WitnessRow struct {
 	F       string `json:"f"`
 	// Value is the op's value in EDN-like text, elided past MaxValueChars.
 	Value string `json:"value"`
-	Error string `json:"error,omitempty"`
+	// Mops are a transaction's micro-ops, one string each ([:append :x
+	// 1], [:r :y [1 2]]), in place of Value.
+	Mops  []string `json:"mops,omitempty"`
+	Error string   `json:"error,omitempty"`
 	// Missing is set when the history has no op of this index.
 	Missing bool `json:"missing,omitempty"`
 }
@@ -248,6 +276,10 @@ func Anchor(typ string) string { return "anomaly-" + nonAnchor.ReplaceAllString(
 // no timeline then). It is pure and deterministic: the same inputs give the
 // same View. Cost: O(ops + instances) time and O(ops) memory, dominated by
 // one pass over h.Ops for the timeline.
+//
+// A transactional history (list-append, rw-register) gets the view of
+// view_txn.go instead of the queue's charts: View.Txn, a transaction
+// timeline and the keys' version orders.
 func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 	o := opts.withDefaults()
 	b := newBuilder(res, h, o)
@@ -257,29 +289,26 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 		Verdict:        res.Verdict.String(),
 		UnknownReasons: nonNil(res.UnknownReasons),
 		Warnings:       nonNil(res.Warnings),
-		Stats:          statFacts(res),
-		Options:        optionFacts(res),
 		Types:          []TypeView{},
 		Sections:       []Section{},
 		Charts:         []Chart{},
 		Omissions:      []string{},
 		TimeUnit:       b.clock.unit,
+		Timeline:       Timeline{Keys: []TimelineKey{}},
 	}
 	v.Title = "hindsight: " + res.Source + " " + strings.ToUpper(v.Verdict)
 	if v.Workload == "" {
 		v.Workload = "queue"
 	}
-	for _, row := range TypeRows(res) {
-		tv := TypeView{Type: row.Type, Anchor: Anchor(row.Type), Count: row.Count, Status: row.Status,
-			Bad: slices.Contains(res.BadTypes, row.Type)}
-		v.Types = append(v.Types, tv)
-		sec := b.section(tv)
-		if sec.Shown < sec.Count {
-			v.Omissions = append(v.Omissions, fmt.Sprintf("%s: showing %s of %s instances (the first by op index; the JSON result has them all).",
-				row.Type, thousands(int64(sec.Shown)), thousands(int64(sec.Count))))
-		}
-		v.Sections = append(v.Sections, sec)
+	if res.Hindsight != nil {
+		v.Build = res.Hindsight.String() + "; ECharts " + EChartsVersion()
 	}
+	if b.txn {
+		b.txnView(v)
+		return v
+	}
+	v.Stats, v.Options = statFacts(res), optionFacts(res)
+	b.sections(v)
 	v.Timeline = b.timeline()
 	keyIndex := map[string]int{}
 	for i, k := range v.Timeline.Keys {
@@ -299,6 +328,22 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 	v.Charts = append(v.Charts, b.cycleCharts...)
 	v.Omissions = append(v.Omissions, b.omissions...)
 	return v
+}
+
+// sections fills the type table and the sections of v, in TypeRows
+// order, saying in v.Omissions where instances were capped.
+func (b *builder) sections(v *View) {
+	for _, row := range TypeRows(b.res) {
+		tv := TypeView{Type: row.Type, Anchor: Anchor(row.Type), Count: row.Count, Status: row.Status,
+			Bad: slices.Contains(b.res.BadTypes, row.Type)}
+		v.Types = append(v.Types, tv)
+		sec := b.section(tv)
+		if sec.Shown < sec.Count {
+			v.Omissions = append(v.Omissions, fmt.Sprintf("%s: showing %s of %s instances (the first by op index; the JSON result has them all).",
+				row.Type, thousands(int64(sec.Shown)), thousands(int64(sec.Count))))
+		}
+		v.Sections = append(v.Sections, sec)
+	}
 }
 
 func nonNil(s []string) []string {

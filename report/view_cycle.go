@@ -1,8 +1,10 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,7 +38,7 @@ type graphLink struct {
 }
 
 var relColor = map[string]string{
-	"wr": "#1f77b4", "ww": "#ff7f0e", "process": "#2ca02c", "realtime": "#9467bd",
+	"wr": "#1f77b4", "ww": "#ff7f0e", "rw": "#d62728", "process": "#2ca02c", "realtime": "#9467bd",
 }
 
 // cycleChart draws one cycle: its ops as nodes around a circle, its steps
@@ -52,12 +54,7 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 		return fmt.Sprintf("op %d", idx)
 	}
 	var nodes []graphNode
-	seen := map[int64]bool{}
 	addNode := func(idx int64) {
-		if seen[idx] {
-			return
-		}
-		seen[idx] = true
 		tip := []string{fmt.Sprintf("op %d", idx)}
 		if pos := b.pos(idx); pos >= 0 {
 			op := &b.h.Ops[pos]
@@ -75,34 +72,64 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 			ItemStyle: &opts.ItemStyle{Color: "#fdf6e3", BorderColor: "#444444", BorderWidth: 1.5},
 			Label:     &opts.Label{Show: opts.Bool(true), Formatter: label, FontSize: 12, LineHeight: 16, Color: "#222222"}})
 	}
-	for _, idx := range in.Cycle {
+	for _, idx := range cycleOps(in) {
 		addNode(idx)
 	}
+	var links []graphLink
 	for _, st := range steps {
-		addNode(st.From)
-		addNode(st.To)
+		links = append(links, relLink(name(st.From), name(st.To), st.Rel, st.Rel, 14,
+			[]string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To), st.Why}))
 	}
-	// Ops around a circle, the first on the left, in cycle order
-	// clockwise. Positions are fixed (layout "none"): ECharts' circular
-	// layout bends edges towards the centre, which draws the two edges of
-	// a two-op cycle on top of each other.
+	ch.Option = graphOption(typ, nodes, links)
+	ch.Series = 1
+	return ch
+}
+
+// cycleOps are the ops a cycle drawing shows, once each: the cycle's, then
+// any other its steps name, in order.
+func cycleOps(in *analysis.Instance) []int64 {
+	var ops []int64
+	add := func(idx int64) {
+		if !slices.Contains(ops, idx) {
+			ops = append(ops, idx)
+		}
+	}
+	for _, idx := range in.Cycle {
+		add(idx)
+	}
+	for _, st := range in.Steps {
+		add(st.From)
+		add(st.To)
+	}
+	return ops
+}
+
+// relLink is an edge of a cycle drawing from source to target, coloured
+// by its relation (wr, ww, rw, process, realtime; the first of a combined
+// "a+b"), labelled label in fontSize points, tip as its tooltip.
+func relLink(source, target, rel, label string, fontSize float32, tip []string) graphLink {
+	color := relColor[strings.Split(rel, "+")[0]]
+	if color == "" {
+		color = "#444444"
+	}
+	return graphLink{
+		Source: source, Target: target, Tip: tip,
+		Label:     &opts.EdgeLabel{Show: opts.Bool(true), Formatter: label, FontSize: fontSize, FontWeight: "bold", Color: color},
+		LineStyle: &opts.LineStyle{Color: color, Width: 2.5, Curveness: 0.3, Opacity: opts.Float(0.9)},
+	}
+}
+
+// graphOption lays a cycle's nodes out and returns the ECharts option of
+// its drawing: the nodes around a circle, the first on the left, in cycle
+// order clockwise, and the links as curved arrows. Positions are fixed
+// (layout "none"): ECharts' circular layout bends edges towards the
+// centre, which draws the two edges of a two-op cycle on top of each
+// other.
+func graphOption(typ string, nodes []graphNode, links []graphLink) json.RawMessage {
 	for i := range nodes {
 		a := math.Pi + 2*math.Pi*float64(i)/float64(len(nodes))
 		nodes[i].X = math.Round(100 + 100*math.Cos(a))
 		nodes[i].Y = math.Round(100 + 100*math.Sin(a))
-	}
-	var links []graphLink
-	for _, st := range steps {
-		color := relColor[strings.Split(st.Rel, "+")[0]]
-		if color == "" {
-			color = "#444444"
-		}
-		links = append(links, graphLink{
-			Source: name(st.From), Target: name(st.To),
-			Tip:       []string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To), st.Why},
-			Label:     &opts.EdgeLabel{Show: opts.Bool(true), Formatter: st.Rel, FontSize: 14, FontWeight: "bold", Color: color},
-			LineStyle: &opts.LineStyle{Color: color, Width: 2.5, Curveness: 0.3, Opacity: opts.Float(0.9)},
-		})
 	}
 	g := charts.NewGraph()
 	g.SetGlobalOptions(
@@ -118,7 +145,5 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 	g.MultiSeries[0].Data = nodes
 	g.MultiSeries[0].Links = links
 	g.MultiSeries[0].LineStyle = &opts.LineStyle{Curveness: 0.3}
-	ch.Option = jsonOption(g)
-	ch.Series = 1
-	return ch
+	return jsonOption(g)
 }

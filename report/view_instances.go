@@ -22,7 +22,11 @@ type builder struct {
 	// index finds ops by :index.
 	index *model.IndexMap
 	// keyOf maps a key's plain text to its id (keys are interned by text).
-	keyOf       map[string]model.KeyID
+	keyOf map[string]model.KeyID
+	// txn is set for a transactional workload; tclock places its ops on
+	// the transaction timeline.
+	txn         bool
+	tclock      txnClock
 	cycleCharts []Chart
 	omissions   []string
 	final       *Span
@@ -31,7 +35,7 @@ type builder struct {
 }
 
 func newBuilder(res *analysis.Result, h *model.History, o ViewOptions) *builder {
-	b := &builder{res: res, h: h, o: o}
+	b := &builder{res: res, h: h, o: o, txn: IsTxnWorkload(res.Workload)}
 	if h == nil {
 		b.clock = clock{unit: "op", scale: 1}
 		return b
@@ -183,39 +187,64 @@ func (b *builder) section(tv TypeView) Section {
 	return sec
 }
 
+// instance builds the view of one instance: its explanation, why each
+// edge of its cycle exists, its witness ops and its cycle's drawing. A
+// transactional instance also gets its article's id, a cycle's
+// explanation as a chain of orders (Chain, after the first line), and an
+// incompatible order's two reads side by side.
 func (b *builder) instance(typ string, n int, in *analysis.Instance) InstanceView {
-	iv := InstanceView{N: n, Allowed: in.Allowed, Explanation: Explain(typ, in, b.lookup),
+	wl := b.res.Workload
+	iv := InstanceView{N: n, Allowed: in.Allowed, Explanation: ExplainIn(wl, typ, in, b.lookup),
 		Witness: []WitnessRow{}, WitnessTotal: len(in.Witness)}
 	if in.Key != nil {
 		iv.Key = in.Key.String()
 	}
 	for _, st := range in.Steps {
-		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: ExplainStep(st, b.lookup)})
+		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: ExplainStepIn(wl, st, b.lookup)})
 	}
-	for i, idx := range in.Witness {
-		if i == b.o.MaxWitnessOps {
-			b.omissions = append(b.omissions, fmt.Sprintf("%s #%d: the witness table shows %d of %s ops.",
-				typ, n, b.o.MaxWitnessOps, thousands(int64(len(in.Witness)))))
-			break
-		}
-		iv.Witness = append(iv.Witness, b.witnessRow(idx))
+	if b.txn {
+		b.txnInstance(&iv, typ, in)
 	}
+	b.witness(&iv, typ, in)
 	if len(in.Steps) > 0 {
-		c := b.cycleChart(typ, n, in, iv.Steps)
+		var c Chart
+		if b.txn {
+			c = b.txnCycleChart(typ, n, in, iv.Steps)
+		} else {
+			c = b.cycleChart(typ, n, in, iv.Steps)
+		}
 		iv.Graph = c.ID
 		b.cycleCharts = append(b.cycleCharts, c)
 	}
 	return iv
 }
 
+// witness fills the witness table of iv, at most MaxWitnessOps rows.
+func (b *builder) witness(iv *InstanceView, typ string, in *analysis.Instance) {
+	for i, idx := range in.Witness {
+		if i == b.o.MaxWitnessOps {
+			b.omissions = append(b.omissions, fmt.Sprintf("%s #%d: the witness table shows %d of %s ops.",
+				typ, iv.N, b.o.MaxWitnessOps, thousands(int64(len(in.Witness)))))
+			break
+		}
+		iv.Witness = append(iv.Witness, b.witnessRow(idx))
+	}
+}
+
+// witnessRow is the row of the op with :index idx: its micro-ops as one
+// value (queue), or one string per micro-op (transactional workloads).
 func (b *builder) witnessRow(idx int64) WitnessRow {
 	pos := b.pos(idx)
 	if pos < 0 {
 		return WitnessRow{Index: idx, Missing: true, Value: "(no op with this index in the history)"}
 	}
 	op := &b.h.Ops[pos]
-	row := WitnessRow{Index: idx, Type: op.Type.String(), F: b.fname(op),
-		Value: elide(b.opValue(pos), b.o.MaxValueChars), Error: elide(b.h.ErrorOf(op), b.o.MaxValueChars)}
+	row := WitnessRow{Index: idx, Type: op.Type.String(), F: b.fname(op), Error: elide(b.h.ErrorOf(op), b.o.MaxValueChars)}
+	if b.txn {
+		row.Mops = b.mopTexts(pos, witnessMops, 2*b.o.MaxValueChars)
+	} else {
+		row.Value = elide(b.opValue(pos), b.o.MaxValueChars)
+	}
 	if op.Time != model.NoTime {
 		row.Time = time.Duration(op.Time).String()
 	}
@@ -320,9 +349,55 @@ func (b *builder) writeMop(sb *strings.Builder, m *model.Mop, limit int) {
 			sb.WriteByte(']')
 		}
 		sb.WriteString("}]")
+	case model.MopAppend, model.MopWrite:
+		fmt.Fprintf(sb, "[:%s %s %s]", m.Kind, h.Keys[m.Key].String(), h.MsgValue(m.Msg).String())
+	case model.MopRead:
+		v := "nil"
+		if m.Done && m.Msg != model.NoMsg {
+			v = h.MsgValue(m.Msg).String()
+		}
+		fmt.Fprintf(sb, "[:r %s %s]", h.Keys[m.Key].String(), v)
+	case model.MopReadList:
+		elems := h.ElemsOf(m)
+		sb.WriteString("[:r ")
+		sb.WriteString(h.Keys[m.Key].String())
+		sb.WriteByte(' ')
+		writeList(sb, len(elems), listHead, listTail, limit, func(i int) string { return h.MsgValue(elems[i]).String() })
+		sb.WriteByte(']')
 	default:
 		sb.WriteString("[…]")
 	}
+}
+
+// How many elements a long list keeps at its start and its end when it is
+// shortened for the page (writeList).
+const (
+	listHead = 6
+	listTail = 4
+)
+
+// writeList writes a list of n elements as [a b c], at(i) giving element
+// i's text. A list longer than head+tail+1 keeps its first head and last
+// tail elements around "… k more …"; writing stops early once sb is past
+// limit bytes.
+func writeList(sb *strings.Builder, n, head, tail, limit int, at func(int) string) {
+	sb.WriteByte('[')
+	for i := 0; i < n; i++ {
+		if sb.Len() > limit {
+			sb.WriteString(" …")
+			break
+		}
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		if i == head && n > head+tail+1 {
+			fmt.Fprintf(sb, "… %s more …", thousands(int64(n-head-tail)))
+			i = n - tail - 1
+			continue
+		}
+		sb.WriteString(at(i))
+	}
+	sb.WriteByte(']')
 }
 
 // elide cuts s to at most n characters (runes), ending it with "…" when

@@ -125,21 +125,7 @@ func (b *builder) timeline() Timeline {
 		order[i] = model.KeyID(i)
 	}
 	slices.SortStableFunc(order, func(a, c model.KeyID) int {
-		ha, hc := lines[a].anomalies > 0, lines[c].anomalies > 0
-		if ha != hc {
-			if ha {
-				return -1
-			}
-			return 1
-		}
-		ka, kc := b.h.Keys[a], b.h.Keys[c]
-		switch {
-		case ka.Less(kc):
-			return -1
-		case kc.Less(ka):
-			return 1
-		}
-		return cmp.Compare(a, c)
+		return b.compareKeys(a, c, lines[a].anomalies > 0, lines[c].anomalies > 0)
 	})
 	if len(order) > b.o.MaxKeys {
 		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %d of %s keys are drawn (keys with anomalies first).",
@@ -163,6 +149,25 @@ func (b *builder) timeline() Timeline {
 		tl.Series = tl.Keys[0].Series
 	}
 	return tl
+}
+
+// compareKeys orders keys for the page: keys with anomalies (ha, hc)
+// first, then by key (model.Atom.Less), then by id.
+func (b *builder) compareKeys(a, c model.KeyID, ha, hc bool) int {
+	if ha != hc {
+		if ha {
+			return -1
+		}
+		return 1
+	}
+	ka, kc := b.h.Keys[a], b.h.Keys[c]
+	switch {
+	case ka.Less(kc):
+		return -1
+	case kc.Less(ka):
+		return 1
+	}
+	return cmp.Compare(a, c)
 }
 
 // markAnomalies places every instance of the result on the timelines of

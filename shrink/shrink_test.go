@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
@@ -32,50 +33,86 @@ func load(t *testing.T, path string) (*model.History, model.Pairing) {
 // EDN and read back, still shows it, and that it is 1-minimal: dropping any
 // one unit loses the anomaly.
 func TestShrinkEveryAnomalyOfTheSamples(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(testpaths.Testdata("incidents"), "*.edn"))
-	files = append(files, "../samples/queue-sample.edn")
-	opts := queueCheck(workload.DefaultOptions())
+	files, _ := filepath.Glob(testpaths.Testdata("incidents", "*.edn"))
+	files = append(files, filepath.Join(testpaths.Root(), "samples", "queue-sample.edn"))
+	check := queueCheck(workload.DefaultOptions())
 	for _, f := range files {
 		h, p := load(t, f)
-		res := opts(h, p)
-		for _, typ := range res.AnomalyTypes {
-			t.Run(filepath.Base(f)+"/"+typ, func(t *testing.T) {
-				r, err := Shrink(h, p, typ, opts, 0)
-				if err != nil {
-					t.Fatal(err)
+		shrinkEvery(t, filepath.Base(f), h, p, check)
+	}
+}
+
+// TestShrinkListAppend does the same for list-append: a generated history
+// with one injection of every fault kind, under strict serializability.
+func TestShrinkListAppend(t *testing.T) {
+	var buf bytes.Buffer
+	cfg := gen.TxnConfig{Seed: 3, Workload: gen.ListAppend, Txns: 150, Concurrency: 5, Keys: 4, InfoRate: 0.02, FailRate: 0.02}
+	for _, k := range gen.TxnFaultKinds() {
+		cfg.Faults = append(cfg.Faults, gen.TxnFault{Kind: k, Count: 1})
+	}
+	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ingest.Read(&buf, "generated.edn", ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.Pair(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := workload.MustLookup("list-append")
+	check := func(h *model.History, p model.Pairing) *analysis.Result {
+		return w.Check(h, p, workload.DefaultOptions())
+	}
+	if n := len(check(h, p).AnomalyTypes); n < 8 {
+		t.Fatalf("the generated history shows only %d types", n)
+	}
+	shrinkEvery(t, "generated", h, p, check)
+}
+
+// shrinkEvery shrinks every anomaly type check finds in h and checks the
+// result: smaller, still showing the type once written as EDN and read
+// back, and 1-minimal.
+func shrinkEvery(t *testing.T, name string, h *model.History, p model.Pairing, check CheckFunc) {
+	res := check(h, p)
+	for _, typ := range res.AnomalyTypes {
+		t.Run(name+"/"+typ, func(t *testing.T) {
+			r, err := Shrink(h, p, typ, check, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Exhausted {
+				t.Fatal("exhausted without a budget")
+			}
+			if len(r.History.Ops) >= len(h.Ops) && len(h.Ops) > 4 {
+				t.Errorf("did not shrink: %d of %d ops", len(r.History.Ops), len(h.Ops))
+			}
+			var buf bytes.Buffer
+			if err := WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History)); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ingest.Read(strings.NewReader(buf.String()), "small.edn", ingest.Options{})
+			if err != nil {
+				t.Fatalf("written EDN does not parse: %v\n%s", err, buf.String())
+			}
+			bp, err := model.Pair(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(check(back, bp).Anomalies[typ]) == 0 {
+				t.Fatalf("the written history lost %s:\n%s", typ, buf.String())
+			}
+			// 1-minimal
+			units := unitsOf(r.History, r.Pairing)
+			s := &shrinker{h: r.History, typ: typ, check: check}
+			for i := range units {
+				rest := slices.Concat(units[:i], units[i+1:])
+				if len(rest) > 0 && s.test(rest) {
+					t.Errorf("dropping unit %v keeps %s: not 1-minimal", units[i], typ)
 				}
-				if r.Exhausted {
-					t.Fatal("exhausted without a budget")
-				}
-				if len(r.History.Ops) >= len(h.Ops) && len(h.Ops) > 4 {
-					t.Errorf("did not shrink: %d of %d ops", len(r.History.Ops), len(h.Ops))
-				}
-				var buf bytes.Buffer
-				if err := WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History)); err != nil {
-					t.Fatal(err)
-				}
-				back, err := ingest.Read(strings.NewReader(buf.String()), "small.edn", ingest.Options{})
-				if err != nil {
-					t.Fatalf("written EDN does not parse: %v\n%s", err, buf.String())
-				}
-				bp, err := model.Pair(back)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(opts(back, bp).Anomalies[typ]) == 0 {
-					t.Fatalf("the written history lost %s:\n%s", typ, buf.String())
-				}
-				// 1-minimal
-				units := unitsOf(r.History, r.Pairing)
-				s := &shrinker{h: r.History, typ: typ, check: opts}
-				for i := range units {
-					rest := slices.Concat(units[:i], units[i+1:])
-					if len(rest) > 0 && s.test(rest) {
-						t.Errorf("dropping unit %v keeps %s: not 1-minimal", units[i], typ)
-					}
-				}
-			})
-		}
+			}
+		})
 	}
 }
 
@@ -106,5 +143,72 @@ func TestAppendStringEscapes(t *testing.T) {
 	want := `"a\"b\\c\nd\u0001é"`
 	if got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestShrinkRWRegister shrinks every anomaly type of a generated
+// rw-register history with injected faults, checked with --wfr-keys as the
+// registry checks it: the small history keeps the anomaly, written as EDN
+// and read back, holds no more ops than the fault's script (at most four
+// txns), and is 1-minimal.
+func TestShrinkRWRegister(t *testing.T) {
+	var buf bytes.Buffer
+	cfg := gen.TxnConfig{Seed: 7, Workload: gen.RWRegister, Txns: 300, Concurrency: 5, Keys: 4}
+	for _, k := range gen.TxnFaultKinds() {
+		if k.AppliesTo(gen.RWRegister) {
+			cfg.Faults = append(cfg.Faults, gen.TxnFault{Kind: k, Count: 1})
+		}
+	}
+	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ingest.Read(&buf, "rw.edn", ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.Pair(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := workload.DefaultOptions()
+	o.WFRKeys = true
+	w := workload.MustLookup("rw-register")
+	check := func(h *model.History, p model.Pairing) *analysis.Result { return w.Check(h, p, o) }
+	res := check(h, p)
+	if len(res.AnomalyTypes) < 6 {
+		t.Fatalf("the faults gave only %v", res.AnomalyTypes)
+	}
+	for _, typ := range res.AnomalyTypes {
+		t.Run(typ, func(t *testing.T) {
+			r, err := Shrink(h, p, typ, check, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.History.Ops) > 8 {
+				t.Errorf("%d ops left, more than a fault script's", len(r.History.Ops))
+			}
+			var out bytes.Buffer
+			if err := WriteEDN(&out, r.History, r.Pairing, allPositions(r.History)); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ingest.Read(strings.NewReader(out.String()), "small.edn", ingest.Options{})
+			if err != nil {
+				t.Fatalf("written EDN does not parse: %v\n%s", err, out.String())
+			}
+			bp, err := model.Pair(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(check(back, bp).Anomalies[typ]) == 0 {
+				t.Fatalf("the written history lost %s:\n%s", typ, out.String())
+			}
+			units := unitsOf(r.History, r.Pairing)
+			s := &shrinker{h: r.History, typ: typ, check: check}
+			for i := range units {
+				if rest := slices.Concat(units[:i], units[i+1:]); len(rest) > 0 && s.test(rest) {
+					t.Errorf("dropping unit %v keeps %s: not 1-minimal", units[i], typ)
+				}
+			}
+		})
 	}
 }

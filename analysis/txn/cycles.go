@@ -7,14 +7,15 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
 )
 
 // specFor is the typed search of a cycle anomaly type: the base type's
 // relations and rw rule, plus the variant relation for -process and
 // -realtime forms, which must be taken at least once. Steps take their
 // edges' effective relations, so a found cycle classifies as its type.
-func specFor(t consistency.CycleType) graph.Spec {
-	sp := graph.Spec{Effective: true}
+func specFor(t consistency.CycleType, prec *graph.Precedence) graph.Spec {
+	sp := graph.Spec{Effective: true, Precedence: prec}
 	switch t.Base {
 	case G0:
 		sp.Allowed = graph.WW
@@ -39,8 +40,8 @@ func specFor(t consistency.CycleType) graph.Spec {
 // extension an rw step only right after a kept one. The first cycle found
 // will do (the shortest through the first start that has one): it is
 // evidence, and usually made redundant by a typed witness.
-func projectionSpec(p consistency.Projection) graph.Spec {
-	sp := graph.Spec{Allowed: p.Keep &^ graph.RW, FirstFound: true}
+func projectionSpec(p consistency.Projection, prec *graph.Precedence) graph.Spec {
+	sp := graph.Spec{Allowed: p.Keep &^ graph.RW, FirstFound: true, Precedence: prec}
 	switch {
 	case p.Keep&graph.RW != 0:
 		sp.RW = graph.RWFree
@@ -128,7 +129,7 @@ func (c *checker) cycles(g *graph.Graph) {
 				return false
 			}
 			current = p.Anomaly()
-			cyc, ok, ex := s.ShortestTyped(comp, projectionSpec(p), deadline)
+			cyc, ok, ex := s.ShortestTyped(comp, projectionSpec(p, c.prec), deadline)
 			if ex {
 				timedOut = true
 			}
@@ -155,7 +156,7 @@ func (c *checker) cycles(g *graph.Graph) {
 				continue
 			}
 			current = t.Name
-			cyc, ok, ex := s.ShortestTyped(comp, specFor(t), deadline)
+			cyc, ok, ex := s.ShortestTyped(comp, specFor(t, c.prec), deadline)
 			if ex {
 				timedOut = true
 			}
@@ -194,7 +195,7 @@ func (c *checker) timeout(g *graph.Graph, comp []int32, current string, searched
 	c.unknownReason("%s: the cycle search ran out of its budget (%s) in a component of %d txns starting at op %d, "+
 		"while looking for %s; cycles of later types may be missing", CycleSearchTimeout, c.opts.CycleBudget,
 		len(comp), c.idx(c.vrec[comp[0]]), current)
-	cyc := fallbackCycle(g, comp)
+	cyc := fallbackCycle(g, comp, c.prec)
 	in = c.cycleInstance(cyc)
 	c.add(classify(cyc.Rels), in)
 }
@@ -202,8 +203,8 @@ func (c *checker) timeout(g *graph.Graph, comp []int32, current string, searched
 // fallbackCycle finds some cycle in comp, a strongly connected component,
 // by walking from its first vertex along the first edge that stays in the
 // component until a vertex repeats (Elle's fallback-cycle). Steps take their
-// edges' effective relations. O(|comp| + E_comp).
-func fallbackCycle(g *graph.Graph, comp []int32) graph.Cycle {
+// edges' effective relations (in precedence prec). O(|comp| + E_comp).
+func fallbackCycle(g *graph.Graph, comp []int32, prec *graph.Precedence) graph.Cycle {
 	in := map[int32]bool{}
 	for _, v := range comp {
 		in[v] = true
@@ -221,7 +222,7 @@ func fallbackCycle(g *graph.Graph, comp []int32) graph.Cycle {
 		to, rel := g.Out(v)
 		for j, w := range to {
 			if in[w] && w != v {
-				rels = append(rels, graph.Effective(rel[j]))
+				rels = append(rels, prec.Effective(rel[j]))
 				v = w
 				break
 			}
@@ -245,11 +246,35 @@ func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
 		i := (m + j) % n
 		u, v := c.vrec[cyc.Vertices[i]], c.vrec[cyc.Vertices[(i+1)%n]]
 		in.Cycle = append(in.Cycle, c.idx(u))
-		in.Steps = append(in.Steps, c.step(u, v, cyc.Rels[i]))
+		st := c.step(u, v, cyc.Rels[i])
+		in.Steps = append(in.Steps, st)
 		recs = append(recs, u)
+		if r := c.recOfIndex(st.OrderOp); r >= 0 {
+			recs = append(recs, r) // the read (list-append) or txn (rw-register's wfr-keys) that showed the step's order
+		}
+		for k := range st.OrderOps { // rw-register: the two txns behind the step's version order
+			if r := c.recOfIndex(&st.OrderOps[k]); r >= 0 {
+				recs = append(recs, r)
+			}
+		}
 	}
 	in.Witness = c.witness(recs...)
 	return in
+}
+
+// recOfIndex finds the rec whose completion (or open invocation) has op
+// index *idx, or -1 (also for nil).
+func (c *checker) recOfIndex(idx *int64) int32 {
+	if idx == nil {
+		return -1
+	}
+	if c.index == nil {
+		c.index = model.NewIndexMap(c.h)
+	}
+	if pos := c.index.Pos(*idx); pos >= 0 {
+		return c.recAt[pos]
+	}
+	return -1
 }
 
 // step explains the edge from rec u to rec v taken as rel.

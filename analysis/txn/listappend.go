@@ -212,19 +212,36 @@ func (la *listAppend) index() {
 	covered := make([]int32, nk)
 	for _, rd := range la.reads {
 		o := la.order[rd.key]
-		if rd.n <= covered[rd.key] || int(rd.n) > len(o) {
+		if rd.n <= covered[rd.key] {
 			continue
 		}
 		es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
-		if !slices.Equal(es, o[:rd.n]) {
+		if len(es) > len(o) {
+			es = withoutRepeats(es) // a read with duplicate elements shows the order too
+		}
+		if len(es) > len(o) || !slices.Equal(es, o[:len(es)]) {
 			continue
 		}
-		for p := covered[rd.key]; p < rd.n; p++ {
+		for p := covered[rd.key]; p < int32(len(es)); p++ {
 			la.shownBy[o[p]] = rd.rec
 		}
-		covered[rd.key] = rd.n
+		covered[rd.key] = max(covered[rd.key], int32(len(es)))
 	}
 	la.readers()
+}
+
+// withoutRepeats returns es with every element after its first occurrence
+// dropped (a new slice).
+func withoutRepeats(es []model.MsgID) []model.MsgID {
+	seen := make(map[model.MsgID]bool, len(es))
+	o := make([]model.MsgID, 0, len(es))
+	for _, e := range es {
+		if !seen[e] {
+			seen[e] = true
+			o = append(o, e)
+		}
+	}
+	return o
 }
 
 // orderKey sets key k's version order from its reads (sorted by length,
@@ -255,14 +272,7 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 		return cmp.Or(cmp.Compare(a.ref.n, b.ref.n), cmp.Compare(a.ref.rec, b.ref.rec))
 	})
 	longest := ds[len(ds)-1]
-	seen := map[model.MsgID]bool{}
-	var o []model.MsgID
-	for _, e := range longest.es {
-		if !seen[e] {
-			seen[e] = true
-			o = append(o, e)
-		}
-	}
+	o := withoutRepeats(longest.es)
 	la.readOrder[k] = o
 	if singleAppend {
 		la.order[k] = []model.MsgID{single}

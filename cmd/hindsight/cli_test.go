@@ -144,6 +144,33 @@ func TestGoldenFixtures(t *testing.T) {
 	}
 }
 
+// TestGoldenListAppend pins the text and JSON output for list-append
+// fixtures: each non-cycle type, and cycles of several kinds with their
+// step-by-step explanations, under the models their checks use.
+func TestGoldenListAppend(t *testing.T) {
+	dir := testpaths.Testdata("list-append")
+	for _, tc := range []struct {
+		file string
+		args []string
+	}{
+		{"g1c-with-incompatible-read-orders-invalid", nil},
+		{"g-single-realtime-stale-read-invalid", nil},
+		{"lost-update-and-g2-item-invalid", nil},
+		{"dirty-update-indirect-invalid", nil},
+		{"g-nonadjacent-process-invalid", []string{"--model", "strong-session-snapshot-isolation"}},
+		{"internal-read-append-read-error", nil},
+		{"duplicate-appends-rejected-error", nil},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			args := append([]string{"check", filepath.Join(dir, tc.file+".edn"), "--max-examples", "10"}, tc.args...)
+			_, text, _ := runCLI(t, "", args...)
+			golden(t, "list-append-"+tc.file+".txt", stable(strings.ReplaceAll(text, dir+"/", "")))
+			_, js, _ := runCLI(t, "", append(args, "--format", "json")...)
+			golden(t, "list-append-"+tc.file+".json", stable(strings.ReplaceAll(js, dir+"/", "")))
+		})
+	}
+}
+
 // TestVersion: --version names the build and the embedded ECharts, and the
 // JSON result carries the build that produced it.
 func TestVersion(t *testing.T) {
@@ -157,5 +184,42 @@ func TestVersion(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Hindsight.Version == "" || res.Hindsight.Go == "" {
 		t.Fatalf("no build in the JSON (%v): %s", err, out)
+	}
+}
+
+// TestGoldenRWRegister pins the text and JSON output for rw-register
+// fixtures and hand-made cases: each non-cycle type, and cycles whose
+// ww and rw steps rest on each version-order source (the initial state,
+// --wfr-keys, --sequential-keys, --linearizable-keys, --transaction-order),
+// with the explanation of why each order holds, under the options of
+// their checks.
+func TestGoldenRWRegister(t *testing.T) {
+	dir := testpaths.Testdata("rw-register")
+	cases := testpaths.Testdata("rw-register-cases")
+	for _, tc := range []struct {
+		dir, file string
+		args      []string
+	}{
+		{dir, "g-single-initial-state-invalid", []string{"--model", "serializable"}},
+		{dir, "g-single-writes-follow-reads-invalid", []string{"--model", "serializable", "--wfr-keys"}},
+		{dir, "g0-sequential-keys-invalid", []string{"--model", "serializable", "--sequential-keys"}},
+		{dir, "scc-sort-bug-cyclic-versions-g1c-realtime-invalid", []string{"--wfr-keys", "--linearizable-keys"}},
+		{dir, "g2-item-transaction-order-invalid", []string{"--model", "serializable", "--transaction-order", "testdata/g2-item-transaction-order.json"}},
+		{dir, "cyclic-versions-sequential-keys-invalid", []string{"--sequential-keys"}},
+		{dir, "g1a-read-of-failed-write-invalid", nil},
+		{dir, "g1b-read-of-intermediate-write-invalid", []string{"--model", "repeatable-read"}},
+		{dir, "internal-stale-read-after-write-invalid", nil},
+		{dir, "lost-update-invalid", nil},
+		{dir, "final-value-read-not-g1b-invalid", nil},
+		{cases, "duplicate-writes-and-g1c-invalid", nil},
+		{cases, "future-read-invalid", nil},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			args := append([]string{"check", filepath.Join(tc.dir, tc.file+".edn"), "--max-examples", "10"}, tc.args...)
+			_, text, _ := runCLI(t, "", args...)
+			golden(t, "rw-register-"+tc.file+".txt", stable(strings.ReplaceAll(text, tc.dir+"/", "")))
+			_, js, _ := runCLI(t, "", append(args, "--format", "json")...)
+			golden(t, "rw-register-"+tc.file+".json", stable(strings.ReplaceAll(js, tc.dir+"/", "")))
+		})
 	}
 }

@@ -26,11 +26,15 @@ func reportCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Use:   "report [flags] HISTORY -o FILE",
 		Short: "Check a history and write a self-contained HTML report (exit status as for check)",
 		Long: `Check HISTORY as check does and write one HTML file that opens offline: the
-verdict, statistics and options, a table of anomaly types, an offset timeline
-per key with the anomalies marked, unseen-over-time and realtime-lag charts,
-and for each anomaly instance its explanation, witness ops and, for cycles,
-a drawing. Big histories are downsampled and instance lists capped; the page
-says what it left out. -o - writes the page to standard output.`,
+verdict, statistics and options, a table of anomaly types, and for each
+anomaly instance its explanation, witness ops and, for cycles, a drawing.
+A queue history also gets an offset timeline per key with the anomalies
+marked, and unseen-over-time and realtime-lag charts; a list-append history
+the models ruled out, a transaction timeline (one lane per process, the
+transactions of each anomaly marked), its incompatible reads side by side
+and each key's version order. Big histories are downsampled and instance
+lists capped; the page says what it left out. -o - writes the page to
+standard output.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := f.options()
@@ -83,6 +87,7 @@ says what it left out. -o - writes the page to standard output.`,
 	fl.StringVarP(&out, "output", "o", "", "the HTML file to write (- for standard output)")
 	fl.IntVar(&view.MaxInstances, "max-instances", 20, "instances shown in detail per anomaly type (all are counted)")
 	fl.IntVar(&view.MaxPoints, "max-points", 2000, "points per drawn series before downsampling")
+	fl.IntVar(&view.MaxTxns, "max-txns", 10_000, "transactions drawn on a list-append timeline before sampling (those in anomalies always are)")
 	return cmd
 }
 

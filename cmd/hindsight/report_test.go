@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/report"
 )
 
@@ -23,18 +24,26 @@ func TestReportCommand(t *testing.T) {
 	needAssets(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.html")
+	la := filepath.Join(testpaths.Root(), "report", "testdata", "list-append", "g1c-with-incompatible-read-orders-invalid.edn")
 	cases := []struct {
 		name   string
 		args   []string
 		code   int
 		file   string
 		stderr string
+		// want is text the page must hold
+		want string
 	}{
-		{"invalid sample - 1, file written", []string{"report", "../../samples/queue-sample.edn", "-o", out}, 1, out, "report written"},
-		{"no -o - 3", []string{"report", "../../samples/queue-sample.edn"}, 3, "", "-o"},
-		{"check --html - verdict exit, file written", []string{"check", "--html", filepath.Join(dir, "c.html"), incident}, 1, filepath.Join(dir, "c.html"), ""},
+		{"invalid sample - 1, file written", []string{"report", "../../samples/queue-sample.edn", "-o", out}, 1, out, "report written", "Offset timeline"},
+		{"no -o - 3", []string{"report", "../../samples/queue-sample.edn"}, 3, "", "-o", ""},
+		{"check --html - verdict exit, file written", []string{"check", "--html", filepath.Join(dir, "c.html"), incident}, 1, filepath.Join(dir, "c.html"), "", ""},
 		{"check --html with two histories - 3", []string{"check", "--html", filepath.Join(dir, "x.html"),
-			incident, "../../samples/queue-sample.edn"}, 3, "", "html"},
+			incident, "../../samples/queue-sample.edn"}, 3, "", "html", ""},
+		{"list-append --max-txns - 1, its timeline sampled", []string{"report", filepath.Join(testpaths.Root(), "report", "testdata", "list-append", "g-single-realtime-stale-read-invalid.edn"),
+			"-o", filepath.Join(dir, "la.html"), "--max-txns", "3"}, 1,
+			filepath.Join(dir, "la.html"), "report written", "Transaction timeline: 3 of 4 transactions are drawn"},
+		{"check --html on list-append - 1", []string{"check", "--html", filepath.Join(dir, "lc.html"), la}, 1,
+			filepath.Join(dir, "lc.html"), "", `id="chart-txn-timeline"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +61,9 @@ func TestReportCommand(t *testing.T) {
 				}
 				if !strings.Contains(string(b), "INVALID") || strings.Contains(string(b), "<script src") {
 					t.Errorf("%s does not look like a self-contained invalid report", tc.file)
+				}
+				if !strings.Contains(string(b), tc.want) {
+					t.Errorf("%s lacks %q", tc.file, tc.want)
 				}
 			}
 		})

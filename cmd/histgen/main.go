@@ -66,11 +66,11 @@ func newRootCmd() *cobra.Command {
 per line.
 
 --workload queue (the default) simulates a Kafka-like broker. A history without
---fault is valid under spec/queue.md; each --fault KIND=N injects N faults of
+--fault is valid (docs/queue.md); each --fault KIND=N injects N faults of
 that kind: ` + strings.Join(names(gen.FaultKinds()), ", ") + `.
 
 --workload list-append or rw-register simulates a transactional store, Elle's
-workloads of spec/txn.md. A history without --fault and --read-lag is strict
+workloads (docs/list-append.md, docs/rw-register.md). A history without --fault and --read-lag is strict
 serializable; each --fault KIND=N injects N fault scripts of that kind:
 ` + strings.Join(names(gen.TxnFaultKinds()), ", ") + `
 (incompatible-order, duplicate-element, future-read and dirty-update need

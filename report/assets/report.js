@@ -8,6 +8,10 @@
 
   var data = JSON.parse(document.getElementById('hindsight-data').textContent);
   var instances = {};
+  var txn = data.txn || null; // a transactional history's timeline
+  var focus = -1;             // the timeline's focused mark, -1 for none
+  var txnItems = [];          // the timeline's bars, per series
+  var statusNames = ['ok', 'info', 'fail', 'never completed (info)'];
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -21,6 +25,7 @@
   // as is (no HTML parsing).
   function tooltip(dims) {
     return function (params) {
+      if (txn && params.seriesType === 'custom') { return txnTip(params); }
       var box = el('div', 'hs-tip');
       if (Array.isArray(params)) { // axis trigger: one line per series
         if (params.length && Array.isArray(params[0].value)) {
@@ -60,9 +65,50 @@
     };
   }
 
+  // txnTip is the tooltip of a transaction's bar: its ops, outcome,
+  // process, span, micro-ops and the anomalies it takes part in.
+  function txnTip(params) {
+    var d = params.data, v = d.value, box = el('div', 'hs-tip');
+    box.appendChild(el('div', 'hs-tip-title', 'op ' + v[4] + (v[5] >= 0 ? ' → op ' + v[5] : ', never completed') +
+      ' · ' + statusNames[v[3]]));
+    box.appendChild(el('div', null, (txn.lanes[v[2]] || '') + ' · ' + txn.axis + ': ' + v[0] + ' to ' + v[1]));
+    box.appendChild(el('div', 'hs-tip-mops', d.t));
+    if (d.m && d.m.length) {
+      box.appendChild(el('div', 'hs-tip-note', 'in ' + d.m.map(function (i) { return txn.marks[i].label; }).join(', ') +
+        ': click to read it'));
+    }
+    return box;
+  }
+
+  // txnRender draws the bars of one custom series of the transaction
+  // timeline: a rectangle from invocation to completion in the lane of
+  // its process, filled by outcome, outlined in red when it takes part in
+  // an anomaly, faded when another anomaly has the focus.
+  function txnRender(items) {
+    return function (params, api) {
+      var lane = api.value(2), a = api.coord([api.value(0), lane]), b = api.coord([api.value(1), lane]);
+      var h = Math.max(3, api.size([0, 1])[1] * 0.62), cs = params.coordSys;
+      var rect = echarts.graphic.clipRectByRect(
+        { x: a[0], y: a[1] - h / 2, width: Math.max(b[0] - a[0], 2), height: h },
+        { x: cs.x, y: cs.y, width: cs.width, height: cs.height });
+      if (!rect) { return null; }
+      var m = items[params.dataIndex].m || [];
+      var lit = focus < 0 || m.indexOf(focus) >= 0;
+      return {
+        type: 'rect', shape: rect,
+        style: { fill: txn.colors[api.value(3)], stroke: m.length ? '#d62728' : null, lineWidth: m.length ? 2 : 0, opacity: lit ? 1 : 0.12 }
+      };
+    };
+  }
+
   function draw(id, option, dims) {
     var node = document.getElementById(id);
     if (!node || !option) { return null; }
+    if (txn && id === txn.id) {
+      node.style.height = Math.max(260, Math.min(720, txn.lanes.length * 24 + 140)) + 'px';
+      // drawn in one go: progressive rendering would show half a timeline
+      txnItems = (option.series || []).map(function (s) { s.renderItem = txnRender(s.data); s.progressive = 0; return s.data; });
+    }
     var chart = echarts.getInstanceByDom(node) || echarts.init(node, null, { renderer: 'canvas' });
     option.tooltip = option.tooltip || {};
     option.tooltip.formatter = tooltip(dims || []);
@@ -100,6 +146,48 @@
       if (picker) { picker.value = String(i); }
       showKey(i);
       document.getElementById('timeline').scrollIntoView();
+    });
+  });
+
+  // The transaction timeline: focus on one anomaly's transactions (the
+  // picker, the instances' buttons), and go from a marked bar to its
+  // anomaly's explanation.
+  var focusPicker = document.getElementById('txn-focus');
+  function setFocus(i) {
+    var c = txn && instances[txn.id];
+    if (!c) { return; }
+    focus = i;
+    if (focusPicker) { focusPicker.value = String(i); }
+    c.setOption({ series: txnItems.map(function (items) { return { renderItem: txnRender(items) }; }) });
+    var mk = txn.marks[i];
+    if (mk) {
+      var pad = Math.max((mk.to - mk.from) * 0.6, 1e-9);
+      c.dispatchAction({ type: 'dataZoom', dataZoomIndex: 0, startValue: mk.from - pad, endValue: mk.to + pad });
+    } else {
+      c.dispatchAction({ type: 'dataZoom', dataZoomIndex: 0, start: 0, end: 100 });
+    }
+  }
+  if (txn && instances[txn.id]) {
+    if (focusPicker) {
+      focusPicker.addEventListener('change', function () { setFocus(Number(focusPicker.value)); });
+    }
+    instances[txn.id].on('click', function (p) {
+      var m = p.data && p.data.m;
+      if (!m || !m.length) { return; }
+      var target = document.getElementById(txn.marks[m[0]].target);
+      if (target) { target.scrollIntoView(); }
+    });
+  }
+  document.querySelectorAll('button.show-txns').forEach(function (b) {
+    b.addEventListener('click', function () {
+      var t = b.getAttribute('data-target');
+      for (var i = 0; txn && i < txn.marks.length; i++) {
+        if (txn.marks[i].target === t) {
+          setFocus(i);
+          document.getElementById('txn-timeline').scrollIntoView();
+          return;
+        }
+      }
     });
   });
   window.addEventListener('resize', function () {

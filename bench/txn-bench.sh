@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# bench/txn-bench.sh: time whole runs of hindsight on generated transactional
+# histories, against the targets of the list-append and rw-register work.
+#
+#   bench/txn-bench.sh [--workload list-append|rw-register] [--seed S]
+#
+# Builds cmd/hindsight and cmd/histgen into bench/out/ and generates (cached
+# by parameters and by the generator's source) three histories of the
+# workload: 100,000 txns and 1,000,000 txns of a clean run with 1% info and
+# 1% fail txns (10 workers, 8 keys in use, up to 4 micro-ops a txn), and,
+# for list-append, the generator's 10,000-txn history whose failed, crashed
+# and stale txns make one huge strongly connected component. It times
+# `hindsight check FILE --format json` on each and prints wall time, txns/s,
+# peak RSS and RSS/file size with PASS/MISS against the targets:
+#
+#   100k txns   <= 1.5 s   (10x faster than Elle's 10.2 s check + 5.8 s read,
+#                           list-append; 7.8 s + 4.9 s for rw-register)
+#   1M txns     <= 15 s, peak RSS <= 2x the file
+#   huge SCC    a verdict (not unknown), within the default cycle budget
+#
+# HINDSIGHT=/path/to/binary uses that binary. A miss never fails the script;
+# a failed build or generation does.
+set -euo pipefail
+
+WORKLOAD=list-append
+SEED=1
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --workload) WORKLOAD="$2"; shift 2 ;;
+    --workload=*) WORKLOAD="${1#*=}"; shift ;;
+    --seed) SEED="$2"; shift 2 ;;
+    --seed=*) SEED="${1#*=}"; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "txn-bench.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+case "$WORKLOAD" in list-append|rw-register) ;; *) echo "txn-bench.sh: --workload list-append or rw-register" >&2; exit 2 ;; esac
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$ROOT/bench/out"
+mkdir -p "$OUT"
+cd "$ROOT"
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+
+section "build"
+go build -o "$OUT/histgen" ./cmd/histgen
+HS="${HINDSIGHT:-}"
+if [[ -z "$HS" ]]; then
+  go build -o "$OUT/hindsight" ./cmd/hindsight
+  HS="$OUT/hindsight"
+fi
+echo "hindsight: $HS ($("$HS" --version))"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+
+GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
+
+# history NAME ARGS...: generates $OUT/NAME-GENSRC.edn once, sets HIST, SIZE.
+history() {
+  local name="$1"; shift
+  HIST="$OUT/$name-$GEN_SRC.edn"
+  if [[ ! -s "$HIST" ]]; then
+    rm -f "$OUT/$name"-*.edn
+    "$OUT/histgen" "$@" -q -o "$HIST"
+  fi
+  SIZE=$(stat -c %s "$HIST")
+}
+
+# run LABEL TXNS WALL_TARGET RSS_TARGET: times check on $HIST and reports.
+run() {
+  local label="$1" txns="$2" wall_target="$3" rss_target="$4"
+  section "$label: $(awk -v b="$SIZE" 'BEGIN { printf "%.1f MB", b / 1e6 }') of EDN"
+  timed "$label" "$OUT/$label.json" "$HS" check "$HIST" --format json
+  local valid
+  valid=$(grep -oE '"valid":("[a-z]+"|true|false)' "$OUT/$label.json" | head -1 | cut -d: -f2 || true)
+  local ok
+  ok=$(awk -v w="$WALL" -v t="$wall_target" 'BEGIN { print (w <= t) ? "PASS" : "MISS" }')
+  printf '  %-14s %s (exit %s)\n' "verdict" "${valid:-none}" "$STATUS"
+  printf '  %-14s %s s   (target <= %s s: %s)\n' "wall" "$WALL" "$wall_target" "$ok"
+  printf '  %-14s %s\n' "txns/s" "$(awk -v n="$txns" -v w="$WALL" 'BEGIN { printf "%.0f", n / w }')"
+  if [[ -n "$RSS_KB" ]]; then
+    local ratio
+    ratio=$(awk -v r="$RSS_KB" -v s="$SIZE" 'BEGIN { printf "%.2f", r * 1024 / s }')
+    printf '  %-14s %s MB = %s x the file' "peak RSS" "$(awk -v r="$RSS_KB" 'BEGIN { printf "%.1f", r * 1024 / 1e6 }')" "$ratio"
+    if [[ -n "$rss_target" ]]; then
+      printf '   (target <= %s: %s)' "$rss_target" "$(awk -v r="$ratio" -v t="$rss_target" 'BEGIN { print (r <= t) ? "PASS" : "MISS" }')"
+    fi
+    echo
+  fi
+}
+
+common=(--workload "$WORKLOAD" --seed "$SEED" --concurrency 10 --keys 8 --info 0.01 --fail 0.01)
+history "$WORKLOAD-100k-s$SEED" "${common[@]}" --txns 100000
+run "$WORKLOAD-100k" 100000 1.5 ""
+history "$WORKLOAD-1m-s$SEED" "${common[@]}" --txns 1000000
+run "$WORKLOAD-1m" 1000000 15 2
+if [[ "$WORKLOAD" == list-append ]]; then
+  history "$WORKLOAD-huge-scc-s$SEED" --workload list-append --huge-scc --seed "$SEED"
+  run "$WORKLOAD-huge-scc" 10000 10 ""
+  grep -q '"cycle-search-timeout"' "$OUT/$WORKLOAD-huge-scc.json" && echo "  note: the cycle search ran out of its budget" || true
+  grep -oE '"largest_component":[0-9]+' "$OUT/$WORKLOAD-huge-scc.json" | sed 's/^/  /'
+fi

@@ -1,0 +1,667 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// This file builds the view of a transactional history (list-append,
+// rw-register): the models checked and ruled out, a transaction timeline
+// with the transactions of each anomaly marked, every anomaly instance
+// with its micro-ops, cycles drawn with labelled edges, and each key's
+// version order.
+
+// TxnView is the part of the page only transactional histories have.
+type TxnView struct {
+	// Models are the consistency models checked; Not the weakest models
+	// the anomalies rule out, AlsoNot the stronger ones they rule out too
+	// (Elle's :not and :also-not).
+	Models  []string `json:"models"`
+	Not     []string `json:"not"`
+	AlsoNot []string `json:"also_not"`
+	// Timeline is the transaction timeline.
+	Timeline TxnTimeline `json:"timeline"`
+	// Orders are the keys' version orders, keys with anomalies first, at
+	// most MaxKeys of OrdersTotal.
+	Orders      []OrderView `json:"orders"`
+	OrdersTotal int         `json:"orders_total"`
+}
+
+// TxnTimeline is the transaction timeline: time (or op index) across, one
+// lane per process, each transaction a bar from its invocation to its
+// completion. Its option is in Chart.Option; its custom series are drawn by
+// the page script, bar data [start, end, lane, status, invocation index,
+// completion index (-1: never completed)].
+type TxnTimeline struct {
+	Chart
+	// Axis names the x axis ("time (ms)", or "op index" and why).
+	Axis string `json:"axis"`
+	// Lanes are the lanes' labels, one per process, in order.
+	Lanes []string `json:"lanes"`
+	// Colors are the fills of the statuses (ok, info, fail, never
+	// completed), by status number.
+	Colors []string `json:"colors"`
+	// Txns is the number of transactions in the history, Drawn how many
+	// bars the chart has, Marked how many of them take part in an anomaly
+	// shown on the page.
+	Txns   int `json:"txns"`
+	Drawn  int `json:"drawn"`
+	Marked int `json:"marked"`
+	// Marks are the anomaly instances shown on the page with transactions
+	// on the timeline; a bar's "m" lists indices into Marks.
+	Marks []TxnMark `json:"marks"`
+}
+
+// TxnMark is one anomaly instance on the transaction timeline.
+type TxnMark struct {
+	// Label names the instance ("G1c #1"); Target is the id of its
+	// article on the page.
+	Label  string `json:"label"`
+	Target string `json:"target"`
+	// Txns is how many transactions take part; From and To span them on
+	// the x axis.
+	Txns int     `json:"txns"`
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+}
+
+// OrderView is one key's version order, as far as reads showed it.
+type OrderView struct {
+	Key string `json:"key"`
+	// Len is the number of elements; Order the order as text, shortened
+	// to its first and last elements when long.
+	Len   int    `json:"len"`
+	Order string `json:"order"`
+	// From is the op whose read showed the order, -1 when none did.
+	From int64 `json:"from"`
+	// Anomalies counts the anomaly instances that involve the key.
+	Anomalies int `json:"anomalies"`
+}
+
+// ReadsView sets two reads of one key side by side (incompatible-order):
+// a window of their elements around the first one where they differ.
+type ReadsView struct {
+	// Diff is the 0-based index of the first element where the reads
+	// differ.
+	Diff int `json:"diff"`
+	// Indices are the 1-based element numbers of the window's columns.
+	Indices []int       `json:"indices"`
+	Rows    [2]ReadsRow `json:"rows"`
+}
+
+// ReadsRow is one of the two reads of a ReadsView.
+type ReadsRow struct {
+	Op  int64 `json:"op"`
+	Len int   `json:"len"`
+	// Before and After count the elements left out of the window.
+	Before int `json:"before"`
+	After  int `json:"after"`
+	// Cells are the elements in the window (Text "" past the list's end).
+	Cells []ReadsCell `json:"cells"`
+}
+
+// ReadsCell is one element of a read.
+type ReadsCell struct {
+	Text string `json:"text"`
+	Diff bool   `json:"diff,omitempty"`
+}
+
+// Statuses of a transaction on the timeline, and their fills.
+const (
+	txnOK = iota
+	txnInfo
+	txnFail
+	txnOpen
+)
+
+var txnStatusNames = []string{"ok", "info", "fail", "never completed (info)"}
+var txnColors = []string{"#4a90c2", "#e6a700", "#a9b0b7", "#f3d27a"}
+
+// Size bounds of the transactional parts of the page.
+const (
+	// nodeMops is how many micro-ops a cycle node's label lists.
+	nodeMops = 4
+	// witnessMops is how many micro-ops a witness row lists.
+	witnessMops = 12
+	// barTextChars is where a timeline bar's tooltip text is elided.
+	barTextChars = 90
+	// readsContext is how many elements a ReadsView shows on each side
+	// of the first difference.
+	readsContext = 6
+)
+
+// txnView fills v with the transactional view of b.res.
+func (b *builder) txnView(v *View) {
+	v.Stats, v.Options = txnStatFacts(b.res), txnOptionFacts(b.res)
+	b.sections(v)
+	tv := &TxnView{Models: nonNil(b.res.Models), Not: nonNil(b.res.Not), AlsoNot: nonNil(b.res.AlsoNot)}
+	tv.Timeline = b.txnTimeline(v)
+	tv.Orders, tv.OrdersTotal = b.orders()
+	if len(tv.Orders) < tv.OrdersTotal {
+		v.Omissions = append(v.Omissions, fmt.Sprintf("Version orders: %d of %s keys are listed (keys with anomalies first).",
+			len(tv.Orders), thousands(int64(tv.OrdersTotal))))
+	}
+	v.Txn = tv
+	v.TimeUnit = b.tclock.unit
+	v.Charts = append(v.Charts, tv.Timeline.Chart)
+	v.Charts = append(v.Charts, b.cycleCharts...)
+	v.Omissions = append(v.Omissions, b.omissions...)
+}
+
+func txnStatFacts(res *analysis.Result) []Fact {
+	s := res.Stats
+	n := func(x int64) string { return thousands(x) }
+	return []Fact{
+		{"ops", n(s.Ops)},
+		{"transactions", fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
+		{"keys", n(s.Keys)},
+		{"elements written", n(s.Messages)},
+		{"dependency graph", fmt.Sprintf("%s transactions, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
+		{"check time", fmt.Sprintf("%d ms", s.ElapsedMS)},
+	}
+}
+
+func txnOptionFacts(res *analysis.Result) []Fact {
+	facts := []Fact{}
+	for _, m := range res.Models {
+		facts = append(facts, Fact{"--model", m})
+	}
+	if len(res.Options.Anomalies) > 0 {
+		facts = append(facts, Fact{"--anomalies", strings.Join(res.Options.Anomalies, ", ")})
+	}
+	return append(facts, Fact{"--cycle-budget", time.Duration(res.Options.CycleBudgetS * 1e9).String()})
+}
+
+// txnInstance adds to iv what a transactional instance shows beyond a
+// queue's: its article's id, a cycle's explanation split into its first
+// line and the chain of orders that follows, and the two reads of an
+// incompatible order side by side.
+func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instance) {
+	iv.ID = fmt.Sprintf("%s-%d", Anchor(typ), iv.N)
+	if len(in.Steps) > 0 {
+		lines := strings.Split(iv.Explanation, "\n")
+		iv.Explanation = strings.TrimSpace(lines[0])
+		for _, l := range lines[1:] {
+			iv.Chain = append(iv.Chain, strings.TrimSpace(l))
+		}
+	}
+	if typ == "incompatible-order" && len(in.Values) == 2 && len(in.Ops) == 2 {
+		iv.Reads = sideBySide(in.Ops, in.Values)
+	}
+}
+
+// sideBySide sets two reads of a key side by side around the first
+// element where they differ.
+func sideBySide(ops []int64, lists []analysis.Value) *ReadsView {
+	d := firstDifference(lists[0], lists[1])
+	longest := max(len(lists[0].Elems), len(lists[1].Elems))
+	lo, hi := max(0, d-readsContext), min(longest, d+readsContext+1)
+	rv := &ReadsView{Diff: d}
+	for i := lo; i < hi; i++ {
+		rv.Indices = append(rv.Indices, i+1)
+	}
+	for r := range 2 {
+		elems := lists[r].Elems
+		row := ReadsRow{Op: ops[r], Len: len(elems), Before: min(lo, len(elems)), After: max(0, len(elems)-hi)}
+		for i := lo; i < hi; i++ {
+			c := ReadsCell{Diff: i == d}
+			if i < len(elems) {
+				c.Text = elide(elems[i].String(), 40)
+			}
+			row.Cells = append(row.Cells, c)
+		}
+		rv.Rows[r] = row
+	}
+	return rv
+}
+
+// mopTexts renders the micro-ops of the op at position pos, one string
+// each (long reads shortened, each elided past chars), at most maxMops of
+// them and then a count of the rest.
+func (b *builder) mopTexts(pos, maxMops, chars int) []string {
+	mops := b.mops(pos)
+	out := make([]string, 0, min(len(mops), maxMops+1))
+	for i := range mops {
+		if i == maxMops {
+			out = append(out, fmt.Sprintf("… %d more micro-ops", len(mops)-maxMops))
+			break
+		}
+		var sb strings.Builder
+		b.writeMop(&sb, &mops[i], chars*2)
+		out = append(out, elide(sb.String(), chars))
+	}
+	return out
+}
+
+// txnCycleChart draws a transactional cycle: each transaction a node
+// showing its micro-ops, each step an arrow coloured by its relation and
+// labelled with it, its key and values; tooltips say why each edge exists.
+func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps []StepView) Chart {
+	ch := Chart{ID: fmt.Sprintf("chart-cycle-%s-%d", nonAnchor.ReplaceAllString(typ, "_"), n), Kind: "cycle",
+		Title: fmt.Sprintf("%s #%d: the cycle", typ, n)}
+	name := func(idx int64) string { return fmt.Sprintf("op %d", idx) }
+	var nodes []graphNode
+	addNode := func(idx int64) {
+		head := name(idx)
+		tip := []string{head}
+		var mops []string
+		if pos := b.pos(idx); pos >= 0 {
+			op := &b.h.Ops[pos]
+			if op.Process >= 0 {
+				head += fmt.Sprintf(" · process %d", op.Process)
+			}
+			tip[0] = head
+			tip = append(tip, op.Type.String()+" "+b.fname(op))
+			if op.Time != model.NoTime {
+				tip = append(tip, "time "+time.Duration(op.Time).String())
+			}
+			tip = append(tip, b.mopTexts(pos, witnessMops, 160)...)
+			mops = b.mopTexts(pos, nodeMops, 30)
+		}
+		lines := append([]string{head}, mops...)
+		width := 0
+		for _, l := range lines {
+			width = max(width, len([]rune(l)))
+		}
+		size := []int{min(max(width*7+18, 90), 260), len(lines)*15 + 14}
+		nodes = append(nodes, graphNode{Name: name(idx), Tip: tip, Symbol: "roundRect", SymbolSize: size,
+			ItemStyle: &opts.ItemStyle{Color: "#fdf6e3", BorderColor: "#444444", BorderWidth: 1.5},
+			Label: &opts.Label{Show: opts.Bool(true), Formatter: strings.Join(lines, "\n"), FontSize: 11, LineHeight: 15,
+				Color: "#222222", FontFamily: "monospace"}})
+	}
+	for _, idx := range cycleOps(in) {
+		addNode(idx)
+	}
+	var links []graphLink
+	for i, st := range steps {
+		src := in.Steps[i]
+		tip := []string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To)}
+		if len(src.Mops) == 2 {
+			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
+		}
+		tip = append(tip, st.Why)
+		links = append(links, relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src), 12, tip))
+	}
+	ch.Option = graphOption(typ, nodes, links)
+	ch.Series = 1
+	return ch
+}
+
+// stepMop renders micro-op i of the op with :index idx, or "?".
+func (b *builder) stepMop(idx int64, i int) string {
+	pos := b.pos(idx)
+	if pos < 0 {
+		return "?"
+	}
+	mops := b.mops(pos)
+	if i < 0 || i >= len(mops) {
+		return "?"
+	}
+	var sb strings.Builder
+	b.writeMop(&sb, &mops[i], 400)
+	return elide(sb.String(), 160)
+}
+
+// edgeLabel is a cycle edge's label: its relation, key and values
+// ("ww :x 1→2", "wr :y 1", "rw :x []→3").
+func edgeLabel(st analysis.Step) string {
+	parts := []string{st.Rel}
+	if st.Key != nil {
+		parts = append(parts, elide(st.Key.String(), 10))
+	}
+	short := func(v analysis.Value) string {
+		if v.Kind == model.KNil && !v.List {
+			return "[]"
+		}
+		return elide(v.String(), 8)
+	}
+	switch {
+	case len(st.Values) == 2:
+		parts = append(parts, short(st.Values[0])+"→"+short(st.Values[1]))
+	case st.Value != nil:
+		parts = append(parts, short(*st.Value))
+	case st.Process != nil:
+		parts = append(parts, strconv.FormatInt(*st.Process, 10))
+	}
+	return strings.Join(parts, " ")
+}
+
+// txnClock places ops on the transaction timeline: by :time, measured from
+// the first op, when every op has one and they never go backwards; by
+// :index otherwise.
+type txnClock struct {
+	byIndex  bool
+	t0       int64
+	unit     string
+	scale    float64
+	decimals int
+	axis     string
+	end      float64
+}
+
+func newTxnClock(h *model.History) txnClock {
+	byIndex := func(why string) txnClock {
+		c := txnClock{byIndex: true, unit: "op", scale: 1, axis: "op index (" + why + ")"}
+		for i := range h.Ops {
+			c.end = max(c.end, float64(h.Ops[i].Index))
+		}
+		return c
+	}
+	if h == nil || len(h.Ops) == 0 {
+		return txnClock{byIndex: true, unit: "op", scale: 1, axis: "op index"}
+	}
+	t0, last := h.Ops[0].Time, int64(math.MinInt64)
+	for i := range h.Ops {
+		t := h.Ops[i].Time
+		switch {
+		case t == model.NoTime:
+			return byIndex(fmt.Sprintf("op %d has no :time", h.Ops[i].Index))
+		case t < last:
+			return byIndex(fmt.Sprintf(":time goes backwards at op %d", h.Ops[i].Index))
+		}
+		last = t
+	}
+	unit, scale := unitFor(last - t0)
+	c := txnClock{t0: t0, unit: unit, scale: scale, axis: "time (" + unit + ")"}
+	if t0 != 0 {
+		c.axis = "time (" + unit + " since op " + strconv.FormatInt(h.Ops[0].Index, 10) + ")"
+	}
+	c.end = float64(last-t0) / scale
+	c.decimals = decimalsFor(c.end)
+	return c
+}
+
+func (c txnClock) x(op *model.Op) float64 {
+	if c.byIndex {
+		return float64(op.Index)
+	}
+	return float64(op.Time-c.t0) / c.scale
+}
+
+// txnBar is one transaction of the timeline.
+type txnBar struct {
+	inv, comp int // positions in h.Ops; comp is -1 for a txn never completed
+	lane      int
+	status    int
+	marks     []int
+}
+
+// barItem is a bar as the chart gets it: its numbers, its micro-ops as
+// text for the tooltip, and the marks it is in.
+type barItem struct {
+	Value []any  `json:"value"`
+	Text  string `json:"t"`
+	Marks []int  `json:"m,omitempty"`
+}
+
+// txnTimeline builds the transaction timeline of the history, marking the
+// transactions of every instance v shows (and setting those instances'
+// Mark). Transactions past MaxTxns are sampled, evenly in history order,
+// keeping every marked one. Cost: O(ops + witness ops of the shown
+// instances).
+func (b *builder) txnTimeline(v *View) TxnTimeline {
+	b.tclock = newTxnClock(b.h)
+	c := b.tclock
+	tl := TxnTimeline{Chart: Chart{ID: "chart-txn-timeline", Kind: "txn-timeline", Title: "Transaction timeline",
+		Dims: []string{c.axis}}, Axis: c.axis, Lanes: []string{}, Colors: txnColors, Marks: []TxnMark{}}
+	if b.h == nil {
+		tl.Option = jsonOption(charts.NewCustom())
+		return tl
+	}
+	if b.pairing == nil {
+		p, _ := model.Pair(b.h) // problems were reported when the history was checked
+		b.pairing = &p
+	}
+	partner := b.pairing.Partner
+	// the transactions, and the lanes of their processes
+	barOf := make([]int32, len(b.h.Ops))
+	var bars []txnBar
+	var procs []int32
+	for i := range b.h.Ops {
+		barOf[i] = -1
+		op := &b.h.Ops[i]
+		if op.Type != model.Invoke || !op.IsClient() {
+			continue
+		}
+		tb := txnBar{inv: i, comp: int(partner[i]), status: txnOpen}
+		if tb.comp >= 0 {
+			switch b.h.Ops[tb.comp].Type {
+			case model.OK:
+				tb.status = txnOK
+			case model.Fail:
+				tb.status = txnFail
+			default:
+				tb.status = txnInfo
+			}
+			barOf[tb.comp] = int32(len(bars))
+		}
+		barOf[i] = int32(len(bars))
+		bars = append(bars, tb)
+		procs = append(procs, op.Process)
+	}
+	slices.Sort(procs)
+	procs = slices.Compact(procs)
+	for _, p := range procs {
+		if p == model.AnonProcess {
+			tl.Lanes = append(tl.Lanes, "no :process")
+		} else {
+			tl.Lanes = append(tl.Lanes, "process "+strconv.Itoa(int(p)))
+		}
+	}
+	for i := range bars {
+		bars[i].lane, _ = slices.BinarySearch(procs, b.h.Ops[bars[i].inv].Process)
+	}
+	xs := func(tb *txnBar) (float64, float64) {
+		x0 := c.x(&b.h.Ops[tb.inv])
+		if tb.comp < 0 {
+			return x0, max(x0, c.end)
+		}
+		return x0, max(x0, c.x(&b.h.Ops[tb.comp]))
+	}
+	// marks: the transactions of each instance shown
+	for si := range v.Sections {
+		sec := &v.Sections[si]
+		for ii := range sec.Instances {
+			iv := &sec.Instances[ii]
+			src := &b.res.Anomalies[sec.Type][iv.N-1]
+			var ids []int
+			for _, idx := range src.Witness {
+				if pos := b.pos(idx); pos >= 0 && barOf[pos] >= 0 {
+					ids = append(ids, int(barOf[pos]))
+				}
+			}
+			slices.Sort(ids)
+			ids = slices.Compact(ids)
+			if len(ids) == 0 {
+				continue
+			}
+			m := TxnMark{Label: fmt.Sprintf("%s #%d", sec.Type, iv.N), Target: iv.ID, Txns: len(ids),
+				From: math.Inf(1), To: math.Inf(-1)}
+			for _, id := range ids {
+				x0, x1 := xs(&bars[id])
+				m.From, m.To = min(m.From, x0), max(m.To, x1)
+				bars[id].marks = append(bars[id].marks, len(tl.Marks))
+			}
+			iv.OnTimeline = true
+			tl.Marks = append(tl.Marks, m)
+		}
+	}
+	for _, sec := range v.Sections {
+		if sec.Shown < sec.Count {
+			b.omissions = append(b.omissions, "Transaction timeline: only the transactions of the anomaly instances shown in detail are marked.")
+			break
+		}
+	}
+	// which bars are drawn: every marked one, and others evenly sampled
+	var marked, others []int
+	for i := range bars {
+		if len(bars[i].marks) > 0 {
+			marked = append(marked, i)
+		} else {
+			others = append(others, i)
+		}
+	}
+	keep := others
+	if room := max(0, b.o.MaxTxns-len(marked)); len(others) > room {
+		keep = sampleLanes(others, room, len(procs), func(i int) int { return bars[i].lane })
+		how := fmt.Sprintf("%s of %s", thousands(int64(len(keep))), thousands(int64(len(others))))
+		if len(marked) > 0 {
+			how = fmt.Sprintf("all %s that take part in the anomalies shown, and %s of the other %s",
+				thousands(int64(len(marked))), thousands(int64(len(keep))), thousands(int64(len(others))))
+		}
+		b.omissions = append(b.omissions, fmt.Sprintf("Transaction timeline: %s of %s transactions are drawn: %s, spread evenly over each process's transactions (zoomed in, the gaps are the transactions left out).",
+			thousands(int64(len(marked)+len(keep))), thousands(int64(len(bars))), how))
+		tl.Note = fmt.Sprintf("Sampled: %s of %s transactions drawn; every transaction in an anomaly shown is drawn.",
+			thousands(int64(len(marked)+len(keep))), thousands(int64(len(bars))))
+	}
+	tl.Txns, tl.Marked, tl.Drawn = len(bars), len(marked), len(marked)+len(keep)
+
+	item := func(id int) barItem {
+		tb := &bars[id]
+		x0, x1 := xs(tb)
+		comp := int64(-1)
+		pos := tb.inv
+		if tb.comp >= 0 {
+			comp, pos = b.h.Ops[tb.comp].Index, tb.comp
+		}
+		return barItem{
+			Value: []any{num(x0, c.decimals), num(x1, c.decimals), tb.lane, tb.status, b.h.Ops[tb.inv].Index, comp},
+			Text:  elide(strings.Join(b.mopTexts(pos, nodeMops*2, barTextChars), " "), barTextChars),
+			Marks: tb.marks,
+		}
+	}
+	ch := charts.NewCustom()
+	zooms := []opts.DataZoom{
+		{Type: "inside", XAxisIndex: []int{0}, FilterMode: "weakFilter"},
+		{Type: "slider", XAxisIndex: []int{0}, FilterMode: "weakFilter"},
+	}
+	if len(procs) > maxLanesShown {
+		zooms = append(zooms, opts.DataZoom{Type: "slider", YAxisIndex: []int{0}, FilterMode: "weakFilter",
+			Start: 0, End: float32(math.Round(100 * maxLanesShown / float64(len(procs))))})
+	}
+	lo, hi := niceRange(0, c.end, 0)
+	ch.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{BackgroundColor: "#ffffff"}),
+		charts.WithAnimation(false),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: c.axis, NameLocation: "middle", NameGap: 28,
+			Min: num(max(lo, 0), c.decimals+1), Max: num(hi, c.decimals+1)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: tl.Lanes, Inverse: opts.Bool(true)}),
+		charts.WithDataZoomOpts(zooms...),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: "60", Right: "50", Top: "40", Bottom: "70", ContainLabel: opts.Bool(true)}),
+	)
+	series := func(name, color string, ids []int) {
+		data := make([]any, len(ids))
+		for i, id := range ids {
+			data[i] = item(id)
+		}
+		ch.MultiSeries = append(ch.MultiSeries, charts.SingleSeries{Name: name, Type: "custom", Data: data,
+			ItemStyle: &opts.ItemStyle{Color: color}, Encode: &opts.Encode{X: []int{0, 1}, Y: 2}})
+	}
+	byStatus := make([][]int, len(txnStatusNames))
+	for _, id := range keep {
+		byStatus[bars[id].status] = append(byStatus[bars[id].status], id)
+	}
+	for s, ids := range byStatus {
+		if len(ids) > 0 || s < txnOpen {
+			series(txnStatusNames[s], txnColors[s], ids)
+		}
+	}
+	if len(marked) > 0 {
+		series("in an anomaly", "#d62728", marked)
+	}
+	tl.Option = jsonOption(ch)
+	tl.Series = len(ch.MultiSeries)
+	return tl
+}
+
+// sampleLanes picks about n of ids (in order), each lane keeping a share
+// of n in proportion to its own ids, spread evenly over them. Sampling
+// each lane on its own keeps the density even: one stride over all ids
+// would alias with processes that take turns. lane gives an id's lane, in
+// [0, lanes). The result is in the order of ids. Cost: O(len(ids)).
+func sampleLanes(ids []int, n, lanes int, lane func(int) int) []int {
+	per := make([][]int, lanes)
+	for _, id := range ids {
+		per[lane(id)] = append(per[lane(id)], id)
+	}
+	out := make([]int, 0, n)
+	taken := 0 // ids of the lanes before this one, for the quotas' rounding
+	for li, l := range per {
+		q := (taken+len(l))*n/len(ids) - taken*n/len(ids)
+		taken += len(l)
+		// each lane starts at its own phase, so the lanes' picks do not
+		// all fall on the same stretches of time either
+		phase := li * len(l) / lanes
+		for j := range q {
+			out = append(out, l[(j*len(l)+phase)/q])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// maxLanesShown is how many lanes the timeline shows before its lane
+// slider scrolls.
+const maxLanesShown = 40
+
+// orders lists the keys' version orders (Series.Orders), keys with
+// anomalies first, then by key; at most MaxKeys, and the number of keys
+// with an order.
+func (b *builder) orders() ([]OrderView, int) {
+	src := b.res.Series.Orders
+	if b.h == nil || len(src) == 0 {
+		return []OrderView{}, 0
+	}
+	anomalies := make([]int, len(b.h.Keys))
+	for _, typ := range b.res.AnomalyTypes {
+		for _, in := range b.res.Anomalies[typ] {
+			var keys []model.KeyID
+			if k, ok := b.key(in.Key); ok {
+				keys = append(keys, k)
+			}
+			for _, st := range in.Steps {
+				if k, ok := b.key(st.Key); ok {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range slices.Compact(keys) {
+				anomalies[k]++
+			}
+		}
+	}
+	order := make([]int, len(src))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		kx, ky := src[x].Key, src[y].Key
+		return b.compareKeys(kx, ky, anomalies[kx] > 0, anomalies[ky] > 0)
+	})
+	if len(order) > b.o.MaxKeys {
+		order = order[:b.o.MaxKeys]
+	}
+	out := make([]OrderView, 0, len(order))
+	for _, i := range order {
+		ko := &src[i]
+		var sb strings.Builder
+		writeList(&sb, len(ko.Elems), 10, 5, 4*b.o.MaxValueChars, func(j int) string {
+			return elide(b.h.MsgValue(ko.Elems[j]).String(), 40)
+		})
+		out = append(out, OrderView{Key: b.keyName(ko.Key), Len: len(ko.Elems), Order: sb.String(), From: ko.From,
+			Anomalies: anomalies[ko.Key]})
+	}
+	return out, len(src)
+}
