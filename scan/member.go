@@ -94,9 +94,9 @@ func (c *collector) finish() ([]*result, []SkippedFile) {
 		}
 		return 0
 	})
-	out := rows[:0]
-	for i, r := range rows {
-		if i > 0 && r.row.Path == rows[i-1].row.Path {
+	out := make([]*result, 0, len(rows))
+	for _, r := range rows {
+		if len(out) > 0 && r.row.Path == out[len(out)-1].row.Path {
 			skipped = append(skipped, SkippedFile{Path: r.row.Path, Reason: SkipDuplicate})
 			continue
 		}
