@@ -17,34 +17,18 @@ import (
 	"testing"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// hindsightBinary builds cmd/hindsight once per test run (as the Dockerfile
-// does: CGO_ENABLED=0, -trimpath) and returns its path, for tests that run
-// it as separate processes.
+// hindsightBinary builds cmd/hindsight (as the Dockerfile does:
+// CGO_ENABLED=0, -trimpath) into the test's temporary folder and returns
+// its path, for tests that run it as separate processes.
 func hindsightBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hindsight-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "hindsight")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	bin := filepath.Join(t.TempDir(), "hindsight")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return binPath
+	return bin
 }
 
 // tarGz packs files (name -> content) into a .tar.gz, names in order.
