@@ -173,6 +173,28 @@ type Step struct {
 	// was appended after the last element any read showed.
 	OrderOp *int64 `json:"order_op,omitempty"`
 	Unread  bool   `json:"unread,omitempty"`
+	// OrderBy names the source of the version order behind an rw-register
+	// ww or rw step (Values[0] before Values[1] in Key's version order):
+	// "initial-state" (nil precedes every value; no op), "wfr-keys" (op
+	// OrderOp read Values[0] and then wrote Values[1]), "sequential-keys"
+	// (one process ran OrderOps[0], whose last value of Key was Values[0],
+	// and then OrderOps[1], whose first value of it was Values[1]),
+	// "linearizable-keys" (OrderOps[0] completed before OrderOps[1] was
+	// invoked, same values) or "transaction-order" (the commit order given
+	// puts OrderOps[0], which wrote Values[0], right before OrderOps[1],
+	// which wrote Values[1]). List-append steps leave it empty.
+	OrderBy  string  `json:"order_by,omitempty"`
+	OrderOps []int64 `json:"order_ops,omitempty"`
+}
+
+// VersionStep is one edge of an rw-register version order, with why it
+// holds: Values[0] came before Values[1] (null: the initial state) in the
+// key's version order, by the source OrderBy and its ops, as on Step.
+type VersionStep struct {
+	Values   []Value `json:"values"`
+	OrderBy  string  `json:"order_by"`
+	OrderOp  *int64  `json:"order_op,omitempty"`
+	OrderOps []int64 `json:"order_ops,omitempty"`
 }
 
 // Instance is one occurrence of an anomaly. Fields not used by its type are
@@ -219,6 +241,12 @@ type Instance struct {
 	SCC            []int64          `json:"scc,omitempty"`
 	SpecType       string           `json:"anomaly_spec_type,omitempty"`
 	DoesNotContain []string         `json:"does_not_contain,omitempty"`
+	// Sources and VersionCycle belong to rw-register's cyclic-versions:
+	// the version-order sources merged for the key (the last one made the
+	// cycle and was dropped for it), and a shortest cycle of the key's
+	// version order, each edge with the source and ops that put it there.
+	Sources      []string      `json:"sources,omitempty"`
+	VersionCycle []VersionStep `json:"version_cycle,omitempty"`
 	// Allowed marks an instance that does not make the history invalid
 	// although others of its type might (a poll-skip of a subscribed
 	// consumer, a G1c that needs a ww edge under --ww-deps).
@@ -279,6 +307,14 @@ type Options struct {
 	// Anomalies are the extra anomaly types a transactional check was asked
 	// to rule out (Elle's :anomalies).
 	Anomalies []string `json:"anomalies,omitempty"`
+	// The version-order sources an rw-register check used (nil for other
+	// workloads).
+	WFRKeys          *bool `json:"wfr_keys,omitempty"`
+	SequentialKeys   *bool `json:"sequential_keys,omitempty"`
+	LinearizableKeys *bool `json:"linearizable_keys,omitempty"`
+	// TransactionOrder is the number of txns an rw-register check was given
+	// a commit order for (Elle's :transaction-order), when it was.
+	TransactionOrder *int64 `json:"transaction_order,omitempty"`
 }
 
 // UnseenPoint is one change of a key's unseen count: after the ok op at
@@ -313,13 +349,35 @@ type KeyOrder struct {
 	From  int64
 }
 
+// VersionEdge is one edge of an rw-register key's version order: From
+// came before To (model.NoMsg: the initial state, nil), by the source By
+// (as Step.OrderBy) and the ops Ops that justify it (none for
+// initial-state; the one txn for wfr-keys; the two txns otherwise).
+type VersionEdge struct {
+	From, To model.MsgID
+	By       string
+	Ops      []int64
+}
+
+// KeyVersions is the version order an rw-register check inferred for one
+// key: a partial order, as the edges of a small DAG over the key's values
+// (not a list, and not transitively closed: v1 < v3 may hold only through
+// v1 < v2 < v3). Only edges of sources that kept the key's order acyclic
+// are here; cyclic-versions instances tell of the others.
+type KeyVersions struct {
+	Key   model.KeyID
+	Edges []VersionEdge
+}
+
 // Series are what a report draws beyond the anomalies: the queue's time
-// series, and the transactional workloads' version orders (by key). They
-// are not part of the JSON result.
+// series, and the transactional workloads' version orders (by key):
+// list-append's as lists (Orders), rw-register's as partial orders
+// (Versions). They are not part of the JSON result.
 type Series struct {
-	Unseen Points[UnseenPoint]
-	Lag    LagSeries
-	Orders []KeyOrder
+	Unseen   Points[UnseenPoint]
+	Lag      LagSeries
+	Orders   []KeyOrder
+	Versions []KeyVersions
 }
 
 // LagSeries holds realtime-lag samples in order, compactly: the samples of

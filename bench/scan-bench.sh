@@ -2,6 +2,7 @@
 # bench/scan-bench.sh: time `hindsight scan` over a generated archive.
 #
 #   bench/scan-bench.sh [--histories N] [--max-ops N] [--seed S] [-j N]
+#                       [--rounds R] [--archive-only]
 #
 # Generates N histories (default 1000) with cmd/histgen into
 # bench/out/scan-archive: sizes log-uniform from 200 to --max-ops op lines
@@ -15,6 +16,14 @@
 # (--rescan: every history is checked, none taken from the cache), then the
 # same scan again without --rescan (all from the cache). Prints histories/s,
 # MB/s (on disk, and uncompressed) and the peak RSS of each run.
+#
+# Then the archive comparison: the same folder packed with tar and gzip into
+# bench/out/scan-archive.tar.gz (cached like the folder), and R rounds
+# (--rounds, default 3) that each time `hindsight scan --rescan` of the
+# loose folder and of the .tar.gz back to back, alternating which goes
+# first; prints every run, the median of each, their ratio (the archive
+# must stay within 1.3x the loose time) and the load average before and
+# after. --archive-only skips the two single runs above.
 # HINDSIGHT=/path/to/binary skips building cmd/hindsight.
 set -euo pipefail
 
@@ -22,6 +31,8 @@ N=1000
 MAX_OPS=100000
 SEED=1
 JOBS=""
+ROUNDS=3
+ARCHIVE_ONLY=""
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
@@ -34,11 +45,14 @@ while [[ $# -gt 0 ]]; do
     --seed) SEED="$2"; shift 2 ;;
     --seed=*) SEED="${1#*=}"; shift ;;
     -j) JOBS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --rounds=*) ROUNDS="${1#*=}"; shift ;;
+    --archive-only) ARCHIVE_ONLY=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "scan-bench.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-for v in "$N" "$MAX_OPS" "$SEED" ${JOBS:+"$JOBS"}; do
+for v in "$N" "$MAX_OPS" "$SEED" "$ROUNDS" ${JOBS:+"$JOBS"}; do
   [[ "$v" =~ ^[0-9]+$ ]] || { echo "scan-bench.sh: not a number: $v" >&2; exit 2; }
 done
 (( MAX_OPS >= 200 )) || { echo "scan-bench.sh: --max-ops must be at least 200" >&2; exit 2; }
@@ -163,12 +177,70 @@ report() {
 RESULTS="$OUT/results"
 SCAN=("$HS" scan -o "$RESULTS" ${JOBS:+-j "$JOBS"})
 
-section "hindsight scan --rescan (every history checked)"
-timed scan-full "$OUT/scan-full.out" "${SCAN[@]}" --rescan "$ARCHIVE"
-report scan-full "${SCAN[@]}" --rescan "$ARCHIVE"
-sed 's/^/  | /' "$OUT/scan-full.out"
+if [[ -z "$ARCHIVE_ONLY" ]]; then
+  section "hindsight scan --rescan (every history checked)"
+  timed scan-full "$OUT/scan-full.out" "${SCAN[@]}" --rescan "$ARCHIVE"
+  report scan-full "${SCAN[@]}" --rescan "$ARCHIVE"
+  sed 's/^/  | /' "$OUT/scan-full.out"
 
-section "hindsight scan (again: every history from the cache)"
-timed scan-cached "$OUT/scan-cached.out" "${SCAN[@]}" "$ARCHIVE"
-report scan-cached "${SCAN[@]}" "$ARCHIVE"
-grep '^scanned' "$OUT/scan-cached.out" | sed 's/^/  | /'
+  section "hindsight scan (again: every history from the cache)"
+  timed scan-cached "$OUT/scan-cached.out" "${SCAN[@]}" "$ARCHIVE"
+  report scan-cached "${SCAN[@]}" "$ARCHIVE"
+  grep '^scanned' "$OUT/scan-cached.out" | sed 's/^/  | /'
+fi
+
+# ---------------------------------------------------------------- packed
+
+PACKED="$ROOT/bench/out/scan-archive.tar.gz"
+section "the same histories packed as .tar.gz"
+if [[ -f "$PACKED.stamp" && "$(cat "$PACKED.stamp")" == "$STAMP" ]]; then
+  echo "cached: $PACKED"
+else
+  rm -f "$PACKED" "$PACKED.stamp"
+  start=$(date +%s.%N)
+  tar -C "$(dirname "$ARCHIVE")" -czf "$PACKED.tmp" "$(basename "$ARCHIVE")"
+  mv "$PACKED.tmp" "$PACKED"
+  echo "$STAMP" >"$PACKED.stamp"
+  end=$(date +%s.%N)
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "packed in %.1f s (tar -czf, gzip level 6)\n", e - s }'
+fi
+awk -v s="$(stat -c %s "$PACKED")" 'BEGIN { printf "%s: %.1f MB\n", "'"$(basename "$PACKED")"'", s / 1e6 }'
+
+section "loose folder vs .tar.gz, $ROUNDS rounds side by side (hindsight scan --rescan)"
+LOOSE_CMD=("$HS" scan -o "$OUT/results-loose" ${JOBS:+-j "$JOBS"} --rescan "$ARCHIVE")
+PACKED_CMD=("$HS" scan -o "$OUT/results-packed" ${JOBS:+-j "$JOBS"} --rescan "$PACKED")
+echo "  loose:  ${LOOSE_CMD[*]}"
+echo "  packed: ${PACKED_CMD[*]}"
+echo "  load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+: >"$OUT/rounds.txt"
+: >"$OUT/rounds-cpu.txt"
+for ((r = 1; r <= ROUNDS; r++)); do
+  if ((r % 2)); then order=(loose packed); else order=(packed loose); fi
+  for kind in "${order[@]}"; do
+    if [[ "$kind" == loose ]]; then cmd=("${LOOSE_CMD[@]}"); else cmd=("${PACKED_CMD[@]}"); fi
+    timed "round-$r-$kind" "$OUT/round-$r-$kind.out" "${cmd[@]}"
+    CPU="?"
+    if [[ -n "$TIME_BIN" ]]; then
+      CPU=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.1f", u + s }' "$OUT/round-$r-$kind.time")
+    fi
+    printf '  round %d %-6s %8.3f s wall  %6s s CPU  peak RSS %s MB  exit %s  load %s\n' "$r" "$kind" "$WALL" "$CPU" \
+      "$([[ -n "$RSS_KB" ]] && echo $((RSS_KB / 1024)) || echo '?')" "$STATUS" "$(cut -d' ' -f1 /proc/loadavg)"
+    echo "$kind $WALL" >>"$OUT/rounds.txt"
+    echo "$kind $CPU" >>"$OUT/rounds-cpu.txt"
+  done
+done
+echo "  load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+median() { grep "^$1 " "$2" | cut -d' ' -f2 | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ML=$(median loose "$OUT/rounds.txt")
+MP=$(median packed "$OUT/rounds.txt")
+awk -v l="$ML" -v p="$MP" 'BEGIN {
+  printf "  median wall: loose %.3f s, .tar.gz %.3f s: the archive takes %.2fx the loose time (target: at most 1.3x)\n", l, p, p / l }'
+if [[ -n "$TIME_BIN" ]]; then
+  CL=$(median loose "$OUT/rounds-cpu.txt")
+  CP=$(median packed "$OUT/rounds-cpu.txt")
+  awk -v l="$CL" -v p="$CP" 'BEGIN {
+    printf "  median CPU:  loose %.1f s, .tar.gz %.1f s: %.2fx (less sensitive than wall time to other work on the machine)\n", l, p, p / l }'
+fi
+for kind in loose packed; do
+  printf '  %-6s | %s\n' "$kind" "$(grep -m1 '^scanned' "$OUT/round-1-$kind.out")"
+done

@@ -23,6 +23,8 @@ type Options struct {
 	Workload string
 	// Format forces the input format.
 	Format ingest.Format
+	// MaxBytes, when positive, bounds a history's text (ingest.Options).
+	MaxBytes int64
 	// Analysis are the checker's options.
 	Analysis workload.Options
 	// AfterRead, if set, is called once the history is read and before it
@@ -51,7 +53,7 @@ func IsInputError(err error) bool {
 // File reads and checks the history at path ("-" for standard input, or a
 // Jepsen store directory). It returns the history too, for reports.
 func File(path string, opts Options) (*analysis.Result, *model.History, error) {
-	h, err := ingest.ReadFile(path, ingest.Options{Format: opts.Format})
+	h, err := ingest.ReadFile(path, ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes})
 	if err != nil {
 		return nil, nil, &InputError{err}
 	}
@@ -61,7 +63,7 @@ func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 
 // Read reads a history from r (named name in messages) and checks it.
 func Read(r io.Reader, name string, opts Options) (*analysis.Result, *model.History, error) {
-	h, err := ingest.Read(r, name, ingest.Options{Format: opts.Format})
+	h, err := ingest.Read(r, name, ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes})
 	if err != nil {
 		return nil, nil, &InputError{err}
 	}

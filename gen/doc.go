@@ -242,9 +242,12 @@
 //     before T2, y T2 before T1. Reported: G0. rw-register: T1 [w x 1]
 //     [r y 1] [w y 2] | T2 [r x 1] [w x 2] [w y 1]: each reads the other's
 //     write. Reported: G1c; with --wfr-keys, which orders x 1 < 2 and y
-//     1 < 2 from those reads, also G0. (A register's version order comes
-//     only from such evidence, so its write cycle always brings this wr
-//     cycle.)
+//     1 < 2 from those reads, also the write cycle, as PL-1-cycle-exists:
+//     each of its ww edges is also a wr edge, and an rw-register edge
+//     stands for its wr first (Elle's explainer order), so the cycle is a
+//     G1c, and only the projection on ww edges shows what read-uncommitted
+//     forbids. (A register's version order comes only from such evidence,
+//     so its write cycle always brings this wr cycle.)
 //   - IncompatibleOrder (list-append): T1 appends 1 and 2; then T2 appends
 //     3; then R1 reads [1 2 3] | R2 reads [2 1 3]. Reported:
 //     incompatible-order only: both reads end at T2's 3, so whichever

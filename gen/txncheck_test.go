@@ -375,9 +375,15 @@ type txnFinding struct {
 // Detector kinds, each named by the spec/txn.md §4 type it stands for.
 // "stale" is the pattern behind G-single-item-realtime: a read missing a
 // write that completed before the reader began. "G0" is a two-txn write
-// cycle: for list-append their appends ordered both ways in the key orders
-// (longest reads), for rw-register in the orders --wfr-keys infers.
+// cycle of list-append: their appends ordered both ways in the key orders
+// (longest reads); kWriteCycleRW is one of rw-register, in the orders
+// --wfr-keys infers.
 const kStale = "G-single-item-realtime"
+
+// kWriteCycleRW is the rw-register write cycle: its ww edges are wr edges
+// too, and an rw-register edge stands for its wr first, so a checker
+// reports it as the cycle read-uncommitted forbids.
+const kWriteCycleRW = "PL-1-cycle-exists"
 
 // detect runs the detectors over the txns (completion order). Only ok txns
 // read; writers are any txn that invoked the write.
@@ -561,7 +567,7 @@ func detect(txns []xtxn, la bool) ([]txnFinding, error) {
 		for i, o := range wfr {
 			if o.a < o.b {
 				if _, ok := dir[order{o.b, o.a}]; ok {
-					add("G0", wfrKey[i], o.a, o.b)
+					add(kWriteCycleRW, wfrKey[i], o.a, o.b)
 				}
 			}
 		}
@@ -646,11 +652,14 @@ func kinds(fs []txnFinding) []string {
 
 // detectable are the types detect looks for.
 var detectable = []string{
-	"G0", "G1a", "G1b", kStale, "dirty-update", "duplicate-elements", "future-read",
+	"G0", kWriteCycleRW, "G1a", "G1b", kStale, "dirty-update", "duplicate-elements", "future-read",
 	"garbage-read", "incompatible-order", "internal", "lost-update",
 }
 
 func isCycleType(t string) bool {
+	if strings.HasSuffix(t, "-cycle-exists") {
+		return true
+	}
 	for _, p := range []string{"G0", "G1c", "G-single", "G-nonadjacent", "G2"} {
 		if strings.HasPrefix(t, p) {
 			return true

@@ -146,7 +146,7 @@ func (k TxnFaultKind) Anomalies(w Workload) (types, withWFR []string) {
 		if la {
 			return []string{"G0"}, nil
 		}
-		return []string{"G1c"}, []string{"G0"}
+		return []string{"G1c"}, []string{"PL-1-cycle-exists"}
 	case IncompatibleOrder:
 		return []string{"incompatible-order"}, nil
 	case DuplicateElement:

@@ -21,7 +21,12 @@
 //     (model.Builder.KeyText), so "3" is the key 3 if 3 appears elsewhere.
 //
 // Either may be compressed with gzip or zstd; compression is recognised by
-// its magic bytes, never by the file name. The format is detected from the
+// its magic bytes, never by the file name. ReadFile also reads a file
+// stored in a tar or zip archive, named ARCHIVE!/path/in/archive (one
+// archive nested in another: OUTER!/INNER!/path), in place through package
+// internal/archive, never unpacking it; the name appears in every error.
+// Options.MaxBytes bounds the text read (a decompression bomb stops there
+// with an error wrapping ErrTooLarge). The format is detected from the
 // content unless forced with Options.Format: after whitespace, '[' then '{'
 // then '"', or '{' then '"', is JSON; anything else is EDN. A UTF-8 byte
 // order mark is skipped.

@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/hindsight-dev/hindsight/internal/archive"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -52,22 +53,82 @@ type Options struct {
 	Workers int
 
 	noFast bool // tests: read every op with readOp, never fastOp
+
+	// MaxBytes, when positive, bounds the history's text (after
+	// decompression) and its bytes as stored: past it, reading stops with
+	// an *Error that wraps ErrTooLarge. It keeps a decompression bomb from
+	// taking all memory.
+	MaxBytes int64
+}
+
+// ErrTooLarge is wrapped by the error of a history whose text passes
+// Options.MaxBytes.
+var ErrTooLarge = errors.New("history too large")
+
+// tooLargeError is the error a limitReader returns; it is ErrTooLarge.
+type tooLargeError struct{ limit int64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("the history is larger than the limit of %d bytes (--max-history-bytes); not read further", e.limit)
+}
+
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// limitReader reads at most limit bytes of r, then fails with a
+// tooLargeError if r has more.
+type limitReader struct {
+	r           io.Reader
+	left, limit int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		for {
+			n, err := l.r.Read(one[:])
+			if n > 0 {
+				return 0, &tooLargeError{l.limit}
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// limit wraps r in a limitReader when max is positive.
+func limit(r io.Reader, max int64) io.Reader {
+	if max <= 0 {
+		return r
+	}
+	return &limitReader{r: r, left: max, limit: max}
 }
 
 // storeFiles are the names looked for in a Jepsen store directory, in order.
 var storeFiles = []string{"history.edn", "history.json", "history.jsonl"}
 
 // ReadFile reads the history at path: a file (plain, gzip or zstd), "-" for
-// standard input, or a Jepsen store directory, from which it reads
+// standard input, a Jepsen store directory, from which it reads
 // history.edn, or history.json or history.jsonl when there is no
-// history.edn. Errors opening the file are returned as they are; errors in
-// its content are *Error.
+// history.edn, or a member of a tar or zip archive, named ARCHIVE!/NAME
+// (package internal/archive; read in place, never unpacked to disk).
+// Errors opening the file are returned as they are; errors in its content
+// are *Error.
 func ReadFile(path string, opts Options) (*model.History, error) {
 	if path == "-" {
 		return Read(os.Stdin, "-", opts)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
+		if _, _, ok := archive.Split(path); ok {
+			return readMember(path, opts)
+		}
 		return nil, err
 	}
 	if fi.IsDir() {
@@ -93,6 +154,17 @@ func ReadFile(path string, opts Options) (*model.History, error) {
 		return h, err
 	}
 	return read(f, path, opts, lineHint(path))
+}
+
+// readMember reads the history stored as the archive member named by path
+// (ARCHIVE!/NAME).
+func readMember(path string, opts Options) (*model.History, error) {
+	rc, err := archive.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return read(rc, path, opts, 0)
 }
 
 // lineHint counts the lines of a plain regular file: an upper bound on the
@@ -138,6 +210,7 @@ func Read(r io.Reader, name string, opts Options) (*model.History, error) {
 
 // read is Read with a hint of how many ops to expect (0: unknown).
 func read(r io.Reader, name string, opts Options, hint int) (*model.History, error) {
+	r = limit(r, opts.MaxBytes)
 	b := model.NewBuilder(name)
 	l := newLexer(r)
 	p := 0
@@ -163,7 +236,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	}
 	if dec != nil {
 		// Decompress in a goroutine of its own, one chunk ahead of the parser.
-		pf := newPrefetch(dec, release)
+		pf := newPrefetch(limit(dec, opts.MaxBytes), release)
 		defer pf.stop()
 		l.src, l.end, l.eof, l.rerr = pf, 0, false, nil
 	}

@@ -145,7 +145,8 @@ func workers(opts Options) int {
 func readFileParallel(f *os.File, name string, opts Options) (h *model.History, ok bool, err error) {
 	fi, err := f.Stat()
 	w := workers(opts)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() < parallelMin || w < 2 {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < parallelMin || w < 2 ||
+		opts.MaxBytes > 0 && fi.Size() > opts.MaxBytes { // the sequential read reports it
 		return nil, false, nil
 	}
 	h, err = readParallel(f, name, fi.Size(), opts, w, blockSize(fi.Size()))

@@ -213,6 +213,7 @@ func TestBrowser(t *testing.T) {
 		{"valid", fixtures + "/unseen-drains-to-zero-valid.edn", false, "VALID", false, false, 0},
 		{"unknown", fixtures + "/empty-no-send-or-poll-unknown.edn", false, "UNKNOWN", false, false, 0},
 		{"large-downsampled", synthetic, false, "INVALID", false, false, 0},
+		{"rw-register-g-single", filepath.Join(testpaths.Root(), "testdata", "rw-register", "g-single-initial-state-invalid.edn"), false, "INVALID", false, true, 1},
 		{"list-append-hostile", txnFixtures + "/hostile-list-append-invalid.edn", false, "INVALID", true, true, 1},
 		{"list-append-g1c-incompatible", txnFixtures + "/g1c-with-incompatible-read-orders-invalid.edn", false, "INVALID", false, true, 1},
 		{"list-append-g-nonadjacent-realtime", txnFixtures + "/g-nonadjacent-process-invalid.edn", false, "INVALID", false, true, 2},

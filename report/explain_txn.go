@@ -61,12 +61,17 @@ func explainTxn(workload, typ string, in *analysis.Instance, lookup OpLookup) st
 	case typ == "G1a":
 		return fmt.Sprintf("%s read %s of key %s (%s), but %s, which wrote it, failed: an aborted read.",
 			op, elem, key, mopText(in.Mop), writer)
+	case typ == "G1b" && workload == "rw-register":
+		return fmt.Sprintf("%s read key %s = %s (%s), but %s overwrote %s within itself: an intermediate state, not its final write.",
+			op, key, elem, mopText(in.Mop), writer, elem)
 	case typ == "G1b":
 		return fmt.Sprintf("%s read key %s ending in %s (%s), but %s overwrote %s within itself: an intermediate state, not its final write.",
 			op, key, elem, mopText(in.Mop), writer, elem)
 	case typ == "internal":
 		return fmt.Sprintf("%s read %s, but its own earlier reads and writes of key %s say it should have read %s.",
 			op, mopText(in.Mop), key, val(in.Expected))
+	case typ == "future-read" && workload == "rw-register":
+		return fmt.Sprintf("%s read %s of key %s (%s), a value it writes only later in itself.", op, elem, key, mopText(in.Mop))
 	case typ == "future-read":
 		return fmt.Sprintf("%s read %s of key %s (%s), an element it appends only later in itself.", op, elem, key, mopText(in.Mop))
 	case typ == "incompatible-order":
@@ -97,7 +102,10 @@ func explainTxn(workload, typ string, in *analysis.Instance, lookup OpLookup) st
 	case typ == "garbage-read":
 		return fmt.Sprintf("%s read %s of key %s (%s), which no op in the history wrote.", op, elem, key, mopText(in.Mop))
 	case typ == "cyclic-versions":
-		return fmt.Sprintf("key %s: the version orders inferred for values %s contradict each other.", key, vals(in.Values))
+		return cyclicVersions(in, lookup)
+	case typ == "duplicate-writes" && in.Reader != nil:
+		return fmt.Sprintf("key %s: value %s was written by ops %s and read by %s, so which write that read saw cannot be told; the key is left out of the dependency graph.",
+			key, val(in.Value), ints(in.Ops), opName(lookup, *in.Reader))
 	case typ == "duplicate-appends" || typ == "duplicate-writes":
 		return fmt.Sprintf("key %s: value %s was written by ops %s, so its order cannot be told; the key is left out of the dependency graph.",
 			key, val(in.Value), ints(in.Ops))
@@ -196,21 +204,137 @@ func ExplainTxnCycle(workload, typ string, in *analysis.Instance, lookup OpLooku
 }
 
 // orderBy says which read showed the version order behind a ww or rw
-// step.
+// step, as a clause to follow the step's sentence.
 func orderBy(st analysis.Step) string {
 	switch {
 	case st.OrderOp == nil:
 		return ""
 	case st.Unread:
-		return fmt.Sprintf(" (%s was never read, so it came after everything op %d's read showed)", st.Values[1].String(), *st.OrderOp)
+		return fmt.Sprintf("; %s was never read, so it came after everything op %d's read showed", st.Values[1].String(), *st.OrderOp)
 	}
-	return fmt.Sprintf(" (as op %d's read shows)", *st.OrderOp)
+	return fmt.Sprintf(", as op %d's read shows", *st.OrderOp)
+}
+
+// cyclicVersions explains an rw-register cyclic-versions instance: which
+// source made a key's version order cyclic, and the cycle, each edge with
+// why it holds.
+func cyclicVersions(in *analysis.Instance, lookup OpLookup) string {
+	key := val(in.Key)
+	if len(in.Sources) == 0 {
+		return fmt.Sprintf("key %s: the version orders inferred for values %s contradict each other.", key, vals(in.Values))
+	}
+	last := in.Sources[len(in.Sources)-1]
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "key %s: the version order from %s, merged with %s, puts values %s in a cycle:",
+		key, sourceName(last), sourceNames(in.Sources[:len(in.Sources)-1]), vals(in.Values))
+	for i, vs := range in.VersionCycle {
+		if len(vs.Values) != 2 {
+			continue
+		}
+		if i > 0 {
+			sb.WriteString(";")
+		}
+		fmt.Fprintf(&sb, " %s < %s, because %s", vs.Values[0].String(), vs.Values[1].String(),
+			versionReason(key, vs.Values, vs.OrderBy, vs.OrderOp, vs.OrderOps, lookup))
+	}
+	fmt.Fprintf(&sb, "; so %s was not used for key %s.", sourceName(last), key)
+	return sb.String()
+}
+
+// sourceName is how text names a version-order source: its flag.
+func sourceName(src string) string {
+	if src == "initial-state" {
+		return "the initial state"
+	}
+	return "--" + src
+}
+
+func sourceNames(srcs []string) string {
+	names := make([]string, len(srcs))
+	for i, s := range srcs {
+		names[i] = sourceName(s)
+	}
+	return strings.Join(names, " and ")
+}
+
+// versionReason says why vs[0] < vs[1] in key's version order, from the
+// source and ops an rw-register step or version-cycle edge names.
+func versionReason(key string, vs []analysis.Value, by string, op *int64, ops []int64, lookup OpLookup) string {
+	a, b := vs[0].String(), vs[1].String()
+	switch {
+	case by == "initial-state":
+		return "the initial state (nil) precedes every value written"
+	case by == "wfr-keys" && op != nil:
+		return fmt.Sprintf("op %d read %s = %s and then wrote %s (--wfr-keys: writes follow reads)", *op, key, a, b)
+	case len(ops) != 2:
+	case by == "sequential-keys":
+		proc := "one process"
+		if lookup != nil {
+			if info, ok := lookup(ops[0]); ok {
+				proc = fmt.Sprintf("process %d", info.Process)
+			}
+		}
+		return fmt.Sprintf("%s ran op %d, whose last value of %s was %s, and then op %d, whose first was %s (--sequential-keys)",
+			proc, ops[0], key, a, ops[1], b)
+	case by == "linearizable-keys":
+		return fmt.Sprintf("op %d, whose last value of %s was %s, completed before op %d, whose first was %s, was invoked (--linearizable-keys)",
+			ops[0], key, a, ops[1], b)
+	case by == "transaction-order":
+		return fmt.Sprintf("op %d, which wrote %s, commits before op %d, which wrote %s (--transaction-order)", ops[0], a, ops[1], b)
+	}
+	return "of the version order inferred (" + by + ")"
+}
+
+// TxnSources names the version-order sources an rw-register check used,
+// for the text summary ("" for other workloads).
+func TxnSources(r *analysis.Result) string {
+	o := r.Options
+	if r.Workload != "rw-register" {
+		return ""
+	}
+	srcs := []string{"the initial state"}
+	for _, f := range []struct {
+		on   *bool
+		name string
+	}{{o.WFRKeys, "--wfr-keys"}, {o.SequentialKeys, "--sequential-keys"}, {o.LinearizableKeys, "--linearizable-keys"}} {
+		if f.on != nil && *f.on {
+			srcs = append(srcs, f.name)
+		}
+	}
+	if o.TransactionOrder != nil {
+		srcs = append(srcs, "--transaction-order")
+	}
+	return strings.Join(srcs, ", ")
+}
+
+// txnUnit names what a transactional history's messages are: list
+// elements or register values.
+func txnUnit(workload string) string {
+	if workload == "rw-register" {
+		return "values"
+	}
+	return "elements"
 }
 
 func txnStep(workload string, st analysis.Step, lookup OpLookup) string {
 	from, to := fmt.Sprintf("op %d", st.From), fmt.Sprintf("op %d", st.To)
 	key := val(st.Key)
 	list := workload == "list-append"
+	if workload == "rw-register" && st.OrderBy != "" && len(st.Values) == 2 {
+		why := versionReason(key, st.Values, st.OrderBy, st.OrderOp, st.OrderOps, lookup)
+		switch st.Rel {
+		case "ww":
+			return fmt.Sprintf("%s set key %s to %s, and %s set it to %s, which came later in its version order (ww): %s",
+				from, key, st.Values[0].String(), to, st.Values[1].String(), why)
+		case "rw":
+			if st.Values[0].Kind == model.KNil {
+				return fmt.Sprintf("%s read key %s in its initial (nil) state, so it did not see %s's write of %s (rw): %s",
+					from, key, to, st.Values[1].String(), why)
+			}
+			return fmt.Sprintf("%s read key %s = %s, and %s set it to %s, which came later in its version order (rw): %s",
+				from, key, st.Values[0].String(), to, st.Values[1].String(), why)
+		}
+	}
 	switch st.Rel {
 	case "wr":
 		if list {
@@ -220,9 +344,9 @@ func txnStep(workload string, st analysis.Step, lookup OpLookup) string {
 	case "ww":
 		if len(st.Values) == 2 {
 			if list {
-				return fmt.Sprintf("%s appended %s to key %s right after %s's %s (ww)%s", to, st.Values[1].String(), key, from, st.Values[0].String(), orderBy(st))
+				return fmt.Sprintf("%s appended %s to key %s right after %s's %s%s (ww)", to, st.Values[1].String(), key, from, st.Values[0].String(), orderBy(st))
 			}
-			return fmt.Sprintf("%s set key %s to %s, and %s's %s came next in its version order (ww)%s", from, key, st.Values[0].String(), to, st.Values[1].String(), orderBy(st))
+			return fmt.Sprintf("%s set key %s to %s, and %s's %s came next in its version order%s (ww)", from, key, st.Values[0].String(), to, st.Values[1].String(), orderBy(st))
 		}
 	case "rw":
 		if len(st.Values) == 2 {
@@ -239,7 +363,7 @@ func txnStep(workload string, st analysis.Step, lookup OpLookup) string {
 			if !list {
 				what = "write"
 			}
-			return fmt.Sprintf("%s %s, so it did not see %s's %s of %s, which came next (rw)%s", from, seen, to, what, st.Values[1].String(), orderBy(st))
+			return fmt.Sprintf("%s %s, so it did not see %s's %s of %s, which came next%s (rw)", from, seen, to, what, st.Values[1].String(), orderBy(st))
 		}
 	case "process":
 		if st.Process != nil {

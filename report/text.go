@@ -134,9 +134,12 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 		if len(r.AlsoNot) > 0 {
 			fmt.Fprintf(&b, " (and so %d stronger models)", len(r.AlsoNot))
 		}
-		fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d elements; "+
+		if srcs := TxnSources(r); srcs != "" {
+			fmt.Fprintf(&b, "\nversion orders from: %s", srcs)
+		}
+		fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d %s; "+
 			"graph %d txns, %d edges, %d cyclic components (largest %d); %d ms\n",
-			s.Ops, s.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages,
+			s.Ops, s.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages, txnUnit(r.Workload),
 			s.GraphVertices, s.GraphEdges, s.Components, s.LargestComponent, s.ElapsedMS)
 		_, err := w.Write(b.Bytes())
 		return err

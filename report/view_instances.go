@@ -381,6 +381,11 @@ const (
 // tail elements around "… k more …"; writing stops early once sb is past
 // limit bytes.
 func writeList(sb *strings.Builder, n, head, tail, limit int, at func(int) string) {
+	writeListSep(sb, " ", n, head, tail, limit, at)
+}
+
+// writeListSep is writeList with items separated by sep.
+func writeListSep(sb *strings.Builder, sep string, n, head, tail, limit int, at func(int) string) {
 	sb.WriteByte('[')
 	for i := 0; i < n; i++ {
 		if sb.Len() > limit {
@@ -388,7 +393,7 @@ func writeList(sb *strings.Builder, n, head, tail, limit int, at func(int) strin
 			break
 		}
 		if i > 0 {
-			sb.WriteByte(' ')
+			sb.WriteString(sep)
 		}
 		if i == head && n > head+tail+1 {
 			fmt.Fprintf(sb, "… %s more …", thousands(int64(n-head-tail)))

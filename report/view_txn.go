@@ -29,6 +29,9 @@ type TxnView struct {
 	Models  []string `json:"models"`
 	Not     []string `json:"not"`
 	AlsoNot []string `json:"also_not"`
+	// List says the history is list-append (its writes are appends), not
+	// rw-register (writes of values), for the page's wording.
+	List bool `json:"list"`
 	// Timeline is the transaction timeline.
 	Timeline TxnTimeline `json:"timeline"`
 	// Orders are the keys' version orders, keys with anomalies first, at
@@ -86,6 +89,9 @@ type OrderView struct {
 	From int64 `json:"from"`
 	// Anomalies counts the anomaly instances that involve the key.
 	Anomalies int `json:"anomalies"`
+	// Partial marks an rw-register order: Order then lists its edges (Len
+	// of them), each with the source that established it.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // ReadsView sets two reads of one key side by side (incompatible-order):
@@ -144,7 +150,8 @@ const (
 func (b *builder) txnView(v *View) {
 	v.Stats, v.Options = txnStatFacts(b.res), txnOptionFacts(b.res)
 	b.sections(v)
-	tv := &TxnView{Models: nonNil(b.res.Models), Not: nonNil(b.res.Not), AlsoNot: nonNil(b.res.AlsoNot)}
+	tv := &TxnView{Models: nonNil(b.res.Models), Not: nonNil(b.res.Not), AlsoNot: nonNil(b.res.AlsoNot),
+		List: b.res.Workload == "list-append"}
 	tv.Timeline = b.txnTimeline(v)
 	tv.Orders, tv.OrdersTotal = b.orders()
 	if len(tv.Orders) < tv.OrdersTotal {
@@ -158,6 +165,15 @@ func (b *builder) txnView(v *View) {
 	v.Omissions = append(v.Omissions, b.omissions...)
 }
 
+// written names what a transactional workload writes: list-append appends
+// elements, rw-register writes values.
+func written(workload string) string {
+	if workload == "list-append" {
+		return "elements written"
+	}
+	return "values written"
+}
+
 func txnStatFacts(res *analysis.Result) []Fact {
 	s := res.Stats
 	n := func(x int64) string { return thousands(x) }
@@ -165,7 +181,7 @@ func txnStatFacts(res *analysis.Result) []Fact {
 		{"ops", n(s.Ops)},
 		{"transactions", fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
 		{"keys", n(s.Keys)},
-		{"elements written", n(s.Messages)},
+		{written(res.Workload), n(s.Messages)},
 		{"dependency graph", fmt.Sprintf("%s transactions, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
 		{"check time", fmt.Sprintf("%d ms", s.ElapsedMS)},
 	}
@@ -290,7 +306,7 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
 		}
 		tip = append(tip, st.Why)
-		links = append(links, relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src), 12, tip))
+		links = append(links, relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, b.res.Workload == "list-append"), 12, tip))
 	}
 	ch.Option = graphOption(typ, nodes, links)
 	ch.Series = 1
@@ -313,15 +329,19 @@ func (b *builder) stepMop(idx int64, i int) string {
 }
 
 // edgeLabel is a cycle edge's label: its relation, key and values
-// ("ww :x 1→2", "wr :y 1", "rw :x []→3").
-func edgeLabel(st analysis.Step) string {
+// ("ww :x 1→2", "wr :y 1", "rw :x []→3"); the initial state is [] in a
+// list-append history (the empty list), nil in an rw-register one.
+func edgeLabel(st analysis.Step, list bool) string {
 	parts := []string{st.Rel}
 	if st.Key != nil {
 		parts = append(parts, elide(st.Key.String(), 10))
 	}
 	short := func(v analysis.Value) string {
 		if v.Kind == model.KNil && !v.List {
-			return "[]"
+			if list {
+				return "[]"
+			}
+			return "nil"
 		}
 		return elide(v.String(), 8)
 	}
@@ -616,12 +636,39 @@ func sampleLanes(ids []int, n, lanes int, lane func(int) int) []int {
 // slider scrolls.
 const maxLanesShown = 40
 
-// orders lists the keys' version orders (Series.Orders), keys with
-// anomalies first, then by key; at most MaxKeys, and the number of keys
-// with an order.
+// orders lists the keys' version orders, keys with anomalies first, then
+// by key; at most MaxKeys, and the number of keys with an order:
+// list-append's lists (Series.Orders), or rw-register's partial orders
+// (Series.Versions), each edge with the source that established it.
 func (b *builder) orders() ([]OrderView, int) {
-	src := b.res.Series.Orders
-	if b.h == nil || len(src) == 0 {
+	type keyOrder struct {
+		key  model.KeyID
+		view func(anomalies int) OrderView
+	}
+	var src []keyOrder
+	if b.h != nil {
+		for i := range b.res.Series.Orders {
+			ko := &b.res.Series.Orders[i]
+			src = append(src, keyOrder{ko.Key, func(n int) OrderView {
+				var sb strings.Builder
+				writeList(&sb, len(ko.Elems), 10, 5, 4*b.o.MaxValueChars, func(j int) string {
+					return elide(b.h.MsgValue(ko.Elems[j]).String(), 40)
+				})
+				return OrderView{Key: b.keyName(ko.Key), Len: len(ko.Elems), Order: sb.String(), From: ko.From, Anomalies: n}
+			}})
+		}
+		for i := range b.res.Series.Versions {
+			kv := &b.res.Series.Versions[i]
+			src = append(src, keyOrder{kv.Key, func(n int) OrderView {
+				var sb strings.Builder
+				writeListSep(&sb, "; ", len(kv.Edges), 8, 4, 4*b.o.MaxValueChars, func(j int) string {
+					return b.versionEdge(&kv.Edges[j])
+				})
+				return OrderView{Key: b.keyName(kv.Key), Len: len(kv.Edges), Order: sb.String(), From: -1, Anomalies: n, Partial: true}
+			}})
+		}
+	}
+	if len(src) == 0 {
 		return []OrderView{}, 0
 	}
 	anomalies := make([]int, len(b.h.Keys))
@@ -642,26 +689,36 @@ func (b *builder) orders() ([]OrderView, int) {
 			}
 		}
 	}
-	order := make([]int, len(src))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int {
-		kx, ky := src[x].Key, src[y].Key
-		return b.compareKeys(kx, ky, anomalies[kx] > 0, anomalies[ky] > 0)
+	slices.SortStableFunc(src, func(x, y keyOrder) int {
+		return b.compareKeys(x.key, y.key, anomalies[x.key] > 0, anomalies[y.key] > 0)
 	})
-	if len(order) > b.o.MaxKeys {
-		order = order[:b.o.MaxKeys]
+	total := len(src)
+	if len(src) > b.o.MaxKeys {
+		src = src[:b.o.MaxKeys]
 	}
-	out := make([]OrderView, 0, len(order))
-	for _, i := range order {
-		ko := &src[i]
-		var sb strings.Builder
-		writeList(&sb, len(ko.Elems), 10, 5, 4*b.o.MaxValueChars, func(j int) string {
-			return elide(b.h.MsgValue(ko.Elems[j]).String(), 40)
-		})
-		out = append(out, OrderView{Key: b.keyName(ko.Key), Len: len(ko.Elems), Order: sb.String(), From: ko.From,
-			Anomalies: anomalies[ko.Key]})
+	out := make([]OrderView, 0, len(src))
+	for _, ko := range src {
+		out = append(out, ko.view(anomalies[ko.key]))
 	}
-	return out, len(src)
+	return out, total
+}
+
+// versionEdge renders one edge of an rw-register version order: "1 < 2
+// (wfr-keys: op 12)"; nil is the initial state.
+func (b *builder) versionEdge(e *analysis.VersionEdge) string {
+	val := func(m model.MsgID) string {
+		if m == model.NoMsg {
+			return "nil"
+		}
+		return elide(b.h.MsgValue(m).String(), 40)
+	}
+	why := e.By
+	if len(e.Ops) > 0 {
+		ops := make([]string, len(e.Ops))
+		for i, o := range e.Ops {
+			ops[i] = fmt.Sprint(o)
+		}
+		why += ": op " + strings.Join(ops, ", op ")
+	}
+	return val(e.From) + " < " + val(e.To) + " (" + why + ")"
 }

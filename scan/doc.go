@@ -7,23 +7,72 @@
 //
 // Discover walks the arguments for Jepsen store folders (a folder holding
 // history.edn, history.json or history.jsonl, plain, .gz or .zst: that file
-// is the input, and the folder is not descended into) and loose .edn,
-// .json and .jsonl files (also .gz, .zst), skipping results.edn, test.edn,
-// *.expect.json, *.expected.json and hidden names. Symlinked directories
-// are followed after the real tree, each directory and file visited once
-// by (device, inode), which breaks loops. Anything unreadable becomes a
-// row with its error. Inputs are sorted by path; --shard i/n keeps those
-// whose path hash (FNV-1a, 64 bits, modulo n) is i, so n machines running
-// the same command line from the same directory partition an archive.
+// is the input, and the folder is not descended into), loose .edn, .json
+// and .jsonl files (also .gz, .zst), skipping results.edn, test.edn,
+// *.expect.json, *.expected.json and hidden names, and archives: files
+// named .tar, .tar.gz, .tgz, .tar.zst, .tzst or .zip (a file given as an
+// argument is an archive by its content, whatever its name; an argument
+// ARCHIVE!/path names the members at or below path). Symlinked
+// directories are followed after the real tree, each directory and file
+// visited once by (device, inode), which breaks loops. Anything unreadable
+// becomes a row with its error. Inputs are sorted by path; --shard i/n
+// keeps those whose path hash (FNV-1a, 64 bits, modulo n) is i, so n
+// machines running the same command line from the same directory
+// partition an archive; ShardFromEnv reads i and n of an Indexed Job.
+//
+// # Archives
+//
+// An archive is read in place (package internal/archive), never unpacked:
+// nothing is written to disk, so a member named "../../etc/x.edn" or
+// "/etc/x.edn" is only a name and escapes nothing. A tar is read once,
+// front to back, by a reader of its own (up to Options.Jobs archives at
+// once) that hands each history to a worker and waits until the worker
+// has read its bytes into memory; the member's bytes are admitted against
+// the memory budget with its check, so memory is bounded by the histories
+// in flight, never by the archive. Inside an archive the same rules apply
+// to member names: history files by IsMemberHistory (no hidden path
+// element), and a folder holding a Jepsen history file contributes that
+// file only (decided once the archive's names are all seen). An archive
+// inside an archive is walked one level deep (a zip of tarballs, as CI
+// artifacts are); deeper is an error row. A history inside is named
+// ARCHIVE!/path/in/archive (OUTER!/INNER!/path one level down) in the
+// tables, the summary and every message, and `hindsight check
+// ARCHIVE!/path` reads that member. A cut or damaged archive gives rows
+// for the members read before the damage, an error row for the member it
+// broke in, and an error row under the archive's own path for the rest;
+// a zip cut short has lost its index and is one error row. Of several
+// members with the same name, the first is checked and the others are
+// skipped as duplicates. Every shard reads every archive (a tar cannot be
+// split), and checks only the members whose path hashes to it.
+//
+// # Files that are not histories
+//
+// Archives and store folders hold more than histories (results.edn,
+// test.json, checker output, tool configs). A file whose first value is
+// not an op (not a map, or a map without any of the keys type, process, f
+// and index; a vector counts by its first element) is skipped: counted in
+// Summary.Skipped and listed in Summary.SkippedFiles, not a row. A file
+// that starts like a history and breaks later is an error row with its
+// line and column, and so is one whose first value cannot be read (the
+// parser says why); an empty file is an empty history.
+//
+// # Size limit
+//
+// Options.MaxHistoryBytes (--max-history-bytes, default a quarter of the
+// machine's or cgroup's memory) bounds a history's text after
+// decompression, and its size as stored: a history past it is an error
+// row saying so, read no further than the limit, so a decompression bomb
+// (a member that inflates a thousandfold) takes at most the limit's worth
+// of memory. Such rows are not cached: a bigger limit reads them.
 //
 // # Tables
 //
 // histories (histories.parquet, or histories-I-of-N.parquet for a shard),
 // one row per history, sorted by path:
 //
-//	path             string         the history file, as found (argument + path below it)
-//	size_bytes       int64          its size on disk (compressed, if it is)
-//	sha256           string, null   SHA-256 of its bytes; null when it could not be read
+//	path             string         the history file, as found (argument + path below it; ARCHIVE!/path inside an archive)
+//	size_bytes       int64          its size on disk (compressed, if it is; a member's size in its archive)
+//	sha256           string, null   SHA-256 of its bytes (a member's as if extracted); null when not read
 //	workload         string, null   "queue", "list-append", ...; null for an error row
 //	ops              int64, null    ops in the history (stats.ops)
 //	verdict          string         valid, invalid, unknown, or error (not read, parsed or checked)
@@ -41,6 +90,8 @@
 //	models           list<string>, null  transactional workloads: the consistency models checked
 //	not              list<string>, null  the weakest models the anomalies rule out (Elle's :not)
 //	also_not         list<string>, null  the stronger models they rule out (Elle's :also-not)
+//	archive          string, null   the archive holding the history (OUTER!/INNER when nested), or the
+//	                                archive itself on its own error row; null for a loose file
 //
 // anomalies (anomalies.parquet, anomalies-I-of-N.parquet), one row per
 // anomaly instance, sorted by path, then type (in workload.AllTypes order),
@@ -69,7 +120,8 @@
 //
 // Summary.ExitCode applies check's exit statuses over all histories of the scan:
 // 3 when any history could not be read, parsed or checked (verdict error),
-// else 1 when any is invalid, else 2 when any is unknown, else 0. The
+// else 1 when any is invalid, else 2 when any is unknown, else 0 (the
+// command's --exit-zero makes these 0, for batch schedulers). The
 // command exits 3 on a usage error or when the inputs hold no history at
 // all, and 130 when interrupted.
 //
@@ -79,12 +131,17 @@
 // Each must also fit a memory budget (Options.MemoryBudget, default a
 // quarter of physical or cgroup memory): a weighted semaphore of the budget
 // admits a history for MemoryFactor × its uncompressed size + 1 MiB
-// (MemoryFactorHTML × when its HTML report is written too). The
-// uncompressed size of a gzip file is read from its ISIZE trailer, of a
-// zstd file from its frame header when present; otherwise 8 × the
-// compressed size is assumed. A history bigger than the whole budget takes
+// (MemoryFactorHTML × when its HTML report is written too), the size
+// capped at MaxHistoryBytes, plus, for an archive member, its bytes, which
+// sit in memory while it is checked. The uncompressed size of a gzip file
+// is read from its ISIZE trailer, of a zstd file from its frame header when
+// present; otherwise 8 × the compressed size is assumed (a gzip member is
+// admitted so, and what the estimate took beyond its trailer is given back
+// once its bytes are read). A history bigger than the whole budget takes
 // all of it and runs alone. A history is not kept once its row is built
-// (its HTML report, when one is asked for, is written first).
+// (its HTML report, when one is asked for, is written first). A zip
+// nested in a tar (or compressed in a zip) is held in memory while it is
+// walked, outside the budget, up to MaxHistoryBytes.
 //
 // # Cache
 //
@@ -93,7 +150,8 @@
 // bytes, of the check options, of SchemaVersion and of the checker build
 // (Options.Version, by default the SHA-256 of the running executable). A
 // rerun with the same build and options reuses the entry of every
-// unchanged file, wherever it now lies, and checks only the others; a new
+// unchanged file, wherever it now lies (loose or in an archive: a
+// member's key is that of its bytes), and checks only the others; a new
 // build, other options or changed content miss. Entries are written to a
 // temporary name and renamed; an unreadable entry is a miss. Rows of
 // histories that failed on an I/O error, rather than on their content, are

@@ -157,6 +157,12 @@ func DefaultMemoryBudget() int64 {
 	return total / 4
 }
 
+// DefaultMaxHistoryBytes is the default of Options.MaxHistoryBytes: a
+// quarter of the memory this process may use (as DefaultMemoryBudget, and
+// whatever --memory says). Checking a history takes about twice its size
+// at its peak, so one at the limit fits with room for others.
+func DefaultMaxHistoryBytes() int64 { return DefaultMemoryBudget() }
+
 // meminfoTotal returns MemTotal from /proc/meminfo in bytes, or 0.
 func meminfoTotal() int64 {
 	f, err := os.Open("/proc/meminfo")

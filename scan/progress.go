@@ -17,7 +17,7 @@ import (
 type progress struct {
 	p           *mpb.Progress
 	bar         *mpb.Bar
-	total       int
+	total       atomic.Int64
 	done        atomic.Int64
 	invalid     atomic.Int64
 	bad         atomic.Int64
@@ -32,12 +32,15 @@ func newProgress(w io.Writer, histories int, bytes int64) *progress {
 	if w == nil {
 		return nil
 	}
-	pr := &progress{total: histories}
+	pr := &progress{}
+	pr.total.Store(int64(histories))
 	pr.p = mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(100))
-	pr.bar = pr.p.AddBar(max(bytes, 1),
+	// One byte more than there is: the bar completes in stop, not when the
+	// last archive has been read while its last members are still checked.
+	pr.bar = pr.p.AddBar(bytes+1,
 		mpb.PrependDecorators(
 			decor.Any(func(decor.Statistics) string {
-				return fmt.Sprintf("%d/%d histories", pr.done.Load(), pr.total)
+				return fmt.Sprintf("%d/%d histories", pr.done.Load(), pr.total.Load())
 			}, decor.WCSyncSpaceR),
 			decor.Counters(decor.SizeB1024(0), "% .1f / % .1f", decor.WCSyncSpace),
 		),
@@ -76,7 +79,24 @@ func (pr *progress) add(r *result) {
 	if r.cached {
 		pr.cachedCount.Add(1)
 	}
-	pr.bar.IncrInt64(r.row.SizeBytes)
+	if !r.member {
+		pr.bar.IncrInt64(r.row.SizeBytes)
+	}
+}
+
+// addTotal counts n more histories to do (found inside an archive).
+func (pr *progress) addTotal(n int64) {
+	if pr != nil {
+		pr.total.Add(n)
+	}
+}
+
+// read counts n bytes of an archive read (its members' rows count no
+// bytes of their own).
+func (pr *progress) read(n int64) {
+	if pr != nil {
+		pr.bar.IncrInt64(n)
+	}
 }
 
 // stop finishes the bar (complete, or aborted when the scan was

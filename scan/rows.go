@@ -66,6 +66,10 @@ type HistoryRow struct {
 	Models  []string `json:"models,omitempty"`
 	Not     []string `json:"not,omitempty"`
 	AlsoNot []string `json:"also_not,omitempty"`
+	// Archive is the archive holding the history (ARCHIVE, or OUTER!/INNER
+	// for one nested in another), or the archive itself for a row saying it
+	// could not be read; "" (null) for a loose file.
+	Archive string `json:"archive,omitempty"`
 }
 
 // checked reports whether the row holds a verdict (not an error).
@@ -108,6 +112,7 @@ func errorRow(path string, size int64, sha string, err error) HistoryRow {
 func (r *HistoryRow) sanitize() {
 	fix := func(s *string) { *s = strings.ToValidUTF8(*s, "\uFFFD") }
 	fix(&r.Path)
+	fix(&r.Archive)
 	fix(&r.Workload)
 	fix(&r.Error)
 	for _, l := range [][]string{r.BadTypes, r.UnknownReasons, r.AnomalyTypes, r.Warnings} {

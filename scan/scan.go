@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/version"
 	"github.com/hindsight-dev/hindsight/report"
 	"github.com/hindsight-dev/hindsight/workload"
@@ -50,6 +51,11 @@ type Options struct {
 	CacheDir string
 	// Rescan ignores cached rows (they are still written).
 	Rescan bool
+	// MaxHistoryBytes bounds one history's text (after decompression) and
+	// its stored size: a bigger one is an error row, read no further than
+	// the limit, so a decompression bomb cannot exhaust memory (default:
+	// DefaultMaxHistoryBytes).
+	MaxHistoryBytes int64
 	// Version identifies the checker build in cache keys, so a new build
 	// checks everything again (default: the SHA-256 of the running
 	// executable).
@@ -57,11 +63,19 @@ type Options struct {
 }
 
 // ErrNoHistories is returned when the inputs hold no history at all.
-var ErrNoHistories = errors.New("no histories found (looked for Jepsen store folders and .edn, .json and .jsonl files, optionally .gz or .zst)")
+var ErrNoHistories = errors.New("no histories found (looked for Jepsen store folders, .edn, .json and .jsonl files, optionally .gz or .zst, and inside .tar, .tar.gz, .tgz, .tar.zst and .zip archives)")
 
 // result is what the scan keeps of a finished history: its row, and where
 // its anomaly rows are (in memory, or in the cache under key).
 type result struct {
+	// skipped marks a file that is not a history (row.Path names it): no
+	// row, only a count.
+	skipped bool
+	// member marks a history read from an archive, whose bytes the
+	// progress bar counts as the archive is read; seq is its position in
+	// the archive's walk, which orders members of the same name.
+	member bool
+	seq    int64
 	row    HistoryRow
 	anoms  []AnomalyRow
 	key    string
@@ -85,11 +99,13 @@ type scanner struct {
 	sem   *semaphore.Weighted
 }
 
-// Run scans the histories found in inputs (files and directories, see
-// Discover), writes the result tables to opts.OutDir and returns the
-// summary. Histories that cannot be read or checked become rows with their
-// error; Run itself fails only when it cannot do its job (an output cannot
-// be written; no history found: ErrNoHistories) or when ctx is canceled.
+// Run scans the histories found in inputs (files, directories and
+// archives, see Discover), writes the result tables to opts.OutDir and
+// returns the summary. Histories that cannot be read or checked become rows
+// with their error; files that are not histories at all are skipped and
+// counted (Summary.Skipped). Run itself fails only when it cannot do its
+// job (an output cannot be written; no history found: ErrNoHistories) or
+// when ctx is canceled.
 //
 // When ctx is canceled, no new history is started, histories being read
 // are dropped, and Run returns ctx.Err() with the summary so far and
@@ -112,6 +128,10 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	if opts.MemoryBudget <= 0 {
 		opts.MemoryBudget = DefaultMemoryBudget()
 	}
+	if opts.MaxHistoryBytes <= 0 {
+		opts.MaxHistoryBytes = DefaultMaxHistoryBytes()
+	}
+	opts.Check.MaxBytes = opts.MaxHistoryBytes
 	if opts.Version == "" {
 		opts.Version = executableHash()
 	}
@@ -126,41 +146,56 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	if len(all) == 0 {
 		return nil, ErrNoHistories
 	}
-	var mine []Input
+	var loose, archives []Input
+	looseFound := 0
 	for _, in := range all {
-		if opts.Shard.Contains(in.Path) {
-			mine = append(mine, in)
+		switch {
+		case in.Archive:
+			archives = append(archives, in)
+		default:
+			looseFound++
+			if opts.Shard.Contains(in.Path) {
+				loose = append(loose, in)
+			}
 		}
 	}
-	sum := &Summary{Found: len(all), Histories: len(mine), Shard: opts.Shard}
 
 	for _, d := range []string{opts.OutDir, opts.CacheDir, opts.HTMLDir} {
 		if d == "" {
 			continue
 		}
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return sum, err
+			return nil, err
 		}
 	}
 	s := &scanner{opts: opts, cache: newCache(opts.CacheDir, opts.Check, opts.Version),
 		sem: semaphore.NewWeighted(opts.MemoryBudget)}
 	s.sweep()
 
-	results := s.runAll(ctx, mine)
+	col := s.runAll(ctx, loose, archives)
+	results, skipped := col.finish()
+	sum := &Summary{Found: looseFound + int(col.found.Load()), Histories: len(results), Shard: opts.Shard,
+		Skipped: len(skipped), SkippedFiles: skipped}
 
 	types := map[string]*TypeSummary{}
 	for _, r := range results {
-		if r != nil {
-			sum.add(&r.row, r.cached, types)
-			if r.report != "" {
-				sum.Reports++
-			}
+		sum.add(&r.row, r.cached, types)
+		if r.report != "" {
+			sum.Reports++
 		}
 	}
 	sum.setTypes(types)
 	if err := ctx.Err(); err != nil {
+		sum.Histories = col.mine()
 		sum.Elapsed = time.Since(start)
 		return sum, err
+	}
+	if sum.Found == 0 || (!opts.Shard.Sharded() && len(results) == 0) {
+		sum.Elapsed = time.Since(start)
+		if sum.Skipped > 0 {
+			return sum, fmt.Errorf("%w; skipped %d files that are not histories (--verbose lists them)", ErrNoHistories, sum.Skipped)
+		}
+		return sum, ErrNoHistories
 	}
 	files, err := s.writeTables(results)
 	sum.Files = files
@@ -173,57 +208,98 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	return sum, err
 }
 
-// runAll checks the inputs with opts.Jobs workers, the biggest first (so
-// the longest ones do not start last), and returns their results indexed
-// like inputs; nil marks a history dropped because ctx was canceled.
-func (s *scanner) runAll(ctx context.Context, inputs []Input) []*result {
+// job is one unit of work for a worker: a loose history file, or a member
+// of an archive that the archive's reader is waiting to see read.
+type job struct {
+	in Input
+	m  *memberJob
+}
+
+// runAll checks the loose inputs and the histories inside the archives
+// with opts.Jobs workers. Loose files go the biggest first (so the longest
+// ones do not start last); up to opts.Jobs archives are read at once, each
+// front to back by a reader of its own that hands its members to the
+// workers one at a time. Results are collected in any order (see
+// collector.finish).
+func (s *scanner) runAll(ctx context.Context, loose, archives []Input) *collector {
 	var total int64
-	order := make([]int, len(inputs))
-	for i := range inputs {
-		order[i] = i
-		total += inputs[i].Size
+	for _, in := range loose {
+		total += in.Size
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch sa, sb := inputs[a].Size, inputs[b].Size; {
-		case sa > sb:
-			return -1
-		case sa < sb:
-			return 1
-		}
-		return 0
-	})
-	pr := newProgress(s.opts.Progress, len(inputs), total)
-	results := make([]*result, len(inputs))
-	jobs := make(chan int)
+	for _, in := range archives {
+		total += in.Size
+	}
+	bySize := func(inputs []Input) {
+		slices.SortStableFunc(inputs, func(a, b Input) int {
+			switch sa, sb := a.Size, b.Size; {
+			case sa > sb:
+				return -1
+			case sa < sb:
+				return 1
+			}
+			return 0
+		})
+	}
+	bySize(loose)
+	bySize(archives)
+	col := &collector{superseded: map[string]bool{}, explicit: map[string]bool{}}
+	col.pr = newProgress(s.opts.Progress, len(loose), total)
+	col.inShard.Add(int64(len(loose)))
+	jobs := make(chan job)
 	var wg sync.WaitGroup
 	for range s.opts.Jobs {
 		wg.Go(func() {
-			for i := range jobs {
-				if ctx.Err() != nil {
-					continue
-				}
-				if r := s.one(ctx, inputs[i]); r != nil {
-					results[i] = r
-					pr.add(r)
-					if testHooks.done != nil {
-						testHooks.done()
+			for j := range jobs {
+				var r *result
+				switch {
+				case ctx.Err() != nil:
+					if j.m != nil {
+						j.m.finished()
 					}
+					continue
+				case j.m != nil:
+					r = s.member(ctx, j.m)
+				default:
+					r = s.one(ctx, j.in)
+				}
+				if r != nil {
+					col.add(r)
 				}
 			}
 		})
 	}
+	var feeders sync.WaitGroup
+	feeders.Go(func() {
+		for _, in := range loose {
+			select {
+			case jobs <- job{in: in}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	queue := make(chan Input)
+	for range min(s.opts.Jobs, len(archives)) {
+		feeders.Go(func() {
+			for in := range queue {
+				s.walkArchive(ctx, in, jobs, col)
+			}
+		})
+	}
 feed:
-	for _, i := range order {
+	for _, in := range archives {
 		select {
-		case jobs <- i:
+		case queue <- in:
 		case <-ctx.Done():
 			break feed
 		}
 	}
+	close(queue)
+	feeders.Wait()
 	close(jobs)
 	wg.Wait()
-	pr.stop(ctx.Err() != nil)
-	return results
+	col.pr.stop(ctx.Err() != nil)
+	return col
 }
 
 // ctxReader reads from r until ctx is canceled, and remembers the first
@@ -247,8 +323,35 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// one checks one history, or takes its rows from the cache. It returns nil
-// when ctx was canceled before the history was done.
+// tooBig is the error of a history whose stored size alone passes
+// Options.MaxHistoryBytes.
+func (s *scanner) tooBig(path string, size int64) error {
+	return fmt.Errorf("%s: %d bytes, more than the limit of %d bytes for one history (--max-history-bytes); not read: %w",
+		path, size, s.opts.MaxHistoryBytes, ingest.ErrTooLarge)
+}
+
+// weight is what checking a history of the given estimated uncompressed
+// size takes from the memory budget, plus extra bytes held besides (an
+// archive member's bytes), at most the whole budget.
+func (s *scanner) weight(estimate, extra int64) int64 {
+	factor := int64(MemoryFactor)
+	if s.opts.HTMLDir != "" {
+		factor = MemoryFactorHTML
+	}
+	if s.opts.MaxHistoryBytes > 0 {
+		estimate = min(estimate, s.opts.MaxHistoryBytes)
+	}
+	return min(memoryCost(estimate, factor, s.opts.MemoryBudget)+extra, s.opts.MemoryBudget)
+}
+
+// tooLarge reports whether a history of n stored bytes passes
+// MaxHistoryBytes (0: no limit).
+func (s *scanner) tooLarge(n int64) bool {
+	return s.opts.MaxHistoryBytes > 0 && n > s.opts.MaxHistoryBytes
+}
+
+// one checks one loose history file, or takes its rows from the cache. It
+// returns nil when ctx was canceled before the history was done.
 func (s *scanner) one(ctx context.Context, in Input) *result {
 	if in.Err != nil {
 		return &result{row: errorRow(in.Path, in.Size, "", in.Err)}
@@ -266,6 +369,25 @@ func (s *scanner) one(ctx context.Context, in Input) *result {
 		return &result{row: errorRow(in.Path, in.Size, "", fmt.Errorf("%s: not a regular file", in.Path))}
 	}
 	size := fi.Size()
+	var readErr error
+	head := func(n int) []byte {
+		b := make([]byte, min(size, int64(n)))
+		k, err := f.ReadAt(b, 0)
+		if err != nil && err != io.EOF && readErr == nil {
+			readErr = err
+		}
+		return b[:k]
+	}
+	skip := notHistoryFile(head)
+	if readErr != nil {
+		return &result{row: errorRow(in.Path, size, "", fmt.Errorf("%s: %w", in.Path, readErr))}
+	}
+	if skip {
+		return &result{skipped: true, row: HistoryRow{Path: in.Path}}
+	}
+	if s.tooLarge(size) && !compressed(head(4)) {
+		return &result{row: errorRow(in.Path, size, "", s.tooBig(in.Path, size))}
+	}
 
 	hr := &ctxReader{ctx: ctx, r: f}
 	hash := sha256.New()
@@ -277,28 +399,11 @@ func (s *scanner) one(ctx context.Context, in Input) *result {
 	}
 	sha := hex.EncodeToString(hash.Sum(nil))
 	key := s.cache.key(sha)
-
-	if !s.opts.Rescan {
-		if e, ok := s.cache.get(key); ok {
-			r := &result{row: e.Row, key: key, cached: true}
-			r.row.relocate(in.Path, size)
-			r.bad = countBad(e.Anomalies)
-			if !s.wantsReport(&r.row) {
-				return r
-			}
-			if name := reportName(r.row.Path); fileExists(filepath.Join(s.opts.HTMLDir, name)) {
-				r.report = name
-				return r
-			}
-			// The report is missing: check again to write it.
-		}
+	if r, ok := s.cached(key, in.Path, size, ""); ok {
+		return r
 	}
 
-	factor := int64(MemoryFactor)
-	if s.opts.HTMLDir != "" {
-		factor = MemoryFactorHTML
-	}
-	w := memoryCost(estimateSize(f, size), factor, s.opts.MemoryBudget)
+	w := s.weight(estimateSize(f, size), 0)
 	if err := s.sem.Acquire(ctx, w); err != nil {
 		return nil
 	}
@@ -311,53 +416,99 @@ func (s *scanner) one(ctx context.Context, in Input) *result {
 		return &result{row: errorRow(in.Path, size, sha, err)}
 	}
 	rr := &ctxReader{ctx: ctx, r: f}
+	return s.check(ctx, rr, rr, in.Path, size, sha, key, "")
+}
+
+// compressed reports whether a file's first bytes are gzip's or zstd's.
+func compressed(head []byte) bool {
+	return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b ||
+		len(head) >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f && head[3] == 0xfd
+}
+
+// cached returns the cached result under key, adapted to the path, size and
+// archive it was found at now, unless the scan ignores the cache or a
+// report of it is wanted and missing.
+func (s *scanner) cached(key, path string, size int64, archivePath string) (*result, bool) {
+	if s.opts.Rescan {
+		return nil, false
+	}
+	e, ok := s.cache.get(key)
+	if !ok {
+		return nil, false
+	}
+	r := &result{row: e.Row, key: key, cached: true}
+	r.row.relocate(path, size, archivePath)
+	r.bad = countBad(e.Anomalies)
+	if !s.wantsReport(&r.row) {
+		return r, true
+	}
+	if name := reportName(r.row.Path); fileExists(filepath.Join(s.opts.HTMLDir, name)) {
+		r.report = name
+		return r, true
+	}
+	return nil, false // the report is missing: check again to write it
+}
+
+// check reads and checks the history in r (admitted already) and builds
+// its result; rr, when set, tells an I/O failure of the file under it.
+func (s *scanner) check(ctx context.Context, r io.Reader, rr *ctxReader, path string, size int64, sha, key, archivePath string) *result {
 	t0 := time.Now()
-	res, h, err := check.Read(rr, in.Path, s.opts.Check)
+	res, h, err := check.Read(r, path, s.opts.Check)
 	elapsed := time.Since(t0).Milliseconds()
 	if ctx.Err() != nil {
 		return nil
 	}
-	if rr.err != nil {
+	if rr != nil && rr.err != nil {
 		// The file could not be read through: not the history's fault,
 		// so not cached.
-		return &result{row: errorRow(in.Path, size, sha, err)}
+		row := errorRow(path, size, sha, err)
+		row.Archive = archivePath
+		return &result{row: row}
 	}
 	var (
 		row   HistoryRow
 		anoms []AnomalyRow
-		r     = &result{key: key}
+		out   = &result{key: key}
 	)
 	if err != nil {
-		row = errorRow(in.Path, size, sha, err)
+		row = errorRow(path, size, sha, err)
 		row.ElapsedMS = elapsed
 	} else {
-		row, anoms, err = rowsOf(in.Path, size, sha, h.Truncated, res, elapsed)
+		row, anoms, err = rowsOf(path, size, sha, h.Truncated, res, elapsed)
 		if err != nil {
-			return &result{row: errorRow(in.Path, size, sha, err)}
+			row = errorRow(path, size, sha, err)
+			row.Archive = archivePath
+			return &result{row: row}
 		}
-		r.bad = countBad(anoms)
+		out.bad = countBad(anoms)
 		if s.wantsReport(&row) {
 			name := reportName(row.Path)
 			if err := writeReport(filepath.Join(s.opts.HTMLDir, name), res, h); err != nil {
 				row.Warnings = append(row.Warnings, "HTML report not written: "+err.Error())
 			} else {
-				r.report = name
+				out.report = name
 			}
 		}
 	}
-	r.row = row
-	if err := s.cache.put(key, &row, anoms); err != nil {
-		r.key, r.anoms = "", nonNil(anoms)
+	row.Archive = archivePath
+	out.row = row
+	if errors.Is(err, ingest.ErrTooLarge) {
+		// Not the content's verdict: a bigger --max-history-bytes reads it.
+		out.key, out.anoms = "", nonNil(anoms)
+		return out
 	}
-	return r
+	if err := s.cache.put(key, &row, anoms); err != nil {
+		out.key, out.anoms = "", nonNil(anoms)
+	}
+	return out
 }
 
 // relocate adapts a cached row to the path and size it was found at now:
 // the same content may sit at another path, and messages name the path.
-func (r *HistoryRow) relocate(path string, size int64) {
+func (r *HistoryRow) relocate(path string, size int64, archivePath string) {
 	path = strings.ToValidUTF8(path, "\uFFFD")
 	old := r.Path
-	r.Path, r.SizeBytes = path, size
+	r.Path, r.SizeBytes, r.Archive = path, size, strings.ToValidUTF8(archivePath, "\uFFFD")
 	if old == path || old == "" {
 		return
 	}

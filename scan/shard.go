@@ -77,3 +77,47 @@ func (s Shard) suffix() string {
 	}
 	return fmt.Sprintf("-%d-of-%d", s.Index, s.Count)
 }
+
+// Environment variables of a Kubernetes Indexed Job: the pod's index,
+// set by Kubernetes, and the number of completions, which the manifest
+// sets (Kubernetes does not).
+const (
+	EnvCompletionIndex = "JOB_COMPLETION_INDEX"
+	EnvCompletions     = "JOB_COMPLETIONS"
+)
+
+// ShardFromEnv returns the shard of `--shard auto`: the index from
+// JOB_COMPLETION_INDEX, and the count from shards when it is positive
+// (--shards N), else from JOB_COMPLETIONS. It fails, saying what to set,
+// when the index or the count is missing or malformed, or when --shards and
+// JOB_COMPLETIONS disagree (a wrong count would silently leave histories
+// out). getenv is os.Getenv, or a stand-in in tests.
+func ShardFromEnv(getenv func(string) string, shards int) (Shard, error) {
+	is := strings.TrimSpace(getenv(EnvCompletionIndex))
+	if is == "" {
+		return Shard{}, fmt.Errorf("--shard auto: %s is not set; it is set in the pods of a Kubernetes Indexed Job (completionMode: Indexed). Elsewhere, give --shard i/n", EnvCompletionIndex)
+	}
+	i, err := strconv.Atoi(is)
+	if err != nil || i < 0 {
+		return Shard{}, fmt.Errorf("--shard auto: %s=%q is not a shard index (0, 1, ...)", EnvCompletionIndex, is)
+	}
+	n := shards
+	if cs := strings.TrimSpace(getenv(EnvCompletions)); cs != "" {
+		c, err := strconv.Atoi(cs)
+		if err != nil || c < 1 {
+			return Shard{}, fmt.Errorf("--shard auto: %s=%q is not a number of shards", EnvCompletions, cs)
+		}
+		if shards > 0 && c != shards {
+			return Shard{}, fmt.Errorf("--shard auto: --shards %d and %s=%d disagree; set them to the Job's completions", shards, EnvCompletions, c)
+		}
+		n = c
+	}
+	if n <= 0 {
+		return Shard{}, fmt.Errorf("--shard auto: the number of shards is unknown; give --shards N or set %s to the Job's spec.completions", EnvCompletions)
+	}
+	sh := Shard{Index: i, Count: n}
+	if err := sh.Validate(); err != nil {
+		return Shard{}, fmt.Errorf("--shard auto: %s=%d with %d shards: %w", EnvCompletionIndex, i, n, err)
+	}
+	return sh, nil
+}

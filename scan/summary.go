@@ -24,10 +24,17 @@ const (
 // json`) has the snake_case names of the tags below, the shard as "i/n" (""
 // when not sharded) and elapsed_ms in place of Elapsed.
 type Summary struct {
-	// Found is the number of histories in the inputs, all shards together;
-	// Histories the number in this scan's shard.
+	// Found is the number of history files in the inputs (loose, and
+	// inside archives), all shards together; Histories the number of rows
+	// of this scan's shard (files skipped as not histories are not rows).
 	Found     int `json:"found"`
 	Histories int `json:"histories"`
+	// Skipped counts the files of this shard that were not taken for
+	// histories: their first value is not an op (results.edn-like
+	// files, tool configs), or an earlier member of the same archive has
+	// the same name. SkippedFiles lists them, sorted by path.
+	Skipped      int           `json:"skipped"`
+	SkippedFiles []SkippedFile `json:"skipped_files"`
 	// Shard is the shard scanned.
 	Shard Shard `json:"shard"`
 	// Verdict counts over this shard's histories; Errors are the histories
@@ -159,6 +166,14 @@ func (s *Summary) WriteText(w io.Writer, maxTypes int) error {
 		fmt.Fprintf(&b, " (%d from the cache)", s.Cached)
 	}
 	b.WriteString("\n")
+	notHist, dups := s.skippedCounts()
+	if notHist > 0 {
+		fmt.Fprintf(&b, "skipped %d %s that %s not histories (their first value is not an op; --verbose lists them)\n",
+			notHist, plural(notHist, "file", "files"), plural(notHist, "is", "are"))
+	}
+	if dups > 0 {
+		fmt.Fprintf(&b, "skipped %d archive %s with the name of an earlier member of the same archive\n", dups, plural(dups, "member", "members"))
+	}
 	t := tablewriter.NewWriter(&b)
 	t.Header("verdict", "histories")
 	for _, r := range [][2]string{
@@ -203,6 +218,36 @@ func (s *Summary) WriteText(w io.Writer, maxTypes int) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// skippedCounts splits the skipped files by reason.
+func (s *Summary) skippedCounts() (notHistory, duplicate int) {
+	for _, f := range s.SkippedFiles {
+		if f.Reason == SkipDuplicate {
+			duplicate++
+		} else {
+			notHistory++
+		}
+	}
+	return
+}
+
+// WriteSkipped lists the skipped files, one a line with its reason (for
+// --verbose).
+func (s *Summary) WriteSkipped(w io.Writer) error {
+	var b bytes.Buffer
+	for _, f := range s.SkippedFiles {
+		fmt.Fprintf(&b, "skipped %s: %s\n", f.Path, f.Reason)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // sizeString formats a byte count in binary units.

@@ -48,6 +48,7 @@ var HistoriesSchema = func() *arrow.Schema {
 		arrow.Field{Name: "models", Type: stringList, Nullable: true},
 		arrow.Field{Name: "not", Type: stringList, Nullable: true},
 		arrow.Field{Name: "also_not", Type: stringList, Nullable: true},
+		arrow.Field{Name: "archive", Type: str, Nullable: true},
 	)
 	return arrow.NewSchema(fs, &schemaMeta)
 }()
@@ -256,6 +257,7 @@ func appendHistory(rb *array.RecordBuilder, r *HistoryRow) {
 			appendStrings(lb, l)
 		}
 	}
+	str(r.Archive, r.Archive == "")
 }
 
 // appendAnomaly appends a to a record builder of AnomaliesSchema.

@@ -55,3 +55,35 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	writeFile(t, to, b)
 }
+
+// TestRWRegisterRows scans rw-register histories with --wfr-keys: their
+// rows name the workload and count rw-register's own types
+// (count_cyclic_versions, count_duplicate_writes) in their columns, and the
+// tables' options say which version-order sources were used.
+func TestRWRegisterRows(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"scc-sort-bug-cyclic-versions-g1c-realtime-invalid.edn", "two-txns-same-y-write-valid.edn"} {
+		copyFile(t, testpaths.Testdata("rw-register", f), filepath.Join(dir, f))
+	}
+	opts := testOptions(t)
+	opts.Check.Analysis.WFRKeys, opts.Check.Analysis.LinearizableKeys = true, true
+	mustRun(t, []string{dir}, opts)
+	schema, rows := readParquet(t, filepath.Join(opts.OutDir, "histories.parquet"))
+	byName := map[string]map[string]any{}
+	for _, r := range rows {
+		byName[filepath.Base(r["path"].(string))] = r
+	}
+	cyc := byName["scc-sort-bug-cyclic-versions-g1c-realtime-invalid.edn"]
+	if cyc["workload"] != "rw-register" || cyc["verdict"] != "invalid" || norm(cyc["count_cyclic_versions"]) != "2" ||
+		norm(cyc["count_G1c_realtime"]) != "1" || norm(cyc["count_duplicate_writes"]) != "0" {
+		t.Errorf("cyclic-versions row %v", cyc)
+	}
+	if ok := byName["two-txns-same-y-write-valid.edn"]; ok["workload"] != "rw-register" || ok["verdict"] != "valid" {
+		t.Errorf("valid row %v", ok)
+	}
+	options, _ := schema.Metadata().GetValue(optionsMetaKey)
+	if !strings.Contains(options, `"wfr_keys":true`) || !strings.Contains(options, `"linearizable_keys":true`) ||
+		strings.Contains(options, "sequential_keys") {
+		t.Errorf("options metadata %q", options)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/hindsight-dev/hindsight/internal/archive"
 )
 
 // Input is one history found in the arguments of a scan.
@@ -22,6 +24,14 @@ type Input struct {
 	// directory or device where a history file should be, an unreadable
 	// directory). Such an input becomes a row with verdict "error".
 	Err error
+	// Archive says that Path is a tar or zip archive: its members are
+	// walked for histories (package internal/archive), and Path itself is
+	// a row only when it cannot be read.
+	Archive bool
+	// Only, for an archive given as ARCHIVE!/path, is that member name:
+	// only the members it names, or that lie below it, are scanned (a
+	// member it names exactly is taken whatever its name).
+	Only string
 }
 
 // storeNames are the history files of a Jepsen store folder, in order of
@@ -54,10 +64,13 @@ func IsHistoryName(name string) bool {
 	return (ext == ".edn" || ext == ".json" || ext == ".jsonl") && len(base) > len(ext)
 }
 
-// Discover finds the histories named by args, each a file or a directory,
-// and returns them sorted by Path, each file once.
+// Discover finds the histories and archives named by args, each a file or
+// a directory, and returns them sorted by Path, each file once.
 //
-// A file argument is an input whatever its name. A directory is walked:
+// A file argument is an input whatever its name: an archive when its
+// content is a tar (plain, gzip or zstd) or zip archive, else a history.
+// A directory is walked: files named as archive.IsName says (.tar,
+// .tar.gz, .tgz, .tar.zst, .tzst, .zip) are archives, and
 // a directory holding a history file of a Jepsen store (history.edn,
 // history.json or history.jsonl, optionally .gz or .zst; the first of these
 // in that order) is a store folder, and that file is its one input; the
@@ -77,6 +90,12 @@ func IsHistoryName(name string) bool {
 func Discover(args []string) []Input {
 	w := &walker{dirs: map[fileID]bool{}, files: map[fileID]bool{}}
 	for _, a := range args {
+		if _, err := os.Stat(a); err != nil {
+			if arch, member, ok := archive.Split(a); ok {
+				w.member(filepath.Clean(arch), member)
+				continue
+			}
+		}
 		w.root(filepath.Clean(a))
 	}
 	for len(w.links) > 0 {
@@ -119,7 +138,29 @@ func (w *walker) root(path string) {
 		}
 		return
 	}
-	w.file(path, fi)
+	isArchive := false
+	if fi.Mode().IsRegular() {
+		if f, _, err := archive.DetectFile(path); err == nil {
+			isArchive = f != archive.NotArchive
+		}
+	}
+	w.file(path, fi, isArchive)
+}
+
+// member adds the part of the archive at arch that a path ARCHIVE!/member
+// names (nested: member holds another "!/").
+func (w *walker) member(arch, member string) {
+	parts := strings.Split(member, archive.Sep)
+	for i := range parts {
+		parts[i] = archive.CleanName(parts[i])
+	}
+	only := archive.Join(arch, strings.Join(parts, archive.Sep))
+	fi, err := os.Stat(arch)
+	if err != nil {
+		w.fail(only, err)
+		return
+	}
+	w.out = append(w.out, Input{Path: arch, Size: fi.Size(), Archive: true, Only: only})
 }
 
 // enter marks the directory fi visited and reports whether it was new.
@@ -136,7 +177,7 @@ func (w *walker) enter(fi fs.FileInfo) bool {
 }
 
 // file adds path (already stat'ed, symlinks followed) unless it was seen.
-func (w *walker) file(path string, fi fs.FileInfo) {
+func (w *walker) file(path string, fi fs.FileInfo, isArchive bool) {
 	if !fi.Mode().IsRegular() {
 		what := "not a regular file"
 		if fi.IsDir() {
@@ -151,10 +192,11 @@ func (w *walker) file(path string, fi fs.FileInfo) {
 		}
 		w.files[id] = true
 	}
-	w.out = append(w.out, Input{Path: path, Size: fi.Size()})
+	w.out = append(w.out, Input{Path: path, Size: fi.Size(), Archive: isArchive})
 }
 
-// statFile stats path, following symlinks, and adds it or its error.
+// statFile stats path, following symlinks, and adds it or its error; the
+// file is an archive when its name says so.
 func (w *walker) statFile(path string) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -166,7 +208,7 @@ func (w *walker) statFile(path string) {
 		w.fail(path, err)
 		return
 	}
-	w.file(path, fi)
+	w.file(path, fi, archive.IsName(filepath.Base(path)))
 }
 
 func (w *walker) dir(dir string) {
@@ -202,10 +244,10 @@ func (w *walker) dir(dir string) {
 			switch {
 			case err == nil && fi.IsDir():
 				w.links = append(w.links, path)
-			case IsHistoryName(name):
+			case IsHistoryName(name), archive.IsName(name):
 				w.statFile(path)
 			}
-		case IsHistoryName(name):
+		case IsHistoryName(name), archive.IsName(name):
 			w.statFile(path)
 		}
 	}

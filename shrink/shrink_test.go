@@ -62,7 +62,9 @@ func TestShrinkListAppend(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := workload.MustLookup("list-append")
-	check := func(h *model.History, p model.Pairing) *analysis.Result { return w.Check(h, p, workload.DefaultOptions()) }
+	check := func(h *model.History, p model.Pairing) *analysis.Result {
+		return w.Check(h, p, workload.DefaultOptions())
+	}
 	if n := len(check(h, p).AnomalyTypes); n < 8 {
 		t.Fatalf("the generated history shows only %d types", n)
 	}
@@ -141,5 +143,72 @@ func TestAppendStringEscapes(t *testing.T) {
 	want := `"a\"b\\c\nd\u0001é"`
 	if got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestShrinkRWRegister shrinks every anomaly type of a generated
+// rw-register history with injected faults, checked with --wfr-keys as the
+// registry checks it: the small history keeps the anomaly, written as EDN
+// and read back, holds no more ops than the fault's script (at most four
+// txns), and is 1-minimal.
+func TestShrinkRWRegister(t *testing.T) {
+	var buf bytes.Buffer
+	cfg := gen.TxnConfig{Seed: 7, Workload: gen.RWRegister, Txns: 300, Concurrency: 5, Keys: 4}
+	for _, k := range gen.TxnFaultKinds() {
+		if k.AppliesTo(gen.RWRegister) {
+			cfg.Faults = append(cfg.Faults, gen.TxnFault{Kind: k, Count: 1})
+		}
+	}
+	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ingest.Read(&buf, "rw.edn", ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.Pair(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := workload.DefaultOptions()
+	o.WFRKeys = true
+	w := workload.MustLookup("rw-register")
+	check := func(h *model.History, p model.Pairing) *analysis.Result { return w.Check(h, p, o) }
+	res := check(h, p)
+	if len(res.AnomalyTypes) < 6 {
+		t.Fatalf("the faults gave only %v", res.AnomalyTypes)
+	}
+	for _, typ := range res.AnomalyTypes {
+		t.Run(typ, func(t *testing.T) {
+			r, err := Shrink(h, p, typ, check, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.History.Ops) > 8 {
+				t.Errorf("%d ops left, more than a fault script's", len(r.History.Ops))
+			}
+			var out bytes.Buffer
+			if err := WriteEDN(&out, r.History, r.Pairing, allPositions(r.History)); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ingest.Read(strings.NewReader(out.String()), "small.edn", ingest.Options{})
+			if err != nil {
+				t.Fatalf("written EDN does not parse: %v\n%s", err, out.String())
+			}
+			bp, err := model.Pair(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(check(back, bp).Anomalies[typ]) == 0 {
+				t.Fatalf("the written history lost %s:\n%s", typ, out.String())
+			}
+			units := unitsOf(r.History, r.Pairing)
+			s := &shrinker{h: r.History, typ: typ, check: check}
+			for i := range units {
+				if rest := slices.Concat(units[:i], units[i+1:]); len(rest) > 0 && s.test(rest) {
+					t.Errorf("dropping unit %v keeps %s: not 1-minimal", units[i], typ)
+				}
+			}
+		})
 	}
 }

@@ -18,7 +18,7 @@ func init() {
 			return txn.CheckListAppend(h, p, txnOptions(o))
 		},
 		Flags: []string{"model", "cycle-budget"},
-		Types: txnTypes("docs/list-append.md", []AnomalyType{
+		Types: txnTypes("docs/list-append.md", txn.DuplicateAppends, []AnomalyType{
 			{Name: txn.G1a, Meaning: "An ok transaction read an element that a failed transaction appended (aborted read)."},
 			{Name: txn.G1b, Meaning: "An ok transaction read a list ending in an element another transaction later overwrote within itself (intermediate read)."},
 			{Name: txn.Internal, Meaning: "A transaction read a key inconsistently with its own earlier reads and appends."},
@@ -29,16 +29,30 @@ func init() {
 			{Name: txn.LostUpdate, Meaning: "Two committed transactions read the same state of a key and both appended to it."},
 		}),
 	}))
-	register(&Workload{
+	register(withDocs(&Workload{
 		Name: "rw-register",
 		Doc:  "docs/rw-register.md",
 		Owns: func(m *model.Mop) bool { return m.Kind == model.MopWrite || m.Kind == model.MopRead && m.Done },
-	})
+		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
+			return txn.CheckRWRegister(h, p, txnOptions(o))
+		},
+		Flags: []string{"model", "cycle-budget", "wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"},
+		Types: txnTypes("docs/rw-register.md", txn.DuplicateWrites, []AnomalyType{
+			{Name: txn.G1a, Meaning: "An ok transaction read a value that a failed transaction wrote (aborted read)."},
+			{Name: txn.G1b, Meaning: "An ok transaction read a value its writer overwrote within itself (intermediate read)."},
+			{Name: txn.Internal, Meaning: "A transaction read a key inconsistently with its own earlier reads and writes."},
+			{Name: txn.FutureRead, Meaning: "A transaction read a value it only writes later in itself."},
+			{Name: txn.LostUpdate, Meaning: "Two committed transactions read the same value of a key and both wrote it."},
+			{Name: txn.CyclicVersions, Meaning: "A source of version order (--wfr-keys, --sequential-keys, --linearizable-keys, --transaction-order) contradicts the others for a key; it is dropped for that key."},
+		}),
+	}))
 }
 
 // txnOptions turns the command's options into the transactional checkers'.
 func txnOptions(o Options) txn.Options {
-	return txn.Options{Models: o.Models, Anomalies: o.Anomalies, CycleBudget: o.CycleBudget, Series: o.Series}
+	return txn.Options{Models: o.Models, Anomalies: o.Anomalies, CycleBudget: o.CycleBudget, Series: o.Series,
+		WFRKeys: o.WFRKeys, SequentialKeys: o.SequentialKeys, LinearizableKeys: o.LinearizableKeys,
+		TransactionOrder: o.TransactionOrder}
 }
 
 // ValidateModels checks --model names (Elle's names and aliases) and
@@ -60,7 +74,7 @@ var cycleMeanings = map[string]string{
 // txnTypes completes the non-cycle types of a transactional workload with
 // the ones every such workload shares: garbage reads, the undecided types,
 // the cycle types and their forms, and the cycle-exists types.
-func txnTypes(doc string, own []AnomalyType) []AnomalyType {
+func txnTypes(doc, duplicates string, own []AnomalyType) []AnomalyType {
 	const byModel = "bad under the consistency models that forbid it (--model; the JSON's not and also_not say which it rules out)"
 	for i := range own {
 		own[i].Severity, own[i].When = Conditional, byModel
@@ -89,9 +103,7 @@ func txnTypes(doc string, own []AnomalyType) []AnomalyType {
 			Doc:     doc + "#" + strings.ToLower(p.Anomaly())})
 	}
 	return append(ts,
-		AnomalyType{Name: txn.DuplicateAppends, Severity: Undecided,
-			Meaning: "One value was appended to one key more than once, so that key's order cannot be inferred; it is left out.",
-			When:    "never bad; the verdict is at best unknown"},
+		duplicatesType(duplicates),
 		AnomalyType{Name: txn.EmptyTransactionGraph, Severity: Undecided,
 			Meaning: "No transaction depends on another, so nothing could be judged.",
 			When:    "never bad; the verdict is at best unknown"},
@@ -99,4 +111,15 @@ func txnTypes(doc string, own []AnomalyType) []AnomalyType {
 			Meaning: "The cycle search of a component ran out of its budget (--cycle-budget); cycles may be missing.",
 			When:    "never bad; the verdict is at best unknown"},
 	)
+}
+
+// duplicatesType describes the workload's undecided type for a value
+// written twice: duplicate-appends or duplicate-writes.
+func duplicatesType(name string) AnomalyType {
+	t := AnomalyType{Name: name, Severity: Undecided, When: "never bad; the verdict is at best unknown",
+		Meaning: "One value was appended to one key more than once, so that key's order cannot be inferred; it is left out."}
+	if name == txn.DuplicateWrites {
+		t.Meaning = "One value was written to one key by more than one transaction and read, so which write the read saw cannot be told; the key is left out."
+	}
+	return t
 }

@@ -55,6 +55,18 @@ type Options struct {
 	// show, whatever the models (Elle's :anomalies option; "G1" stands for
 	// G1a, G1b and G1c, and so on).
 	Anomalies []string `json:"anomalies,omitempty"`
+	// WFRKeys, SequentialKeys and LinearizableKeys add rw-register's
+	// version-order sources (Elle's :wfr-keys?, :sequential-keys? and
+	// :linearizable-keys?): writes follow reads within a txn, each key is
+	// sequentially consistent (process order), each key is linearizable
+	// (real-time order).
+	WFRKeys          bool `json:"wfr_keys,omitempty"`
+	SequentialKeys   bool `json:"sequential_keys,omitempty"`
+	LinearizableKeys bool `json:"linearizable_keys,omitempty"`
+	// TransactionOrder is a commit order known from outside the history,
+	// for rw-register (Elle's :transaction-order): a txn's completion op
+	// index to its position. Nil: none.
+	TransactionOrder map[int64]int64 `json:"transaction_order,omitempty"`
 	// Series keeps the time series an HTML report draws in the result.
 	Series bool `json:"-"`
 }

@@ -2,6 +2,8 @@ package workload
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -112,6 +114,40 @@ func TestDocAnchor(t *testing.T) {
 		"G-single-item": "g-single-item", "PL-SS cycle": "pl-ss-cycle"} {
 		if got := docAnchor(in); got != want {
 			t.Errorf("docAnchor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDocAnchorsExist: every type's documentation anchor is a heading (or
+// an <a id>) of its workload's page, so the links in reports land.
+func TestDocAnchorsExist(t *testing.T) {
+	for _, w := range All() {
+		if w.Check == nil {
+			continue
+		}
+		page, err := os.ReadFile(filepath.Join("..", w.Doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		anchors := map[string]bool{}
+		for _, line := range strings.Split(string(page), "\n") {
+			if h, ok := strings.CutPrefix(line, "## "); ok {
+				anchors[docAnchor(strings.Trim(h, "`"))] = true
+			}
+			for rest := line; ; {
+				_, after, ok := strings.Cut(rest, `<a id="`)
+				if !ok {
+					break
+				}
+				id, tail, _ := strings.Cut(after, `"`)
+				anchors[id] = true
+				rest = tail
+			}
+		}
+		for _, ty := range w.Types {
+			if _, a, _ := strings.Cut(ty.Doc, "#"); !anchors[a] {
+				t.Errorf("%s/%s: %s has no anchor #%s", w.Name, ty.Name, w.Doc, a)
+			}
 		}
 	}
 }

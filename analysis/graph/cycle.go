@@ -209,7 +209,7 @@ func (s *Searcher) ShortestCycle(comp []int32, q CycleQuery, deadline time.Time)
 					// and is simple: with two or more required relations
 					// the BFS can reach start by a walk that passes a
 					// vertex twice, which is two cycles, not one.
-					if nf == full && s.simple(st, nreq) {
+					if nf == full && s.simple(st, int32(1)<<nreq) {
 						foundHere = st
 						break
 					}
@@ -225,19 +225,14 @@ func (s *Searcher) ShortestCycle(comp []int32, q CycleQuery, deadline time.Time)
 			}
 			if checkEvery >= 4096 {
 				checkEvery = 0
-				if !deadline.IsZero() && time.Now().After(deadline) {
+				if past(deadline) {
 					exhausted = true
 					break
 				}
 			}
 		}
 		if foundHere >= 0 {
-			var path []int32
-			for st := foundHere; st >= 0; st = s.parent[st] {
-				path = append(path, st)
-			}
-			slices.Reverse(path)
-			if len(path) < bestLen {
+			if path := s.path(foundHere); len(path) < bestLen {
 				bestLen = len(path)
 				best = Cycle{Vertices: make([]int32, len(path))}
 				for i, st := range path {
@@ -266,25 +261,43 @@ func (s *Searcher) ShortestCycle(comp []int32, q CycleQuery, deadline time.Time)
 	for i := range n {
 		best.Rels[i] = g.RelBetween(best.Vertices[i], best.Vertices[(i+1)%n]) & q.Allowed
 	}
-	// rotate to the smallest vertex
-	m := 0
-	for i, v := range best.Vertices {
-		if v < best.Vertices[m] {
-			m = i
-		}
-	}
-	best.Vertices = append(best.Vertices[m:], best.Vertices[:m]...)
-	best.Rels = append(best.Rels[m:], best.Rels[:m]...)
+	best.rotateToSmallest()
 	return best, true, exhausted
 }
 
-// simple reports whether the BFS path ending in state st visits each vertex
-// once. Paths are short (bounded by the best cycle so far), so a quadratic
-// check is fine.
-func (s *Searcher) simple(st int32, nreq int) bool {
+// rotateToSmallest rotates c to start at its smallest vertex.
+func (c *Cycle) rotateToSmallest() {
+	m := 0
+	for i, v := range c.Vertices {
+		if v < c.Vertices[m] {
+			m = i
+		}
+	}
+	c.Vertices = append(c.Vertices[m:], c.Vertices[:m]...)
+	c.Rels = append(c.Rels[m:], c.Rels[:m]...)
+}
+
+// past reports whether a deadline (zero: none) has passed.
+func past(deadline time.Time) bool { return !deadline.IsZero() && time.Now().After(deadline) }
+
+// path returns the search states from the start to st, following parents.
+func (s *Searcher) path(st int32) []int32 {
+	var p []int32
+	for ; st >= 0; st = s.parent[st] {
+		p = append(p, st)
+	}
+	slices.Reverse(p)
+	return p
+}
+
+// simple reports whether the search path ending in state st visits each
+// vertex once; a state is a local vertex times S plus what else the search
+// tracks. Paths are short (bounded by the best cycle so far), so a
+// quadratic check is fine.
+func (s *Searcher) simple(st, S int32) bool {
 	var vs []int32
 	for ; st >= 0; st = s.parent[st] {
-		v := st >> nreq
+		v := st / S
 		if slices.Contains(vs, v) {
 			return false
 		}

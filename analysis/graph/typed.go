@@ -10,20 +10,35 @@ import (
 // on how many anti-dependency (rw) steps a cycle has and whether two of
 // them may follow each other.
 
-// Effective returns the one relation an edge carrying the relations r
-// stands for when a cycle is classified: the first of ww, wr, rw, process,
-// realtime that r holds, or 0. This is the order in which Elle's explainers
-// justify an edge (its data explainers, then process and realtime), so a
-// cycle whose steps take their effective relations is classified as Elle
-// classifies it.
-func Effective(r Rel) Rel {
-	for _, x := range [...]Rel{WW, WR, RW, Process, Realtime} {
+// Precedence is an order of the five relations: the effective relation of
+// an edge is the first of them it carries. Elle's explainers justify an
+// edge in the order its workload's analyzers were combined (list-append:
+// ww, wr, rw; rw-register: wr, then ww and rw), then process and realtime
+// order; taking the relation Elle's explainer would name is what makes a
+// cycle classify as Elle classifies it.
+type Precedence [5]Rel
+
+// DefaultPrecedence is ww, wr, rw, process, realtime (list-append, queue).
+var DefaultPrecedence = Precedence{WW, WR, RW, Process, Realtime}
+
+// WRFirst is wr, ww, rw, process, realtime (rw-register: Elle combines its
+// wr-graph before its ww+rw-graph).
+var WRFirst = Precedence{WR, WW, RW, Process, Realtime}
+
+// Effective returns the first relation of p that r holds, or 0.
+func (p *Precedence) Effective(r Rel) Rel {
+	for _, x := range p {
 		if r&x != 0 {
 			return x
 		}
 	}
 	return 0
 }
+
+// Effective returns the one relation an edge carrying the relations r
+// stands for when a cycle is classified, in the default precedence: the
+// first of ww, wr, rw, process, realtime that r holds, or 0.
+func Effective(r Rel) Rel { return DefaultPrecedence.Effective(r) }
 
 // RWRule says how anti-dependency (rw) steps may appear in a cycle.
 type RWRule uint8
@@ -62,19 +77,29 @@ type Spec struct {
 	// FirstFound stops at the first start that has a cycle: the shortest
 	// cycle through it, not the shortest of the component.
 	FirstFound bool
+	// Precedence picks an edge's effective relation; nil means
+	// DefaultPrecedence.
+	Precedence *Precedence
+}
+
+func (sp *Spec) effective(r Rel) Rel {
+	if sp.Precedence != nil {
+		return sp.Precedence.Effective(r)
+	}
+	return Effective(r)
 }
 
 // options says what a step along an edge with relations r may take: a
 // relation other than rw (0: none), and whether it may take rw.
 func (sp *Spec) options(r Rel) (other Rel, rw bool) {
 	if sp.Effective {
-		e := Effective(r)
+		e := sp.effective(r)
 		if e == RW {
 			return 0, sp.RW != RWNone
 		}
 		return e & sp.Allowed, false
 	}
-	return Effective(r & sp.Allowed &^ RW), r&RW != 0 && sp.RW != RWNone
+	return sp.effective(r & sp.Allowed &^ RW), r&RW != 0 && sp.RW != RWNone
 }
 
 // rwStates is the number of rw-tracking states per vertex: under
@@ -294,7 +319,7 @@ func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (bes
 					checkEvery++
 					nf := flags | reqBits(taken)
 					if w == start {
-						if nf == full && sp.closes(nrw, depth) && s.simpleTyped(cur, S) {
+						if nf == full && sp.closes(nrw, depth) && s.simple(cur, S) {
 							closed, closeRel = cur, taken
 							break
 						}
@@ -313,19 +338,14 @@ func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (bes
 			}
 			if checkEvery >= 4096 {
 				checkEvery = 0
-				if !deadline.IsZero() && time.Now().After(deadline) {
+				if past(deadline) {
 					exhausted = true
 					break
 				}
 			}
 		}
 		if closed >= 0 {
-			var path []int32
-			for st := closed; st >= 0; st = s.parent[st] {
-				path = append(path, st)
-			}
-			slices.Reverse(path)
-			if len(path) < bestLen {
+			if path := s.path(closed); len(path) < bestLen {
 				bestLen, found = len(path), true
 				rels := make([]Rel, len(path))
 				for i := 1; i < len(path); i++ {
@@ -348,29 +368,8 @@ func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (bes
 	if !found {
 		return Cycle{}, false, exhausted
 	}
-	m := 0
-	for i, v := range best.Vertices {
-		if v < best.Vertices[m] {
-			m = i
-		}
-	}
-	best.Vertices = append(best.Vertices[m:], best.Vertices[:m]...)
-	best.Rels = append(best.Rels[m:], best.Rels[:m]...)
+	best.rotateToSmallest()
 	return best, true, exhausted
-}
-
-// simpleTyped reports whether the search path ending in state st visits each
-// vertex once (states are vertex*S + extra).
-func (s *Searcher) simpleTyped(st, S int32) bool {
-	var vs []int32
-	for ; st >= 0; st = s.parent[st] {
-		v := st / S
-		if slices.Contains(vs, v) {
-			return false
-		}
-		vs = append(vs, v)
-	}
-	return true
 }
 
 // partition returns, for each vertex of comp (by position), the number of

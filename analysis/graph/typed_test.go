@@ -227,3 +227,32 @@ func TestEffective(t *testing.T) {
 		}
 	}
 }
+
+// TestPrecedence: under WRFirst (rw-register) an edge that is both ww and
+// wr stands for wr, so a two-txn cycle of such edges is no G0 but a G1c;
+// under the default precedence it is a G0.
+func TestPrecedence(t *testing.T) {
+	for r, want := range map[Rel]Rel{WW | WR: WR, WW | RW: WW, WR | RW | Realtime: WR, RW | Process: RW, 0: 0} {
+		if got := WRFirst.Effective(r); got != want {
+			t.Errorf("WRFirst.Effective(%v) = %v, want %v", r, got, want)
+		}
+	}
+	g := BuildFunc(2, func(add func(from, to int32, rel Rel)) {
+		add(0, 1, WW|WR)
+		add(1, 0, WW|WR)
+	})
+	s := NewSearcher(g)
+	comp := []int32{0, 1}
+	g0 := Spec{Allowed: WW, Effective: true}
+	g1c := Spec{Allowed: WW | WR, Required: []Rel{WR}, Effective: true}
+	if _, ok, _ := s.ShortestTyped(comp, g0, time.Time{}); !ok {
+		t.Error("default precedence: no G0")
+	}
+	g0.Precedence, g1c.Precedence = &WRFirst, &WRFirst
+	if _, ok, _ := s.ShortestTyped(comp, g0, time.Time{}); ok {
+		t.Error("wr first: a G0 through wr edges")
+	}
+	if c, ok, _ := s.ShortestTyped(comp, g1c, time.Time{}); !ok || c.Rels[0] != WR || c.Rels[1] != WR {
+		t.Errorf("wr first: G1c %v %v", ok, c.Rels)
+	}
+}

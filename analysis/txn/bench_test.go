@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/model"
@@ -42,4 +43,66 @@ func BenchmarkCheckListAppend(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(100000*b.N)/b.Elapsed().Seconds(), "txns/s")
+}
+
+// rwBenchConfig is the 100,000-txn rw-register history of the speed
+// target (README, bench/bench.sh): Elle's reference kind (10 workers, up to
+// 4 micro-ops a txn, 10 keys in use, 1% info, 1% fail) with stale reads
+// (--read-lag 1) and 45 lost updates, so that it is invalid in about as
+// many places per txn as the reference's rw-stale and rw-faulty runs.
+func rwBenchConfig() gen.TxnConfig {
+	return gen.TxnConfig{Seed: 1, Workload: gen.RWRegister, Txns: 100_000, Concurrency: 10, Keys: 10,
+		InfoRate: 0.01, FailRate: 0.01, ReadLag: 1, Faults: []gen.TxnFault{{Kind: gen.LostUpdate, Count: 45}}}
+}
+
+func benchTxnHistory(b *testing.B, cfg gen.TxnConfig) (*model.History, model.Pairing) {
+	b.Helper()
+	var buf bytes.Buffer
+	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
+		b.Fatal(err)
+	}
+	h, err := ingest.Read(&buf, "bench.edn", ingest.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := model.Pair(h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, p
+}
+
+// BenchmarkCheckRWRegister measures the rw-register analysis alone (no
+// parsing) of the 100,000-txn history, with the default options and with
+// every version-order source, reporting txns/s.
+func BenchmarkCheckRWRegister(b *testing.B) {
+	h, p := benchTxnHistory(b, rwBenchConfig())
+	all := DefaultOptions()
+	all.WFRKeys, all.SequentialKeys, all.LinearizableKeys = true, true, true
+	for _, bc := range []struct {
+		name string
+		opts Options
+	}{{"default", DefaultOptions()}, {"all-sources", all}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				res := CheckRWRegister(h, p, bc.opts)
+				if res.Verdict != analysis.Invalid || len(res.Anomalies[LostUpdate]) != 45 {
+					b.Fatalf("%v %v", res.Verdict, res.AnomalyTypes)
+				}
+			}
+			b.ReportMetric(float64(res0(h))*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+		})
+	}
+}
+
+// res0 counts the txns of h: its invocations.
+func res0(h *model.History) int {
+	n := 0
+	for i := range h.Ops {
+		if h.Ops[i].Type == model.Invoke {
+			n++
+		}
+	}
+	return n
 }

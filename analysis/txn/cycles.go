@@ -14,8 +14,8 @@ import (
 // relations and rw rule, plus the variant relation for -process and
 // -realtime forms, which must be taken at least once. Steps take their
 // edges' effective relations, so a found cycle classifies as its type.
-func specFor(t consistency.CycleType) graph.Spec {
-	sp := graph.Spec{Effective: true}
+func specFor(t consistency.CycleType, prec *graph.Precedence) graph.Spec {
+	sp := graph.Spec{Effective: true, Precedence: prec}
 	switch t.Base {
 	case G0:
 		sp.Allowed = graph.WW
@@ -40,8 +40,8 @@ func specFor(t consistency.CycleType) graph.Spec {
 // extension an rw step only right after a kept one. The first cycle found
 // will do (the shortest through the first start that has one): it is
 // evidence, and usually made redundant by a typed witness.
-func projectionSpec(p consistency.Projection) graph.Spec {
-	sp := graph.Spec{Allowed: p.Keep &^ graph.RW, FirstFound: true}
+func projectionSpec(p consistency.Projection, prec *graph.Precedence) graph.Spec {
+	sp := graph.Spec{Allowed: p.Keep &^ graph.RW, FirstFound: true, Precedence: prec}
 	switch {
 	case p.Keep&graph.RW != 0:
 		sp.RW = graph.RWFree
@@ -129,7 +129,7 @@ func (c *checker) cycles(g *graph.Graph) {
 				return false
 			}
 			current = p.Anomaly()
-			cyc, ok, ex := s.ShortestTyped(comp, projectionSpec(p), deadline)
+			cyc, ok, ex := s.ShortestTyped(comp, projectionSpec(p, c.prec), deadline)
 			if ex {
 				timedOut = true
 			}
@@ -156,7 +156,7 @@ func (c *checker) cycles(g *graph.Graph) {
 				continue
 			}
 			current = t.Name
-			cyc, ok, ex := s.ShortestTyped(comp, specFor(t), deadline)
+			cyc, ok, ex := s.ShortestTyped(comp, specFor(t, c.prec), deadline)
 			if ex {
 				timedOut = true
 			}
@@ -195,7 +195,7 @@ func (c *checker) timeout(g *graph.Graph, comp []int32, current string, searched
 	c.unknownReason("%s: the cycle search ran out of its budget (%s) in a component of %d txns starting at op %d, "+
 		"while looking for %s; cycles of later types may be missing", CycleSearchTimeout, c.opts.CycleBudget,
 		len(comp), c.idx(c.vrec[comp[0]]), current)
-	cyc := fallbackCycle(g, comp)
+	cyc := fallbackCycle(g, comp, c.prec)
 	in = c.cycleInstance(cyc)
 	c.add(classify(cyc.Rels), in)
 }
@@ -203,8 +203,8 @@ func (c *checker) timeout(g *graph.Graph, comp []int32, current string, searched
 // fallbackCycle finds some cycle in comp, a strongly connected component,
 // by walking from its first vertex along the first edge that stays in the
 // component until a vertex repeats (Elle's fallback-cycle). Steps take their
-// edges' effective relations. O(|comp| + E_comp).
-func fallbackCycle(g *graph.Graph, comp []int32) graph.Cycle {
+// edges' effective relations (in precedence prec). O(|comp| + E_comp).
+func fallbackCycle(g *graph.Graph, comp []int32, prec *graph.Precedence) graph.Cycle {
 	in := map[int32]bool{}
 	for _, v := range comp {
 		in[v] = true
@@ -222,7 +222,7 @@ func fallbackCycle(g *graph.Graph, comp []int32) graph.Cycle {
 		to, rel := g.Out(v)
 		for j, w := range to {
 			if in[w] && w != v {
-				rels = append(rels, graph.Effective(rel[j]))
+				rels = append(rels, prec.Effective(rel[j]))
 				v = w
 				break
 			}
@@ -250,7 +250,12 @@ func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
 		in.Steps = append(in.Steps, st)
 		recs = append(recs, u)
 		if r := c.recOfIndex(st.OrderOp); r >= 0 {
-			recs = append(recs, r) // the read that showed a ww or rw step's order
+			recs = append(recs, r) // the read (list-append) or txn (rw-register's wfr-keys) that showed the step's order
+		}
+		for k := range st.OrderOps { // rw-register: the two txns behind the step's version order
+			if r := c.recOfIndex(&st.OrderOps[k]); r >= 0 {
+				recs = append(recs, r)
+			}
 		}
 	}
 	in.Witness = c.witness(recs...)

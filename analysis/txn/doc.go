@@ -1,5 +1,5 @@
 // Package txn checks the transactional histories of Elle's workloads,
-// list-append and (to come) rw-register: spec/txn.md, which follows Elle
+// list-append and rw-register: spec/txn.md, which follows Elle
 // (jepsen-io/elle) and departs from it where noted. A checker returns an
 // analysis.Result; it never prints.
 //
@@ -25,9 +25,10 @@
 // # Cycles
 //
 // A step of a cycle stands for one relation: the first of ww, wr, rw,
-// process, realtime its edge carries (graph.Effective), the order in which
-// Elle's explainers justify an edge, so every cycle reported classifies as
-// Elle would classify it. In each component the search first looks for a
+// process, realtime its edge carries (graph.Effective; for rw-register wr
+// comes first, graph.WRFirst), the order in which Elle's explainers
+// justify an edge, so every cycle reported classifies as Elle would
+// classify it. In each component the search first looks for a
 // cycle in each of Elle's cycle-exists projections (consistency.Projections;
 // the snapshot-isolation ones as sequential extensions); a model's
 // projection without a cycle rules out every cycle type that model forbids.
@@ -100,8 +101,99 @@
 //   - Open invocations count as info txns: their appends may have happened,
 //     and are order sources like any info txn's (Elle ignores them).
 //
+// # RW-register choices (where spec/txn.md is silent, or departs from Elle)
+//
+//   - Reads and writes. A txn's external read of a key is its first
+//     micro-op on it when that is a read; its external write, its last
+//     write of it (Elle's ext-reads, ext-writes). An ok txn's [:r k nil]
+//     reads the initial state; an info txn's nil reads nothing, but an info
+//     txn's read that reports a value counts, and so do info txns' writes:
+//     a crashed write someone read did happen (Elle indexes ok txns only,
+//     "TODO: index :info"). Only external reads and writes make edges.
+//   - Writers. A value is written by one txn (of any type). A txn that
+//     writes a value twice is still its one writer; the write is
+//     intermediate (G1b) unless it is the txn's last write of the key. A
+//     value written by two or more txns (duplicate-writes, ours; Elle
+//     refuses the whole history) matters only when an ok or info txn reads
+//     it: then which write the read saw cannot be told, the key is left out
+//     of the graph, the verdict is at best unknown, and G1a, G1b and
+//     lost-update pass that value over. A duplicated value nobody read is
+//     only kept out of the version orders, which is sound (edges are lost,
+//     none is made up).
+//   - wr. From the writer of a value, when it is that txn's external
+//     write, to each txn whose external read saw it; an intermediate write
+//     makes no edge (only G1b), as in Elle.
+//   - Version orders. A key's order is a partial order over its values
+//     and its initial state, kept as the edges of a small DAG, each with
+//     its source and the txns behind it. Sources are merged in Elle's
+//     order: initial-state (nil precedes each value ok and info txns read
+//     or wrote externally), transaction-order (Options.TransactionOrder,
+//     Elle's :transaction-order of PR #31: per key, the external writes of
+//     the positioned txns by position; txns sharing a position are not
+//     ordered), wfr-keys (an ok txn's external read of v, not nil, then its
+//     external write of v'), sequential-keys and linearizable-keys. The
+//     last two turn txn order into version order as Elle's
+//     transaction-graph->version-graphs does, and stay linear the same way:
+//     a txn's last value of a key (an ok txn's external write, else its
+//     external read; an info txn's write) precedes the first value
+//     (external read, else write; an info txn's write) of only the nearest
+//     txns after it that touch the key, not every later one.
+//     sequential-keys: per process and key, the next ok txn touching the
+//     key. linearizable-keys: per key, the frontier reduction of the
+//     realtime order (order.go) run over the txns touching that key, which
+//     gives the txns after it in real time with no txn touching the key in
+//     between; Elle searches its global sparse realtime graph instead,
+//     which can also link past such a txn along a path that avoids it.
+//     Both orders are sound under the flag's assumption.
+//   - cyclic-versions. A source whose new edges would make a key's order
+//     cyclic is dropped for that key only, as spec/txn.md §3 says (Elle
+//     drops it for every key when any key's order turns cyclic). One
+//     instance per strongly connected set of values; its sources are the
+//     ones merged for that key, the dropped one last (Elle's :sources); it
+//     also holds a shortest cycle through the set's first value, each edge
+//     with the source and ops that put it there (ours: Elle has a TODO to
+//     "justify exactly why we inferred a version order"), and those ops
+//     are its witness. An edge given by two sources keeps the first one's
+//     reason. A txn's own v < v is no edge.
+//   - ww and rw. For each edge v1 < v2 of the accepted orders (not their
+//     transitive closure, as in Elle): the external writer of v1 → the
+//     external writer of v2 (ww), and each txn whose external read saw v1
+//     → the writer of v2 (rw). So, as in Elle, every reader of a key's
+//     initial state gets an rw edge to the writer of each of its values:
+//     n readers of a version followed by m values cost n·m edges, which a
+//     store whose reads keep returning nil while writes go on would make
+//     quadratic. Ours: when all rw edges together would exceed 8 per touch
+//     plus 2^20, the versions costing most lose their rw edges until the
+//     rest fit, each with an unknown reason (rwBudget).
+//   - Explanations. A ww or rw step says which source ordered its two
+//     values (order_by: initial-state, transaction-order, wfr-keys,
+//     sequential-keys, linearizable-keys) and with which txns (order_op for
+//     wfr-keys, the txn that read and then wrote; order_ops for the others,
+//     the two txns); a cycle's witness includes those txns. Edges take wr
+//     first, then ww, rw (Elle combines its wr-graph before its
+//     ww+rw-graph), so a write cycle whose ww edges are also wr edges (the
+//     usual case with --wfr-keys) is a G1c, and the write cycle itself
+//     shows as PL-1-cycle-exists, as in Elle.
+//   - Non-cycle checks, on ok txns: G1a (any read of a value a failed txn
+//     wrote), G1b (any read of a value another txn overwrote within
+//     itself, whatever that txn's type), internal (Elle's
+//     op-internal-case: a read must match the txn's last write of the key,
+//     or its first read before any write; a read of nil is a state of its
+//     own, as Elle's fixtures assert; the first per txn), lost-update (a
+//     first access that reads, then a write; nil counts; as list-append,
+//     a write before any read takes the txn out for that key) and
+//     future-read (ours for registers, spec/txn.md §4: a read of a value
+//     only the txn itself writes, later; Elle has no such check). On ok
+//     and info txns: garbage-read (a value no op of any type wrote; once
+//     per txn and value).
+//   - Empty graph. Elle's realtime graph also links ok txns to the failed
+//     txns invoked after them; a failed txn is no vertex here, but such an
+//     edge keeps the graph from counting as empty, for both workloads.
+//
 // Cost: O(ops + mops + read elements) for the indexes and checks, plus a
 // sort of the reads by key; O(edges) for the graph (about five per txn);
 // the cycle search is linear in a component for the types it rules out
-// and bounded by the budget otherwise.
+// and bounded by the budget otherwise. RW-register adds O(mops) per
+// version-order source (O(mops · concurrency) for linearizable-keys) and a
+// sort of its edges; its rw edges are capped at 8 per touch plus 2^20.
 package txn

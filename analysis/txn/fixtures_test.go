@@ -2,11 +2,13 @@ package txn
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,8 +26,12 @@ func fixtureDir(workload string) string { return testpaths.Testdata(workload) }
 // check is one check of a fixture: options and what Elle said.
 type fixtureCheck struct {
 	Options struct {
-		Models    *[]string `json:"consistency_models"`
-		Anomalies []string  `json:"anomalies"`
+		Models           *[]string        `json:"consistency_models"`
+		Anomalies        []string         `json:"anomalies"`
+		WFRKeys          bool             `json:"wfr_keys"`
+		SequentialKeys   bool             `json:"sequential_keys"`
+		LinearizableKeys bool             `json:"linearizable_keys"`
+		TransactionOrder map[string]int64 `json:"transaction_order"`
 	} `json:"options"`
 	From         string                       `json:"from"`
 	Valid        any                          `json:"valid"`
@@ -41,7 +47,18 @@ type fixture struct {
 }
 
 func (fc *fixtureCheck) options() Options {
-	o := Options{Anomalies: fc.Options.Anomalies}
+	o := Options{Anomalies: fc.Options.Anomalies, WFRKeys: fc.Options.WFRKeys,
+		SequentialKeys: fc.Options.SequentialKeys, LinearizableKeys: fc.Options.LinearizableKeys}
+	if fc.Options.TransactionOrder != nil {
+		o.TransactionOrder = map[int64]int64{}
+		for k, v := range fc.Options.TransactionOrder {
+			i, err := strconv.ParseInt(k, 10, 64)
+			if err != nil {
+				panic("transaction_order key " + k)
+			}
+			o.TransactionOrder[i] = v
+		}
+	}
 	if fc.Options.Models != nil {
 		o.Models = *fc.Options.Models
 		if o.Models == nil {
@@ -52,10 +69,20 @@ func (fc *fixtureCheck) options() Options {
 }
 
 func (fc *fixtureCheck) describe() string {
-	if fc.Options.Models == nil {
-		return fmt.Sprintf("default models, anomalies %v", fc.Options.Anomalies)
+	var flags string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{fc.Options.WFRKeys, "wfr-keys"}, {fc.Options.SequentialKeys, "sequential-keys"},
+		{fc.Options.LinearizableKeys, "linearizable-keys"}, {fc.Options.TransactionOrder != nil, "transaction-order"}} {
+		if f.on {
+			flags += ", " + f.name
+		}
 	}
-	return fmt.Sprintf("models %v, anomalies %v", *fc.Options.Models, fc.Options.Anomalies)
+	if fc.Options.Models == nil {
+		return fmt.Sprintf("default models, anomalies %v%s", fc.Options.Anomalies, flags)
+	}
+	return fmt.Sprintf("models %v, anomalies %v%s", *fc.Options.Models, fc.Options.Anomalies, flags)
 }
 
 // refusedVerdicts pins hindsight's verdict on the histories Elle refuses
@@ -112,6 +139,33 @@ func TestListAppendFixtures(t *testing.T) {
 	runFixtures(t, "list-append", CheckListAppend)
 }
 
+// TestRWRegisterFixtures runs every check of every rw-register fixture
+// (Elle's own tests) the same way, with the departures spec/txn.md makes
+// (garbageFixtures).
+func TestRWRegisterFixtures(t *testing.T) {
+	runFixtures(t, "rw-register", CheckRWRegister)
+}
+
+// garbageFixtures are the rw-register fixtures (all their checks) that
+// read a value no op wrote: hindsight reports garbage-read there, which is
+// bad under every model (spec/txn.md §4, jepsen-io/elle#8), so their
+// verdict is invalid and their types are Elle's plus garbage-read; not and
+// also_not then count the garbage read as an aborted read, so they are not
+// compared. Each entry names the read.
+var garbageFixtures = map[string]string{
+	"g-single-writes-follow-reads-invalid":              "op 1 reads :y = 1",
+	"internal-consistent-reads-unknown":                 "op 1 reads :y = 2",
+	"internal-stale-read-after-write-invalid":           "op 1 reads :x = 1",
+	"internal-nil-then-value-invalid":                   "op 1 reads :x = 2",
+	"internal-two-different-reads-invalid":              "op 1 reads :x = 1 and 2",
+	"lost-update-invalid":                               "ops 1 and 3 read :x = 0",
+	"read-of-unwritten-value-linearizable-keys-valid":   "op 3 reads :x = 2",
+	"cyclic-versions-linearizable-keys-invalid":         "op 3 reads :x = 2",
+	"scc-sort-bug-cyclic-versions-g1c-realtime-invalid": "op 1 reads :x = 1",
+	"g2-item-linearizable-keys-valid":                   "op 1 reads :x = 1 and :y = 1",
+	"write-skew-no-wr-cycle-valid":                      "reads of :x = 0 and :y = 0",
+}
+
 func runFixtures(t *testing.T, workload string, check func(*model.History, model.Pairing, Options) *analysis.Result) {
 	dir := fixtureDir(workload)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.edn"))
@@ -135,6 +189,13 @@ func runFixtures(t *testing.T, workload string, check func(*model.History, model
 				res := check(h, p, fc.options())
 				label := fmt.Sprintf("check %d (%s)", i, fc.describe())
 				fc.AnomalyTypes = append(fc.AnomalyTypes, beyondElle[fmt.Sprintf("%s/%d", name, i)]...)
+				if _, ok := garbageFixtures[name]; ok && workload == "rw-register" {
+					if len(res.Anomalies[GarbageRead]) == 0 {
+						t.Errorf("%s: no garbage-read, though %s", label, garbageFixtures[name])
+					}
+					fc.AnomalyTypes = append(fc.AnomalyTypes, GarbageRead)
+					fc.Valid, fc.Not, fc.AlsoNot = false, nil, nil
+				}
 				slices.Sort(fc.AnomalyTypes)
 				compareCheck(t, name, label, &fc, res)
 			}
@@ -182,7 +243,11 @@ func compareCheck(t *testing.T, name, label string, fc *fixtureCheck, res *analy
 					continue
 				}
 				b, _ := json.Marshal(ins[j])
-				if ok, err := jsonsubset.Contains(elleJSON(w), b); err != nil {
+				want := elleJSON(w)
+				if typ == CyclicVersions {
+					want = elleCyclicVersions(t, want)
+				}
+				if ok, err := jsonsubset.Contains(want, b); err != nil {
 					t.Fatal(err)
 				} else if ok || typ == "incompatible-order" && sameLengthSwapped(w, ins[j]) {
 					match = j
@@ -196,6 +261,42 @@ func compareCheck(t *testing.T, name, label string, fc *fixtureCheck, res *analy
 			used[match] = true
 		}
 	}
+}
+
+// elleCyclicVersions rewrites Elle's cyclic-versions instance to ours: its
+// scc (a set of values) is our values, listed with the initial state
+// (null) first and then ascending; its sources are keywords, ours plain
+// names.
+func elleCyclicVersions(t *testing.T, b []byte) []byte {
+	var in map[string]any
+	if err := json.Unmarshal(b, &in); err != nil {
+		t.Fatal(err)
+	}
+	if scc, ok := in["scc"].([]any); ok {
+		slices.SortFunc(scc, func(x, y any) int {
+			switch {
+			case x == nil:
+				return -1
+			case y == nil:
+				return 1
+			}
+			if a, ok := x.(float64); ok {
+				if b, ok := y.(float64); ok {
+					return cmp.Compare(a, b)
+				}
+			}
+			return strings.Compare(fmt.Sprint(x), fmt.Sprint(y))
+		})
+		delete(in, "scc")
+		in["values"] = scc
+	}
+	if srcs, ok := in["sources"].([]any); ok {
+		for i, x := range srcs {
+			srcs[i] = strings.TrimPrefix(fmt.Sprint(x), ":")
+		}
+	}
+	out, _ := json.Marshal(in)
+	return out
 }
 
 // sameLengthSwapped accepts an incompatible-order instance of the same key

@@ -11,6 +11,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
+	"github.com/hindsight-dev/hindsight/model"
 )
 
 type elleRun struct {
@@ -39,6 +40,33 @@ type elleReference struct {
 // Elle timed out, its types vary between runs; then every non-cycle type
 // it found must be found here too.
 func TestReferenceListAppend(t *testing.T) {
+	runReference(t, "list-append", CheckListAppend)
+}
+
+// TestReferenceRWRegister does the same for the generated rw-register
+// histories (Elle ran them with its default options: no version-order
+// source beyond the initial state), and, as Elle's search finished on all
+// of them, requires exactly Elle's anomaly types under every model.
+func TestReferenceRWRegister(t *testing.T) {
+	runReference(t, "rw-register", func(h *model.History, p model.Pairing, o Options) *analysis.Result {
+		res := CheckRWRegister(h, p, o)
+		if len(rwRuns[h.Source]) == 0 {
+			t.Fatalf("no Elle runs recorded for %s", h.Source)
+		}
+		for _, run := range rwRuns[h.Source] {
+			if slices.Equal(run.Models, o.Models) && !slices.Equal(res.AnomalyTypes, nonNil(run.Types)) {
+				t.Errorf("%s %v: types %v, Elle %v", h.Source, o.Models, res.AnomalyTypes, run.Types)
+			}
+		}
+		return res
+	})
+}
+
+// rwRuns are Elle's runs of each rw-register reference history, by the
+// history's source name (filled by runReference).
+var rwRuns = map[string][]elleRun{}
+
+func runReference(t *testing.T, workload string, check func(*model.History, model.Pairing, Options) *analysis.Result) {
 	files, _ := filepath.Glob(filepath.Join(testpaths.Reference(t), "txn", "*.elle.json"))
 	if len(files) == 0 {
 		t.Fatal("no Elle reference results in ../shared/reference/txn")
@@ -52,14 +80,15 @@ func TestReferenceListAppend(t *testing.T) {
 		if err := json.Unmarshal(raw, &ref); err != nil {
 			t.Fatal(err)
 		}
-		if ref.Model != "list-append" {
+		if ref.Model != workload {
 			continue
 		}
 		name := strings.TrimSuffix(filepath.Base(f), ".elle.json")
+		rwRuns[strings.TrimSuffix(f, ".elle.json")+".edn.gz"] = ref.Runs
 		t.Run(name, func(t *testing.T) {
 			h, p := readHistory(t, strings.TrimSuffix(f, ".elle.json")+".edn.gz")
 			for _, run := range ref.Runs {
-				res := CheckListAppend(h, p, Options{Models: run.Models, CycleBudget: DefaultOptions().CycleBudget})
+				res := check(h, p, Options{Models: run.Models, CycleBudget: DefaultOptions().CycleBudget})
 				compareElleRun(t, run, res)
 			}
 		})

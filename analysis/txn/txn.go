@@ -25,8 +25,21 @@ type Options struct {
 	// component; zero means no bound.
 	CycleBudget time.Duration
 	// Series keeps the version order of every key in the result
-	// (Result.Series.Orders) for the HTML report.
+	// (Result.Series.Orders, or Versions for rw-register) for the HTML
+	// report.
 	Series bool
+	// Version-order sources of rw-register (spec/txn.md §3), each an
+	// assumption about the system: within a txn, a write follows the read
+	// of the same key (WFRKeys); each key is sequentially consistent, so
+	// process order orders its versions (SequentialKeys); each key is
+	// linearizable, so real-time order does (LinearizableKeys). List-append
+	// ignores them.
+	WFRKeys, SequentialKeys, LinearizableKeys bool
+	// TransactionOrder is an externally known commit order for rw-register
+	// (Elle's :transaction-order): the completion op index of a txn to its
+	// position; the writes of each key are ordered by their txns'
+	// positions. Nil: none.
+	TransactionOrder map[int64]int64
 }
 
 // DefaultOptions are the defaults of the command line.
@@ -77,8 +90,11 @@ type checker struct {
 	// orderRel is the relation added for process or realtime order
 	// (consistency.OrderRel): 0, graph.Process or graph.Realtime.
 	orderRel graph.Rel
-	inf      inference
-	index    *model.IndexMap // op index -> position, built when first needed
+	// prec picks the relation an edge stands for in a cycle: the order in
+	// which the workload's Elle explainers justify edges.
+	prec  *graph.Precedence
+	inf   inference
+	index *model.IndexMap // op index -> position, built when first needed
 }
 
 func newChecker(h *model.History, p model.Pairing, opts Options, workload string) *checker {
@@ -88,6 +104,7 @@ func newChecker(h *model.History, p model.Pairing, opts Options, workload string
 		Warnings: h.Warnings,
 	}}
 	c.res.Models = append([]string{}, opts.models()...) // as requested
+	c.prec = &graph.DefaultPrecedence
 	c.orderRel, _ = consistency.OrderRel(opts.models(), opts.Anomalies)
 	c.records()
 	return c
@@ -228,7 +245,7 @@ func (c *checker) run(start time.Time) *analysis.Result {
 	g := c.graph()
 	st := &c.res.Stats
 	st.GraphVertices, st.GraphEdges = int64(g.N()), int64(g.E())
-	if g.E() == 0 {
+	if g.E() == 0 && !c.realtimeToFailed() {
 		c.add(EmptyTransactionGraph, analysis.Instance{Witness: []int64{}})
 		c.res.UnknownReasons = append(c.res.UnknownReasons, EmptyTransactionGraph+
 			": no transaction depends on another (no read saw another's write, and no order links them), so nothing can be judged")
@@ -243,10 +260,37 @@ func (c *checker) run(start time.Time) *analysis.Result {
 	return c.res
 }
 
+// realtimeToFailed reports whether Elle's realtime graph would hold an
+// edge that hindsight's graph leaves out: Elle links every ok txn to each
+// txn invoked after it completed, failed ones included (they are no
+// vertices here, having no effect, so no cycle goes through them). Such an
+// edge keeps Elle from calling the graph empty; so it does here, when
+// realtime order is in use.
+func (c *checker) realtimeToFailed() bool {
+	if c.orderRel != graph.Realtime {
+		return false
+	}
+	okDone := false
+	for i := range c.h.Ops {
+		r := c.recAt[i]
+		if r < 0 {
+			continue
+		}
+		rc := &c.recs[r]
+		switch {
+		case int32(i) == rc.inv && rc.typ == model.Fail && okDone:
+			return true
+		case int32(i) == rc.comp && rc.typ == model.OK && rc.inv != rc.comp:
+			okDone = true
+		}
+	}
+	return false
+}
+
 // ours are the types hindsight adds to Elle's: always reported;
 // garbage-read is bad under every model, duplicate-appends and
 // duplicate-writes make the verdict unknown.
-var ours = map[string]bool{GarbageRead: true, DuplicateAppends: true, "duplicate-writes": true}
+var ours = map[string]bool{GarbageRead: true, DuplicateAppends: true, DuplicateWrites: true}
 
 // finish applies Elle's result map (elle.txn result-map): only types the
 // models make reportable are kept, cycle-exists types that other anomalies

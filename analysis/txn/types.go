@@ -36,7 +36,12 @@ const (
 	// value (the state read), txns.
 	LostUpdate = "lost-update"
 	// CyclicVersions (rw-register): a source of version order contradicts
-	// the others for a key. Fields: key, values, sources.
+	// the others for a key: merged with them, it makes the key's version
+	// order cyclic, so it is dropped for that key. One instance per
+	// strongly connected set of values. Fields: key, values (the set, the
+	// initial state as null first), sources (the sources merged, the
+	// dropped one last), version_cycle (a shortest cycle through those
+	// values, each edge with the source and ops behind it).
 	CyclicVersions = "cyclic-versions"
 	// GarbageRead (ours): a read returned an element or value no op in the
 	// history ever wrote. Fields: op, mop, key, element or value.
@@ -45,6 +50,11 @@ const (
 	// than once, so the key's order cannot be trusted; the key is left out
 	// of the dependency graph. Fields: key, value, ops.
 	DuplicateAppends = "duplicate-appends"
+	// DuplicateWrites (ours, undecided; rw-register): one value written to
+	// one key by more than one txn, and read, so which write a read saw
+	// cannot be told; the key is left out of the dependency graph. Fields:
+	// key, value, ops (the writers), reader (the first op that read it).
+	DuplicateWrites = "duplicate-writes"
 	// EmptyTransactionGraph (undecided): the dependency graph has no edge,
 	// so nothing could be judged. No fields.
 	EmptyTransactionGraph = "empty-transaction-graph"

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +51,9 @@ type checkFlags struct {
 	models         []string
 	inputFormat    string
 	html           string // check --html FILE (report.go)
+	// rw-register's version-order sources
+	wfrKeys, sequentialKeys, linearizableKeys bool
+	transactionOrder                          string // a JSON file
 }
 
 func (f *checkFlags) register(cmd *cobra.Command) {
@@ -62,6 +67,10 @@ func (f *checkFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.workload, "workload", "", "force the workload ("+strings.Join(workload.Names(), ", ")+"); detected from the micro-ops by default")
 	fl.StringVar(&f.inputFormat, "input-format", "", "force the input format: edn or json (detected by default)")
 	fl.StringSliceVar(&f.models, "model", nil, "consistency model a transactional history must satisfy (repeatable; Elle's names, e.g. serializable, snapshot-isolation; default strict-serializable)")
+	fl.BoolVar(&f.wfrKeys, "wfr-keys", false, "rw-register: assume writes follow reads within a transaction (a read of v then a write of v' puts v before v')")
+	fl.BoolVar(&f.sequentialKeys, "sequential-keys", false, "rw-register: assume each key is sequentially consistent (process order orders its versions)")
+	fl.BoolVar(&f.linearizableKeys, "linearizable-keys", false, "rw-register: assume each key is linearizable (real-time order orders its versions)")
+	fl.StringVar(&f.transactionOrder, "transaction-order", "", "rw-register: a JSON file giving each transaction's commit position, {\"<completion index>\": position, ...} (orders each key's writes)")
 }
 
 func (f *checkFlags) options() (check.Options, error) {
@@ -99,10 +108,41 @@ func (f *checkFlags) options() (check.Options, error) {
 		}
 		o.Analysis.Models = f.models
 	}
+	o.Analysis.WFRKeys, o.Analysis.SequentialKeys, o.Analysis.LinearizableKeys = f.wfrKeys, f.sequentialKeys, f.linearizableKeys
+	if f.transactionOrder != "" {
+		order, err := readTransactionOrder(f.transactionOrder)
+		if err != nil {
+			return o, usageError{fmt.Errorf("--transaction-order: %w", err)}
+		}
+		o.Analysis.TransactionOrder = order
+	}
 	o.Analysis.WWDeps = f.wwDeps
 	o.Analysis.CycleBudget = f.cycleBudget
 	o.Analysis.StallThreshold = f.stallThreshold
 	return o, nil
+}
+
+// readTransactionOrder reads a commit order for --transaction-order: a
+// JSON object from completion op indices (as strings, JSON's only keys) to
+// positions, as Elle's :transaction-order map.
+func readTransactionOrder(path string) (map[int64]int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]int64
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: want a JSON object of op index to position, like {\"3\": 1, \"7\": 2}: %w", path, err)
+	}
+	order := make(map[int64]int64, len(raw))
+	for k, v := range raw {
+		i, err := strconv.ParseInt(k, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: key %q is not an op index", path, k)
+		}
+		order[i] = v
+	}
+	return order, nil
 }
 
 // versionLine says which build this is, for --version: the module version

@@ -29,29 +29,39 @@ func scanCmd(stdout, stderr io.Writer) *cobra.Command {
 		f        checkFlags
 		o        scan.Options
 		shard    string
+		shards   int
 		memory   string
+		maxBytes string
 		maxTypes int
+		verbose  bool
+		exitZero bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scan [flags] DIR|FILE...",
 		Short: "Check an archive of histories in parallel into Parquet tables (exit status over all histories)",
 		Long: `Walk each DIR for Jepsen store folders (a folder holding history.edn,
 history.json or history.jsonl) and loose .edn, .json and .jsonl files, plain,
-.gz or .zst; check every history found, -j at a time within a memory budget;
-write the results to -o as two Parquet tables, histories.parquet (one row per
-history) and anomalies.parquet (one row per anomaly instance), and print a
-summary. A history that cannot be read or parsed becomes a row with its error.
+.gz or .zst, and read the same inside .tar, .tar.gz, .tgz, .tar.zst and .zip
+archives in place (never unpacked; a history inside is named
+ARCHIVE!/path/in/archive); check every history found, -j at a time within a
+memory budget; write the results to -o as two Parquet tables,
+histories.parquet (one row per history) and anomalies.parquet (one row per
+anomaly instance), and print a summary. A history that cannot be read or
+parsed becomes a row with its error; a file whose first value is not an op
+(results.edn, test.json, tool configs) is skipped and counted.
 
 Results are cached by content under -o/.cache: running the same scan again
 (after an interruption, or over a grown archive) checks only new or changed
 histories. Output files are written under temporary names and renamed when
 complete. --shard i/n scans the i-th of n parts of the inputs (0 <= i < n,
 split by path hash) and names the tables histories-i-of-n.parquet and so on,
-so n machines can split an archive into one folder.
+so n machines can split an archive into one folder; --shard auto takes i
+from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) and n from --shards or
+JOB_COMPLETIONS.
 
 Exit status over all histories: 3 if any could not be read or parsed, else 1
-if any is invalid, else 2 if any is unknown, else 0; 130 if interrupted
-(nothing written; run again to finish).`,
+if any is invalid, else 2 if any is unknown, else 0 (--exit-zero: 0 for all
+of these); 130 if interrupted (nothing written; run again to finish).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := f.options()
@@ -59,9 +69,21 @@ if any is invalid, else 2 if any is unknown, else 0; 130 if interrupted
 				return err
 			}
 			o.Check = opts
-			if shard != "" {
+			switch {
+			case shard == "auto":
+				if o.Shard, err = scan.ShardFromEnv(os.Getenv, shards); err != nil {
+					return usageError{err}
+				}
+			case shards != 0:
+				return usageError{errors.New("--shards goes with --shard auto (with --shard i/n, n is the count)")}
+			case shard != "":
 				if o.Shard, err = scan.ParseShard(shard); err != nil {
 					return usageError{err}
+				}
+			}
+			if maxBytes != "" {
+				if o.MaxHistoryBytes, err = parseBytes(maxBytes); err != nil {
+					return usageError{fmt.Errorf("--max-history-bytes: %w", err)}
 				}
 			}
 			if memory != "" {
@@ -84,6 +106,9 @@ if any is invalid, else 2 if any is unknown, else 0; 130 if interrupted
 			sum, err := scan.Run(ctx, args, o)
 			switch {
 			case errors.Is(err, scan.ErrNoHistories):
+				if verbose && sum != nil {
+					_ = sum.WriteSkipped(stderr)
+				}
 				return usageError{err}
 			case err != nil && ctx.Err() != nil && sum != nil:
 				fmt.Fprintf(stderr, "hindsight: scan interrupted after %d of %d histories; no results written. "+
@@ -102,7 +127,12 @@ if any is invalid, else 2 if any is unknown, else 0; 130 if interrupted
 			if err != nil {
 				return err
 			}
-			if code := sum.ExitCode(); code != exitValid {
+			if verbose && f.format != "json" {
+				if err := sum.WriteSkipped(stdout); err != nil {
+					return err
+				}
+			}
+			if code := sum.ExitCode(); code != exitValid && !exitZero {
 				return exitError{code}
 			}
 			return nil
@@ -113,7 +143,11 @@ if any is invalid, else 2 if any is unknown, else 0; 130 if interrupted
 	fl := cmd.Flags()
 	fl.IntVarP(&o.Jobs, "jobs", "j", 0, "histories checked at once (default: the number of cores)")
 	fl.StringVarP(&o.OutDir, "output", "o", "results", "directory for the result tables")
-	fl.StringVar(&shard, "shard", "", "scan only part i of n of the inputs, as i/n with 0 <= i < n (split by path hash)")
+	fl.StringVar(&shard, "shard", "", "scan only part i of n of the inputs, as i/n with 0 <= i < n (split by path hash); auto: from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, and --shards or JOB_COMPLETIONS)")
+	fl.IntVar(&shards, "shards", 0, "with --shard auto: the number of shards (the Job's completions), if JOB_COMPLETIONS is not set")
+	fl.StringVar(&maxBytes, "max-history-bytes", "", "largest history read, after decompression (512MiB, 4GB); a bigger one is an error row; default a quarter of the machine's (or cgroup's) memory")
+	fl.BoolVarP(&verbose, "verbose", "v", false, "list the files skipped as not histories")
+	fl.BoolVar(&exitZero, "exit-zero", false, "exit 0 when the scan finished, whatever the verdicts (they are in the tables); for batch schedulers")
 	fl.BoolVar(&o.IPC, "ipc", false, "also write the tables as Arrow IPC files (.arrow)")
 	fl.StringVar(&o.HTMLDir, "html-dir", "", "write an HTML report per invalid or unknown history, and an index.html, into this directory")
 	fl.StringVar(&memory, "memory", "", "memory budget for histories checked at once, in bytes or with a unit (512MiB, 4GB); default a quarter of the machine's (or cgroup's) memory")

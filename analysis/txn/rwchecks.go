@@ -1,0 +1,221 @@
+package txn
+
+import (
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// This file holds rw-register's checks that need no graph (spec/txn.md §4):
+// G1a, G1b, internal, future-read, lost-update and garbage-read; cyclic-
+// versions comes with the version orders (rwversions.go) and
+// duplicate-writes with the writer index (rwregister.go).
+
+// nonCycle runs the per-txn checks and reports lost updates.
+func (rw *rwRegister) nonCycle() {
+	c := rw.c
+	lost := map[regLostKey][]int32{}
+	var lostOrder []regLostKey
+	for r := range c.recs {
+		r := int32(r)
+		rc := &c.recs[r]
+		mops := c.mops(r)
+		if rc.typ == model.OK {
+			rw.abortedAndIntermediate(r, mops)
+			rw.internal(r, mops)
+			rw.futureRead(r, mops)
+			rw.lostUpdateOf(r, mops, lost, &lostOrder)
+		}
+		if rc.vertex >= 0 {
+			rw.garbage(r, mops)
+		}
+	}
+	for _, g := range lostOrder {
+		if recs := lost[g]; len(recs) > 1 {
+			in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(recs...)}
+			v := analysis.V(model.NilAtom)
+			if g.v != nilVal {
+				v = c.msgVal(g.v)
+			}
+			in.Value = &v
+			for _, x := range recs {
+				in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
+			}
+			c.add(LostUpdate, in)
+		}
+	}
+}
+
+// readValue is the value a read micro-op of a txn of type typ saw: its
+// message, nilVal for an ok txn's read of nil (the initial state), or
+// noVal when unknown (an info txn's nil).
+func readValue(m *model.Mop, typ model.OpType) model.MsgID {
+	switch {
+	case m.Done:
+		return m.Msg
+	case typ == model.OK:
+		return nilVal
+	}
+	return noVal
+}
+
+// abortedAndIntermediate reports, for each read of ok rec r, G1a (the value
+// was written by a failed txn) and G1b (it was a write its writer, another
+// txn, overwrote within itself). Values written by more than one txn are
+// passed over (duplicate-writes).
+func (rw *rwRegister) abortedAndIntermediate(r int32, mops []model.Mop) {
+	c := rw.c
+	for i := range mops {
+		m := &mops[i]
+		if m.Kind != model.MopRead || !m.Done {
+			continue
+		}
+		w := rw.writer[m.Msg]
+		if w < 0 {
+			continue
+		}
+		if c.recs[w].typ == model.Fail {
+			c.add(G1a, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.I(c.idx(w)),
+				Key: c.keyVal(m.Key), Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r, w)})
+		}
+		if w != r && rw.interm[m.Msg] {
+			c.add(G1b, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.I(c.idx(w)),
+				Key: c.keyVal(m.Key), Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r, w)})
+		}
+	}
+}
+
+// regState is what a txn should read of a key, from its own earlier reads
+// and writes (internal).
+type regState struct {
+	key model.KeyID
+	val model.MsgID // a message or nilVal
+}
+
+// internal reports the first read of ok rec r that disagrees with the
+// txn's own earlier read or write of the key (Elle's op-internal-case): a
+// read must return what the txn last wrote, or, before any write, what it
+// first read; a read of nil is a state of its own (a later read must be nil
+// too, as Elle's fixtures assert). Txns touch a few keys, so the states are
+// a short list, reused between txns.
+func (rw *rwRegister) internal(r int32, mops []model.Mop) {
+	c := rw.c
+	state := rw.states[:0]
+	defer func() { rw.states = state[:0] }()
+	for i := range mops {
+		m := &mops[i]
+		var v model.MsgID
+		switch m.Kind {
+		case model.MopWrite:
+			v = m.Msg
+		case model.MopRead:
+			v = readValue(m, model.OK)
+		default:
+			continue
+		}
+		j := slices.IndexFunc(state, func(s regState) bool { return s.key == m.Key })
+		if j < 0 {
+			state = append(state, regState{m.Key, v})
+			continue
+		}
+		if m.Kind == model.MopRead && state[j].val != v {
+			exp := analysis.V(model.NilAtom)
+			if state[j].val != nilVal {
+				exp = c.msgVal(state[j].val)
+			}
+			c.add(Internal, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+				Expected: &exp, Witness: c.witness(r)})
+			return
+		}
+		state[j].val = v
+	}
+}
+
+// futureRead reports the first read of ok rec r of a value that only r
+// itself writes, later (writes are unique, so nobody else wrote it).
+func (rw *rwRegister) futureRead(r int32, mops []model.Mop) {
+	c := rw.c
+	for i := range mops {
+		m := &mops[i]
+		if m.Kind != model.MopRead || !m.Done || rw.writer[m.Msg] != r {
+			continue
+		}
+		wroteBefore := slices.ContainsFunc(mops[:i], func(x model.Mop) bool { return x.Kind == model.MopWrite && x.Msg == m.Msg })
+		if !wroteBefore {
+			c.add(FutureRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+				Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+			return
+		}
+	}
+}
+
+// regLostKey groups lost-update candidates: a key and the value read.
+type regLostKey struct {
+	k model.KeyID
+	v model.MsgID
+}
+
+// regFirst is a key a txn touched, for lost-update: the value of its first
+// read (read is false when it wrote the key before reading it), and
+// whether it has written since.
+type regFirst struct {
+	k     model.KeyID
+	read  bool
+	wrote bool
+	v     model.MsgID
+}
+
+// lostUpdateOf adds ok rec r to the lost-update groups: for each key it
+// read (its first access being a read) and then wrote, the value it read
+// (Elle's lost-update-cases; nil counts). A value written by more than one
+// txn is passed over: two reads of it need not be of one version.
+func (rw *rwRegister) lostUpdateOf(r int32, mops []model.Mop, groups map[regLostKey][]int32, order *[]regLostKey) {
+	seen := rw.firsts[:0]
+	defer func() { rw.firsts = seen[:0] }()
+	for i := range mops {
+		m := &mops[i]
+		j := slices.IndexFunc(seen, func(f regFirst) bool { return f.k == m.Key })
+		switch m.Kind {
+		case model.MopWrite:
+			if j < 0 {
+				seen = append(seen, regFirst{k: m.Key, wrote: true})
+				continue
+			}
+			if seen[j].wrote || !seen[j].read {
+				continue
+			}
+			seen[j].wrote = true
+			if !rw.usable(seen[j].v) {
+				continue
+			}
+			g := regLostKey{m.Key, seen[j].v}
+			if _, ok := groups[g]; !ok {
+				*order = append(*order, g)
+			}
+			groups[g] = append(groups[g], r)
+		case model.MopRead:
+			if j < 0 {
+				seen = append(seen, regFirst{k: m.Key, read: true, v: readValue(m, model.OK)})
+			}
+		}
+	}
+}
+
+// garbage reports each value rec r read that no op in the history wrote
+// (ours: Elle has no such check, jepsen-io/elle#8); a value read twice by
+// one txn is reported once.
+func (rw *rwRegister) garbage(r int32, mops []model.Mop) {
+	c := rw.c
+	for i := range mops {
+		m := &mops[i]
+		if m.Kind != model.MopRead || !m.Done || rw.writer[m.Msg] != noWriter {
+			continue
+		}
+		if slices.ContainsFunc(mops[:i], func(x model.Mop) bool { return x.Kind == model.MopRead && x.Done && x.Msg == m.Msg }) {
+			continue
+		}
+		c.add(GarbageRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+			Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+	}
+}

@@ -1,0 +1,602 @@
+package txn
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// CheckRWRegister analyses an rw-register history (spec/txn.md): its
+// non-cycle anomalies, the per-key version orders inferred from the initial
+// state and the sources opts asks for, the dependency graph, and the cycles
+// of that graph, judged against opts.Models. pairing must come from
+// model.Pair(h).
+//
+// Cost: O(ops + mops) for the indexes and non-cycle checks; the version
+// orders take O(mops) per source (O(mops · concurrency) for
+// --linearizable-keys), plus sorting their edges; the graph takes
+// O(edges), where every reader of a version gets an rw edge to the writer
+// of each version its key's order puts right after it (as in Elle); plus
+// the cycle search, bounded per component by opts.CycleBudget.
+func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *analysis.Result {
+	start := time.Now()
+	c := newChecker(h, pairing, opts, "rw-register")
+	c.prec = &graph.WRFirst
+	yes, no := true, false
+	flag := func(b bool) *bool {
+		if b {
+			return &yes
+		}
+		return &no
+	}
+	c.res.Options.WFRKeys, c.res.Options.SequentialKeys, c.res.Options.LinearizableKeys =
+		flag(opts.WFRKeys), flag(opts.SequentialKeys), flag(opts.LinearizableKeys)
+	if opts.TransactionOrder != nil {
+		c.res.Options.TransactionOrder = analysis.I(int64(len(opts.TransactionOrder)))
+	}
+	rw := &rwRegister{c: c}
+	c.inf = rw
+	rw.index()
+	rw.nonCycle()
+	rw.versionOrders()
+	rw.readers()
+	rw.rwBudget()
+	if opts.Series {
+		rw.series()
+	}
+	return c.run(start)
+}
+
+// Special values of a touch: no such access, and the initial state.
+const (
+	noVal  model.MsgID = -2
+	nilVal             = model.NoMsg
+)
+
+// Writer markers besides a rec: nobody wrote the message, or more than one
+// txn did.
+const (
+	noWriter  int32 = -1
+	ambiguous int32 = -2
+)
+
+// touch is what one txn did with one key, for the inference: its external
+// read (its first micro-op on the key, when that is a read: a message,
+// nilVal for an ok txn's read of nil, or noVal) and its external write
+// (its last write of the key, or noVal). 12 bytes: histories hold millions;
+// the micro-ops' positions are looked up again for the few steps explained
+// (extMops).
+type touch struct {
+	key   model.KeyID
+	read  model.MsgID
+	write model.MsgID
+}
+
+// source is where a version-order edge came from (spec/txn.md §3), in the
+// order sources are merged.
+type source uint8
+
+const (
+	srcInitial source = iota
+	srcTxnOrder
+	srcWFR
+	srcSequential
+	srcLinearizable
+)
+
+// String names the source as options and JSON do.
+func (s source) String() string {
+	return [...]string{"initial-state", "transaction-order", "wfr-keys", "sequential-keys", "linearizable-keys"}[s]
+}
+
+// vedge is one edge of a key's version order: version from precedes
+// version to. Versions are message ids, or len(Msgs)+k for the initial
+// state of key k. a and b are the recs that justify it (-1 when unused).
+type vedge struct {
+	from, to int32
+	key      model.KeyID
+	src      source
+	a, b     int32
+}
+
+// pair packs an edge's two versions into one sort key. The versions of
+// an edge belong to one key, so edges in pair order are grouped by their
+// first version, and an edge is found by its pair alone.
+func (e *vedge) pair() uint64 { return uint64(uint32(e.from))<<32 | uint64(uint32(e.to)) }
+
+// compareVedges orders edges by their pair, then source and justifying
+// recs (the first of equal edges is the one kept).
+func compareVedges(x, y vedge) int {
+	if px, py := x.pair(), y.pair(); px != py {
+		if px < py {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case x.src != y.src:
+		return int(x.src) - int(y.src)
+	case x.a != y.a:
+		return int(x.a - y.a)
+	}
+	return int(x.b - y.b)
+}
+
+// rwRegister is the rw-register inference: external reads and writes of
+// each txn, the version order of each key (a partial order), and the wr,
+// ww and rw edges it gives.
+type rwRegister struct {
+	c *checker
+	// per rec: its touches, tstart[r]..tstart[r+1] in touches
+	tstart  []int32
+	touches []touch
+	// per message: the rec that wrote it (noWriter, ambiguous), and
+	// whether that write is not its writer's last write of the key
+	writer []int32
+	interm []bool
+	// dups: the recs writing each message more than once (ambiguous ones)
+	dups map[model.MsgID][]int32
+	// dupKey: keys with an ambiguous value that some op read: left out of
+	// the graph
+	dupKey []bool
+	// accepted version-order edges, sorted by pair (from, to)
+	ver []vedge
+	// dropped[k] has bit s set when source s was dropped for key k
+	dropped map[model.KeyID]uint8
+	// readers of each version (message ids, then the initial state of
+	// each key): vertex recs whose external read of the key saw it; CSR
+	rstart []int32
+	rrecs  []int32
+	// noRW marks versions whose readers get no rw edges (rwBudget)
+	noRW map[int32]bool
+	// scratch of the per-txn checks
+	states []regState
+	firsts []regFirst
+}
+
+// nodeOf is the version node of value m of key k (m may be nilVal).
+func (rw *rwRegister) nodeOf(k model.KeyID, m model.MsgID) int32 {
+	if m == nilVal {
+		return int32(len(rw.c.h.Msgs)) + int32(k)
+	}
+	return int32(m)
+}
+
+// valueOf is the value of version node n for JSON: nil for an initial
+// state.
+func (rw *rwRegister) valueOf(n int32) analysis.Value {
+	if int(n) >= len(rw.c.h.Msgs) {
+		return analysis.V(model.NilAtom)
+	}
+	return rw.c.msgVal(model.MsgID(n))
+}
+
+func (rw *rwRegister) touchesOf(r int32) []touch {
+	return rw.touches[rw.tstart[r]:rw.tstart[r+1]]
+}
+
+// touchOf finds rec r's touch of key k.
+func (rw *rwRegister) touchOf(r int32, k model.KeyID) *touch {
+	ts := rw.touchesOf(r)
+	for i := range ts {
+		if ts[i].key == k {
+			return &ts[i]
+		}
+	}
+	return nil
+}
+
+// first is the first value of its key a txn of type typ interacted with,
+// for orders derived from txn order: an ok txn's external read, else its
+// external write; an info txn's external write (Elle's
+// transaction-graph->version-graphs). noVal: none.
+func first(t *touch, typ model.OpType) model.MsgID {
+	if typ == model.OK && t.read != noVal {
+		return t.read
+	}
+	return t.write
+}
+
+// final is the last value of its key a txn interacted with: its external
+// write, else (ok txns) its external read.
+func final(t *touch, typ model.OpType) model.MsgID {
+	if t.write == noVal && typ == model.OK {
+		return t.read
+	}
+	return t.write
+}
+
+// index builds the touches of every txn and the writer index.
+func (rw *rwRegister) index() {
+	c := rw.c
+	h := c.h
+	nm := len(h.Msgs)
+	c.res.Stats.Messages = int64(nm)
+	rw.writer = filledInt32(nm, noWriter)
+	rw.interm = make([]bool, nm)
+	rw.dupKey = make([]bool, len(h.Keys))
+	rw.tstart = make([]int32, len(c.recs)+1)
+	for r := range c.recs {
+		r := int32(r)
+		typ := c.recs[r].typ
+		mops := c.mops(r)
+		base := len(rw.touches)
+		for i := range mops {
+			m := &mops[i]
+			if m.Kind != model.MopWrite && m.Kind != model.MopRead {
+				continue
+			}
+			var t *touch
+			for j := base; j < len(rw.touches); j++ {
+				if rw.touches[j].key == m.Key {
+					t = &rw.touches[j]
+					break
+				}
+			}
+			if t == nil {
+				rw.touches = append(rw.touches, touch{key: m.Key, read: noVal, write: noVal})
+				t = &rw.touches[len(rw.touches)-1]
+				if m.Kind == model.MopRead {
+					switch {
+					case m.Done:
+						t.read = m.Msg
+					case typ == model.OK:
+						t.read = nilVal
+					}
+				}
+			}
+			if m.Kind == model.MopWrite {
+				t.write = m.Msg
+				switch w := rw.writer[m.Msg]; {
+				case w == noWriter:
+					rw.writer[m.Msg] = r
+				case w != r:
+					if rw.dups == nil {
+						rw.dups = map[model.MsgID][]int32{}
+					}
+					if len(rw.dups[m.Msg]) == 0 {
+						rw.dups[m.Msg] = []int32{w}
+					}
+					if !slices.Contains(rw.dups[m.Msg], r) {
+						rw.dups[m.Msg] = append(rw.dups[m.Msg], r)
+					}
+					rw.writer[m.Msg] = ambiguous
+				}
+			}
+		}
+		for i := range mops {
+			m := &mops[i]
+			if m.Kind == model.MopWrite && rw.writer[m.Msg] == r {
+				for j := base; j < len(rw.touches); j++ {
+					if rw.touches[j].key == m.Key {
+						rw.interm[m.Msg] = rw.touches[j].write != m.Msg
+					}
+				}
+			}
+		}
+		rw.tstart[r+1] = int32(len(rw.touches))
+	}
+	rw.touches = slices.Clip(rw.touches)
+	rw.duplicateWrites()
+}
+
+// extWriter is the vertex rec whose external write is m, or -1.
+func (rw *rwRegister) extWriter(m model.MsgID) int32 {
+	if m < 0 {
+		return -1
+	}
+	w := rw.writer[m]
+	if w < 0 || rw.interm[m] || rw.c.recs[w].vertex < 0 {
+		return -1
+	}
+	return w
+}
+
+// usable reports whether value m may stand in a version order: not a
+// value written by more than one txn (which write came first cannot be
+// told).
+func (rw *rwRegister) usable(m model.MsgID) bool {
+	return m == nilVal || m >= 0 && rw.writer[m] != ambiguous
+}
+
+// duplicateWrites reports each value written to a key by more than one txn
+// and read by an ok or info txn: which write the read saw cannot be told,
+// so the key is left out of the graph and the verdict is at best unknown
+// (ours: Elle refuses the whole history). A value written twice and never
+// read matters to no edge and is only kept out of the version orders.
+func (rw *rwRegister) duplicateWrites() {
+	c := rw.c
+	if len(rw.dups) == 0 {
+		return
+	}
+	reader := map[model.MsgID]int32{}
+	for r := range c.recs {
+		r := int32(r)
+		if c.recs[r].vertex < 0 {
+			continue
+		}
+		for _, m := range c.mops(r) {
+			if m.Kind == model.MopRead && m.Done && rw.writer[m.Msg] == ambiguous {
+				if _, ok := reader[m.Msg]; !ok {
+					reader[m.Msg] = r
+				}
+			}
+		}
+	}
+	ms := make([]model.MsgID, 0, len(reader))
+	for m := range reader {
+		ms = append(ms, m)
+	}
+	slices.Sort(ms)
+	for _, m := range ms {
+		writers := rw.dups[m]
+		k := c.h.MsgKey(m)
+		rw.dupKey[k] = true
+		var ops []int64
+		for _, w := range writers {
+			ops = append(ops, c.idx(w))
+		}
+		rd := reader[m]
+		c.add(DuplicateWrites, analysis.Instance{Key: c.keyVal(k), Value: analysis.VP(c.h.MsgValue(m)), Ops: ops,
+			Reader: analysis.I(c.idx(rd)), Witness: c.witness(append(slices.Clone(writers), rd)...)})
+		c.unknownReason("%s: value %s was written to key %s by %s and read by op %d, so which write that read saw "+
+			"cannot be told; the key was left out of the dependency graph", DuplicateWrites, c.h.MsgValue(m), c.h.Keys[k],
+			opList(ops), c.idx(rd))
+	}
+}
+
+// readers indexes, for each version, the vertex recs whose external read of
+// the key saw it (keys left out excepted).
+func (rw *rwRegister) readers() {
+	c := rw.c
+	n := len(c.h.Msgs) + len(c.h.Keys)
+	rw.rstart = make([]int32, n+1)
+	each := func(f func(st, r int32)) {
+		for r := range c.recs {
+			r := int32(r)
+			if c.recs[r].vertex < 0 {
+				continue
+			}
+			for _, t := range rw.touchesOf(r) {
+				if t.read != noVal && !rw.dupKey[t.key] {
+					f(rw.nodeOf(t.key, t.read), r)
+				}
+			}
+		}
+	}
+	each(func(st, _ int32) { rw.rstart[st+1]++ })
+	for i := 1; i <= n; i++ {
+		rw.rstart[i] += rw.rstart[i-1]
+	}
+	rw.rrecs = make([]int32, rw.rstart[n])
+	fill := slices.Clone(rw.rstart[:n])
+	each(func(st, r int32) {
+		rw.rrecs[fill[st]] = r
+		fill[st]++
+	})
+}
+
+func (rw *rwRegister) readersOf(st int32) []int32 { return rw.rrecs[rw.rstart[st]:rw.rstart[st+1]] }
+
+// emit adds the data edges (spec/txn.md §3, rw-register): wr from the
+// writer of each value to each txn whose external read saw it; and for
+// each edge v1 < v2 of a key's version order, ww from the writer of v1 and
+// rw from each reader of v1 to the writer of v2. Writers are the txns whose
+// external (last) write of the key it was. Self-edges are dropped by the
+// graph builder.
+func (rw *rwRegister) emit(add func(from, to int32, rel graph.Rel)) {
+	c := rw.c
+	for r := range c.recs {
+		r := int32(r)
+		v := c.recs[r].vertex
+		if v < 0 {
+			continue
+		}
+		for _, t := range rw.touchesOf(r) {
+			if t.read < 0 || rw.dupKey[t.key] {
+				continue
+			}
+			if w := rw.extWriter(t.read); w >= 0 {
+				add(c.recs[w].vertex, v, graph.WR)
+			}
+		}
+	}
+	nm := int32(len(c.h.Msgs))
+	for _, e := range rw.ver {
+		if e.to >= nm {
+			continue
+		}
+		w2 := rw.extWriter(model.MsgID(e.to))
+		if w2 < 0 {
+			continue
+		}
+		to := c.recs[w2].vertex
+		if e.from < nm {
+			if w1 := rw.extWriter(model.MsgID(e.from)); w1 >= 0 {
+				add(c.recs[w1].vertex, to, graph.WW)
+			}
+		}
+		if rw.noRW[e.from] {
+			continue
+		}
+		for _, q := range rw.readersOf(e.from) {
+			add(c.recs[q].vertex, to, graph.RW)
+		}
+	}
+}
+
+// rwBudget keeps the rw edges linear in the history. Each reader of a
+// version v1 gets an rw edge to the writer of every v2 the orders put right
+// after v1, so a version read by n txns and followed by m values costs n·m
+// edges: with the initial state, whose successors are all of a key's
+// values, a store whose reads keep returning nil while writes go on would
+// make the graph quadratic (Elle builds it anyway). When all such edges
+// together exceed 8 per touch of a key plus 2^20, the versions costing the
+// most lose their rw edges until the rest fit; each is an unknown reason
+// (cycles through those reads are not searched), never a silent gap.
+func (rw *rwRegister) rwBudget() {
+	c := rw.c
+	nm := int32(len(c.h.Msgs))
+	type cost struct {
+		from  int32
+		edges int64
+	}
+	var costs []cost
+	var total int64
+	for i := 0; i < len(rw.ver); {
+		from := rw.ver[i].from
+		var succ int64
+		for ; i < len(rw.ver) && rw.ver[i].from == from; i++ {
+			if rw.ver[i].to < nm && rw.extWriter(model.MsgID(rw.ver[i].to)) >= 0 {
+				succ++
+			}
+		}
+		if n := int64(len(rw.readersOf(from))) * succ; n > 0 {
+			costs = append(costs, cost{from, n})
+			total += n
+		}
+	}
+	budget := 8*int64(len(rw.touches)) + 1<<20
+	if total <= budget {
+		return
+	}
+	slices.SortFunc(costs, func(x, y cost) int { return cmp.Or(cmp.Compare(y.edges, x.edges), cmp.Compare(x.from, y.from)) })
+	rw.noRW = map[int32]bool{}
+	for _, k := range costs {
+		if total <= budget {
+			break
+		}
+		total -= k.edges
+		rw.noRW[k.from] = true
+		key := rw.keyOfNode(k.from)
+		c.unknownReason("rw-register: %d txns read key %s = %s and %d values follow it in the version order; "+
+			"the %d anti-dependency (rw) edges from those reads were left out to keep the graph linear in the history, "+
+			"so cycles through them were not searched", len(rw.readersOf(k.from)), c.h.Keys[key], rw.valueOf(k.from),
+			k.edges/int64(len(rw.readersOf(k.from))), k.edges)
+	}
+}
+
+// edge finds the accepted version-order edge from → to (of one key).
+func (rw *rwRegister) edge(from, to int32) (vedge, bool) {
+	i, ok := slices.BinarySearchFunc(rw.ver, vedge{from: from, to: to}, compareEdgeKeys)
+	if !ok {
+		return vedge{}, false
+	}
+	return rw.ver[i], true
+}
+
+// explain says why the data edge from rec u to rec v exists, the way emit
+// made it: which read (wr), or which version-order edge and the source
+// that established it (ww, rw). The first of v's keys that explains it
+// wins.
+func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
+	c := rw.c
+	st := analysis.Step{From: c.idx(u), To: c.idx(v), Rel: rel.String()}
+	for _, tv := range rw.touchesOf(v) {
+		if rw.dupKey[tv.key] {
+			continue
+		}
+		k := tv.key
+		switch rel {
+		case graph.WR:
+			if tv.read >= 0 && rw.extWriter(tv.read) == u {
+				st.Key, st.Value = c.keyVal(k), analysis.VP(c.h.MsgValue(tv.read))
+				_, uw := rw.extMops(u, k)
+				vr, _ := rw.extMops(v, k)
+				st.Mops = []int{uw, vr}
+				return st
+			}
+		case graph.WW, graph.RW:
+			if tv.write < 0 || rw.extWriter(tv.write) != v {
+				continue
+			}
+			tu := rw.touchOf(u, k)
+			if tu == nil {
+				continue
+			}
+			ur, uw := rw.extMops(u, k)
+			from, mop := tu.write, uw
+			if rel == graph.RW {
+				from, mop = tu.read, ur
+			}
+			if from == noVal || rel == graph.WW && rw.extWriter(from) != u {
+				continue
+			}
+			e, ok := rw.edge(rw.nodeOf(k, from), int32(tv.write))
+			if !ok {
+				continue
+			}
+			st.Key = c.keyVal(k)
+			st.Values = []analysis.Value{rw.valueOf(e.from), rw.valueOf(e.to)}
+			_, vw := rw.extMops(v, k)
+			st.Mops = []int{mop, vw}
+			st.OrderBy, st.OrderOp, st.OrderOps = rw.justification(e)
+			return st
+		}
+	}
+	return st
+}
+
+// extMops finds the micro-ops of rec r's external read and external write
+// of key k (-1: none).
+func (rw *rwRegister) extMops(r int32, k model.KeyID) (read, write int) {
+	read, write = -1, -1
+	for i, m := range rw.c.mops(r) {
+		if m.Key != k || m.Kind != model.MopRead && m.Kind != model.MopWrite {
+			continue
+		}
+		if m.Kind == model.MopWrite {
+			write = i
+		} else if read < 0 && write < 0 {
+			read = i
+		}
+	}
+	if t := rw.touchOf(r, k); t == nil || t.read == noVal {
+		read = -1
+	}
+	return read, write
+}
+
+// justification names the source of a version-order edge and its ops.
+func (rw *rwRegister) justification(e vedge) (by string, op *int64, ops []int64) {
+	c := rw.c
+	switch e.src {
+	case srcInitial:
+	case srcWFR:
+		op = analysis.I(c.idx(e.a))
+	default:
+		ops = []int64{c.idx(e.a), c.idx(e.b)}
+	}
+	return e.src.String(), op, ops
+}
+
+// series keeps each key's accepted version order for the report.
+func (rw *rwRegister) series() {
+	c := rw.c
+	nm := int32(len(c.h.Msgs))
+	msg := func(n int32) model.MsgID {
+		if n >= nm {
+			return model.NoMsg
+		}
+		return model.MsgID(n)
+	}
+	byKey := slices.Clone(rw.ver)
+	slices.SortStableFunc(byKey, func(x, y vedge) int { return int(x.key) - int(y.key) })
+	for i := 0; i < len(byKey); {
+		k := byKey[i].key
+		kv := analysis.KeyVersions{Key: k}
+		for ; i < len(byKey) && byKey[i].key == k; i++ {
+			e := byKey[i]
+			by, op, ops := rw.justification(e)
+			if op != nil {
+				ops = []int64{*op}
+			}
+			kv.Edges = append(kv.Edges, analysis.VersionEdge{From: msg(e.from), To: msg(e.to), By: by, Ops: ops})
+		}
+		c.res.Series.Versions = append(c.res.Series.Versions, kv)
+	}
+}

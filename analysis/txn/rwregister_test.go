@@ -1,0 +1,55 @@
+package txn
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// nilReadStorm builds a history of one key where n txns write 1..n and n
+// others, each after a write completed, read nil: a store whose reads
+// keep returning the initial state. Every nil reader anti-depends on every
+// writer: n² rw edges if all were kept.
+func nilReadStorm(n int) *model.History {
+	b := model.NewBuilder("storm")
+	x := b.Key(model.KeywordAtom(":x"))
+	idx := int64(0)
+	op := func(typ model.OpType, proc int32, m model.Mop) {
+		b.Add(model.Op{Index: idx, Type: typ, Process: proc, F: model.FTxn, Mops: b.StoreMops(m)})
+		idx++
+	}
+	for i := 1; i <= n; i++ {
+		w := model.Mop{Kind: model.MopWrite, Key: x, Done: true, Msg: b.Msg(x, b.Value(model.IntAtom(int64(i))))}
+		op(model.Invoke, 0, w)
+		op(model.OK, 0, w)
+		r := model.Mop{Kind: model.MopRead, Key: x, Msg: model.NoMsg}
+		op(model.Invoke, 1, r)
+		op(model.OK, 1, r)
+	}
+	return b.History()
+}
+
+// TestNilReadStorm: below the budget every stale nil read is a
+// G-single-item-realtime; far above it, the rw edges of the initial state
+// are left out, the graph stays linear in the history, and the verdict says
+// why it is unknown.
+func TestNilReadStorm(t *testing.T) {
+	h := nilReadStorm(50)
+	p, _ := model.Pair(h)
+	res := CheckRWRegister(h, p, DefaultOptions())
+	if res.Verdict != analysis.Invalid || len(res.Anomalies["G-single-item-realtime"]) == 0 {
+		t.Fatalf("small storm: %s %v %v", res.Verdict, res.AnomalyTypes, res.UnknownReasons)
+	}
+	h = nilReadStorm(3000) // 9M rw edges without the budget
+	p, _ = model.Pair(h)
+	res = CheckRWRegister(h, p, DefaultOptions())
+	if res.Stats.GraphEdges > 8*6000+1<<20 {
+		t.Errorf("%d edges for 6000 txns: not linear", res.Stats.GraphEdges)
+	}
+	if res.Verdict != analysis.Unknown || len(res.UnknownReasons) != 1 ||
+		!strings.Contains(res.UnknownReasons[0], "3000 txns read key :x = nil and 3000 values follow it") {
+		t.Errorf("large storm: %s %v %q", res.Verdict, res.AnomalyTypes, res.UnknownReasons)
+	}
+}

@@ -1,0 +1,431 @@
+package txn
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// This file infers rw-register version orders (spec/txn.md §3; Elle's
+// rw_register version-graphs): per key, a partial order over its values
+// and its initial state, merged from the sources the options ask for, in
+// Elle's order. A source whose edges would make a key's order cyclic is
+// dropped for that key and reported as cyclic-versions.
+
+// versionOrders builds rw.ver from every source asked for.
+func (rw *rwRegister) versionOrders() {
+	o := rw.c.opts
+	srcs := []source{srcInitial}
+	if o.TransactionOrder != nil {
+		srcs = append(srcs, srcTxnOrder)
+	}
+	if o.WFRKeys {
+		srcs = append(srcs, srcWFR)
+	}
+	if o.SequentialKeys {
+		srcs = append(srcs, srcSequential)
+	}
+	if o.LinearizableKeys {
+		srcs = append(srcs, srcLinearizable)
+	}
+	for i, s := range srcs {
+		var cand []vedge
+		add := func(k model.KeyID, from, to model.MsgID, a, b int32) {
+			if from == to || from == noVal || to == noVal || rw.dupKey[k] || !rw.usable(from) || !rw.usable(to) {
+				return
+			}
+			e := vedge{from: rw.nodeOf(k, from), to: rw.nodeOf(k, to), key: k, src: s, a: a, b: b}
+			if n := len(cand); n > 0 && cand[n-1].pair() == e.pair() {
+				return // the same edge again (frontier txns that last saw one value): the first is kept
+			}
+			cand = append(cand, e)
+		}
+		switch s {
+		case srcInitial:
+			rw.initialState(add)
+		case srcTxnOrder:
+			rw.txnOrder(add)
+		case srcWFR:
+			rw.wfr(add)
+		case srcSequential:
+			rw.sequential(add)
+		case srcLinearizable:
+			rw.linearizable(add)
+		}
+		rw.merge(s, srcs[:i], cand)
+	}
+}
+
+// initialState: nil precedes every value an ok or info txn read or wrote
+// externally (Elle's initial-state-version-graphs; an info txn's reads
+// count when it reports their values).
+func (rw *rwRegister) initialState(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
+	c := rw.c
+	seen := make([]bool, len(c.h.Msgs))
+	for r := range c.recs {
+		if c.recs[r].vertex < 0 {
+			continue
+		}
+		for _, t := range rw.touchesOf(int32(r)) {
+			for _, m := range [2]model.MsgID{t.read, t.write} {
+				if m >= 0 && !seen[m] {
+					seen[m] = true
+					add(t.key, nilVal, m, -1, -1)
+				}
+			}
+		}
+	}
+}
+
+// wfr: an ok txn whose external read of a key saw v and which then wrote
+// v' (its external write) puts v before v' (writes follow reads; Elle's
+// wfr-version-graphs). A read of nil adds nothing the initial state does
+// not.
+func (rw *rwRegister) wfr(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
+	c := rw.c
+	for r := range c.recs {
+		if c.recs[r].typ != model.OK {
+			continue
+		}
+		for _, t := range rw.touchesOf(int32(r)) {
+			if t.read >= 0 && t.write >= 0 {
+				add(t.key, t.read, t.write, int32(r), -1)
+			}
+		}
+	}
+}
+
+// sequential: process order between ok txns (Elle's process graph), turned
+// into version order key by key: for each process and key, the last value
+// of the key a txn interacted with precedes the first value the process's
+// next txn touching the key interacted with (Elle's
+// transaction-graph->version-graphs, which stops at the nearest txns that
+// touch the key). O(mops).
+func (rw *rwRegister) sequential(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
+	c := rw.c
+	type last struct{ rec, t int32 }
+	prev := map[uint64]last{}
+	for i := range c.h.Ops {
+		r := c.recAt[i]
+		if r < 0 {
+			continue
+		}
+		rc := &c.recs[r]
+		if int32(i) != rc.comp || rc.typ != model.OK || rc.inv == rc.comp {
+			continue
+		}
+		p := c.h.Ops[i].Process
+		for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
+			t := &rw.touches[j]
+			key := uint64(uint32(p))<<32 | uint64(uint32(t.key))
+			if q, ok := prev[key]; ok {
+				add(t.key, final(&rw.touches[q.t], model.OK), first(t, model.OK), q.rec, r)
+			}
+			prev[key] = last{r, j}
+		}
+	}
+}
+
+// linearizable: real-time order (an ok txn completed before another was
+// invoked), turned into version order key by key, as sequential does with
+// process order: the last value a txn interacted with precedes the first
+// value of each nearest txn after it in real time that touches the key.
+// The nearest ones are found, per key, by the frontier of Elle's realtime
+// graph run over the txns touching that key only: at each invocation every
+// frontier txn is linked to the invoked one; at each ok completion the
+// txns that were in the frontier when it was invoked leave it and it
+// joins. Info txns touch a key only by writing it, take edges in and never
+// out. O(mops · frontier), frontier ≈ concurrency.
+func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
+	c := rw.c
+	type member struct{ rec, t, since int32 }
+	frontier := make([][]member, len(c.h.Keys))
+	for i := range c.h.Ops {
+		r := c.recAt[i]
+		if r < 0 {
+			continue
+		}
+		rc := &c.recs[r]
+		if rc.vertex < 0 {
+			continue
+		}
+		if int32(i) == rc.inv {
+			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
+				t := &rw.touches[j]
+				v2 := first(t, rc.typ)
+				if v2 == noVal {
+					continue
+				}
+				for _, f := range frontier[t.key] {
+					add(t.key, final(&rw.touches[f.t], model.OK), v2, f.rec, r)
+				}
+			}
+		}
+		if int32(i) == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
+			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
+				k := rw.touches[j].key
+				kept := frontier[k][:0]
+				for _, f := range frontier[k] {
+					if f.since > rc.inv {
+						kept = append(kept, f)
+					}
+				}
+				frontier[k] = append(kept, member{r, j, int32(i)})
+			}
+		}
+	}
+}
+
+// txnOrder: the commit order given (Options.TransactionOrder, Elle's
+// :transaction-order): per key, the external writes of the txns it
+// positions, sorted by position; each precedes the writes of the next
+// position. Txns sharing a position are not ordered with each other.
+func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
+	c := rw.c
+	type pw struct {
+		key   model.KeyID
+		pos   int64
+		rec   int32
+		write model.MsgID
+	}
+	var ws []pw
+	for r := range c.recs {
+		if c.recs[r].vertex < 0 {
+			continue
+		}
+		pos, ok := c.opts.TransactionOrder[c.idx(int32(r))]
+		if !ok {
+			continue
+		}
+		for _, t := range rw.touchesOf(int32(r)) {
+			if t.write >= 0 {
+				ws = append(ws, pw{key: t.key, pos: pos, rec: int32(r), write: t.write})
+			}
+		}
+	}
+	slices.SortFunc(ws, func(x, y pw) int {
+		return cmp.Or(cmp.Compare(x.key, y.key), cmp.Compare(x.pos, y.pos), cmp.Compare(x.rec, y.rec))
+	})
+	// link each group of equal positions to the next group of its key
+	for i := 0; i < len(ws); {
+		j := i
+		for j < len(ws) && ws[j].key == ws[i].key && ws[j].pos == ws[i].pos {
+			j++
+		}
+		next := j
+		for next < len(ws) && ws[next].key == ws[i].key && ws[next].pos == ws[j].pos {
+			next++
+		}
+		for a := i; a < j; a++ {
+			for b := j; b < next; b++ {
+				add(ws[a].key, ws[a].write, ws[b].write, ws[a].rec, ws[b].rec)
+			}
+		}
+		i = j
+	}
+}
+
+// merge adds the candidate edges of source s to the accepted orders, key
+// by key: a key whose order the new edges would make cyclic keeps its
+// order without them, and each strongly connected set of its values is
+// reported as cyclic-versions (prior are the sources merged before s).
+// An edge another source already gave keeps that source's justification.
+// Cost: O(E log E) for the sort, O(values + E) for the cycle test.
+func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
+	c := rw.c
+	slices.SortFunc(cand, compareVedges)
+	cand = slices.CompactFunc(cand, func(x, y vedge) bool { return x.pair() == y.pair() })
+	// drop the edges already accepted
+	w, j := 0, 0
+	for _, e := range cand {
+		for j < len(rw.ver) && compareEdgeKeys(rw.ver[j], e) < 0 {
+			j++
+		}
+		if j < len(rw.ver) && compareEdgeKeys(rw.ver[j], e) == 0 {
+			continue
+		}
+		cand[w] = e
+		w++
+	}
+	cand = cand[:w]
+	if len(cand) == 0 {
+		return
+	}
+	bad := map[model.KeyID]bool{}
+	var comps [][]int32
+	var g *graph.Graph
+	if s != srcInitial { // the initial state's edges all leave nil: no cycle
+		nk := len(c.h.Keys)
+		touched := make([]bool, nk)
+		for _, e := range cand {
+			touched[e.key] = true
+		}
+		n := len(c.h.Msgs) + nk
+		g = graph.BuildFunc(n, func(add func(from, to int32, rel graph.Rel)) {
+			for _, e := range rw.ver {
+				if touched[e.key] {
+					add(e.from, e.to, graph.WW)
+				}
+			}
+			for _, e := range cand {
+				add(e.from, e.to, graph.WW)
+			}
+		})
+		comps = g.SCC()
+		for _, comp := range comps {
+			bad[rw.keyOfNode(comp[0])] = true
+		}
+	}
+	acc := cand
+	if len(bad) > 0 {
+		acc = make([]vedge, 0, len(cand))
+		for _, e := range cand {
+			if !bad[e.key] {
+				acc = append(acc, e)
+			}
+		}
+	}
+	rw.ver = mergeVedges(rw.ver, acc)
+	for _, comp := range comps {
+		rw.cyclicVersions(s, prior, g, comp, cand)
+	}
+}
+
+// compareEdgeKeys orders edges by their pair alone.
+func compareEdgeKeys(x, y vedge) int { return cmp.Compare(x.pair(), y.pair()) }
+
+// mergeVedges merges two edge lists sorted by pair, with no pair in both.
+func mergeVedges(a, b []vedge) []vedge {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]vedge, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i].pair() < b[j].pair() {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// keyOfNode is the key of version node n.
+func (rw *rwRegister) keyOfNode(n int32) model.KeyID {
+	nm := int32(len(rw.c.h.Msgs))
+	if n >= nm {
+		return model.KeyID(n - nm)
+	}
+	return rw.c.h.MsgKey(model.MsgID(n))
+}
+
+// cyclicVersions reports one strongly connected set of values comp of the
+// version graph g, made by merging source s (cand its sorted new edges)
+// into the orders of prior, with a shortest cycle through its first value
+// and the justification of each of its edges.
+func (rw *rwRegister) cyclicVersions(s source, prior []source, g *graph.Graph, comp []int32, cand []vedge) {
+	c := rw.c
+	k := rw.keyOfNode(comp[0])
+	if rw.dropped == nil {
+		rw.dropped = map[model.KeyID]uint8{}
+	}
+	var sources []string
+	for _, p := range prior {
+		if rw.dropped[k]&(1<<p) == 0 {
+			sources = append(sources, p.String())
+		}
+	}
+	sources = append(sources, s.String())
+	rw.dropped[k] |= 1 << s
+	// values: the initial state first, then by value
+	vals := slices.Clone(comp)
+	nm := int32(len(c.h.Msgs))
+	slices.SortFunc(vals, func(x, y int32) int {
+		switch {
+		case x >= nm && y >= nm:
+			return 0
+		case x >= nm:
+			return -1
+		case y >= nm:
+			return 1
+		}
+		a, b := c.h.MsgValue(model.MsgID(x)), c.h.MsgValue(model.MsgID(y))
+		switch {
+		case a.Less(b):
+			return -1
+		case b.Less(a):
+			return 1
+		}
+		return 0
+	})
+	in := analysis.Instance{Key: c.keyVal(k), Sources: sources}
+	for _, v := range vals {
+		in.Values = append(in.Values, rw.valueOf(v))
+	}
+	cycle := shortestCycleThrough(g, comp, vals[0])
+	var recs []int32
+	for i, from := range cycle {
+		to := cycle[(i+1)%len(cycle)]
+		e, ok := rw.edge(from, to)
+		if !ok {
+			j, found := slices.BinarySearchFunc(cand, vedge{from: from, to: to}, compareEdgeKeys)
+			if !found {
+				continue // cannot happen: every edge of g is accepted or new
+			}
+			e = cand[j]
+		}
+		by, op, ops := rw.justification(e)
+		in.VersionCycle = append(in.VersionCycle, analysis.VersionStep{
+			Values: []analysis.Value{rw.valueOf(from), rw.valueOf(to)}, OrderBy: by, OrderOp: op, OrderOps: ops})
+		for _, r := range [2]int32{e.a, e.b} {
+			if r >= 0 {
+				recs = append(recs, r)
+			}
+		}
+	}
+	in.Witness = c.witness(recs...)
+	c.add(CyclicVersions, in)
+}
+
+// shortestCycleThrough finds a shortest cycle of g through vertex start
+// within comp (a strongly connected component holding it), by breadth-first
+// search back to start. O(|comp| + E_comp).
+func shortestCycleThrough(g *graph.Graph, comp []int32, start int32) []int32 {
+	prev := make(map[int32]int32, len(comp))
+	for _, v := range comp {
+		prev[v] = -1
+	}
+	queue := []int32{start}
+	seen := map[int32]bool{start: true}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		to, _ := g.Out(u)
+		for _, w := range to {
+			if _, in := prev[w]; !in {
+				continue
+			}
+			if w == start {
+				var path []int32
+				for x := u; x != -1; x = prev[x] {
+					path = append(path, x)
+				}
+				slices.Reverse(path)
+				return path
+			}
+			if !seen[w] {
+				seen[w] = true
+				prev[w] = u
+				queue = append(queue, w)
+			}
+		}
+	}
+	return []int32{start}
+}

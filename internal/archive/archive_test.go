@@ -1,0 +1,420 @@
+package archive
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// file is a member to pack: a name as stored, and its content.
+type file struct{ name, body string }
+
+func tarBytes(t *testing.T, files []file) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, f := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(f.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func gz(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func zst(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func zipBytes(t *testing.T, files []file, method uint16) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range files {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.name, Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(f.body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func write(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// recorder is a Visitor that keeps what it saw: members with their
+// content, problems, and name lists.
+type recorder struct {
+	members  []string // "PATH=CONTENT (ARCHIVE|NAME|SIZE)"
+	problems []Problem
+	names    map[string][]string
+	read     int // read only this many bytes of each member (-1: all)
+}
+
+func (r *recorder) Member(m *Member) error {
+	var b []byte
+	var err error
+	if r.read < 0 {
+		b, err = io.ReadAll(m.Body)
+	} else {
+		b = make([]byte, r.read)
+		var n int
+		n, err = io.ReadFull(m.Body, b)
+		b = b[:n]
+		if err == io.ErrUnexpectedEOF {
+			err = nil
+		}
+	}
+	s := m.Path + "=" + string(b) + " (" + m.Archive + "|" + m.Name + "|" + itoa(m.Size) + ")"
+	if err != nil {
+		s += " ERR " + err.Error()
+	}
+	r.members = append(r.members, s)
+	return nil
+}
+
+func (r *recorder) Problem(p Problem) { r.problems = append(r.problems, p) }
+
+func (r *recorder) Names(a string, names []string) {
+	if r.names == nil {
+		r.names = map[string][]string{}
+	}
+	r.names[a] = names
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func walk(t *testing.T, path string, read int) *recorder {
+	t.Helper()
+	r := &recorder{read: read}
+	if err := WalkFile(path, r, Options{}, nil); err != nil {
+		t.Fatalf("WalkFile(%s): %v", path, err)
+	}
+	return r
+}
+
+var sample = []file{
+	{"store/t/1/history.edn", "{:a 1}"},
+	{"./store/t/2/history.edn", "{:b 2}"},
+	{"loose/x.json", "[]"},
+}
+
+// TestWalkFormats walks the same files packed every way and checks each
+// member's name, archive, size and content.
+func TestWalkFormats(t *testing.T) {
+	dir := t.TempDir()
+	tb := tarBytes(t, sample)
+	want := []string{
+		"A!/store/t/1/history.edn={:a 1} (A|store/t/1/history.edn|6)",
+		"A!/store/t/2/history.edn={:b 2} (A|store/t/2/history.edn|6)",
+		"A!/loose/x.json=[] (A|loose/x.json|2)",
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+	}{
+		{"a.tar", tb}, {"a.tar.gz", gz(t, tb)}, {"a.tgz", gz(t, tb)}, {"a.tar.zst", zst(t, tb)},
+		{"a.zip", zipBytes(t, sample, zip.Deflate)}, {"stored.zip", zipBytes(t, sample, zip.Store)},
+		{"no-extension", gz(t, tb)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := write(t, dir, c.name, c.b)
+			r := walk(t, p, -1)
+			var got []string
+			for _, m := range r.members {
+				got = append(got, strings.ReplaceAll(m, p, "A"))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("members:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if len(r.problems) != 0 {
+				t.Errorf("problems: %v", r.problems)
+			}
+			if n := r.names[p]; !slices.Equal(n, []string{"store/t/1/history.edn", "store/t/2/history.edn", "loose/x.json"}) {
+				t.Errorf("names: %v", n)
+			}
+		})
+	}
+}
+
+// TestWalkNested walks a zip of tarballs, a tarball holding a zip, and a
+// zip holding a stored zip: one level down is read, two levels are a
+// Problem.
+func TestWalkNested(t *testing.T) {
+	dir := t.TempDir()
+	inner := gz(t, tarBytes(t, sample[:1]))
+	innerZip := zipBytes(t, sample[2:], zip.Deflate)
+	deep := zipBytes(t, []file{{"x/deeper.tar.gz", string(inner)}}, zip.Deflate)
+	outer := zipBytes(t, []file{
+		{"ci/run1.tar.gz", string(inner)},
+		{"ci/run2.zip", string(innerZip)},
+		{"ci/notes.txt", "hello"},
+		{"ci/deep.zip", string(deep)},
+	}, zip.Store)
+	p := write(t, dir, "ci.zip", outer)
+	r := walk(t, p, -1)
+	want := []string{
+		"A!/ci/run1.tar.gz!/store/t/1/history.edn={:a 1} (A!/ci/run1.tar.gz|store/t/1/history.edn|6)",
+		"A!/ci/run2.zip!/loose/x.json=[] (A!/ci/run2.zip|loose/x.json|2)",
+		"A!/ci/notes.txt=hello (A|ci/notes.txt|5)",
+	}
+	var got []string
+	for _, m := range r.members {
+		got = append(got, strings.ReplaceAll(m, p, "A"))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("members:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(r.problems) != 1 || r.problems[0].Path != p+"!/ci/deep.zip!/x/deeper.tar.gz" || !errors.Is(r.problems[0].Err, ErrTooDeep) {
+		t.Errorf("problems %v; want the archive two levels down, ErrTooDeep", r.problems)
+	}
+
+	// A tarball holding a zip (read into memory) and a tarball.
+	tb := gz(t, tarBytes(t, []file{{"a/in.zip", string(innerZip)}, {"a/in.tar.gz", string(inner)}}))
+	p2 := write(t, dir, "outer.tar.gz", tb)
+	r2 := walk(t, p2, -1)
+	if len(r2.members) != 2 || !strings.Contains(r2.members[0], "outer.tar.gz!/a/in.zip!/loose/x.json=[]") ||
+		!strings.Contains(r2.members[1], "outer.tar.gz!/a/in.tar.gz!/store/t/1/history.edn={:a 1}") {
+		t.Errorf("tar of zip and tarball: %v (problems %v)", r2.members, r2.problems)
+	}
+	// The in-memory copy is bounded.
+	r3 := &recorder{read: -1}
+	if err := WalkFile(p2, r3, Options{MaxBuffer: 10}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(r3.problems) != 1 || !strings.Contains(r3.problems[0].Err.Error(), "--max-history-bytes") || len(r3.members) != 1 {
+		t.Errorf("MaxBuffer 10: members %v, problems %v", r3.members, r3.problems)
+	}
+}
+
+// TestWalkBroken walks cut and garbled archives: what comes before the
+// damage is read, the damage is a Problem, and the walk never fails.
+func TestWalkBroken(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("{:index 0, :type :invoke}\n", 4000)
+	files := []file{{"a/first.edn", "{:x 1}"}, {"a/big.edn", big}, {"a/last.edn", "{:y 2}"}}
+	tgz := gz(t, tarBytes(t, files))
+	garbled := bytes.Clone(tgz)
+	for i := len(garbled) / 2; i < len(garbled)/2+32; i++ {
+		garbled[i] ^= 0x55
+	}
+	zb := zipBytes(t, files, zip.Deflate)
+	// Flip a byte of the first member's stored data (stored zip: find it).
+	badCRC := zipBytes(t, files, zip.Store)
+	i := bytes.Index(badCRC, []byte("{:x 1}"))
+	badCRC[i+3] = 'z'
+	for _, c := range []struct {
+		name        string
+		b           []byte
+		members     int    // members seen
+		problemHas  string // in the one problem
+		problemPath string // relative to the archive's path
+	}{
+		{"cut.tar.gz", tgz[:len(tgz)/2], 2, "cut off", ""},
+		{"cut.tar", tarBytes(t, files)[:1024+len(big)/2], 2, "", ""},
+		{"garbled.tar.gz", garbled, 2, "", ""},
+		{"cut.zip", zb[:len(zb)-30], 0, "cut off short", ""},
+		{"not-really.tar.gz", gz(t, []byte("just text, no tar")), 0, "not a tar or zip", ""},
+		{"crc.zip", badCRC, 3, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := write(t, dir, c.name, c.b)
+			r := walk(t, p, -1)
+			if len(r.members) != c.members {
+				t.Errorf("%d members, want %d: %v", len(r.members), c.members, r.members)
+			}
+			switch c.name {
+			case "crc.zip":
+				if len(r.members) == 0 || !strings.Contains(r.members[0], "checksum") {
+					t.Errorf("the damaged member must fail its read: %v", r.members)
+				}
+				if len(r.problems) != 0 {
+					t.Errorf("problems %v", r.problems)
+				}
+				return
+			}
+			if len(r.problems) != 1 || r.problems[0].Path != p || !strings.Contains(r.problems[0].Err.Error(), c.problemHas) {
+				t.Errorf("problems %v; want one about %s mentioning %q", r.problems, p, c.problemHas)
+			}
+			if len(r.members) > 0 && !strings.HasPrefix(r.members[0], p+"!/a/first.edn={:x 1}") {
+				t.Errorf("the first member before the damage: %v", r.members[0])
+			}
+			if len(r.members) > 1 && !strings.Contains(r.members[1], " ERR ") {
+				t.Errorf("the member cut by the damage must fail its read: %.200s", r.members[1])
+			}
+		})
+	}
+}
+
+// TestNames checks CleanName and that members with .. or absolute names
+// are named, not resolved: Open finds them by that name and nothing is
+// written anywhere.
+func TestNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"a/b.edn": "a/b.edn", "./a/b.edn": "a/b.edn", "/abs/b.edn": "abs/b.edn", "//x//y.edn": "x/y.edn",
+		"a/../b.edn": "b.edn", "../../etc/x.edn": "../../etc/x.edn", "a\\b\\c.edn": "a/b/c.edn",
+		"a/./b/../c.edn": "a/c.edn",
+	} {
+		if got := CleanName(in); got != want {
+			t.Errorf("CleanName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for name, want := range map[string]bool{
+		"x.tar": true, "x.tar.gz": true, "X.TGZ": true, "x.tar.zst": true, "x.tzst": true, "x.zip": true,
+		"x.gz": false, "x.edn": false, ".x.zip": false, ".tar": false, "tar": false,
+	} {
+		if got := IsName(name); got != want {
+			t.Errorf("IsName(%q) = %v", name, got)
+		}
+	}
+
+	dir := t.TempDir()
+	files := []file{{"../../escape.edn", "up"}, {"/etc/abs.edn", "abs"}, {"ok/h.edn", "ok"}}
+	before := listTree(t, filepath.Dir(dir))
+	for _, c := range []struct {
+		name string
+		b    []byte
+	}{{"evil.tar.gz", gz(t, tarBytes(t, files))}, {"evil.zip", zipBytes(t, files, zip.Deflate)}} {
+		p := write(t, dir, c.name, c.b)
+		r := walk(t, p, -1)
+		want := []string{p + "!/../../escape.edn=up", p + "!/etc/abs.edn=abs", p + "!/ok/h.edn=ok"}
+		if len(r.members) != 3 {
+			t.Fatalf("%s: %v", c.name, r.members)
+		}
+		for i, m := range r.members {
+			if !strings.HasPrefix(m, want[i]+" ") {
+				t.Errorf("%s: member %q, want %q", c.name, m, want[i])
+			}
+		}
+		for _, m := range []string{"../../escape.edn", "etc/abs.edn", "/etc/abs.edn", "ok/h.edn"} {
+			rc, err := Open(p + Sep + m)
+			if err != nil {
+				t.Errorf("Open(%s!/%s): %v", c.name, m, err)
+				continue
+			}
+			b, _ := io.ReadAll(rc)
+			rc.Close()
+			if len(b) == 0 {
+				t.Errorf("Open(%s!/%s): empty", c.name, m)
+			}
+		}
+	}
+	after := listTree(t, filepath.Dir(dir))
+	if len(after) != len(before)+2 { // the two archives this test wrote
+		t.Errorf("files appeared outside the archives: before %d, after %d: %v", len(before), len(after), after)
+	}
+}
+
+func listTree(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// TestOpen opens members of plain, compressed and nested archives, and
+// fails clearly on a missing member or a path that names no archive.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	inner := gz(t, tarBytes(t, sample))
+	p := write(t, dir, "ci.zip", zipBytes(t, []file{{"run.tar.gz", string(inner)}, {"z.zip", string(zipBytes(t, sample, zip.Deflate))}}, zip.Deflate))
+	tz := write(t, dir, "a.tar.zst", zst(t, tarBytes(t, sample)))
+	for _, c := range []struct{ path, want string }{
+		{tz + "!/store/t/2/history.edn", "{:b 2}"},
+		{tz + "!/./store/t/2/history.edn", "{:b 2}"},
+		{p + "!/run.tar.gz!/store/t/1/history.edn", "{:a 1}"},
+		{p + "!/z.zip!/loose/x.json", "[]"},
+	} {
+		rc, err := Open(c.path)
+		if err != nil {
+			t.Errorf("Open(%s): %v", c.path, err)
+			continue
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || string(b) != c.want {
+			t.Errorf("Open(%s) = %q, %v; want %q", c.path, b, err, c.want)
+		}
+	}
+	for _, bad := range []string{tz + "!/nope.edn", p + "!/run.tar.gz!/nope.edn", dir + "/missing.zip!/x.edn"} {
+		if _, err := Open(bad); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open(%s) = %v, want fs.ErrNotExist", bad, err)
+		}
+	}
+	if a, m, ok := Split(p + "!/run.tar.gz!/x"); !ok || a != p || m != "run.tar.gz!/x" {
+		t.Errorf("Split = %q %q %v", a, m, ok)
+	}
+}
+
+// TestDetect tells archives from histories by content.
+func TestDetect(t *testing.T) {
+	tb := tarBytes(t, sample)
+	for _, c := range []struct {
+		name string
+		b    []byte
+		f    Format
+		c    Compression
+	}{
+		{"tar", tb, Tar, Plain}, {"tgz", gz(t, tb), Tar, Gzip}, {"tzst", zst(t, tb), Tar, Zstd},
+		{"zip", zipBytes(t, sample, zip.Deflate), Zip, Plain},
+		{"edn", []byte("{:index 0}"), NotArchive, Plain}, {"edn.gz", gz(t, []byte("{:index 0}")), NotArchive, Plain},
+		{"empty", nil, NotArchive, Plain},
+	} {
+		if f, comp := Detect(c.b); f != c.f || comp != c.c {
+			t.Errorf("%s: Detect = %v %v, want %v %v", c.name, f, comp, c.f, c.c)
+		}
+	}
+}

@@ -1,0 +1,376 @@
+package scan
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hindsight-dev/hindsight/internal/archive"
+)
+
+// SkippedFile is a file the scan did not take for a history.
+type SkippedFile struct {
+	// Path names it (ARCHIVE!/NAME inside an archive).
+	Path string `json:"path"`
+	// Reason says why: "not a history" (its first value is not an op), or
+	// "duplicate" (an earlier member of the archive has the same name).
+	Reason string `json:"reason"`
+}
+
+// Reasons of a SkippedFile.
+const (
+	SkipNotHistory = "not a history"
+	SkipDuplicate  = "duplicate"
+)
+
+// collector gathers the results of the workers and of the archive readers.
+type collector struct {
+	pr *progress
+	// found counts the history files found inside archives, all shards
+	// together (and the rows of archives that could not be read);
+	// inShard those of this shard, loose files included.
+	found, inShard atomic.Int64
+
+	mu         sync.Mutex
+	results    []*result
+	superseded map[string]bool // member paths a store folder's rule drops
+	explicit   map[string]bool // members named by an argument, never dropped
+}
+
+func (c *collector) add(r *result) {
+	c.mu.Lock()
+	c.results = append(c.results, r)
+	c.mu.Unlock()
+	switch {
+	case !r.skipped:
+		c.pr.add(r)
+	default:
+		c.pr.addTotal(-1) // counted when found, but not a history
+	}
+	if testHooks.done != nil {
+		testHooks.done()
+	}
+}
+
+// mine is the number of histories of this shard found so far.
+func (c *collector) mine() int { return int(c.inShard.Load()) }
+
+// finish returns the rows sorted by path, without those a store folder
+// rule drops (see Names), and the files skipped, sorted by path. Of
+// several members of one archive with the same name, the first in the
+// archive is kept and the others are skipped as duplicates.
+func (c *collector) finish() ([]*result, []SkippedFile) {
+	var rows []*result
+	skipped := []SkippedFile{}
+	for _, r := range c.results {
+		if c.isSuperseded(r.row.Path) {
+			continue
+		}
+		if r.skipped {
+			skipped = append(skipped, SkippedFile{Path: strings.ToValidUTF8(r.row.Path, "\uFFFD"), Reason: SkipNotHistory})
+			continue
+		}
+		rows = append(rows, r)
+	}
+	slices.SortStableFunc(rows, func(a, b *result) int {
+		if c := strings.Compare(a.row.Path, b.row.Path); c != 0 {
+			return c
+		}
+		switch {
+		case a.seq < b.seq:
+			return -1
+		case a.seq > b.seq:
+			return 1
+		}
+		return 0
+	})
+	out := make([]*result, 0, len(rows))
+	for _, r := range rows {
+		if len(out) > 0 && r.row.Path == out[len(out)-1].row.Path {
+			skipped = append(skipped, SkippedFile{Path: r.row.Path, Reason: SkipDuplicate})
+			continue
+		}
+		out = append(out, r)
+	}
+	slices.SortStableFunc(skipped, func(a, b SkippedFile) int { return strings.Compare(a.Path, b.Path) })
+	return out, skipped
+}
+
+// isSuperseded reports whether p, or the nested archive p lies in, is
+// dropped by the store folder rule.
+func (c *collector) isSuperseded(p string) bool {
+	if c.explicit[p] {
+		return false
+	}
+	if c.superseded[p] {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.Index(p[i:], archive.Sep)
+		if j < 0 {
+			return false
+		}
+		if c.superseded[p[:i+j]] {
+			return true
+		}
+		i += j + len(archive.Sep)
+	}
+}
+
+// IsMemberHistory reports whether a member of an archive called name (as
+// archive.CleanName gives it) is taken for a history: its base name is a
+// history's (IsHistoryName) and no element of its path is hidden.
+func IsMemberHistory(name string) bool {
+	for _, e := range strings.Split(name, "/") {
+		if strings.HasPrefix(e, ".") && e != ".." {
+			return false
+		}
+	}
+	return IsHistoryName(path.Base(name))
+}
+
+// supersededNames applies the store folder rule of Discover to the names
+// of an archive's files: in a folder holding a Jepsen history file (the
+// first of storeNames), that file is the one input, and nothing else in
+// the folder or below it is; the shallowest such folder wins. It returns
+// the names so dropped.
+func supersededNames(names []string) []string {
+	pref := map[string]int{} // folder -> rank of its best store file
+	for _, n := range names {
+		if r := slices.Index(storeNames, path.Base(n)); r >= 0 {
+			d := path.Dir(n)
+			if old, ok := pref[d]; !ok || r < old {
+				pref[d] = r
+			}
+		}
+	}
+	if len(pref) == 0 {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		// the shallowest store folder above n
+		var store string
+		found := false
+		for d := path.Dir(n); ; d = path.Dir(d) {
+			if _, ok := pref[d]; ok {
+				store, found = d, true
+			}
+			if d == "." || d == "/" || d == ".." || strings.HasSuffix(d, "/..") {
+				break
+			}
+		}
+		if found && n != path.Join(store, storeNames[pref[store]]) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// memberJob is an archive member handed to a worker. The archive's reader
+// waits until the worker has read the member's bytes (done), since the
+// next member comes from the same stream.
+type memberJob struct {
+	m    *archive.Member
+	seq  int64
+	once sync.Once
+	done chan struct{}
+}
+
+// finished tells the archive's reader that the member's bytes are read.
+func (j *memberJob) finished() { j.once.Do(func() { close(j.done) }) }
+
+// archiveVisitor hands an archive's members to the workers.
+type archiveVisitor struct {
+	s    *scanner
+	ctx  context.Context
+	jobs chan<- job
+	col  *collector
+	seq  int64
+	only string // Input.Only
+	hits int    // members in the part asked for
+}
+
+// wanted reports whether the member (or problem) at p is in the part of
+// the archive asked for, and whether it was named exactly.
+func (v *archiveVisitor) wanted(p string) (in, exact bool) {
+	if v.only == "" {
+		return true, false
+	}
+	if p == v.only {
+		return true, true
+	}
+	return strings.HasPrefix(p, v.only+"/") || strings.HasPrefix(p, v.only+archive.Sep), false
+}
+
+func (v *archiveVisitor) Member(m *archive.Member) error {
+	if err := v.ctx.Err(); err != nil {
+		return err
+	}
+	in, exact := v.wanted(m.Path)
+	if in {
+		v.hits++
+	}
+	if !in || !exact && !IsMemberHistory(m.Name) {
+		return nil
+	}
+	if exact {
+		v.col.mu.Lock()
+		v.col.explicit[m.Path] = true
+		v.col.mu.Unlock()
+	}
+	v.col.found.Add(1)
+	if !v.s.opts.Shard.Contains(m.Path) {
+		return nil
+	}
+	v.col.inShard.Add(1)
+	v.col.pr.addTotal(1)
+	v.seq++
+	mj := &memberJob{m: m, seq: v.seq, done: make(chan struct{})}
+	select {
+	case v.jobs <- job{m: mj}:
+	case <-v.ctx.Done():
+		return v.ctx.Err()
+	}
+	<-mj.done // the worker reads the member, or gives up on cancel
+	return nil
+}
+
+func (v *archiveVisitor) Problem(p archive.Problem) {
+	if in, _ := v.wanted(p.Path); !in && !strings.HasPrefix(v.only, p.Path+archive.Sep) {
+		return // a problem of another part of the archive, or the archive's own
+	}
+	v.problem(p, p.Path)
+}
+
+// problem records the error row of p, whose archive column is archivePath.
+func (v *archiveVisitor) problem(p archive.Problem, archivePath string) {
+	v.col.found.Add(1)
+	if !v.s.opts.Shard.Contains(p.Path) {
+		return
+	}
+	v.col.inShard.Add(1)
+	v.col.pr.addTotal(1)
+	row := errorRow(p.Path, 0, "", p.Err)
+	row.Archive = archivePath
+	v.seq++
+	v.col.add(&result{row: row, member: true, seq: v.seq})
+}
+
+func (v *archiveVisitor) Names(archivePath string, names []string) {
+	drop := supersededNames(names)
+	if len(drop) == 0 {
+		return
+	}
+	v.col.mu.Lock()
+	defer v.col.mu.Unlock()
+	for _, n := range drop {
+		p := archive.Join(archivePath, n)
+		if in, exact := v.wanted(p); !in || exact {
+			continue // not seen, or asked for by name
+		}
+		v.col.superseded[p] = true
+		if IsMemberHistory(n) {
+			v.col.found.Add(-1) // counted when seen; the loose walk never sees it
+		}
+	}
+}
+
+// walkArchive reads the archive in, handing its members to the workers
+// through jobs. An archive that cannot be opened is a row of this shard's
+// when its path hashes here.
+func (s *scanner) walkArchive(ctx context.Context, in Input, jobs chan<- job, col *collector) {
+	v := &archiveVisitor{s: s, ctx: ctx, jobs: jobs, col: col, only: in.Only}
+	if in.Err != nil {
+		v.Problem(archive.Problem{Path: in.Path, Err: in.Err})
+		return
+	}
+	left := in.Size // the bytes the progress bar counts for this archive
+	read := func(n int64) {
+		n = min(n, left)
+		left -= n
+		col.pr.read(n)
+	}
+	err := archive.WalkFile(in.Path, v, archive.Options{MaxBuffer: s.opts.MaxHistoryBytes}, read)
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		v.Problem(archive.Problem{Path: in.Path, Err: err})
+	case in.Only != "" && v.hits == 0:
+		v.problem(archive.Problem{Path: in.Only, Err: fmt.Errorf("%s: %s holds no file at or below this path: %w", in.Only, in.Path, fs.ErrNotExist)}, in.Path)
+	}
+}
+
+// member checks one history read from an archive: it is admitted against
+// the memory budget for its bytes and its check, read into memory (then
+// the archive's reader goes on), skipped if it is not a history, taken
+// from the cache or checked. It returns nil when ctx was canceled.
+func (s *scanner) member(ctx context.Context, j *memberJob) *result {
+	defer j.finished()
+	m := j.m
+	fail := func(sha string, err error) *result {
+		row := errorRow(m.Path, m.Size, sha, err)
+		row.Archive = m.Archive
+		return &result{row: row, member: true, seq: j.seq}
+	}
+	if s.tooLarge(m.Size) {
+		return fail("", s.tooBig(m.Path, m.Size))
+	}
+	body := &ctxReader{ctx: ctx, r: m.Body}
+	br := bufio.NewReaderSize(body, 4096)
+	head, _ := br.Peek(18)
+	w := s.weight(estimateSize(bytes.NewReader(head), m.Size), m.Size)
+	if err := s.sem.Acquire(ctx, w); err != nil {
+		return nil
+	}
+	held := w
+	defer func() { s.sem.Release(held) }()
+
+	buf := make([]byte, m.Size)
+	_, err := io.ReadFull(br, buf)
+	j.finished()
+	if ctx.Err() != nil {
+		return nil
+	}
+	if err != nil {
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			err = fmt.Errorf("the archive ends inside this member: %w", io.ErrUnexpectedEOF)
+		}
+		return fail("", fmt.Errorf("%s: %w", m.Path, err))
+	}
+	if notHistoryFile(headOf(buf)) {
+		return &result{skipped: true, row: HistoryRow{Path: m.Path}, member: true, seq: j.seq}
+	}
+	sum := sha256.Sum256(buf)
+	sha := hex.EncodeToString(sum[:])
+	key := s.cache.key(sha)
+	if r, ok := s.cached(key, m.Path, m.Size, m.Archive); ok {
+		r.member, r.seq = true, j.seq
+		return r
+	}
+	// Now the whole member is here, a gzip member's trailer tells its
+	// size: give back what the first estimate took beyond it.
+	if exact := s.weight(estimateSize(bytes.NewReader(buf), m.Size), m.Size); exact < held {
+		s.sem.Release(held - exact)
+		held = exact
+	}
+	if testHooks.checking != nil {
+		testHooks.checking(1)
+		defer testHooks.checking(-1)
+	}
+	r := s.check(ctx, bytes.NewReader(buf), nil, m.Path, m.Size, sha, key, m.Archive)
+	if r != nil {
+		r.member, r.seq = true, j.seq
+	}
+	return r
+}
