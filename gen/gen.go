@@ -111,9 +111,7 @@ type sim struct {
 	workers  []worker
 	idle     []int32
 	inflight []int32 // worker index; len(workers) for the nemesis
-	nemBusy  bool
-	nemStart bool // the in-flight nemesis op is a start-partition
-	nemSplit bool // a partition is in force
+	nem      nemesis
 
 	groups  []group
 	pairs   []pair
@@ -122,7 +120,6 @@ type sim struct {
 	touched []int32
 	keys    []int32 // 0..Keys-1
 	ln      line
-	part    nemesisPart
 
 	phase   phase
 	reserve int64
@@ -245,7 +242,7 @@ func (s *sim) run() {
 				continue
 			}
 			s.steps++
-			if !s.nemBusy && s.rng.IntN(nemesisEvery) == 0 {
+			if !s.nem.busy && s.rng.IntN(nemesisEvery) == 0 {
 				s.invokeNemesis()
 				continue
 			}
@@ -623,40 +620,15 @@ func (s *sim) invoke(wi int) {
 }
 
 func (s *sim) invokeNemesis() {
-	s.nemBusy = true
-	s.nemStart = !s.nemSplit
 	s.inflight = append(s.inflight, int32(len(s.workers)))
 	s.stats.Invocations++
 	s.stats.Nemesis++
-	f := fStopPartition
-	if s.nemStart {
-		f = fStartPartition
-	}
-	s.ln = line{typ: tInfo, pid: -1, f: f}
+	s.ln = s.nem.invoke()
 	s.emit(s.tick())
 }
 
 func (s *sim) completeNemesis(t int64) {
-	s.nemBusy = false
-	s.ln = line{typ: tInfo, pid: -1, f: fStopPartition, nemDone: true}
-	if s.nemStart {
-		s.ln.f = fStartPartition
-		perm := s.rng.Perm(5)
-		var side [5]bool
-		for _, n := range perm[:2] {
-			side[n] = true // the minority
-		}
-		for i := range 5 {
-			s.part[i] = 0
-			for j := range 5 {
-				if side[i] != side[j] {
-					s.part[i] |= 1 << j
-				}
-			}
-		}
-		s.ln.part = &s.part
-	}
-	s.nemSplit = s.nemStart
+	s.ln = s.nem.complete(s.rng)
 	s.emit(t)
 }
 

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -112,15 +113,8 @@ func (s *Stats) Injected(k FaultKind) int {
 
 // String is a one-line summary.
 func (s *Stats) String() string {
-	var b strings.Builder
-	kv := func(k string, v int64) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(strconv.FormatInt(v, 10))
-	}
+	var b summary
+	kv := b.kv
 	kv("lines", s.Lines)
 	kv("bytes", s.Bytes)
 	kv("sends", s.Sends)
@@ -138,17 +132,36 @@ func (s *Stats) String() string {
 	kv("final-from", s.FinalPhase)
 	b.WriteString(" sim-time=")
 	b.WriteString((time.Duration(s.EndTime) * time.Nanosecond).Round(time.Millisecond).String())
+	writeFaults(&b, FaultKinds(), s.Injected, len(s.Injections) == 0)
+	return b.String()
+}
+
+// summary builds the one-line summaries of Stats and TxnStats.
+type summary struct{ strings.Builder }
+
+// kv appends k=v, after a space unless it is the first pair.
+func (b *summary) kv(k string, v int64) {
+	if b.Len() > 0 {
+		b.WriteByte(' ')
+	}
+	b.WriteString(k)
+	b.WriteByte('=')
+	b.WriteString(strconv.FormatInt(v, 10))
+}
+
+// writeFaults appends " faults:", then " none" when nothing was injected,
+// and kind=count for every kind of kinds injected at least once.
+func writeFaults[K fmt.Stringer](b *summary, kinds []K, injected func(K) int, none bool) {
 	b.WriteString(" faults:")
-	if len(s.Injections) == 0 {
+	if none {
 		b.WriteString(" none")
 	}
-	for _, k := range FaultKinds() {
-		if n := s.Injected(k); n > 0 {
+	for _, k := range kinds {
+		if n := injected(k); n > 0 {
 			b.WriteByte(' ')
 			b.WriteString(k.String())
 			b.WriteByte('=')
 			b.WriteString(strconv.Itoa(n))
 		}
 	}
-	return b.String()
 }

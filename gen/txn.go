@@ -70,10 +70,7 @@ type tsim struct {
 	idle     []int32
 	inflight []int32 // worker index; len(workers) stands for the nemesis
 	eligible []int32
-	nemBusy  bool
-	nemStart bool
-	nemSplit bool
-	part     nemesisPart
+	nem      nemesis
 
 	out []tmop
 	ln  txnLine
@@ -209,7 +206,7 @@ func (s *tsim) run() {
 		if s.invoked >= total && len(s.inflight) == 0 && s.ep == nil {
 			return
 		}
-		if s.cfg.Nemesis && !s.nemBusy && s.invoked < total && s.rng.IntN(txnNemesisEvery) == 0 {
+		if s.cfg.Nemesis && !s.nem.busy && s.invoked < total && s.rng.IntN(txnNemesisEvery) == 0 {
 			s.invokeNemesis()
 			continue
 		}
@@ -446,39 +443,14 @@ func writes(mops []tmop, k int64) bool {
 }
 
 func (s *tsim) invokeNemesis() {
-	s.nemBusy = true
-	s.nemStart = !s.nemSplit
 	s.inflight = append(s.inflight, int32(len(s.workers)))
 	s.stats.Nemesis++
-	f := fStopPartition
-	if s.nemStart {
-		f = fStartPartition
-	}
-	s.nl = line{typ: tInfo, pid: -1, f: f}
+	s.nl = s.nem.invoke()
 	s.emitNemesis(s.tick())
 }
 
 func (s *tsim) completeNemesis(t int64) {
-	s.nemBusy = false
-	s.nl = line{typ: tInfo, pid: -1, f: fStopPartition, nemDone: true}
-	if s.nemStart {
-		s.nl.f = fStartPartition
-		perm := s.rng.Perm(5)
-		var side [5]bool
-		for _, n := range perm[:2] {
-			side[n] = true // the minority
-		}
-		for i := range 5 {
-			s.part[i] = 0
-			for j := range 5 {
-				if side[i] != side[j] {
-					s.part[i] |= 1 << j
-				}
-			}
-		}
-		s.nl.part = &s.part
-	}
-	s.nemSplit = s.nemStart
+	s.nl = s.nem.complete(s.rng)
 	s.emitNemesis(t)
 }
 

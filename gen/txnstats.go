@@ -79,15 +79,8 @@ func (s *TxnStats) Injected(k TxnFaultKind) int {
 
 // String is a one-line summary.
 func (s *TxnStats) String() string {
-	var b strings.Builder
-	kv := func(k string, v int64) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(strconv.FormatInt(v, 10))
-	}
+	var b summary
+	kv := b.kv
 	kv("lines", s.Lines)
 	kv("bytes", s.Bytes)
 	kv("txns", s.Txns)
@@ -100,17 +93,6 @@ func (s *TxnStats) String() string {
 	kv("keys", s.Keys)
 	kv("processes", s.Processes)
 	kv("nemesis", s.Nemesis)
-	b.WriteString(" faults:")
-	if len(s.Injections) == 0 {
-		b.WriteString(" none")
-	}
-	for _, k := range TxnFaultKinds() {
-		if n := s.Injected(k); n > 0 {
-			b.WriteByte(' ')
-			b.WriteString(k.String())
-			b.WriteByte('=')
-			b.WriteString(strconv.Itoa(n))
-		}
-	}
+	writeFaults(&b, TxnFaultKinds(), s.Injected, len(s.Injections) == 0)
 	return b.String()
 }
