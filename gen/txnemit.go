@@ -34,104 +34,75 @@ type txnLine struct {
 	omitF       bool
 }
 
-// appendTxnEDN appends l in Jepsen's EDN form, newline included.
-func appendTxnEDN(b []byte, l *txnLine) []byte {
-	b = append(b, "{:index "...)
-	b = strconv.AppendInt(b, l.index, 10)
-	b = append(b, ", :time "...)
-	b = strconv.AppendInt(b, l.time, 10)
-	b = append(b, ", :type :"...)
-	b = append(b, typeNames[l.typ]...)
-	b = append(b, ", :process "...)
-	b = strconv.AppendInt(b, l.pid, 10)
-	if !l.omitF {
-		b = append(b, ", :f :txn"...)
-	}
-	b = append(b, ", :value ["...)
-	for i := range l.mops {
-		m := &l.mops[i]
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		switch m.kind {
-		case mAppend:
-			b = append(b, "[:append "...)
-		case mWrite:
-			b = append(b, "[:w "...)
-		default:
-			b = append(b, "[:r "...)
-		}
-		b = strconv.AppendInt(b, m.key, 10)
-		b = append(b, ' ')
-		switch {
-		case !m.isRead():
-			b = strconv.AppendInt(b, m.val, 10)
-		case !m.done || m.isNil:
-			b = append(b, "nil"...)
-		case m.kind == mReadReg:
-			b = strconv.AppendInt(b, m.val, 10)
-		default:
-			b = append(b, '[')
-			for j, v := range m.list {
-				if j > 0 {
-					b = append(b, ' ')
-				}
-				b = strconv.AppendInt(b, v, 10)
-			}
-			b = append(b, ']')
-		}
-		b = append(b, ']')
-	}
-	b = append(b, ']')
-	if l.err != "" {
-		b = append(b, ", :error :"...)
-		b = append(b, l.err...)
-	}
-	return append(b, "}\n"...)
+// txnSyntax is how appendTxn spells an op line: the text before each field,
+// and the micro-ops' words.
+type txnSyntax struct {
+	index, time, typ, process, f, value, err, errEnd string
+	append, write, read, null                        string
+	sep                                              byte // between micro-ops and list elements
 }
+
+var (
+	ednTxn = txnSyntax{
+		index: "{:index ", time: ", :time ", typ: ", :type :", process: ", :process ",
+		f: ", :f :txn", value: ", :value [", err: ", :error :",
+		append: "[:append ", write: "[:w ", read: "[:r ", null: "nil", sep: ' ',
+	}
+	jsonTxn = txnSyntax{
+		index: `{"index":`, time: `,"time":`, typ: `,"type":"`, process: `","process":`,
+		f: `,"f":"txn"`, value: `,"value":[`, err: `,"error":"`, errEnd: `"`,
+		append: `["append",`, write: `["w",`, read: `["r",`, null: "null", sep: ',',
+	}
+)
+
+// appendTxnEDN appends l in Jepsen's EDN form, newline included.
+func appendTxnEDN(b []byte, l *txnLine) []byte { return appendTxn(b, l, &ednTxn) }
 
 // appendTxnJSON appends l as one JSON object in elle-cli's form, newline
 // included.
-func appendTxnJSON(b []byte, l *txnLine) []byte {
-	b = append(b, `{"index":`...)
+func appendTxnJSON(b []byte, l *txnLine) []byte { return appendTxn(b, l, &jsonTxn) }
+
+// appendTxn appends l in the syntax sy, newline included.
+func appendTxn(b []byte, l *txnLine, sy *txnSyntax) []byte {
+	b = append(b, sy.index...)
 	b = strconv.AppendInt(b, l.index, 10)
-	b = append(b, `,"time":`...)
+	b = append(b, sy.time...)
 	b = strconv.AppendInt(b, l.time, 10)
-	b = append(b, `,"type":"`...)
+	b = append(b, sy.typ...)
 	b = append(b, typeNames[l.typ]...)
-	b = append(b, `","process":`...)
+	b = append(b, sy.process...)
 	b = strconv.AppendInt(b, l.pid, 10)
 	if !l.omitF {
-		b = append(b, `,"f":"txn"`...)
+		b = append(b, sy.f...)
 	}
-	b = append(b, `,"value":[`...)
+	b = append(b, sy.value...)
 	for i := range l.mops {
 		m := &l.mops[i]
 		if i > 0 {
-			b = append(b, ',')
+			b = append(b, sy.sep)
 		}
 		switch m.kind {
 		case mAppend:
-			b = append(b, `["append",`...)
+			b = append(b, sy.append...)
 		case mWrite:
-			b = append(b, `["w",`...)
+			b = append(b, sy.write...)
 		default:
-			b = append(b, `["r",`...)
+			b = append(b, sy.read...)
 		}
 		b = strconv.AppendInt(b, m.key, 10)
-		b = append(b, ',')
+		b = append(b, sy.sep)
 		switch {
 		case !m.isRead():
 			b = strconv.AppendInt(b, m.val, 10)
 		case !m.done || m.isNil:
-			b = append(b, "null"...)
+			b = append(b, sy.null...)
 		case m.kind == mReadReg:
 			b = strconv.AppendInt(b, m.val, 10)
 		default:
 			b = append(b, '[')
 			for j, v := range m.list {
 				if j > 0 {
-					b = append(b, ',')
+					b = append(b, sy.sep)
 				}
 				b = strconv.AppendInt(b, v, 10)
 			}
@@ -141,9 +112,9 @@ func appendTxnJSON(b []byte, l *txnLine) []byte {
 	}
 	b = append(b, ']')
 	if l.err != "" {
-		b = append(b, `,"error":"`...)
+		b = append(b, sy.err...)
 		b = append(b, l.err...)
-		b = append(b, '"')
+		b = append(b, sy.errEnd...)
 	}
 	return append(b, "}\n"...)
 }
