@@ -4,6 +4,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
 	"github.com/hindsight-dev/hindsight/model"
+	"iter"
 )
 
 // emitOrder adds the order edges the models need (c.orderRel): realtime
@@ -22,20 +23,32 @@ func (c *checker) emitOrder(add func(from, to int32, rel graph.Rel)) {
 // (spec/txn.md §2).
 func (c *checker) emitProcess(add func(from, to int32, rel graph.Rel)) {
 	last := map[int32]int32{} // process -> vertex of its latest ok txn
-	for i := range c.h.Ops {
-		r := c.recAt[i]
-		if r < 0 {
-			continue
-		}
-		rc := &c.recs[r]
-		if int32(i) != rc.comp || rc.typ != model.OK || rc.inv == rc.comp {
-			continue
-		}
-		p := c.h.Ops[i].Process
+	for r, p := range c.okTxns() {
+		v := c.recs[r].vertex
 		if prev, ok := last[p]; ok {
-			add(prev, rc.vertex, graph.Process)
+			add(prev, v, graph.Process)
 		}
-		last[p] = rc.vertex
+		last[p] = v
+	}
+}
+
+// okTxns yields the ok txns (their records) in the order they completed,
+// with their processes; an ok op without an invocation is left out.
+func (c *checker) okTxns() iter.Seq2[int32, int32] {
+	return func(yield func(int32, int32) bool) {
+		for i := range c.h.Ops {
+			r := c.recAt[i]
+			if r < 0 {
+				continue
+			}
+			rc := &c.recs[r]
+			if int32(i) != rc.comp || rc.typ != model.OK || rc.inv == rc.comp {
+				continue
+			}
+			if !yield(r, c.h.Ops[i].Process) {
+				return
+			}
+		}
 	}
 }
 

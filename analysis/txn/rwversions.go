@@ -108,16 +108,7 @@ func (rw *rwRegister) sequential(add func(k model.KeyID, from, to model.MsgID, a
 	c := rw.c
 	type last struct{ rec, t int32 }
 	prev := map[uint64]last{}
-	for i := range c.h.Ops {
-		r := c.recAt[i]
-		if r < 0 {
-			continue
-		}
-		rc := &c.recs[r]
-		if int32(i) != rc.comp || rc.typ != model.OK || rc.inv == rc.comp {
-			continue
-		}
-		p := c.h.Ops[i].Process
+	for r, p := range c.okTxns() {
 		for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
 			t := &rw.touches[j]
 			key := uint64(uint32(p))<<32 | uint64(uint32(t.key))
