@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
@@ -213,7 +214,7 @@ func BenchmarkReadJSON(b *testing.B) {
 func BenchmarkReadGzip(b *testing.B) {
 	const n = 200_000
 	plain := synthHistory(n, false)
-	data := gzipBytes(b, plain)
+	data := testpack.Gzip(b, plain)
 	benchReadSized(b, data, int64(len(plain)), n)
 }
 
@@ -222,7 +223,7 @@ func BenchmarkReadGzip(b *testing.B) {
 func BenchmarkReadZstd(b *testing.B) {
 	const n = 200_000
 	plain := synthHistory(n, false)
-	data := zstdBytes(b, plain)
+	data := testpack.Zstd(b, plain)
 	benchReadSized(b, data, int64(len(plain)), n)
 }
 

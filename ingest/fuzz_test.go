@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 // fuzzRead reads data twice, in one piece and one byte at a time, and checks
@@ -105,8 +107,8 @@ func FuzzEDN(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Add(gzipBytes(f, []byte(threeOps)))
-	f.Add(zstdBytes(f, []byte(threeOps)))
+	f.Add(testpack.Gzip(f, []byte(threeOps)))
+	f.Add(testpack.Zstd(f, []byte(threeOps)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzRead(t, data, Options{})
 	})

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -73,27 +71,6 @@ func TestTruncated(t *testing.T) {
 	}
 }
 
-func gzipBytes(t testing.TB, b []byte) []byte {
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	if _, err := w.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func zstdBytes(t testing.TB, b []byte) []byte {
-	w, err := zstd.NewWriter(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	return w.EncodeAll(b, nil)
-}
-
 // TestCompressed checks that gzip and zstd input, recognised by magic
 // bytes whatever the name, reads the same as plain input.
 func TestCompressed(t *testing.T) {
@@ -103,7 +80,7 @@ func TestCompressed(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			data []byte
-		}{{"gzip", gzipBytes(t, plain)}, {"zstd", zstdBytes(t, plain)}} {
+		}{{"gzip", testpack.Gzip(t, plain)}, {"zstd", testpack.Zstd(t, plain)}} {
 			t.Run(format+" "+c.name+" round trip - same ops", func(t *testing.T) {
 				h := readString(t, "history.txt", string(c.data), Options{})
 				if h.Truncated || len(h.Warnings) > 0 {
@@ -122,7 +99,7 @@ func TestCompressedTruncated(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		data []byte
-	}{{"gzip", gzipBytes(t, plain)}, {"zstd", zstdBytes(t, plain)}} {
+	}{{"gzip", testpack.Gzip(t, plain)}, {"zstd", testpack.Zstd(t, plain)}} {
 		t.Run(c.name+" stream cut in the middle - truncated", func(t *testing.T) {
 			cut := c.data[:len(c.data)/2]
 			h := readString(t, "h.edn.gz", string(cut), Options{})
@@ -146,7 +123,7 @@ func TestCompressedTruncated(t *testing.T) {
 		})
 	}
 	t.Run("corrupt compressed data - an error with a position, or a history", func(t *testing.T) {
-		for _, data := range [][]byte{gzipBytes(t, plain), zstdBytes(t, plain)} {
+		for _, data := range [][]byte{testpack.Gzip(t, plain), testpack.Zstd(t, plain)} {
 			for i := 0; i < len(data); i += len(data)/40 + 1 {
 				bad := bytes.Clone(data)
 				bad[i] ^= 0xa5
@@ -162,7 +139,7 @@ func TestCompressedTruncated(t *testing.T) {
 		}
 	})
 	t.Run("gzip corrupt data - error", func(t *testing.T) {
-		data := gzipBytes(t, plain)
+		data := testpack.Gzip(t, plain)
 		for i := 20; i < len(data)-8; i += 97 {
 			data[i] ^= 0x55
 		}
@@ -191,7 +168,7 @@ func TestReadFile(t *testing.T) {
 	write("store/b/history.json", `{"type": "invoke", "process": 9}`)
 	write("store/c/history.jsonl", `{"type": "invoke", "process": 8}`)
 	write("store/d/results.edn", `{:valid? true}`)
-	gz := write("h.edn.zst", string(gzipBytes(t, []byte(threeOps))))
+	gz := write("h.edn.zst", string(testpack.Gzip(t, []byte(threeOps))))
 
 	tests := []struct {
 		name, path, source string

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 // Ops of the tests below, one per line.
@@ -141,7 +143,7 @@ func TestUnclosedLastOp(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			data []byte
-		}{{"plain", []byte(tc.in)}, {"gzip", gzipBytes(t, []byte(tc.in))}, {"zstd", zstdBytes(t, []byte(tc.in))}} {
+		}{{"plain", []byte(tc.in)}, {"gzip", testpack.Gzip(t, []byte(tc.in))}, {"zstd", testpack.Zstd(t, []byte(tc.in))}} {
 			t.Run(tc.name+" ("+c.name+")", func(t *testing.T) {
 				h := readString(t, "h", string(c.data), Options{})
 				if len(h.Ops) != tc.ops || !h.Truncated || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], tc.warn) {
@@ -158,7 +160,7 @@ func TestUnclosedLastOp(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		data []byte
-	}{{"gzip", gzipBytes(t, plain)}, {"zstd", zstdBytes(t, plain)}} {
+	}{{"gzip", testpack.Gzip(t, plain)}, {"zstd", testpack.Zstd(t, plain)}} {
 		for _, frac := range []int{4, 6, 8} {
 			cut := c.data[:len(c.data)*frac/10]
 			h, err := Read(bytes.NewReader(cut), "h", Options{})

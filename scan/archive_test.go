@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bytes"
 	"context"
@@ -17,10 +16,11 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/internal/archive"
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 // member is a file to pack into a test archive.
-type member struct{ name, body string }
+type member = testpack.File
 
 // treeMembers returns the regular files under root as members named
 // prefix + their path below root, in path order.
@@ -35,46 +35,13 @@ func treeMembers(t *testing.T, root, prefix string) []member {
 		if err != nil {
 			return err
 		}
-		out = append(out, member{prefix + rel(t, root, p), string(b)})
+		out = append(out, member{Name: prefix + rel(t, root, p), Body: string(b)})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
-}
-
-func packTar(t *testing.T, ms []member) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, m := range ms {
-		if err := tw.WriteHeader(&tar.Header{Name: m.name, Mode: 0o644, Size: int64(len(m.body)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write([]byte(m.body))
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func packZip(t *testing.T, ms []member, method uint16) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, m := range ms {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: m.name, Method: method})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(m.body))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // buildStores lays out Jepsen store folders and loose files as a CI run
@@ -91,9 +58,9 @@ func buildStores(t *testing.T) (string, []string) {
 	writeFile(t, filepath.Join(st, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
 	writeFile(t, filepath.Join(st, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
 	writeFile(t, filepath.Join(st, "20240101T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json")) // history.edn wins
-	writeFile(t, filepath.Join(st, "20240102T000000.000Z", "history.edn.gz"), gzipBytes(t, lost))
+	writeFile(t, filepath.Join(st, "20240102T000000.000Z", "history.edn.gz"), testpack.Gzip(t, lost))
 	writeFile(t, filepath.Join(st, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
-	writeFile(t, filepath.Join(st, "20240104T000000.000Z", "history.edn.zst"), zstdBytes(t, lost))
+	writeFile(t, filepath.Join(st, "20240104T000000.000Z", "history.edn.zst"), testpack.Zstd(t, lost))
 	lo := filepath.Join(root, "loose")
 	writeFile(t, filepath.Join(lo, "a.edn"), lost)
 	writeFile(t, filepath.Join(lo, "unknown.edn"), readTestdata(t, "no-queue-ops-unknown.edn"))
@@ -101,7 +68,7 @@ func buildStores(t *testing.T) (string, []string) {
 	writeFile(t, filepath.Join(lo, "truncated.edn"), readTestdata(t, "cut-mid-op-truncated-invalid.edn"))
 	var big bytes.Buffer
 	genHistory(&big, 4000)
-	g := gzipBytes(t, big.Bytes())
+	g := testpack.Gzip(t, big.Bytes())
 	writeFile(t, filepath.Join(lo, "truncated.edn.gz"), g[:len(g)/2])
 	garbled := bytes.Clone(g)
 	for i := len(garbled) / 3; i < len(garbled)/3+64; i++ {
@@ -116,7 +83,7 @@ func buildStores(t *testing.T) (string, []string) {
 		"loose/config.edn":         "; generator config\n{:nodes [\"n1\"] :time-limit 60}\n",
 		"loose/notes.edn":          "notes about this run\n",
 		"loose/numbers.json":       "[1, 2, 3]\n",
-		"loose/gen/opts.json.gz":   string(gzipBytes(t, []byte(`{"seed": 1, "ops": 100}`))),
+		"loose/gen/opts.json.gz":   string(testpack.Gzip(t, []byte(`{"seed": 1, "ops": 100}`))),
 		"loose/elle/anomalies.edn": "{:G1c [{:cycle [1 2]}]}",
 	}
 	var skipped []string
@@ -169,15 +136,15 @@ func TestArchivesAgreeWithLoose(t *testing.T) {
 	}
 
 	ms := treeMembers(t, root, "stores/")
-	tb := packTar(t, ms)
+	tb := testpack.Tar(t, ms)
 	dir := t.TempDir()
 	forms := map[string][]byte{
 		"run.tar":     tb,
-		"run.tar.gz":  gzipBytes(t, tb),
-		"run.tgz":     gzipBytes(t, tb),
-		"run.tar.zst": zstdBytes(t, tb),
-		"run.zip":     packZip(t, ms, zip.Deflate),
-		"ci.zip":      packZip(t, []member{{"artifacts/run.tar.gz", string(gzipBytes(t, tb))}}, zip.Deflate),
+		"run.tar.gz":  testpack.Gzip(t, tb),
+		"run.tgz":     testpack.Gzip(t, tb),
+		"run.tar.zst": testpack.Zstd(t, tb),
+		"run.zip":     testpack.Zip(t, ms, zip.Deflate),
+		"ci.zip":      testpack.Zip(t, []member{{Name: "artifacts/run.tar.gz", Body: string(testpack.Gzip(t, tb))}}, zip.Deflate),
 	}
 	prefix := map[string]string{"ci.zip": "!/artifacts/run.tar.gz!/stores/"}
 	for name, b := range forms {
@@ -236,7 +203,7 @@ func TestArchivesAgreeWithLoose(t *testing.T) {
 func TestArchiveArgument(t *testing.T) {
 	root, _ := buildStores(t)
 	p := filepath.Join(t.TempDir(), "run.tar.gz")
-	writeFile(t, p, gzipBytes(t, packTar(t, treeMembers(t, root, "stores/"))))
+	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, treeMembers(t, root, "stores/"))))
 	opts := testOptions(t)
 	var progress syncBuffer
 	opts.Progress = &progress
@@ -275,9 +242,9 @@ func TestArchiveBroken(t *testing.T) {
 	valid, lost := readTestdata(t, "two-keys-all-read-valid.edn"), readTestdata(t, "lost-write-invalid.edn")
 	var big bytes.Buffer
 	genHistory(&big, 20000)
-	ms := []member{{"r/1/history.edn", string(valid)}, {"r/2/history.edn", big.String()}, {"r/3/history.edn", string(lost)}}
-	tgz := gzipBytes(t, packTar(t, ms))
-	zb := packZip(t, ms, zip.Deflate)
+	ms := []member{{Name: "r/1/history.edn", Body: string(valid)}, {Name: "r/2/history.edn", Body: big.String()}, {Name: "r/3/history.edn", Body: string(lost)}}
+	tgz := testpack.Gzip(t, testpack.Tar(t, ms))
+	zb := testpack.Zip(t, ms, zip.Deflate)
 	cases := []struct {
 		name string
 		b    []byte
@@ -286,11 +253,11 @@ func TestArchiveBroken(t *testing.T) {
 		{"cut.tar.gz", tgz[:len(tgz)*6/10], map[string]string{
 			"r/1/history.edn": VerdictValid, "r/2/history.edn": "ends inside this member", "": "cut off inside r/2/history.edn"}},
 		{"cut.zip", zb[:len(zb)-10], map[string]string{"": "cannot read the zip archive"}},
-		{"cut-in-data.tar", packTar(t, ms)[:512+(len(valid)+511)/512*512+512+1000], map[string]string{
+		{"cut-in-data.tar", testpack.Tar(t, ms)[:512+(len(valid)+511)/512*512+512+1000], map[string]string{
 			"r/1/history.edn": VerdictValid, "r/2/history.edn": "ends inside this member", "": "cut off inside r/2/history.edn"}},
-		{"cut-in-header.tar", packTar(t, ms)[:512+(len(valid)+511)/512*512+100], map[string]string{
+		{"cut-in-header.tar", testpack.Tar(t, ms)[:512+(len(valid)+511)/512*512+100], map[string]string{
 			"r/1/history.edn": VerdictValid, "": "cut off after 1 members"}},
-		{"not-a-tar.tar.gz", gzipBytes(t, valid), map[string]string{"": "not a tar or zip archive"}},
+		{"not-a-tar.tar.gz", testpack.Gzip(t, valid), map[string]string{"": "not a tar or zip archive"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -339,16 +306,16 @@ func TestArchiveNames(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "in")
 	valid, lost := readTestdata(t, "two-keys-all-read-valid.edn"), readTestdata(t, "lost-write-invalid.edn")
-	inner := packZip(t, []member{{"deep.tar", string(packTar(t, []member{{"h.edn", string(valid)}}))}}, zip.Store)
+	inner := testpack.Zip(t, []member{{Name: "deep.tar", Body: string(testpack.Tar(t, []member{{Name: "h.edn", Body: string(valid)}}))}}, zip.Store)
 	ms := []member{
-		{"../../escape/history.edn", string(lost)},
-		{"/etc/abs.edn", string(valid)},
-		{"dup.edn", string(lost)},
-		{"dup.edn", string(valid)},
-		{"nest/inner.zip", string(inner)},
+		{Name: "../../escape/history.edn", Body: string(lost)},
+		{Name: "/etc/abs.edn", Body: string(valid)},
+		{Name: "dup.edn", Body: string(lost)},
+		{Name: "dup.edn", Body: string(valid)},
+		{Name: "nest/inner.zip", Body: string(inner)},
 	}
 	p := filepath.Join(dir, "evil.tar.gz")
-	writeFile(t, p, gzipBytes(t, packTar(t, ms)))
+	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, ms)))
 	before := treeFiles(t, base)
 	opts := testOptions(t)
 	opts.OutDir = filepath.Join(base, "out")
@@ -419,20 +386,20 @@ func TestArchiveBomb(t *testing.T) {
 	// 64 MiB of ops (zstd), and one op then 64 MiB of blanks (gzip, whose
 	// matches are too short to inflate ops a thousandfold).
 	text := strings.Repeat(op, (64<<20)/len(op))
-	zbomb := zstdBytes(t, []byte(text))
+	zbomb := testpack.Zstd(t, []byte(text))
 	blanks := op + strings.Repeat(" ", 64<<20)
-	bomb := gzipBytes(t, []byte(blanks))
+	bomb := testpack.Gzip(t, []byte(blanks))
 	if r, rz := len(blanks)/len(bomb), len(text)/len(zbomb); r < 1000 || rz < 1000 {
 		t.Fatalf("the bombs inflate only %dx (gzip) and %dx (zstd)", r, rz)
 	}
 	valid := readTestdata(t, "two-keys-all-read-valid.edn")
 	plain := strings.Repeat(op, (2<<20)/len(op))
 	p := filepath.Join(dir, "bombs.tar.gz")
-	writeFile(t, p, gzipBytes(t, packTar(t, []member{
-		{"a/history.edn.gz", string(bomb)},
-		{"b/history.edn.zst", string(zbomb)},
-		{"c/history.edn", plain},
-		{"d/history.edn", string(valid)},
+	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, []member{
+		{Name: "a/history.edn.gz", Body: string(bomb)},
+		{Name: "b/history.edn.zst", Body: string(zbomb)},
+		{Name: "c/history.edn", Body: plain},
+		{Name: "d/history.edn", Body: string(valid)},
 	})))
 	looseBomb := filepath.Join(dir, "loose", "bomb.edn.gz")
 	writeFile(t, looseBomb, bomb)
@@ -487,7 +454,7 @@ func TestArchiveBomb(t *testing.T) {
 func TestArchiveResume(t *testing.T) {
 	root := archiveOfSize(t, 30, 2000)
 	p := filepath.Join(t.TempDir(), "runs.tar.gz")
-	writeFile(t, p, gzipBytes(t, packTar(t, treeMembers(t, root, "gen/"))))
+	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, treeMembers(t, root, "gen/"))))
 	opts := testOptions(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var done atomic.Int64
@@ -653,8 +620,8 @@ func TestNotHistoryLongFirstValue(t *testing.T) {
 		b    []byte
 		skip bool
 	}{
-		{"results.json", results, true}, {"results.json.gz", gzipBytes(t, results), true}, {"results.json.zst", zstdBytes(t, results), true},
-		{"op.edn", op, false}, {"op.edn.gz", gzipBytes(t, op), false}, {"op.edn.zst", zstdBytes(t, op), false},
+		{"results.json", results, true}, {"results.json.gz", testpack.Gzip(t, results), true}, {"results.json.zst", testpack.Zstd(t, results), true},
+		{"op.edn", op, false}, {"op.edn.gz", testpack.Gzip(t, op), false}, {"op.edn.zst", testpack.Zstd(t, op), false},
 	} {
 		if got := notHistoryFile(headOf(c.b)); got != c.skip {
 			t.Errorf("%s: notHistoryFile = %v, want %v", c.name, got, c.skip)

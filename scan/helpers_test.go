@@ -3,7 +3,6 @@ package scan
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,10 +19,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
@@ -48,31 +47,6 @@ func writeFile(t *testing.T, path string, b []byte) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func gzipBytes(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func zstdBytes(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw, err := zstd.NewWriter(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 func symlink(t *testing.T, target, link string) {
@@ -131,7 +105,7 @@ func buildArchive(t *testing.T) (string, map[string]archiveCase) {
 	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
 	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "test.edn"), []byte("{:name \"queue\"}"))
 	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
-	writeFile(t, filepath.Join(store, "20240102T000000.000Z", "history.edn.gz"), gzipBytes(t, lost))
+	writeFile(t, filepath.Join(store, "20240102T000000.000Z", "history.edn.gz"), testpack.Gzip(t, lost))
 	writeFile(t, filepath.Join(store, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
 	// A store folder whose history.edn is a directory: unreadable.
 	if err := os.MkdirAll(filepath.Join(store, "20240104T000000.000Z", "history.edn"), 0o755); err != nil {
@@ -142,13 +116,13 @@ func buildArchive(t *testing.T) (string, map[string]archiveCase) {
 
 	loose := filepath.Join(root, "loose")
 	writeFile(t, filepath.Join(loose, "a.edn"), lost)
-	writeFile(t, filepath.Join(loose, "b.jsonl.zst"), zstdBytes(t, readTestdata(t, "json-array-valid.json")))
+	writeFile(t, filepath.Join(loose, "b.jsonl.zst"), testpack.Zstd(t, readTestdata(t, "json-array-valid.json")))
 	writeFile(t, filepath.Join(loose, "unknown.edn"), readTestdata(t, "no-queue-ops-unknown.edn"))
 	writeFile(t, filepath.Join(loose, "corrupt.edn"), readTestdata(t, "mismatched-bracket-error.edn"))
 	writeFile(t, filepath.Join(loose, "truncated.edn"), readTestdata(t, "cut-mid-op-truncated-invalid.edn"))
 	var big bytes.Buffer
 	genHistory(&big, 4000)
-	gz := gzipBytes(t, big.Bytes())
+	gz := testpack.Gzip(t, big.Bytes())
 	writeFile(t, filepath.Join(loose, "truncated.edn.gz"), gz[:len(gz)/2])
 	garbled := bytes.Clone(gz)
 	for i := len(garbled) / 3; i < len(garbled)/3+64; i++ {

@@ -7,14 +7,16 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 func TestEstimateSize(t *testing.T) {
 	var plain bytes.Buffer
 	genHistory(&plain, 20000)
 	p := plain.Bytes()
-	gz := gzipBytes(t, p)
-	streamZst := zstdBytes(t, p) // streaming: no content size in the header
+	gz := testpack.Gzip(t, p)
+	streamZst := testpack.Zstd(t, p) // streaming: no content size in the header
 	enc, err := zstd.NewWriter(nil)
 	if err != nil {
 		t.Fatal(err)

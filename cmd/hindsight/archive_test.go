@@ -1,10 +1,8 @@
 package main
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 // hindsightBinary builds cmd/hindsight (as the Dockerfile does:
@@ -39,22 +39,11 @@ func tarGz(t *testing.T, files map[string][]byte) []byte {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, n := range names {
-		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(files[n])), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write(files[n])
+	packed := make([]testpack.File, len(names))
+	for i, n := range names {
+		packed[i] = testpack.File{Name: n, Body: string(files[n])}
 	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testpack.Gzip(t, testpack.Tar(t, packed))
 }
 
 // ciArtifact writes, as CI keeps runs, a zip of two tarballs of Jepsen
@@ -86,23 +75,16 @@ func ciArtifact(t *testing.T, dir string) (string, int) {
 	}
 	runs[0]["store/queue/broken/history.edn"] = []byte("{:index 0, :type :invoke, :process 0, :f :send, :value [[:send 1 2]]}\n{:index 1 :type :ok :process 0 :f :send :value [[:send 1 [0 2]}\n")
 	n++
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
+	var members []testpack.File
 	for i, r := range runs {
-		w, err := zw.Create(fmt.Sprintf("artifacts/run-%d.tar.gz", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(tarGz(t, r))
+		members = append(members, testpack.File{Name: fmt.Sprintf("artifacts/run-%d.tar.gz", i), Body: string(tarGz(t, r))})
 	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	zipped := testpack.Zip(t, members, zip.Deflate)
 	p := filepath.Join(dir, "archive", "ci-artifact.zip")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(p, zipped, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p, n

@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bytes"
 	"errors"
@@ -14,72 +13,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 // file is a member to pack: a name as stored, and its content.
-type file struct{ name, body string }
-
-func tarBytes(t *testing.T, files []file) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, f := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.body)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(f.body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func gz(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func zst(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw, err := zstd.NewWriter(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func zipBytes(t *testing.T, files []file, method uint16) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range files {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.name, Method: method})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(f.body))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+type file = testpack.File
 
 func write(t *testing.T, dir, name string, b []byte) string {
 	t.Helper()
@@ -151,7 +89,7 @@ var sample = []file{
 // member's name, archive, size and content.
 func TestWalkFormats(t *testing.T) {
 	dir := t.TempDir()
-	tb := tarBytes(t, sample)
+	tb := testpack.Tar(t, sample)
 	want := []string{
 		"A!/store/t/1/history.edn={:a 1} (A|store/t/1/history.edn|6)",
 		"A!/store/t/2/history.edn={:b 2} (A|store/t/2/history.edn|6)",
@@ -161,9 +99,9 @@ func TestWalkFormats(t *testing.T) {
 		name string
 		b    []byte
 	}{
-		{"a.tar", tb}, {"a.tar.gz", gz(t, tb)}, {"a.tgz", gz(t, tb)}, {"a.tar.zst", zst(t, tb)},
-		{"a.zip", zipBytes(t, sample, zip.Deflate)}, {"stored.zip", zipBytes(t, sample, zip.Store)},
-		{"no-extension", gz(t, tb)},
+		{"a.tar", tb}, {"a.tar.gz", testpack.Gzip(t, tb)}, {"a.tgz", testpack.Gzip(t, tb)}, {"a.tar.zst", testpack.Zstd(t, tb)},
+		{"a.zip", testpack.Zip(t, sample, zip.Deflate)}, {"stored.zip", testpack.Zip(t, sample, zip.Store)},
+		{"no-extension", testpack.Gzip(t, tb)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(t, dir, c.name, c.b)
@@ -190,10 +128,10 @@ func TestWalkFormats(t *testing.T) {
 // Problem.
 func TestWalkNested(t *testing.T) {
 	dir := t.TempDir()
-	inner := gz(t, tarBytes(t, sample[:1]))
-	innerZip := zipBytes(t, sample[2:], zip.Deflate)
-	deep := zipBytes(t, []file{{"x/deeper.tar.gz", string(inner)}}, zip.Deflate)
-	outer := zipBytes(t, []file{
+	inner := testpack.Gzip(t, testpack.Tar(t, sample[:1]))
+	innerZip := testpack.Zip(t, sample[2:], zip.Deflate)
+	deep := testpack.Zip(t, []file{{"x/deeper.tar.gz", string(inner)}}, zip.Deflate)
+	outer := testpack.Zip(t, []file{
 		{"ci/run1.tar.gz", string(inner)},
 		{"ci/run2.zip", string(innerZip)},
 		{"ci/notes.txt", "hello"},
@@ -218,7 +156,7 @@ func TestWalkNested(t *testing.T) {
 	}
 
 	// A tarball holding a zip (read into memory) and a tarball.
-	tb := gz(t, tarBytes(t, []file{{"a/in.zip", string(innerZip)}, {"a/in.tar.gz", string(inner)}}))
+	tb := testpack.Gzip(t, testpack.Tar(t, []file{{"a/in.zip", string(innerZip)}, {"a/in.tar.gz", string(inner)}}))
 	p2 := write(t, dir, "outer.tar.gz", tb)
 	r2 := walk(t, p2, -1)
 	if len(r2.members) != 2 || !strings.Contains(r2.members[0], "outer.tar.gz!/a/in.zip!/loose/x.json=[]") ||
@@ -241,14 +179,14 @@ func TestWalkBroken(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("{:index 0, :type :invoke}\n", 4000)
 	files := []file{{"a/first.edn", "{:x 1}"}, {"a/big.edn", big}, {"a/last.edn", "{:y 2}"}}
-	tgz := gz(t, tarBytes(t, files))
+	tgz := testpack.Gzip(t, testpack.Tar(t, files))
 	garbled := bytes.Clone(tgz)
 	for i := len(garbled) / 2; i < len(garbled)/2+32; i++ {
 		garbled[i] ^= 0x55
 	}
-	zb := zipBytes(t, files, zip.Deflate)
+	zb := testpack.Zip(t, files, zip.Deflate)
 	// Flip a byte of the first member's stored data (stored zip: find it).
-	badCRC := zipBytes(t, files, zip.Store)
+	badCRC := testpack.Zip(t, files, zip.Store)
 	i := bytes.Index(badCRC, []byte("{:x 1}"))
 	badCRC[i+3] = 'z'
 	for _, c := range []struct {
@@ -259,10 +197,10 @@ func TestWalkBroken(t *testing.T) {
 		problemPath string // relative to the archive's path
 	}{
 		{"cut.tar.gz", tgz[:len(tgz)/2], 2, "cut off", ""},
-		{"cut.tar", tarBytes(t, files)[:1024+len(big)/2], 2, "", ""},
+		{"cut.tar", testpack.Tar(t, files)[:1024+len(big)/2], 2, "", ""},
 		{"garbled.tar.gz", garbled, 2, "", ""},
 		{"cut.zip", zb[:len(zb)-30], 0, "cut off short", ""},
-		{"not-really.tar.gz", gz(t, []byte("just text, no tar")), 0, "not a tar or zip", ""},
+		{"not-really.tar.gz", testpack.Gzip(t, []byte("just text, no tar")), 0, "not a tar or zip", ""},
 		{"crc.zip", badCRC, 3, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -322,7 +260,7 @@ func TestNames(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		b    []byte
-	}{{"evil.tar.gz", gz(t, tarBytes(t, files))}, {"evil.zip", zipBytes(t, files, zip.Deflate)}} {
+	}{{"evil.tar.gz", testpack.Gzip(t, testpack.Tar(t, files))}, {"evil.zip", testpack.Zip(t, files, zip.Deflate)}} {
 		p := write(t, dir, c.name, c.b)
 		r := walk(t, p, -1)
 		want := []string{p + "!/../../escape.edn=up", p + "!/etc/abs.edn=abs", p + "!/ok/h.edn=ok"}
@@ -369,9 +307,9 @@ func listTree(t *testing.T, root string) []string {
 // fails clearly on a missing member or a path that names no archive.
 func TestOpen(t *testing.T) {
 	dir := t.TempDir()
-	inner := gz(t, tarBytes(t, sample))
-	p := write(t, dir, "ci.zip", zipBytes(t, []file{{"run.tar.gz", string(inner)}, {"z.zip", string(zipBytes(t, sample, zip.Deflate))}}, zip.Deflate))
-	tz := write(t, dir, "a.tar.zst", zst(t, tarBytes(t, sample)))
+	inner := testpack.Gzip(t, testpack.Tar(t, sample))
+	p := write(t, dir, "ci.zip", testpack.Zip(t, []file{{"run.tar.gz", string(inner)}, {"z.zip", string(testpack.Zip(t, sample, zip.Deflate))}}, zip.Deflate))
+	tz := write(t, dir, "a.tar.zst", testpack.Zstd(t, testpack.Tar(t, sample)))
 	for _, c := range []struct{ path, want string }{
 		{tz + "!/store/t/2/history.edn", "{:b 2}"},
 		{tz + "!/./store/t/2/history.edn", "{:b 2}"},
@@ -401,16 +339,16 @@ func TestOpen(t *testing.T) {
 
 // TestDetect tells archives from histories by content.
 func TestDetect(t *testing.T) {
-	tb := tarBytes(t, sample)
+	tb := testpack.Tar(t, sample)
 	for _, c := range []struct {
 		name string
 		b    []byte
 		f    Format
 		c    Compression
 	}{
-		{"tar", tb, Tar, Plain}, {"tgz", gz(t, tb), Tar, Gzip}, {"tzst", zst(t, tb), Tar, Zstd},
-		{"zip", zipBytes(t, sample, zip.Deflate), Zip, Plain},
-		{"edn", []byte("{:index 0}"), NotArchive, Plain}, {"edn.gz", gz(t, []byte("{:index 0}")), NotArchive, Plain},
+		{"tar", tb, Tar, Plain}, {"tgz", testpack.Gzip(t, tb), Tar, Gzip}, {"tzst", testpack.Zstd(t, tb), Tar, Zstd},
+		{"zip", testpack.Zip(t, sample, zip.Deflate), Zip, Plain},
+		{"edn", []byte("{:index 0}"), NotArchive, Plain}, {"edn.gz", testpack.Gzip(t, []byte("{:index 0}")), NotArchive, Plain},
 		{"empty", nil, NotArchive, Plain},
 	} {
 		if f, comp := Detect(c.b); f != c.f || comp != c.c {
