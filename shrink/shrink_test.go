@@ -10,23 +10,11 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/workload"
 )
-
-func load(t *testing.T, path string) (*model.History, model.Pairing) {
-	t.Helper()
-	h, err := ingest.ReadFile(path, ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, p
-}
 
 // TestShrinkEveryAnomalyOfTheSamples shrinks every anomaly type the
 // incident histories show, then checks that the small history, written as
@@ -37,7 +25,7 @@ func TestShrinkEveryAnomalyOfTheSamples(t *testing.T) {
 	files = append(files, filepath.Join(testpaths.Root(), "samples", "queue-sample.edn"))
 	check := queueCheck(workload.DefaultOptions())
 	for _, f := range files {
-		h, p := load(t, f)
+		h, p := testhist.File(t, f)
 		shrinkEvery(t, filepath.Base(f), h, p, check)
 	}
 }
@@ -53,14 +41,7 @@ func TestShrinkListAppend(t *testing.T) {
 	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
 		t.Fatal(err)
 	}
-	h, err := ingest.Read(&buf, "generated.edn", ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, p := testhist.Read(t, &buf, "generated.edn")
 	w := workload.MustLookup("list-append")
 	check := func(h *model.History, p model.Pairing) *analysis.Result {
 		return w.Check(h, p, workload.DefaultOptions())
@@ -132,7 +113,7 @@ func allPositions(h *model.History) []int32 {
 }
 
 func TestShrinkRefusesAbsentAnomaly(t *testing.T) {
-	h, p := load(t, testpaths.Testdata("incidents", "timeout-retry-duplicate-invalid.edn"))
+	h, p := testhist.File(t, testpaths.Testdata("incidents", "timeout-retry-duplicate-invalid.edn"))
 	if _, err := Shrink(h, p, "G1c", queueCheck(workload.DefaultOptions()), 0); err == nil || !strings.Contains(err.Error(), "shows no G1c") {
 		t.Fatalf("want a 'shows no G1c' error, got %v", err)
 	}
@@ -162,14 +143,7 @@ func TestShrinkRWRegister(t *testing.T) {
 	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
 		t.Fatal(err)
 	}
-	h, err := ingest.Read(&buf, "rw.edn", ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, p := testhist.Read(t, &buf, "rw.edn")
 	o := workload.DefaultOptions()
 	o.WFRKeys = true
 	w := workload.MustLookup("rw-register")

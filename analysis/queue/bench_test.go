@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/gen"
-	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -19,14 +19,7 @@ func benchHistory(b *testing.B, n int, faults []gen.Fault) (*model.History, mode
 	if _, err := gen.Write(&buf, cfg); err != nil {
 		b.Fatal(err)
 	}
-	h, err := ingest.Read(&buf, "bench.edn", ingest.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, p := testhist.Read(b, &buf, "bench.edn")
 	return h, p
 }
 

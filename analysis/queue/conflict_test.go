@@ -9,6 +9,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -63,14 +64,7 @@ func assign(process int, keys string) call {
 
 func load(t *testing.T, path string, opts Options) *checker {
 	t.Helper()
-	h, err := ingest.ReadFile(path, ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, p := testhist.File(t, path)
 	return check(h, p, opts)
 }
 

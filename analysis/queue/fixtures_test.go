@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
-	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/jsonsubset"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -113,14 +113,7 @@ func TestFixtures(t *testing.T) {
 			if err := json.Unmarshal(raw, &e); err != nil {
 				t.Fatal(err)
 			}
-			h, err := ingest.ReadFile(f, ingest.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := model.Pair(h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			h, p := testhist.File(t, f)
 			c := check(h, p, optionsFor(&e))
 			res := c.res
 

@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/gen"
-	"github.com/hindsight-dev/hindsight/ingest"
-	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 )
 
 // TestGeneratedG1c checks the generator's G1c fault against the checker:
@@ -21,14 +20,7 @@ func TestGeneratedG1c(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := ingest.Read(&buf, "g1c.edn", ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, p := testhist.Read(t, &buf, "g1c.edn")
 	res := Check(h, p, DefaultOptions())
 	if !slices.Equal(res.AnomalyTypes, []string{G1c}) {
 		t.Fatalf("anomaly types %v, want only G1c", res.AnomalyTypes)

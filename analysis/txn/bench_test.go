@@ -6,7 +6,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/gen"
-	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -21,14 +21,7 @@ func benchListAppend(b *testing.B, n int) (*model.History, model.Pairing, int) {
 		b.Fatal(err)
 	}
 	size := buf.Len()
-	h, err := ingest.Read(&buf, "bench.edn", ingest.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, p := testhist.Read(b, &buf, "bench.edn")
 	return h, p, size
 }
 
@@ -61,14 +54,7 @@ func benchTxnHistory(b *testing.B, cfg gen.TxnConfig) (*model.History, model.Pai
 	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
 		b.Fatal(err)
 	}
-	h, err := ingest.Read(&buf, "bench.edn", ingest.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, p := testhist.Read(b, &buf, "bench.edn")
 	return h, p
 }
 

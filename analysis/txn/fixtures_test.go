@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
-	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/jsonsubset"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -112,19 +112,6 @@ var beyondElle = map[string][]string{
 	"sim-prefix-lost-updates-invalid/0": {"G-single-item"},
 }
 
-func readHistory(t *testing.T, path string) (*model.History, model.Pairing) {
-	t.Helper()
-	h, err := ingest.ReadFile(path, ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, p
-}
-
 // elleJSON rewrites Elle's spellings in an expected instance to ours: the
 // list-append initial state is null.
 func elleJSON(b []byte) []byte {
@@ -183,7 +170,7 @@ func runFixtures(t *testing.T, workload string, check func(*model.History, model
 			if err := json.Unmarshal(raw, &fx); err != nil {
 				t.Fatal(err)
 			}
-			h, p := readHistory(t, f)
+			h, p := testhist.File(t, f)
 			checks := append([]fixtureCheck{fx.fixtureCheck}, fx.OtherChecks...)
 			for i, fc := range checks {
 				res := check(h, p, fc.options())

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/gen"
-	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -21,14 +21,7 @@ func generated(t testing.TB, cfg gen.TxnConfig, check func(*model.History, model
 	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
 		t.Fatal(err)
 	}
-	h, err := ingest.Read(&buf, "generated.edn", ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, p := testhist.Read(t, &buf, "generated.edn")
 	return check(h, p, opts)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -86,7 +87,7 @@ func runReference(t *testing.T, workload string, check func(*model.History, mode
 		name := strings.TrimSuffix(filepath.Base(f), ".elle.json")
 		rwRuns[strings.TrimSuffix(f, ".elle.json")+".edn.gz"] = ref.Runs
 		t.Run(name, func(t *testing.T) {
-			h, p := readHistory(t, strings.TrimSuffix(f, ".elle.json")+".edn.gz")
+			h, p := testhist.File(t, strings.TrimSuffix(f, ".elle.json")+".edn.gz")
 			for _, run := range ref.Runs {
 				res := check(h, p, Options{Models: run.Models, CycleBudget: DefaultOptions().CycleBudget})
 				compareElleRun(t, run, res)
