@@ -2,12 +2,9 @@ package queue
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
@@ -98,63 +95,47 @@ func valueJSON(a model.Atom) string {
 // TestFixtures runs every pair in testdata/queue and compares the result
 // with the expectation as the fixtures' README describes.
 func TestFixtures(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(fixturesDir, "*.edn"))
-	if len(files) == 0 {
-		t.Fatalf("no fixtures in %s", fixturesDir)
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".edn")
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(strings.TrimSuffix(f, ".edn") + ".expected.json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var e expected
-			if err := json.Unmarshal(raw, &e); err != nil {
-				t.Fatal(err)
-			}
-			h, p := testhist.File(t, f)
-			c := check(h, p, optionsFor(&e))
-			res := c.res
+	testhist.Fixtures(t, fixturesDir, func(t *testing.T, name string, e *expected, h *model.History, p model.Pairing) {
+		c := check(h, p, optionsFor(e))
+		res := c.res
 
-			wantValid := map[any]analysis.Verdict{true: analysis.Valid, false: analysis.Invalid, "unknown": analysis.Unknown}[e.Valid]
-			if res.Verdict != wantValid {
-				t.Errorf("verdict %v, want %v (bad types %v, reasons %v)", res.Verdict, wantValid, res.BadTypes, res.UnknownReasons)
+		wantValid := map[any]analysis.Verdict{true: analysis.Valid, false: analysis.Invalid, "unknown": analysis.Unknown}[e.Valid]
+		if res.Verdict != wantValid {
+			t.Errorf("verdict %v, want %v (bad types %v, reasons %v)", res.Verdict, wantValid, res.BadTypes, res.UnknownReasons)
+		}
+		if got, want := without(res.AnomalyTypes, e.Undetermined), without(e.AnomalyTypes, e.Undetermined); !slices.Equal(got, want) {
+			t.Errorf("anomaly types %v, want %v", got, want)
+		}
+		if got, want := without(res.BadTypes, e.Undetermined), without(e.BadTypes, e.Undetermined); !slices.Equal(got, want) {
+			t.Errorf("bad types %v, want %v", got, want)
+		}
+		types := make([]string, 0, len(e.Anomalies))
+		for typ := range e.Anomalies {
+			types = append(types, typ)
+		}
+		slices.Sort(types)
+		for _, typ := range types {
+			want := e.Anomalies[typ]
+			got := res.Anomalies[typ]
+			if len(got) != len(want) {
+				t.Errorf("%s: %d instances, want %d: %s", typ, len(got), len(want), canon(t, got))
+				continue
 			}
-			if got, want := without(res.AnomalyTypes, e.Undetermined), without(e.AnomalyTypes, e.Undetermined); !slices.Equal(got, want) {
-				t.Errorf("anomaly types %v, want %v", got, want)
-			}
-			if got, want := without(res.BadTypes, e.Undetermined), without(e.BadTypes, e.Undetermined); !slices.Equal(got, want) {
-				t.Errorf("bad types %v, want %v", got, want)
-			}
-			types := make([]string, 0, len(e.Anomalies))
-			for typ := range e.Anomalies {
-				types = append(types, typ)
-			}
-			slices.Sort(types)
-			for _, typ := range types {
-				want := e.Anomalies[typ]
-				got := res.Anomalies[typ]
-				if len(got) != len(want) {
-					t.Errorf("%s: %d instances, want %d: %s", typ, len(got), len(want), canon(t, got))
-					continue
+			for i, w := range want {
+				var g map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(canon(t, got[i])), &g); err != nil {
+					t.Fatal(err)
 				}
-				for i, w := range want {
-					var g map[string]json.RawMessage
-					if err := json.Unmarshal([]byte(canon(t, got[i])), &g); err != nil {
-						t.Fatal(err)
-					}
-					for field, wv := range w {
-						if !subset(t, wv, g[field]) {
-							t.Errorf("%s[%d].%s = %s, want %s (instance %s)", typ, i, field, g[field], wv, canon(t, got[i]))
-						}
+				for field, wv := range w {
+					if !subset(t, wv, g[field]) {
+						t.Errorf("%s[%d].%s = %s, want %s (instance %s)", typ, i, field, g[field], wv, canon(t, got[i]))
 					}
 				}
 			}
-			checkVersionOrders(t, c, &e)
-			checkSeries(t, c, &e)
-		})
-	}
+		}
+		checkVersionOrders(t, c, e)
+		checkSeries(t, c, e)
+	})
 }
 
 func checkVersionOrders(t *testing.T, c *checker, e *expected) {

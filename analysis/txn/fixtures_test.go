@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,39 +153,23 @@ var garbageFixtures = map[string]string{
 
 func runFixtures(t *testing.T, workload string, check func(*model.History, model.Pairing, Options) *analysis.Result) {
 	dir := fixtureDir(workload)
-	files, _ := filepath.Glob(filepath.Join(dir, "*.edn"))
-	if len(files) == 0 {
-		t.Fatalf("no fixtures in %s", dir)
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".edn")
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(strings.TrimSuffix(f, ".edn") + ".expected.json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var fx fixture
-			if err := json.Unmarshal(raw, &fx); err != nil {
-				t.Fatal(err)
-			}
-			h, p := testhist.File(t, f)
-			checks := append([]fixtureCheck{fx.fixtureCheck}, fx.OtherChecks...)
-			for i, fc := range checks {
-				res := check(h, p, fc.options())
-				label := fmt.Sprintf("check %d (%s)", i, fc.describe())
-				fc.AnomalyTypes = append(fc.AnomalyTypes, beyondElle[fmt.Sprintf("%s/%d", name, i)]...)
-				if _, ok := garbageFixtures[name]; ok && workload == "rw-register" {
-					if len(res.Anomalies[GarbageRead]) == 0 {
-						t.Errorf("%s: no garbage-read, though %s", label, garbageFixtures[name])
-					}
-					fc.AnomalyTypes = append(fc.AnomalyTypes, GarbageRead)
-					fc.Valid, fc.Not, fc.AlsoNot = false, nil, nil
+	testhist.Fixtures(t, dir, func(t *testing.T, name string, fx *fixture, h *model.History, p model.Pairing) {
+		checks := append([]fixtureCheck{fx.fixtureCheck}, fx.OtherChecks...)
+		for i, fc := range checks {
+			res := check(h, p, fc.options())
+			label := fmt.Sprintf("check %d (%s)", i, fc.describe())
+			fc.AnomalyTypes = append(fc.AnomalyTypes, beyondElle[fmt.Sprintf("%s/%d", name, i)]...)
+			if _, ok := garbageFixtures[name]; ok && workload == "rw-register" {
+				if len(res.Anomalies[GarbageRead]) == 0 {
+					t.Errorf("%s: no garbage-read, though %s", label, garbageFixtures[name])
 				}
-				slices.Sort(fc.AnomalyTypes)
-				compareCheck(t, name, label, &fc, res)
+				fc.AnomalyTypes = append(fc.AnomalyTypes, GarbageRead)
+				fc.Valid, fc.Not, fc.AlsoNot = false, nil, nil
 			}
-		})
-	}
+			slices.Sort(fc.AnomalyTypes)
+			compareCheck(t, name, label, &fc, res)
+		}
+	})
 }
 
 func compareCheck(t *testing.T, name, label string, fc *fixtureCheck, res *analysis.Result) {

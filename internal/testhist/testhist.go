@@ -3,7 +3,11 @@
 package testhist
 
 import (
+	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/ingest"
@@ -37,4 +41,30 @@ func pair(t testing.TB, h *model.History) (*model.History, model.Pairing) {
 		t.Fatal(err)
 	}
 	return h, p
+}
+
+// Fixtures runs fn, in a subtest named NAME, for every fixture NAME.edn in
+// dir, with the history read and paired and NAME.expected.json decoded
+// into e. It fails the test when dir holds no fixture.
+func Fixtures[E any](t *testing.T, dir string, fn func(t *testing.T, name string, e *E, h *model.History, p model.Pairing)) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.edn"))
+	if len(files) == 0 {
+		t.Fatalf("no fixtures in %s", dir)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".edn")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(strings.TrimSuffix(f, ".edn") + ".expected.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e E
+			if err := json.Unmarshal(raw, &e); err != nil {
+				t.Fatal(err)
+			}
+			h, p := File(t, f)
+			fn(t, name, &e, h, p)
+		})
+	}
 }
