@@ -176,7 +176,6 @@ type checker struct {
 	writer   []int32 // rec that sent it, -1
 	okReader []int32 // first ok rec that polled it, -1
 	anyRead  []bool  // polled by any completed op
-	vreads   []int32 // reads of it by completed send, poll and txn ops
 	first    []int32 // first position in the log, -1
 	last     []int32 // last position in the log (pos), -1
 	lost     []bool
@@ -232,7 +231,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		// working space is (the two at once would push a large history
 		// past its memory budget).
 		<-logged
-		c2.writer, c2.vreads = c.writer, c.vreads
+		c2.writer = c.writer
 		c2.first, c2.last, c2.kept, c2.offsets = c.first, c.last, c.kept, c.offsets
 		c2.cycles()
 	}()
@@ -366,7 +365,7 @@ func (c *checker) records(p model.Pairing) {
 	}
 }
 
-// scanMessages fills writer, okReader, anyRead, vreads and committed, and
+// scanMessages fills writer, okReader, anyRead and committed, and
 // makes buildLog's observations of polled values (its own pass over the
 // sends observes theirs, which need committed): one pass over every read.
 func (c *checker) scanMessages() {
@@ -374,7 +373,6 @@ func (c *checker) scanMessages() {
 	c.writer = filled(n, -1)
 	c.okReader = filled(n, -1)
 	c.anyRead = make([]bool, n)
-	c.vreads = make([]int32, n)
 	c.log = newLogState(n)
 	for ri := range c.recs {
 		r := &c.recs[ri]
@@ -402,9 +400,6 @@ func (c *checker) scanMessages() {
 						c.anyRead[rd.Msg] = true
 						if r.typ == model.OK && c.okReader[rd.Msg] < 0 {
 							c.okReader[rd.Msg] = int32(ri)
-						}
-						if r.vertex >= 0 {
-							c.vreads[rd.Msg]++
 						}
 						c.log.observe(c, rd.Msg, rd.Offset(), int32(ri), sq, opIdx)
 						sq++
