@@ -217,23 +217,24 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	}}
 	c.records(pairing)
 	// The checks run as two groups at once, on two goroutines: the message
-	// and log checks here, and the series, stalls and cycles on c2, which
-	// reads the message tables once they are built. The groups add
-	// anomalies of different types, each in the order a sequential run
-	// adds them, into results of their own.
+	// and log checks here, and the series, stalls, cycles and the reads'
+	// writers (checkReads) on c2, which reads the message tables once they
+	// are built. The groups add anomalies of different types, each in the
+	// order a sequential run adds them, into results of their own.
 	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
 	logged, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		c2.seriesAndStalls()
 		// The graph waits for the version order: ww edges and their
-		// explanations need it, and its memory is freed once the log's
-		// working space is (the two at once would push a large history
-		// past its memory budget).
+		// explanations need it, and its working space is freed once the
+		// log's is (the two at once would push a large history past its
+		// memory budget).
 		<-logged
 		c2.writer = c.writer
 		c2.first, c2.last, c2.kept, c2.offsets = c.first, c.last, c.kept, c.offsets
 		c2.cycles()
+		c2.checkAllReads()
 	}()
 	c.scanMessages()
 	c.buildLog()
@@ -743,12 +744,12 @@ func lessCmp(a, b model.Atom) int {
 func (c *checker) pos(m model.MsgID) int32 { return c.last[m] }
 
 // checkRecs runs the checks that go through the ops one by one: each
-// op's reads are looked at by checkReads, checkInternal, checkProcesses and
-// the search for the max reads of checkLostAndUnseen in turn, while they
-// are in cache, rather than in four passes over the history.
+// op's reads are looked at by checkInternal, checkProcesses and the search
+// for the max reads of checkLostAndUnseen in turn, while they are in
+// cache, rather than in three passes over the history. (checkReads makes
+// a pass of its own, on the other goroutine.)
 func (c *checker) checkRecs() {
 	c.maxReads()
-	done := make([]int32, len(c.h.Msgs)) // rec+1 that last met the message: once per rec
 	var is internalState
 	ps := processState{procs: make([]procState, len(c.procIDs))}
 	for i := range c.recs {
@@ -756,10 +757,18 @@ func (c *checker) checkRecs() {
 		r := &c.recs[i]
 		op := c.op(r.comp)
 		mops := c.h.MopsOf(op)
-		c.checkReads(ri, r, mops, done)
 		c.checkInternal(ri, op, mops, &is)
 		c.checkProcesses(ri, r, op, mops, &ps)
 		c.maxReader(ri, r, mops)
+	}
+}
+
+// checkAllReads runs checkReads on every rec.
+func (c *checker) checkAllReads() {
+	done := make([]int32, len(c.h.Msgs)) // rec+1 that last met the message: once per rec
+	for i := range c.recs {
+		r := &c.recs[i]
+		c.checkReads(int32(i), r, c.mops(int32(i)), done)
 	}
 }
 
