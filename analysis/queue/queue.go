@@ -172,6 +172,9 @@ type checker struct {
 
 	recs    []rec
 	procIDs []int32 // process of each dense process number, in order of first appearance
+	// ordered: the ops' :index ascends strictly with their position, so
+	// recs (in completion order) ascend by the :index of their completion
+	ordered bool
 	// per message
 	writer   []int32 // rec that sent it, -1
 	okReader []int32 // first ok rec that polled it, -1
@@ -320,8 +323,12 @@ func (c *checker) records(p model.Pairing) {
 	vertices := int32(0)
 	c.recs = make([]rec, 0, len(c.h.Ops)/2+1)
 	var slots procSlots
+	c.ordered = true
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
+		if i > 0 && op.Index <= c.h.Ops[i-1].Index {
+			c.ordered = false
+		}
 		if !op.IsClient() {
 			continue
 		}
@@ -759,7 +766,9 @@ func (c *checker) checkRecs() {
 		mops := c.h.MopsOf(op)
 		c.checkInternal(ri, op, mops, &is)
 		c.checkProcesses(ri, r, op, mops, &ps)
-		c.maxReader(ri, r, mops)
+		if !c.ordered {
+			c.maxReader(ri, r, mops)
+		}
 	}
 }
 
@@ -1091,7 +1100,10 @@ func (c *checker) processStep(proc int32, ps *procState, prev, next posAt, poll 
 
 // maxReads finds, per key, the highest first position any ok poll read
 // (maxFirst) and a reader of it (maxRead), which maxReader then lowers to
-// the lowest-indexed such reader.
+// the lowest-indexed such reader. When the ops' indices ascend
+// (c.ordered), the first ok reader of each message (okReader) is its
+// lowest-indexed one, and maxReads finds the lowest-indexed reader of the
+// values at maxFirst itself: maxReader has nothing to do.
 func (c *checker) maxReads() {
 	nk := len(c.h.Keys)
 	c.maxFirst = filled(nk, -1)
@@ -1104,6 +1116,8 @@ func (c *checker) maxReads() {
 		k := c.h.Msgs[m].Key
 		if c.first[m] > c.maxFirst[k] {
 			c.maxFirst[k] = c.first[m]
+			c.maxRead[k] = r
+		} else if c.ordered && c.first[m] == c.maxFirst[k] && r < c.maxRead[k] {
 			c.maxRead[k] = r
 		}
 	}
