@@ -219,13 +219,16 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		Warnings: h.Warnings,
 	}}
 	c.records(pairing)
-	// The checks run as two groups at once, on two goroutines: the message
-	// and log checks here, and the series, stalls, cycles and the reads'
-	// writers (checkReads) on c2, which reads the message tables once they
-	// are built. The groups add anomalies of different types, each in the
-	// order a sequential run adds them, into results of their own.
+	// The checks run as three groups at once: the message and log checks
+	// here; the series, stalls and cycles on c2, which reads the message
+	// tables once they are built; and the reads' writers (checkReads) on
+	// c3, from when the messages' writers are known. The groups add
+	// anomalies of different types, each in the order a sequential run
+	// adds them, into results of their own. (Three groups on two cores:
+	// the scheduler spreads the third over the time the other two leave.)
 	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
-	logged, done := make(chan struct{}), make(chan struct{})
+	c3 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs}
+	logged, done, readsDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		c2.seriesAndStalls()
@@ -237,15 +240,21 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		c2.writer = c.writer
 		c2.first, c2.last, c2.kept, c2.offsets = c.first, c.last, c.kept, c.offsets
 		c2.cycles()
-		c2.checkAllReads()
 	}()
 	c.scanMessages()
+	c3.writer = c.writer
+	go func() {
+		defer close(readsDone)
+		c3.checkAllReads()
+	}()
 	c.buildLog()
 	close(logged)
 	c.checkRecs()
 	c.checkLostAndUnseen()
 	<-done
+	<-readsDone
 	c.join(c2)
+	c.joinAnomalies(c3)
 	if h.Truncated {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
 			"the input was cut off in the middle of an op; only the complete ops before it were analysed")
@@ -259,23 +268,30 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	return c
 }
 
-// join takes in what c2, the other group of checks, found: its anomaly
+// join takes in what c2, the second group of checks, found: its anomaly
 // types (none of which c adds), its statistics and series, and its
 // reasons for an unknown verdict (c has none yet).
 func (c *checker) join(c2 *checker) {
+	c.joinAnomalies(c2)
 	r, r2 := c.res, c2.res
-	for typ, ins := range r2.Anomalies {
-		if r.Anomalies == nil {
-			r.Anomalies = map[string][]analysis.Instance{}
-		}
-		r.Anomalies[typ] = ins
-	}
 	st, st2 := &r.Stats, &r2.Stats
 	st.WorstLagS, st.WorstLagProcess, st.WorstLagKey, st.WorstLagOp = st2.WorstLagS, st2.WorstLagProcess, st2.WorstLagKey, st2.WorstLagOp
 	st.GraphVertices, st.GraphEdges = st2.GraphVertices, st2.GraphEdges
 	st.Components, st.LargestComponent = st2.Components, st2.LargestComponent
 	r.Series = r2.Series
 	r.UnknownReasons = append(r2.UnknownReasons, r.UnknownReasons...)
+}
+
+// joinAnomalies takes in the anomalies another group of checks found, of
+// types c does not add.
+func (c *checker) joinAnomalies(o *checker) {
+	r := c.res
+	for typ, ins := range o.res.Anomalies {
+		if r.Anomalies == nil {
+			r.Anomalies = map[string][]analysis.Instance{}
+		}
+		r.Anomalies[typ] = ins
+	}
 }
 
 func (c *checker) anyOKData() bool {
