@@ -10,7 +10,10 @@ import (
 )
 
 // buildGraph builds the dependency graph of spec/queue.md §4 on the send,
-// poll and txn records. It returns the graph and, per vertex, its record.
+// poll and txn records, every edge of it. It returns the graph and, per
+// vertex, its record. cycles works on the same graph held as a depGraph,
+// which makes only the edges inside cyclic components; the tests check
+// one against the other.
 //
 // Realtime edges are sparse: from the frontier of ok completions not yet
 // superseded to each invocation. A completion supersedes the members that
@@ -38,9 +41,17 @@ func (c *checker) buildGraph() (*graph.Graph, []int32) {
 	// Out-degree bounds: reads of each writer's messages (its own included),
 	// ww, process and realtime edges.
 	bound := make([]int32, len(vrec))
-	for m, w := range wv {
-		if w >= 0 {
-			bound[w] += c.vreads[m]
+	for _, ri := range vrec {
+		if r := &c.recs[ri]; r.comp != r.inv {
+			for _, m := range c.mops(ri) {
+				for _, kp := range c.h.PollsOf(&m) {
+					for _, rd := range c.h.ReadsOf(&kp) {
+						if w := wv[rd.Msg]; w >= 0 {
+							bound[w]++
+						}
+					}
+				}
+			}
 		}
 	}
 	if c.opts.WWDeps {
@@ -190,12 +201,17 @@ var cycleTypes = []cycleType{
 // cycles finds, per strongly connected component, one shortest cycle of each
 // type, under the cycle budget.
 func (c *checker) cycles() {
-	g, vrec := c.buildGraph()
+	d := c.newDepGraph()
 	st := &c.res.Stats
-	st.GraphVertices, st.GraphEdges = int64(g.N()), int64(g.E())
-	comps := g.SCC()
+	edges, stretches := d.census()
+	st.GraphVertices, st.GraphEdges = int64(len(d.vrec)), edges
+	comps := d.scc(stretches)
 	st.Components = int64(len(comps))
-	s := graph.NewSearcher(g)
+	if len(comps) == 0 {
+		return
+	}
+	vrec := d.vrec
+	s := graph.NewSearcher(d.inside(comps))
 	for _, comp := range comps {
 		st.LargestComponent = max(st.LargestComponent, int64(len(comp)))
 		var deadline time.Time

@@ -172,11 +172,13 @@ type checker struct {
 
 	recs    []rec
 	procIDs []int32 // process of each dense process number, in order of first appearance
+	// ordered: the ops' :index ascends strictly with their position, so
+	// recs (in completion order) ascend by the :index of their completion
+	ordered bool
 	// per message
 	writer   []int32 // rec that sent it, -1
 	okReader []int32 // first ok rec that polled it, -1
 	anyRead  []bool  // polled by any completed op
-	vreads   []int32 // reads of it by completed send, poll and txn ops
 	first    []int32 // first position in the log, -1
 	last     []int32 // last position in the log (pos), -1
 	lost     []bool
@@ -217,32 +219,42 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		Warnings: h.Warnings,
 	}}
 	c.records(pairing)
-	// The checks run as two groups at once, on two goroutines: the message
-	// and log checks here, and the series, stalls and cycles on c2, which
-	// reads the message tables once they are built. The groups add
+	// The checks run as three groups at once: the message and log checks
+	// here; the series, stalls and cycles on c2, which reads the message
+	// tables once they are built; and the reads' writers (checkReads) on
+	// c3, from when the messages' writers are known. The groups add
 	// anomalies of different types, each in the order a sequential run
-	// adds them, into results of their own.
+	// adds them, into results of their own. (Three groups on two cores:
+	// the scheduler spreads the third over the time the other two leave.)
 	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
-	logged, done := make(chan struct{}), make(chan struct{})
+	c3 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs}
+	logged, done, readsDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		c2.seriesAndStalls()
 		// The graph waits for the version order: ww edges and their
-		// explanations need it, and its memory is freed once the log's
-		// working space is (the two at once would push a large history
-		// past its memory budget).
+		// explanations need it, and its working space is freed once the
+		// log's is (the two at once would push a large history past its
+		// memory budget).
 		<-logged
-		c2.writer, c2.vreads = c.writer, c.vreads
+		c2.writer = c.writer
 		c2.first, c2.last, c2.kept, c2.offsets = c.first, c.last, c.kept, c.offsets
 		c2.cycles()
 	}()
 	c.scanMessages()
+	c3.writer = c.writer
+	go func() {
+		defer close(readsDone)
+		c3.checkAllReads()
+	}()
 	c.buildLog()
 	close(logged)
 	c.checkRecs()
 	c.checkLostAndUnseen()
 	<-done
+	<-readsDone
 	c.join(c2)
+	c.joinAnomalies(c3)
 	if h.Truncated {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
 			"the input was cut off in the middle of an op; only the complete ops before it were analysed")
@@ -256,23 +268,30 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	return c
 }
 
-// join takes in what c2, the other group of checks, found: its anomaly
+// join takes in what c2, the second group of checks, found: its anomaly
 // types (none of which c adds), its statistics and series, and its
 // reasons for an unknown verdict (c has none yet).
 func (c *checker) join(c2 *checker) {
+	c.joinAnomalies(c2)
 	r, r2 := c.res, c2.res
-	for typ, ins := range r2.Anomalies {
-		if r.Anomalies == nil {
-			r.Anomalies = map[string][]analysis.Instance{}
-		}
-		r.Anomalies[typ] = ins
-	}
 	st, st2 := &r.Stats, &r2.Stats
 	st.WorstLagS, st.WorstLagProcess, st.WorstLagKey, st.WorstLagOp = st2.WorstLagS, st2.WorstLagProcess, st2.WorstLagKey, st2.WorstLagOp
 	st.GraphVertices, st.GraphEdges = st2.GraphVertices, st2.GraphEdges
 	st.Components, st.LargestComponent = st2.Components, st2.LargestComponent
 	r.Series = r2.Series
 	r.UnknownReasons = append(r2.UnknownReasons, r.UnknownReasons...)
+}
+
+// joinAnomalies takes in the anomalies another group of checks found, of
+// types c does not add.
+func (c *checker) joinAnomalies(o *checker) {
+	r := c.res
+	for typ, ins := range o.res.Anomalies {
+		if r.Anomalies == nil {
+			r.Anomalies = map[string][]analysis.Instance{}
+		}
+		r.Anomalies[typ] = ins
+	}
 }
 
 func (c *checker) anyOKData() bool {
@@ -320,8 +339,12 @@ func (c *checker) records(p model.Pairing) {
 	vertices := int32(0)
 	c.recs = make([]rec, 0, len(c.h.Ops)/2+1)
 	var slots procSlots
+	c.ordered = true
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
+		if i > 0 && op.Index <= c.h.Ops[i-1].Index {
+			c.ordered = false
+		}
 		if !op.IsClient() {
 			continue
 		}
@@ -366,7 +389,7 @@ func (c *checker) records(p model.Pairing) {
 	}
 }
 
-// scanMessages fills writer, okReader, anyRead, vreads and committed, and
+// scanMessages fills writer, okReader, anyRead and committed, and
 // makes buildLog's observations of polled values (its own pass over the
 // sends observes theirs, which need committed): one pass over every read.
 func (c *checker) scanMessages() {
@@ -374,7 +397,6 @@ func (c *checker) scanMessages() {
 	c.writer = filled(n, -1)
 	c.okReader = filled(n, -1)
 	c.anyRead = make([]bool, n)
-	c.vreads = make([]int32, n)
 	c.log = newLogState(n)
 	for ri := range c.recs {
 		r := &c.recs[ri]
@@ -402,9 +424,6 @@ func (c *checker) scanMessages() {
 						c.anyRead[rd.Msg] = true
 						if r.typ == model.OK && c.okReader[rd.Msg] < 0 {
 							c.okReader[rd.Msg] = int32(ri)
-						}
-						if r.vertex >= 0 {
-							c.vreads[rd.Msg]++
 						}
 						c.log.observe(c, rd.Msg, rd.Offset(), int32(ri), sq, opIdx)
 						sq++
@@ -748,12 +767,12 @@ func lessCmp(a, b model.Atom) int {
 func (c *checker) pos(m model.MsgID) int32 { return c.last[m] }
 
 // checkRecs runs the checks that go through the ops one by one: each
-// op's reads are looked at by checkReads, checkInternal, checkProcesses and
-// the search for the max reads of checkLostAndUnseen in turn, while they
-// are in cache, rather than in four passes over the history.
+// op's reads are looked at by checkInternal, checkProcesses and the search
+// for the max reads of checkLostAndUnseen in turn, while they are in
+// cache, rather than in three passes over the history. (checkReads makes
+// a pass of its own, on the other goroutine.)
 func (c *checker) checkRecs() {
 	c.maxReads()
-	done := make([]int32, len(c.h.Msgs)) // rec+1 that last met the message: once per rec
 	var is internalState
 	ps := processState{procs: make([]procState, len(c.procIDs))}
 	for i := range c.recs {
@@ -761,10 +780,20 @@ func (c *checker) checkRecs() {
 		r := &c.recs[i]
 		op := c.op(r.comp)
 		mops := c.h.MopsOf(op)
-		c.checkReads(ri, r, mops, done)
 		c.checkInternal(ri, op, mops, &is)
 		c.checkProcesses(ri, r, op, mops, &ps)
-		c.maxReader(ri, r, mops)
+		if !c.ordered {
+			c.maxReader(ri, r, mops)
+		}
+	}
+}
+
+// checkAllReads runs checkReads on every rec.
+func (c *checker) checkAllReads() {
+	done := make([]int32, len(c.h.Msgs)) // rec+1 that last met the message: once per rec
+	for i := range c.recs {
+		r := &c.recs[i]
+		c.checkReads(int32(i), r, c.mops(int32(i)), done)
 	}
 }
 
@@ -1087,7 +1116,10 @@ func (c *checker) processStep(proc int32, ps *procState, prev, next posAt, poll 
 
 // maxReads finds, per key, the highest first position any ok poll read
 // (maxFirst) and a reader of it (maxRead), which maxReader then lowers to
-// the lowest-indexed such reader.
+// the lowest-indexed such reader. When the ops' indices ascend
+// (c.ordered), the first ok reader of each message (okReader) is its
+// lowest-indexed one, and maxReads finds the lowest-indexed reader of the
+// values at maxFirst itself: maxReader has nothing to do.
 func (c *checker) maxReads() {
 	nk := len(c.h.Keys)
 	c.maxFirst = filled(nk, -1)
@@ -1100,6 +1132,8 @@ func (c *checker) maxReads() {
 		k := c.h.Msgs[m].Key
 		if c.first[m] > c.maxFirst[k] {
 			c.maxFirst[k] = c.first[m]
+			c.maxRead[k] = r
+		} else if c.ordered && c.first[m] == c.maxFirst[k] && r < c.maxRead[k] {
 			c.maxRead[k] = r
 		}
 	}

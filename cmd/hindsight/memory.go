@@ -45,8 +45,8 @@ const (
 // memoryBudget sets the soft memory limit for checking path, ratio times
 // its size (budgetRatio for check, reportBudgetRatio for a report), and
 // returns a function that puts back the previous one, and one to call once
-// the history is read.
-func memoryBudget(path string, ratio float64) (restore func(), afterRead func(*model.History)) {
+// the history is read, with the workload detected in it (nil: none).
+func memoryBudget(path string, ratio float64) (restore func(), afterRead func(*model.History, *workload.Workload)) {
 	nothing := func() {}
 	if os.Getenv("GOMEMLIMIT") != "" || path == "-" {
 		return nothing, nil
@@ -57,8 +57,8 @@ func memoryBudget(path string, ratio float64) (restore func(), afterRead func(*m
 	}
 	limit := int64(ratio*float64(size)) - processFootprnt
 	prev := debug.SetMemoryLimit(limit)
-	return func() { debug.SetMemoryLimit(prev) }, func(h *model.History) {
-		if w, err := workload.Detect(h); err == nil && w.Name != "queue" {
+	return func() { debug.SetMemoryLimit(prev) }, func(h *model.History, w *workload.Workload) {
+		if w != nil && w.Name != "queue" {
 			limit = int64(max(ratio, txnBudgetRatio)*float64(size)) - processFootprnt
 			debug.SetMemoryLimit(limit)
 		}

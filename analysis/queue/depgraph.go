@@ -1,0 +1,382 @@
+package queue
+
+import (
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// depGraph is the dependency graph of buildGraph without its edge list.
+// A large history has millions of edges (mostly wr, one per read) but few
+// of its vertices are on a cycle, so the graph is kept as what its edges
+// come from, and walked backwards: the predecessors of a vertex are its
+// process's previous op, the realtime frontier at its invocation (a run of
+// the ok vertices in completion order), the writers of what it read (the
+// history's own reads) and, under --ww-deps, the writers of the values
+// listed before its own (the one list held here). The strongly connected
+// components of the reversed graph are those of the graph, and only the
+// edges inside them are made, as a graph.Graph for the cycle search: the
+// same searches on the same edges as on buildGraph's graph, in a fraction
+// of its memory. The tests check both against buildGraph.
+type depGraph struct {
+	c    *checker
+	vrec []int32 // rec of each vertex
+	wv   []int32 // per message: the vertex of its writer, or -1
+	prev []int32 // per vertex: the previous vertex of its process, or -1
+	// The realtime predecessors of vertex v are order[rtLo[v]:rtHi[v]]:
+	// order lists the ok vertices in completion order.
+	order      []int32
+	rtLo, rtHi []int32
+	// Under --ww-deps, the ww predecessors of v are wwFrom[wwStart[v]:wwStart[v+1]].
+	wwStart, wwFrom []int32
+	// the stretch of vertices scc is searching
+	lo, hi int32
+}
+
+// newDepGraph gathers what the edges come from (see buildGraph for the
+// edges themselves).
+func (c *checker) newDepGraph() *depGraph {
+	d := &depGraph{c: c}
+	for ri, r := range c.recs {
+		if r.vertex >= 0 {
+			d.vrec = append(d.vrec, int32(ri))
+		}
+	}
+	n := len(d.vrec)
+	d.wv = make([]int32, len(c.writer))
+	for m, w := range c.writer {
+		d.wv[m] = -1
+		if w >= 0 {
+			d.wv[m] = c.recs[w].vertex
+		}
+	}
+	d.prev = make([]int32, n)
+	lastOf := filled(len(c.procIDs), -1)
+	for v, ri := range d.vrec {
+		r := &c.recs[ri]
+		d.prev[v] = lastOf[r.proc]
+		lastOf[r.proc] = int32(v)
+	}
+	if c.opts.WWDeps {
+		d.wwStart = make([]int32, n+1)
+		each := func(f func(w1, w2 int32)) {
+			for _, kept := range c.kept {
+				for p := 1; p < len(kept); p++ {
+					if w1, w2 := d.wv[kept[p-1]], d.wv[kept[p]]; w1 >= 0 && w2 >= 0 {
+						f(w1, w2)
+					}
+				}
+			}
+		}
+		each(func(_, w2 int32) { d.wwStart[w2+1]++ })
+		for v := 1; v <= n; v++ {
+			d.wwStart[v] += d.wwStart[v-1]
+		}
+		d.wwFrom = make([]int32, d.wwStart[n])
+		next := slices.Clone(d.wwStart[:n])
+		each(func(w1, w2 int32) {
+			d.wwFrom[next[w2]] = w1
+			next[w2]++
+		})
+	}
+	// the realtime frontier, as buildGraph's walk keeps it
+	d.rtLo, d.rtHi = make([]int32, n), make([]int32, n)
+	nok := 0
+	for _, ri := range d.vrec {
+		if c.recs[ri].typ == model.OK {
+			nok++
+		}
+	}
+	win := realtimeWindow{order: make([]int32, 0, nok), entry: make([]int32, 0, nok), inv: make([]int32, 0, nok)}
+	win.walk(c, func(v int32) {
+		d.rtLo[v], d.rtHi[v] = int32(win.head), int32(len(win.order))
+	}, nil)
+	d.order = win.order
+	c.ev = nil // the op positions' recs: nothing needs them any more
+	return d
+}
+
+// eachPred calls f for each predecessor u of vertex v (u -> v an edge of
+// buildGraph's graph, before merging; self-loops included), with its
+// relation.
+func (d *depGraph) eachPred(v int32, f func(u int32, rel graph.Rel)) {
+	if u := d.prev[v]; u >= 0 {
+		f(u, graph.Process)
+	}
+	for _, u := range d.order[d.rtLo[v]:d.rtHi[v]] {
+		f(u, graph.Realtime)
+	}
+	c := d.c
+	if r := &c.recs[d.vrec[v]]; r.comp != r.inv {
+		mops := c.h.MopsOf(c.op(r.comp))
+		for mi := range mops {
+			for _, kp := range c.h.PollsOf(&mops[mi]) {
+				for _, rd := range c.h.ReadsOf(&kp) {
+					if u := d.wv[rd.Msg]; u >= 0 {
+						f(u, graph.WR)
+					}
+				}
+			}
+		}
+	}
+	if d.wwStart != nil {
+		for _, u := range d.wwFrom[d.wwStart[v]:d.wwStart[v+1]] {
+			f(u, graph.WW)
+		}
+	}
+}
+
+// census counts the edges of buildGraph's graph (each vertex's distinct
+// predecessors other than itself: the realtime ones are distinct, and the
+// others are counted once each, less those among the realtime ones) and
+// finds the stretches of vertices where cycles can be.
+//
+// Vertices are numbered in completion order, and process and realtime
+// edges go from a vertex to a later one; only a wr or ww edge u -> v with
+// u > v goes back. A cycle (indeed any closed walk) from its lowest vertex
+// lo to its highest hi and back crosses every point between them
+// downwards, by backward edges whose spans [v, u] therefore cover [lo, hi]
+// and overlap or touch one another. So every cycle lies, with its edges,
+// inside one stretch: a maximal union of overlapping or touching spans of
+// backward edges. Histories have few backward edges (an op that read a
+// value before its send completed), so the stretches hold few vertices.
+func (d *depGraph) census() (edges int64, stretches [][2]int32) {
+	c := d.c
+	n := len(d.vrec)
+	ordPos := filled(n, -1) // position in order
+	for i, v := range d.order {
+		ordPos[v] = int32(i)
+	}
+	seen := make([]int32, n) // v+1 when counted for v
+	reach := int32(-1)       // the highest source of a backward edge so far
+	var lo int32             // the current stretch starts there, if reach >= 0
+	for v := range int32(n) {
+		rlo, rhi := d.rtLo[v], d.rtHi[v]
+		edges += int64(rhi - rlo)
+		back := int32(-1) // the highest source of a backward edge into v
+		count := func(u int32) {
+			if u == v || seen[u] == v+1 {
+				return
+			}
+			seen[u] = v + 1
+			if p := ordPos[u]; p < rlo || p >= rhi {
+				edges++
+			}
+			back = max(back, u)
+		}
+		if u := d.prev[v]; u >= 0 {
+			count(u)
+		}
+		if r := &c.recs[d.vrec[v]]; r.comp != r.inv {
+			mops := c.h.MopsOf(c.op(r.comp))
+			for mi := range mops {
+				for _, kp := range c.h.PollsOf(&mops[mi]) {
+					for _, rd := range c.h.ReadsOf(&kp) {
+						if u := d.wv[rd.Msg]; u >= 0 && seen[u] != v+1 {
+							count(u)
+						}
+					}
+				}
+			}
+		}
+		if d.wwStart != nil {
+			for _, u := range d.wwFrom[d.wwStart[v]:d.wwStart[v+1]] {
+				count(u)
+			}
+		}
+		if back > v {
+			if v > reach {
+				if reach >= 0 {
+					stretches = append(stretches, [2]int32{lo, reach})
+				}
+				lo = v
+			}
+			reach = max(reach, back)
+		}
+	}
+	if reach >= 0 {
+		stretches = append(stretches, [2]int32{lo, reach})
+	}
+	return edges, stretches
+}
+
+// predCursor goes through the predecessors of one vertex step by step,
+// for the depth-first search of scc: first its process's previous op, then
+// its realtime predecessors, then the writers of its reads (by micro-op,
+// key and read), then its ww predecessors; only those in the stretch
+// [d.lo, d.hi] searched.
+type predCursor struct {
+	v       int32
+	phase   uint8
+	i, j, k int32
+}
+
+// start sets the cursor at v's first predecessor.
+func (d *depGraph) start(v int32) predCursor {
+	i, hi := d.rtLo[v], d.rtHi[v]
+	// order ascends: skip the realtime predecessors below the stretch
+	if i < hi && d.order[i] < d.lo {
+		j, _ := slices.BinarySearch(d.order[i:hi], d.lo)
+		i += int32(j)
+	}
+	return predCursor{v: v, i: i}
+}
+
+// in reports whether u is in the stretch searched and is not v.
+func (d *depGraph) in(u, v int32) bool { return u >= d.lo && u <= d.hi && u != v }
+
+// next returns the next predecessor of the cursor's vertex in the stretch
+// searched, other than itself, or -1 when there is none left.
+func (d *depGraph) next(p *predCursor) int32 {
+	v := p.v
+	c := d.c
+	switch p.phase {
+	case 0:
+		p.phase = 1
+		if u := d.prev[v]; d.in(u, v) {
+			return u
+		}
+		fallthrough
+	case 1:
+		if p.i < d.rtHi[v] {
+			p.i++
+			return d.order[p.i-1] // in the stretch: below v, not below lo
+		}
+		p.phase, p.i = 2, 0
+		fallthrough
+	case 2:
+		if r := &c.recs[d.vrec[v]]; r.comp != r.inv {
+			mops := c.h.MopsOf(c.op(r.comp))
+			for ; int(p.i) < len(mops); p.i, p.j = p.i+1, 0 {
+				kps := c.h.PollsOf(&mops[p.i])
+				for ; int(p.j) < len(kps); p.j, p.k = p.j+1, 0 {
+					rs := c.h.ReadsOf(&kps[p.j])
+					for int(p.k) < len(rs) {
+						u := d.wv[rs[p.k].Msg]
+						p.k++
+						if d.in(u, v) {
+							return u
+						}
+					}
+				}
+			}
+		}
+		p.phase = 3
+		if d.wwStart != nil {
+			p.i = d.wwStart[v]
+		}
+		fallthrough
+	default:
+		if d.wwStart != nil {
+			for p.i < d.wwStart[v+1] {
+				u := d.wwFrom[p.i]
+				p.i++
+				if d.in(u, v) {
+					return u
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// scc returns the strongly connected components of buildGraph's graph
+// with at least two vertices, as graph.Graph.SCC does (each sorted, the
+// components by their smallest vertex), from the stretches census found:
+// Tarjan's algorithm with an explicit stack in each stretch, on the
+// reversed edges, which give the same components.
+func (d *depGraph) scc(stretches [][2]int32) [][]int32 {
+	const unvisited = -1
+	var index, low []int32
+	var onStack []bool
+	var stack []int32
+	var call []predCursor
+	var comps [][]int32
+	for _, st := range stretches {
+		d.lo, d.hi = st[0], st[1]
+		lo, n := st[0], int(st[1]-st[0]+1)
+		index = slices.Grow(index[:0], n)[:n]
+		for i := range index {
+			index[i] = unvisited
+		}
+		low = slices.Grow(low[:0], n)[:n]
+		onStack = slices.Grow(onStack[:0], n)[:n]
+		clear(onStack)
+		next := int32(0)
+		for root := st[0]; root <= st[1]; root++ {
+			if index[root-lo] != unvisited {
+				continue
+			}
+			call = append(call, d.start(root))
+			index[root-lo], low[root-lo] = next, next
+			next++
+			stack = append(stack, root)
+			onStack[root-lo] = true
+			for len(call) > 0 {
+				f := &call[len(call)-1]
+				v := f.v
+				if w := d.next(f); w >= 0 {
+					if index[w-lo] == unvisited {
+						index[w-lo], low[w-lo] = next, next
+						next++
+						stack = append(stack, w)
+						onStack[w-lo] = true
+						call = append(call, d.start(w))
+					} else if onStack[w-lo] && index[w-lo] < low[v-lo] {
+						low[v-lo] = index[w-lo]
+					}
+					continue
+				}
+				call = call[:len(call)-1]
+				if len(call) > 0 {
+					if u := call[len(call)-1].v; low[v-lo] < low[u-lo] {
+						low[u-lo] = low[v-lo]
+					}
+				}
+				if low[v-lo] == index[v-lo] {
+					i := len(stack) - 1
+					for stack[i] != v {
+						i--
+					}
+					members := stack[i:]
+					for _, w := range members {
+						onStack[w-lo] = false
+					}
+					if len(members) > 1 {
+						comp := slices.Clone(members)
+						slices.Sort(comp)
+						comps = append(comps, comp)
+					}
+					stack = stack[:i]
+				}
+			}
+		}
+	}
+	slices.SortFunc(comps, func(a, b []int32) int { return int(a[0] - b[0]) })
+	return comps
+}
+
+// inside returns the graph on all of buildGraph's vertices that holds
+// only the edges inside the components comps (from scc): what the cycle
+// search of a component looks at, with the same relations.
+func (d *depGraph) inside(comps [][]int32) *graph.Graph {
+	n := len(d.vrec)
+	compOf := filled(n, -1)
+	for ci, comp := range comps {
+		for _, v := range comp {
+			compOf[v] = int32(ci)
+		}
+	}
+	return graph.BuildFunc(n, func(add func(from, to int32, rel graph.Rel)) {
+		for ci, comp := range comps {
+			for _, v := range comp {
+				d.eachPred(v, func(u int32, rel graph.Rel) {
+					if compOf[u] == int32(ci) {
+						add(u, v, rel)
+					}
+				})
+			}
+		}
+	})
+}

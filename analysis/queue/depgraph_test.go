@@ -1,0 +1,159 @@
+package queue
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/gen"
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// sameGraph checks depGraph, which cycles uses, against the graph
+// buildGraph makes: the edge count, the components, and every edge inside
+// a component with its relations. It returns the number of components.
+func sameGraph(t *testing.T, c *checker) int {
+	t.Helper()
+	g, vrec := c.buildGraph()
+	d := c.newDepGraph()
+	if !slices.Equal(d.vrec, vrec) {
+		t.Fatalf("vertices differ")
+	}
+	edges, stretches := d.census()
+	if edges != int64(g.E()) {
+		t.Errorf("census counts %d edges, the graph has %d", edges, g.E())
+	}
+	for i, st := range stretches {
+		if st[0] >= st[1] || i > 0 && st[0] <= stretches[i-1][1] {
+			t.Errorf("stretches %v: not disjoint, ascending spans", stretches)
+			break
+		}
+	}
+	want := g.SCC()
+	comps := d.scc(stretches)
+	if !slices.EqualFunc(comps, want, slices.Equal) {
+		t.Fatalf("components %v, want %v", comps, want)
+	}
+	if len(comps) == 0 {
+		return 0
+	}
+	sub := d.inside(comps)
+	for _, comp := range comps {
+		for _, v := range comp {
+			var wantTo []int32
+			var wantRel []graph.Rel
+			to, rel := g.Out(v)
+			for i, u := range to {
+				if _, ok := slices.BinarySearch(comp, u); ok {
+					wantTo, wantRel = append(wantTo, u), append(wantRel, rel[i])
+				}
+			}
+			gotTo, gotRel := sub.Out(v)
+			if !slices.Equal(gotTo, wantTo) || !slices.Equal(gotRel, wantRel) {
+				t.Errorf("vertex %d: edges %v %v inside its component, want %v %v", v, gotTo, gotRel, wantTo, wantRel)
+			}
+		}
+	}
+	return len(comps)
+}
+
+// chain builds n ok transactions of one process, one after the other, the
+// i-th sending value i and reading value i+1 (the last reads nothing): the
+// process, realtime and wr edges between neighbours make one component.
+func chain(n int) (*model.History, model.Pairing) {
+	b := model.NewBuilder("chain")
+	k := b.Key(model.IntAtom(0))
+	msg := func(i int) model.MsgID { return b.Msg(k, b.Value(model.IntAtom(int64(i)))) }
+	for i := range n {
+		b.Add(model.Op{Index: int64(2 * i), Time: int64(2 * i), Type: model.Invoke, Process: 0, F: model.FTxn})
+		mops := []model.Mop{{Kind: model.MopSend, Done: true, Key: k, Msg: msg(i), Offset: int64(i)}}
+		if i+1 < n {
+			mops = append(mops, model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(
+				model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(int64(i+1), msg(i+1)))})})
+		}
+		b.Add(model.Op{Index: int64(2*i + 1), Time: int64(2*i + 1), Type: model.OK, Process: 0, F: model.FTxn,
+			Mops: b.StoreMops(mops...)})
+	}
+	h := b.History()
+	p, err := model.Pair(h)
+	if err != nil {
+		panic(err)
+	}
+	return h, p
+}
+
+// TestDepGraphMatchesBuildGraph runs sameGraph on generated histories with
+// every fault (with and without ww edges), on a ring that is one big
+// component, and on the specification fixtures.
+func TestDepGraphMatchesBuildGraph(t *testing.T) {
+	var faults []gen.Fault
+	for _, k := range gen.FaultKinds() {
+		faults = append(faults, gen.Fault{Kind: k, Count: 3})
+	}
+	total := 0
+	for _, seed := range []int64{1, 2, 3} {
+		for _, ww := range []bool{false, true} {
+			t.Run(fmt.Sprintf("generated seed %d ww %v", seed, ww), func(t *testing.T) {
+				cfg := gen.Config{Seed: seed, Ops: 30000, Concurrency: 12, Keys: 6, TxnFraction: 0.3,
+					InfoRate: 0.03, FailRate: 0.02, Faults: faults}
+				var buf bytes.Buffer
+				if _, err := gen.Write(&buf, cfg); err != nil {
+					t.Fatal(err)
+				}
+				h, err := ingest.Read(&buf, "gen.edn", ingest.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := model.Pair(h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts := DefaultOptions()
+				opts.WWDeps = ww
+				total += sameGraph(t, check(h, p, opts))
+			})
+		}
+	}
+	if total == 0 {
+		t.Errorf("no generated history had a cyclic component: the comparison of their edges ran on nothing")
+	}
+	t.Run("chain", func(t *testing.T) {
+		h, p := chain(200)
+		c := check(h, p, DefaultOptions())
+		if n := sameGraph(t, c); n != 1 {
+			t.Errorf("%d components in the chain, want 1", n)
+		}
+	})
+	t.Run("ring", func(t *testing.T) {
+		h, p := ring(300)
+		c := check(h, p, DefaultOptions())
+		if n := sameGraph(t, c); n != 1 {
+			t.Errorf("%d components in the ring, want 1", n)
+		}
+	})
+	files, _ := filepath.Glob(filepath.Join(fixturesDir, "*.edn"))
+	if len(files) == 0 {
+		t.Fatalf("no fixtures in %s", fixturesDir)
+	}
+	for _, f := range files {
+		for _, ww := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s ww %v", filepath.Base(f), ww), func(t *testing.T) {
+				h, err := ingest.ReadFile(f, ingest.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := model.Pair(h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts := DefaultOptions()
+				opts.WWDeps = ww
+				sameGraph(t, check(h, p, opts))
+			})
+		}
+	}
+}
