@@ -80,9 +80,9 @@ func walk(t *testing.T, path string, read int) *recorder {
 }
 
 var sample = []file{
-	{"store/t/1/history.edn", "{:a 1}"},
-	{"./store/t/2/history.edn", "{:b 2}"},
-	{"loose/x.json", "[]"},
+	{Name: "store/t/1/history.edn", Body: "{:a 1}"},
+	{Name: "./store/t/2/history.edn", Body: "{:b 2}"},
+	{Name: "loose/x.json", Body: "[]"},
 }
 
 // TestWalkFormats walks the same files packed every way and checks each
@@ -130,12 +130,12 @@ func TestWalkNested(t *testing.T) {
 	dir := t.TempDir()
 	inner := testpack.Gzip(t, testpack.Tar(t, sample[:1]))
 	innerZip := testpack.Zip(t, sample[2:], zip.Deflate)
-	deep := testpack.Zip(t, []file{{"x/deeper.tar.gz", string(inner)}}, zip.Deflate)
+	deep := testpack.Zip(t, []file{{Name: "x/deeper.tar.gz", Body: string(inner)}}, zip.Deflate)
 	outer := testpack.Zip(t, []file{
-		{"ci/run1.tar.gz", string(inner)},
-		{"ci/run2.zip", string(innerZip)},
-		{"ci/notes.txt", "hello"},
-		{"ci/deep.zip", string(deep)},
+		{Name: "ci/run1.tar.gz", Body: string(inner)},
+		{Name: "ci/run2.zip", Body: string(innerZip)},
+		{Name: "ci/notes.txt", Body: "hello"},
+		{Name: "ci/deep.zip", Body: string(deep)},
 	}, zip.Store)
 	p := write(t, dir, "ci.zip", outer)
 	r := walk(t, p, -1)
@@ -156,7 +156,7 @@ func TestWalkNested(t *testing.T) {
 	}
 
 	// A tarball holding a zip (read into memory) and a tarball.
-	tb := testpack.Gzip(t, testpack.Tar(t, []file{{"a/in.zip", string(innerZip)}, {"a/in.tar.gz", string(inner)}}))
+	tb := testpack.Gzip(t, testpack.Tar(t, []file{{Name: "a/in.zip", Body: string(innerZip)}, {Name: "a/in.tar.gz", Body: string(inner)}}))
 	p2 := write(t, dir, "outer.tar.gz", tb)
 	r2 := walk(t, p2, -1)
 	if len(r2.members) != 2 || !strings.Contains(r2.members[0], "outer.tar.gz!/a/in.zip!/loose/x.json=[]") ||
@@ -178,7 +178,7 @@ func TestWalkNested(t *testing.T) {
 func TestWalkBroken(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("{:index 0, :type :invoke}\n", 4000)
-	files := []file{{"a/first.edn", "{:x 1}"}, {"a/big.edn", big}, {"a/last.edn", "{:y 2}"}}
+	files := []file{{Name: "a/first.edn", Body: "{:x 1}"}, {Name: "a/big.edn", Body: big}, {Name: "a/last.edn", Body: "{:y 2}"}}
 	tgz := testpack.Gzip(t, testpack.Tar(t, files))
 	garbled := bytes.Clone(tgz)
 	for i := len(garbled) / 2; i < len(garbled)/2+32; i++ {
@@ -255,7 +255,7 @@ func TestNames(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	files := []file{{"../../escape.edn", "up"}, {"/etc/abs.edn", "abs"}, {"ok/h.edn", "ok"}}
+	files := []file{{Name: "../../escape.edn", Body: "up"}, {Name: "/etc/abs.edn", Body: "abs"}, {Name: "ok/h.edn", Body: "ok"}}
 	before := listTree(t, filepath.Dir(dir))
 	for _, c := range []struct {
 		name string
@@ -308,7 +308,7 @@ func listTree(t *testing.T, root string) []string {
 func TestOpen(t *testing.T) {
 	dir := t.TempDir()
 	inner := testpack.Gzip(t, testpack.Tar(t, sample))
-	p := write(t, dir, "ci.zip", testpack.Zip(t, []file{{"run.tar.gz", string(inner)}, {"z.zip", string(testpack.Zip(t, sample, zip.Deflate))}}, zip.Deflate))
+	p := write(t, dir, "ci.zip", testpack.Zip(t, []file{{Name: "run.tar.gz", Body: string(inner)}, {Name: "z.zip", Body: string(testpack.Zip(t, sample, zip.Deflate))}}, zip.Deflate))
 	tz := write(t, dir, "a.tar.zst", testpack.Zstd(t, testpack.Tar(t, sample)))
 	for _, c := range []struct{ path, want string }{
 		{tz + "!/store/t/2/history.edn", "{:b 2}"},
