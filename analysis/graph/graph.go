@@ -130,19 +130,6 @@ func BuildFunc(n int, emit func(add func(from, to int32, rel Rel))) *Graph {
 	return fill(start[1:], emit)
 }
 
-// BuildBounded is BuildFunc for a caller that knows, for each vertex, a
-// bound on its out-degree (bound[v] >= the edges emit adds from v, self-loops
-// and parallel edges included): emit is called once, not twice. If emit adds
-// more edges from a vertex than its bound, BuildBounded builds the graph
-// with BuildFunc instead (a bound that is too small is a bug of the caller,
-// which costs only time). Memory: the bounds summed, 5 bytes each.
-func BuildBounded(n int, bound []int32, emit func(add func(from, to int32, rel Rel))) *Graph {
-	if g := fill(bound, emit); g != nil {
-		return g
-	}
-	return BuildFunc(n, emit)
-}
-
 // fill builds the graph on vertices 0..len(deg)-1 whose out-degrees are at
 // most deg (which it overwrites) with one call of emit, then sorts each row
 // by target and merges its parallel edges (relations or-ed), compacting in

@@ -9,148 +9,27 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// buildGraph builds the dependency graph of spec/queue.md §4 on the send,
-// poll and txn records, every edge of it. It returns the graph and, per
-// vertex, its record. cycles works on the same graph held as a depGraph,
-// which makes only the edges inside cyclic components; the tests check
-// one against the other.
+// realtimeWindow is the realtime frontier of the dependency graph: the ok
+// vertices in completion order, those from head on being in the frontier.
 //
 // Realtime edges are sparse: from the frontier of ok completions not yet
 // superseded to each invocation. A completion supersedes the members that
 // were in the frontier at its invocation, which are those that entered it
-// before (members leave, never return): the frontier is a window of the ok
-// vertices in completion order, from which a completion removes a prefix.
-// So each vertex's out-degree is known before any edge is made (the
-// invocations while it was in the window, its reads by others, its next
-// op), and the graph is built in one pass over the edges.
-func (c *checker) buildGraph() (*graph.Graph, []int32) {
-	var vrec []int32
-	for ri, r := range c.recs {
-		if r.vertex >= 0 {
-			vrec = append(vrec, int32(ri))
-		}
-	}
-	// the vertex of each message's writer, or -1
-	wv := make([]int32, len(c.writer))
-	for m, w := range c.writer {
-		wv[m] = -1
-		if w >= 0 {
-			wv[m] = c.recs[w].vertex
-		}
-	}
-	// Out-degree bounds: reads of each writer's messages (its own included),
-	// ww, process and realtime edges.
-	bound := make([]int32, len(vrec))
-	for _, ri := range vrec {
-		if r := &c.recs[ri]; r.comp != r.inv {
-			for _, m := range c.mops(ri) {
-				for _, kp := range c.h.PollsOf(&m) {
-					for _, rd := range c.h.ReadsOf(&kp) {
-						if w := wv[rd.Msg]; w >= 0 {
-							bound[w]++
-						}
-					}
-				}
-			}
-		}
-	}
-	if c.opts.WWDeps {
-		for _, kept := range c.kept {
-			for p := 1; p < len(kept); p++ {
-				if w1, w2 := wv[kept[p-1]], wv[kept[p]]; w1 >= 0 && w2 >= 0 {
-					bound[w1]++
-				}
-			}
-		}
-	}
-	lastOf := filled(len(c.procIDs), -1) // vertex
-	for _, ri := range vrec {
-		r := &c.recs[ri]
-		if prev := lastOf[r.proc]; prev >= 0 {
-			bound[prev]++
-		}
-		lastOf[r.proc] = r.vertex
-	}
-	var win realtimeWindow
-	nok := 0
-	for _, ri := range vrec {
-		if c.recs[ri].typ == model.OK {
-			nok++
-		}
-	}
-	win.order, win.entry, win.inv = make([]int32, 0, nok), make([]int32, 0, nok), make([]int32, 0, nok)
-	win.walk(c, func(v int32) {}, func(f int32, n int32) { bound[f] += n })
-
-	emit := func(add func(from, to int32, rel graph.Rel)) {
-		// wr: writer -> reader
-		for _, ri := range vrec {
-			r := &c.recs[ri]
-			if r.comp == r.inv {
-				continue
-			}
-			mops := c.mops(ri)
-			for mi := range mops {
-				if mops[mi].Kind != model.MopPoll {
-					continue
-				}
-				for _, kp := range c.h.PollsOf(&mops[mi]) {
-					for _, rd := range c.h.ReadsOf(&kp) {
-						if w := wv[rd.Msg]; w >= 0 {
-							add(w, r.vertex, graph.WR)
-						}
-					}
-				}
-			}
-		}
-		// ww: writer of each listed value -> writer of the one listed at the
-		// next position (values sharing a position get none: package doc)
-		if c.opts.WWDeps {
-			for _, kept := range c.kept {
-				for p := 1; p < len(kept); p++ {
-					if w1, w2 := wv[kept[p-1]], wv[kept[p]]; w1 >= 0 && w2 >= 0 {
-						add(w1, w2, graph.WW)
-					}
-				}
-			}
-		}
-		// process order
-		lastOf := filled(len(c.procIDs), -1) // vertex
-		for _, ri := range vrec {
-			r := &c.recs[ri]
-			if prev := lastOf[r.proc]; prev >= 0 {
-				add(prev, r.vertex, graph.Process)
-			}
-			lastOf[r.proc] = r.vertex
-		}
-		// realtime
-		win.walk(c, func(v int32) {
-			for _, f := range win.members() {
-				add(f, v, graph.Realtime)
-			}
-		}, nil)
-	}
-	g := graph.BuildBounded(len(vrec), bound, emit)
-	return g, vrec
-}
-
-// realtimeWindow is the frontier of buildGraph: ok vertices in completion
-// order, those from head on being in the frontier.
+// before (members leave, never return): so the frontier is a window of the
+// ok vertices in completion order, from which a completion removes a
+// prefix.
 type realtimeWindow struct {
 	order []int32 // vertices
 	entry []int32 // op position of each one's completion
-	inv   []int32 // invocations seen when it entered
 	head  int
 }
 
 func (w *realtimeWindow) members() []int32 { return w.order[w.head:] }
 
 // walk goes through the history's op lines, calling invoked at each
-// vertex's invocation (the frontier then holds its realtime predecessors)
-// and, with left non-nil, left(f, n) for each vertex f leaving the frontier
-// (or still in it at the end), n being the invocations it saw.
-func (w *realtimeWindow) walk(c *checker, invoked func(v int32), left func(f, n int32)) {
-	w.order, w.entry, w.inv, w.head = w.order[:0], w.entry[:0], w.inv[:0], 0
-	invs := int32(0)
+// vertex's invocation (the frontier then holds its realtime predecessors).
+func (w *realtimeWindow) walk(c *checker, invoked func(v int32)) {
+	w.order, w.entry, w.head = w.order[:0], w.entry[:0], 0
 	for i, ri := range c.events() {
 		if ri < 0 {
 			continue
@@ -161,7 +40,6 @@ func (w *realtimeWindow) walk(c *checker, invoked func(v int32), left func(f, n 
 		}
 		if int32(i) == r.inv {
 			invoked(r.vertex)
-			invs++
 			continue
 		}
 		if r.typ == model.OK {
@@ -169,19 +47,10 @@ func (w *realtimeWindow) walk(c *checker, invoked func(v int32), left func(f, n 
 			// the members that were in the frontier at v's invocation leave
 			inv := r.inv
 			for w.head < len(w.order) && w.entry[w.head] < inv {
-				if left != nil {
-					left(w.order[w.head], invs-w.inv[w.head])
-				}
 				w.head++
 			}
 			w.order = append(w.order, v)
 			w.entry = append(w.entry, int32(i))
-			w.inv = append(w.inv, invs)
-		}
-	}
-	if left != nil {
-		for ; w.head < len(w.order); w.head++ {
-			left(w.order[w.head], invs-w.inv[w.head])
 		}
 	}
 }

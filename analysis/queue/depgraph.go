@@ -30,8 +30,6 @@ type depGraph struct {
 	rtLo, rtHi []int32
 	// Under --ww-deps, the ww predecessors of v are wwFrom[wwStart[v]:wwStart[v+1]].
 	wwStart, wwFrom []int32
-	// the stretch of vertices scc is searching
-	lo, hi int32
 }
 
 // newDepGraph gathers what the edges come from (see buildGraph for the
@@ -88,10 +86,10 @@ func (c *checker) newDepGraph() *depGraph {
 			nok++
 		}
 	}
-	win := realtimeWindow{order: make([]int32, 0, nok), entry: make([]int32, 0, nok), inv: make([]int32, 0, nok)}
+	win := realtimeWindow{order: make([]int32, 0, nok), entry: make([]int32, 0, nok)}
 	win.walk(c, func(v int32) {
 		d.rtLo[v], d.rtHi[v] = int32(win.head), int32(len(win.order))
-	}, nil)
+	})
 	d.order = win.order
 	c.ev = nil // the op positions' recs: nothing needs them any more
 	return d
@@ -142,7 +140,6 @@ func (d *depGraph) eachPred(v int32, f func(u int32, rel graph.Rel)) {
 // backward edges. Histories have few backward edges (an op that read a
 // value before its send completed), so the stretches hold few vertices.
 func (d *depGraph) census() (edges int64, stretches [][2]int32) {
-	c := d.c
 	n := len(d.vrec)
 	ordPos := filled(n, -1) // position in order
 	for i, v := range d.order {
@@ -153,38 +150,21 @@ func (d *depGraph) census() (edges int64, stretches [][2]int32) {
 	var lo int32             // the current stretch starts there, if reach >= 0
 	for v := range int32(n) {
 		rlo, rhi := d.rtLo[v], d.rtHi[v]
-		edges += int64(rhi - rlo)
 		back := int32(-1) // the highest source of a backward edge into v
-		count := func(u int32) {
+		d.eachPred(v, func(u int32, rel graph.Rel) {
+			if rel == graph.Realtime {
+				edges++ // distinct, and always from an earlier vertex
+				return
+			}
 			if u == v || seen[u] == v+1 {
 				return
 			}
 			seen[u] = v + 1
 			if p := ordPos[u]; p < rlo || p >= rhi {
-				edges++
+				edges++ // not also a realtime edge
 			}
 			back = max(back, u)
-		}
-		if u := d.prev[v]; u >= 0 {
-			count(u)
-		}
-		if r := &c.recs[d.vrec[v]]; r.comp != r.inv {
-			mops := c.h.MopsOf(c.op(r.comp))
-			for mi := range mops {
-				for _, kp := range c.h.PollsOf(&mops[mi]) {
-					for _, rd := range c.h.ReadsOf(&kp) {
-						if u := d.wv[rd.Msg]; u >= 0 && seen[u] != v+1 {
-							count(u)
-						}
-					}
-				}
-			}
-		}
-		if d.wwStart != nil {
-			for _, u := range d.wwFrom[d.wwStart[v]:d.wwStart[v+1]] {
-				count(u)
-			}
-		}
+		})
 		if back > v {
 			if v > reach {
 				if reach >= 0 {
@@ -201,159 +181,34 @@ func (d *depGraph) census() (edges int64, stretches [][2]int32) {
 	return edges, stretches
 }
 
-// predCursor goes through the predecessors of one vertex step by step,
-// for the depth-first search of scc: first its process's previous op, then
-// its realtime predecessors, then the writers of its reads (by micro-op,
-// key and read), then its ww predecessors; only those in the stretch
-// [d.lo, d.hi] searched.
-type predCursor struct {
-	v       int32
-	phase   uint8
-	i, j, k int32
-}
-
-// start sets the cursor at v's first predecessor.
-func (d *depGraph) start(v int32) predCursor {
-	i, hi := d.rtLo[v], d.rtHi[v]
-	// order ascends: skip the realtime predecessors below the stretch
-	if i < hi && d.order[i] < d.lo {
-		j, _ := slices.BinarySearch(d.order[i:hi], d.lo)
-		i += int32(j)
-	}
-	return predCursor{v: v, i: i}
-}
-
-// in reports whether u is in the stretch searched and is not v.
-func (d *depGraph) in(u, v int32) bool { return u >= d.lo && u <= d.hi && u != v }
-
-// next returns the next predecessor of the cursor's vertex in the stretch
-// searched, other than itself, or -1 when there is none left.
-func (d *depGraph) next(p *predCursor) int32 {
-	v := p.v
-	c := d.c
-	switch p.phase {
-	case 0:
-		p.phase = 1
-		if u := d.prev[v]; d.in(u, v) {
-			return u
-		}
-		fallthrough
-	case 1:
-		if p.i < d.rtHi[v] {
-			p.i++
-			return d.order[p.i-1] // in the stretch: below v, not below lo
-		}
-		p.phase, p.i = 2, 0
-		fallthrough
-	case 2:
-		if r := &c.recs[d.vrec[v]]; r.comp != r.inv {
-			mops := c.h.MopsOf(c.op(r.comp))
-			for ; int(p.i) < len(mops); p.i, p.j = p.i+1, 0 {
-				kps := c.h.PollsOf(&mops[p.i])
-				for ; int(p.j) < len(kps); p.j, p.k = p.j+1, 0 {
-					rs := c.h.ReadsOf(&kps[p.j])
-					for int(p.k) < len(rs) {
-						u := d.wv[rs[p.k].Msg]
-						p.k++
-						if d.in(u, v) {
-							return u
-						}
-					}
-				}
-			}
-		}
-		p.phase = 3
-		if d.wwStart != nil {
-			p.i = d.wwStart[v]
-		}
-		fallthrough
-	default:
-		if d.wwStart != nil {
-			for p.i < d.wwStart[v+1] {
-				u := d.wwFrom[p.i]
-				p.i++
-				if d.in(u, v) {
-					return u
-				}
-			}
-		}
-	}
-	return -1
-}
-
 // scc returns the strongly connected components of buildGraph's graph
 // with at least two vertices, as graph.Graph.SCC does (each sorted, the
 // components by their smallest vertex), from the stretches census found:
-// Tarjan's algorithm with an explicit stack in each stretch, on the
-// reversed edges, which give the same components.
+// each stretch's edges are made into a graph of their own, whose
+// components, with the stretch's first vertex added back, are the ones
+// inside it. A stretch is usually a few vertices; at worst (one backward
+// edge across the whole history) it is every vertex, and its graph as
+// large as buildGraph's.
 func (d *depGraph) scc(stretches [][2]int32) [][]int32 {
-	const unvisited = -1
-	var index, low []int32
-	var onStack []bool
-	var stack []int32
-	var call []predCursor
 	var comps [][]int32
 	for _, st := range stretches {
-		d.lo, d.hi = st[0], st[1]
-		lo, n := st[0], int(st[1]-st[0]+1)
-		index = slices.Grow(index[:0], n)[:n]
-		for i := range index {
-			index[i] = unvisited
-		}
-		low = slices.Grow(low[:0], n)[:n]
-		onStack = slices.Grow(onStack[:0], n)[:n]
-		clear(onStack)
-		next := int32(0)
-		for root := st[0]; root <= st[1]; root++ {
-			if index[root-lo] != unvisited {
-				continue
+		lo, hi := st[0], st[1]
+		g := graph.BuildFunc(int(hi-lo+1), func(add func(from, to int32, rel graph.Rel)) {
+			for v := lo; v <= hi; v++ {
+				d.eachPred(v, func(u int32, rel graph.Rel) {
+					if u >= lo && u <= hi {
+						add(u-lo, v-lo, rel)
+					}
+				})
 			}
-			call = append(call, d.start(root))
-			index[root-lo], low[root-lo] = next, next
-			next++
-			stack = append(stack, root)
-			onStack[root-lo] = true
-			for len(call) > 0 {
-				f := &call[len(call)-1]
-				v := f.v
-				if w := d.next(f); w >= 0 {
-					if index[w-lo] == unvisited {
-						index[w-lo], low[w-lo] = next, next
-						next++
-						stack = append(stack, w)
-						onStack[w-lo] = true
-						call = append(call, d.start(w))
-					} else if onStack[w-lo] && index[w-lo] < low[v-lo] {
-						low[v-lo] = index[w-lo]
-					}
-					continue
-				}
-				call = call[:len(call)-1]
-				if len(call) > 0 {
-					if u := call[len(call)-1].v; low[v-lo] < low[u-lo] {
-						low[u-lo] = low[v-lo]
-					}
-				}
-				if low[v-lo] == index[v-lo] {
-					i := len(stack) - 1
-					for stack[i] != v {
-						i--
-					}
-					members := stack[i:]
-					for _, w := range members {
-						onStack[w-lo] = false
-					}
-					if len(members) > 1 {
-						comp := slices.Clone(members)
-						slices.Sort(comp)
-						comps = append(comps, comp)
-					}
-					stack = stack[:i]
-				}
+		})
+		for _, comp := range g.SCC() {
+			for i := range comp {
+				comp[i] += lo
 			}
+			comps = append(comps, comp)
 		}
 	}
-	slices.SortFunc(comps, func(a, b []int32) int { return int(a[0] - b[0]) })
 	return comps
 }
 
