@@ -33,15 +33,11 @@ func TestShrinkEveryAnomalyOfTheSamples(t *testing.T) {
 // TestShrinkListAppend does the same for list-append: a generated history
 // with one injection of every fault kind, under strict serializability.
 func TestShrinkListAppend(t *testing.T) {
-	var buf bytes.Buffer
 	cfg := gen.TxnConfig{Seed: 3, Workload: gen.ListAppend, Txns: 150, Concurrency: 5, Keys: 4, InfoRate: 0.02, FailRate: 0.02}
 	for _, k := range gen.TxnFaultKinds() {
 		cfg.Faults = append(cfg.Faults, gen.TxnFault{Kind: k, Count: 1})
 	}
-	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
-		t.Fatal(err)
-	}
-	h, p := testhist.Read(t, &buf, "generated.edn")
+	h, p := testhist.Txn(t, cfg)
 	w := workload.MustLookup("list-append")
 	check := func(h *model.History, p model.Pairing) *analysis.Result {
 		return w.Check(h, p, workload.DefaultOptions())
@@ -133,17 +129,13 @@ func TestAppendStringEscapes(t *testing.T) {
 // and read back, holds no more ops than the fault's script (at most four
 // txns), and is 1-minimal.
 func TestShrinkRWRegister(t *testing.T) {
-	var buf bytes.Buffer
 	cfg := gen.TxnConfig{Seed: 7, Workload: gen.RWRegister, Txns: 300, Concurrency: 5, Keys: 4}
 	for _, k := range gen.TxnFaultKinds() {
 		if k.AppliesTo(gen.RWRegister) {
 			cfg.Faults = append(cfg.Faults, gen.TxnFault{Kind: k, Count: 1})
 		}
 	}
-	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
-		t.Fatal(err)
-	}
-	h, p := testhist.Read(t, &buf, "rw.edn")
+	h, p := testhist.Txn(t, cfg)
 	o := workload.DefaultOptions()
 	o.WFRKeys = true
 	w := workload.MustLookup("rw-register")

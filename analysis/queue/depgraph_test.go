@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis/graph"
 	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -100,18 +100,7 @@ func TestDepGraphMatchesBuildGraph(t *testing.T) {
 			t.Run(fmt.Sprintf("generated seed %d ww %v", seed, ww), func(t *testing.T) {
 				cfg := gen.Config{Seed: seed, Ops: 30000, Concurrency: 12, Keys: 6, TxnFraction: 0.3,
 					InfoRate: 0.03, FailRate: 0.02, Faults: faults}
-				var buf bytes.Buffer
-				if _, err := gen.Write(&buf, cfg); err != nil {
-					t.Fatal(err)
-				}
-				h, err := ingest.Read(&buf, "gen.edn", ingest.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := model.Pair(h)
-				if err != nil {
-					t.Fatal(err)
-				}
+				h, p := testhist.Queue(t, cfg)
 				opts := DefaultOptions()
 				opts.WWDeps = ww
 				total += sameGraph(t, check(h, p, opts))

@@ -1,12 +1,11 @@
 package queue
 
 import (
-	"bytes"
 	"slices"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/gen"
-	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -19,18 +18,7 @@ func TestMaxReadsOrdered(t *testing.T) {
 	}
 	cfg := gen.Config{Seed: 5, Ops: 30000, Concurrency: 12, Keys: 6, TxnFraction: 0.3,
 		InfoRate: 0.03, FailRate: 0.02, Faults: faults}
-	var buf bytes.Buffer
-	if _, err := gen.Write(&buf, cfg); err != nil {
-		t.Fatal(err)
-	}
-	h, err := ingest.Read(&buf, "gen.edn", ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, p := testhist.Queue(t, cfg)
 	c := check(h, p, DefaultOptions())
 	if len(c.res.Anomalies[LostWrite]) == 0 {
 		t.Fatal("no lost-write: max_read is not in the output")

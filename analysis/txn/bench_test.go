@@ -50,11 +50,7 @@ func rwBenchConfig() gen.TxnConfig {
 
 func benchTxnHistory(b *testing.B, cfg gen.TxnConfig) (*model.History, model.Pairing) {
 	b.Helper()
-	var buf bytes.Buffer
-	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
-		b.Fatal(err)
-	}
-	h, p := testhist.Read(b, &buf, "bench.edn")
+	h, p := testhist.Txn(b, cfg)
 	return h, p
 }
 

@@ -17,11 +17,7 @@ import (
 // generated writes a history with cfg and checks it.
 func generated(t testing.TB, cfg gen.TxnConfig, check func(*model.History, model.Pairing, Options) *analysis.Result, opts Options) *analysis.Result {
 	t.Helper()
-	var buf bytes.Buffer
-	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
-		t.Fatal(err)
-	}
-	h, p := testhist.Read(t, &buf, "generated.edn")
+	h, p := testhist.Txn(t, cfg)
 	return check(h, p, opts)
 }
 

@@ -3,6 +3,7 @@
 package testhist
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -67,4 +69,26 @@ func Fixtures[E any](t *testing.T, dir string, fn func(t *testing.T, name string
 			fn(t, name, &e, h, p)
 		})
 	}
+}
+
+// Queue generates the queue history of cfg (package gen) and reads and
+// pairs it.
+func Queue(t testing.TB, cfg gen.Config) (*model.History, model.Pairing) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := gen.Write(&buf, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return Read(t, &buf, "generated.edn")
+}
+
+// Txn generates the list-append or rw-register history of cfg (package
+// gen) and reads and pairs it.
+func Txn(t testing.TB, cfg gen.TxnConfig) (*model.History, model.Pairing) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return Read(t, &buf, "generated.edn")
 }
