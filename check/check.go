@@ -29,9 +29,8 @@ type Options struct {
 	Analysis workload.Options
 	// AfterRead, if set, is called once the history is read and before it
 	// is analysed (the command line adapts its memory budget there), with
-	// the workload workload.Detect finds in it (nil when it finds none: a
-	// history of mixed micro-ops), whatever Workload says.
-	AfterRead func(h *model.History, detected *workload.Workload)
+	// the workload that will check it; not when there is none.
+	AfterRead func(h *model.History, w *workload.Workload)
 }
 
 // DefaultOptions are the command line's defaults.
@@ -78,8 +77,8 @@ func Read(r io.Reader, name string, opts Options) (*analysis.Result, *model.Hist
 // checker.
 func History(h *model.History, opts Options) (*analysis.Result, error) {
 	// Pairing and detection each go through every op (20 and 30 ms for a
-	// million ops): they run at once, and detection once, for AfterRead
-	// and Workload alike. Errors keep their order: pairing's first.
+	// million ops): they run at once. Errors keep their order: pairing's
+	// first.
 	var pairing model.Pairing
 	var err error
 	paired := make(chan struct{})
@@ -87,21 +86,16 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 		defer close(paired)
 		pairing, err = model.Pair(h)
 	}()
-	var detected *workload.Workload
-	var detectErr error
-	if opts.Workload == "" || opts.AfterRead != nil {
-		detected, detectErr = workload.Detect(h)
-	}
-	if opts.AfterRead != nil {
-		opts.AfterRead(h, detected)
+	w, werr := Workload(h, opts.Workload)
+	if werr == nil && opts.AfterRead != nil {
+		opts.AfterRead(h, w)
 	}
 	<-paired
 	if err != nil {
 		return nil, &InputError{err}
 	}
-	w, err := pick(h, opts.Workload, detected, detectErr)
-	if err != nil {
-		return nil, err
+	if werr != nil {
+		return nil, werr
 	}
 	res := w.Check(h, pairing, opts.Analysis)
 	v := version.Current()
@@ -113,23 +107,13 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 // name is "". Mixed micro-ops and workloads without a checker are input
 // errors; an unknown name is a usage error.
 func Workload(h *model.History, name string) (*workload.Workload, error) {
-	var detected *workload.Workload
-	var err error
-	if name == "" {
-		detected, err = workload.Detect(h)
-	}
-	return pick(h, name, detected, err)
-}
-
-// pick is Workload once workload.Detect has given detected and detectErr
-// (needed only when name is "").
-func pick(h *model.History, name string, detected *workload.Workload, detectErr error) (*workload.Workload, error) {
 	var w *workload.Workload
 	if name == "" {
-		if detectErr != nil {
-			return nil, &InputError{detectErr}
+		d, err := workload.Detect(h)
+		if err != nil {
+			return nil, &InputError{err}
 		}
-		w = detected
+		w = d
 	} else {
 		l, ok := workload.Lookup(name)
 		if !ok {

@@ -45,7 +45,7 @@ const (
 // memoryBudget sets the soft memory limit for checking path, ratio times
 // its size (budgetRatio for check, reportBudgetRatio for a report), and
 // returns a function that puts back the previous one, and one to call once
-// the history is read, with the workload detected in it (nil: none).
+// the history is read, with the workload that will check it.
 func memoryBudget(path string, ratio float64) (restore func(), afterRead func(*model.History, *workload.Workload)) {
 	nothing := func() {}
 	if os.Getenv("GOMEMLIMIT") != "" || path == "-" {
