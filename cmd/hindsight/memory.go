@@ -58,7 +58,7 @@ func memoryBudget(path string, ratio float64) (restore func(), afterRead func(*m
 	limit := int64(ratio*float64(size)) - processFootprnt
 	prev := debug.SetMemoryLimit(limit)
 	return func() { debug.SetMemoryLimit(prev) }, func(h *model.History, w *workload.Workload) {
-		if w != nil && w.Name != "queue" {
+		if w.Name != "queue" {
 			limit = int64(max(ratio, txnBudgetRatio)*float64(size)) - processFootprnt
 			debug.SetMemoryLimit(limit)
 		}
