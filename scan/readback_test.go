@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
 // expectedRows are what the tables of a scan of the test archive must
@@ -189,27 +189,7 @@ type duckDBOutput struct {
 // the environment variable CI is set.
 func runDuckDB(t *testing.T, historiesGlob, anomaliesGlob string) duckDBOutput {
 	t.Helper()
-	missing := func(what string) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is missing; CI must have it (npm ci at the repository root)", what)
-		}
-		t.Skipf("%s is missing: run npm ci at the repository root to read the tables back with DuckDB", what)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node")
-	}
-	if _, err := os.Stat("../node_modules/@duckdb/node-api"); err != nil {
-		missing("node_modules/@duckdb/node-api")
-	}
-	cmd := exec.Command(node, "scripts/parquet-read.mjs", historiesGlob, anomaliesGlob)
-	cmd.Dir = ".."
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node scripts/parquet-read.mjs: %v\n%s", err, stderr.String())
-	}
+	out := testpaths.NodeScript(t, testpaths.Root(), "parquet-read.mjs", historiesGlob, anomaliesGlob)
 	var d duckDBOutput
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()

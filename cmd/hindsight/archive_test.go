@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/internal/testpack"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
 // hindsightBinary builds cmd/hindsight (as the Dockerfile does:
@@ -95,31 +96,7 @@ func ciArtifact(t *testing.T, dir string) (string, int) {
 // missing, and fails instead when CI is set.
 func duckdb(t *testing.T, dir string, statements ...string) [][]map[string]any {
 	t.Helper()
-	missing := func(what string) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is missing; CI must have it (npm ci at the repository root)", what)
-		}
-		t.Skipf("%s is missing: run npm ci at the repository root", what)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node")
-	}
-	if _, err := os.Stat("../../node_modules/@duckdb/node-api"); err != nil {
-		missing("node_modules/@duckdb/node-api")
-	}
-	script, err := filepath.Abs("../../scripts/duckdb-query.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, append([]string{script}, statements...)...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("duckdb-query.mjs: %v\n%s", err, stderr.String())
-	}
+	out := testpaths.NodeScript(t, dir, "duckdb-query.mjs", statements...)
 	var res [][]map[string]any
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
