@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/internal/archive"
@@ -456,21 +455,7 @@ func TestArchiveResume(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "runs.tar.gz")
 	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, treeMembers(t, root, "gen/"))))
 	opts := testOptions(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	var done atomic.Int64
-	testHooks.done = func() {
-		if done.Add(1) == 10 {
-			cancel()
-		}
-	}
-	sum, err := Run(ctx, []string{p}, opts)
-	testHooks.done = nil
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Run = %v, want context.Canceled", err)
-	}
-	if sum.Done < 10 || sum.Done >= 30 {
-		t.Errorf("interrupted scan finished %d of 30", sum.Done)
-	}
+	sum := interruptedRun(t, []string{p}, opts, 30)
 	if _, err := os.Stat(filepath.Join(opts.OutDir, "histories.parquet")); err == nil {
 		t.Errorf("an interrupted scan wrote a table")
 	}

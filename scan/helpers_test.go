@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -318,3 +320,27 @@ func paths(rows []map[string]any) []string {
 type schemaT = *arrow.Schema
 
 func newTestSemaphore() *semaphore.Weighted { return semaphore.NewWeighted(1 << 40) }
+
+// interruptedRun runs a scan of args that is cancelled once 10 of its
+// total histories are done, checks that Run says so and finished at least
+// those 10 and not all of them, and returns its summary.
+func interruptedRun(t *testing.T, args []string, opts Options, total int) *Summary {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var done atomic.Int64
+	testHooks.done = func() {
+		if done.Add(1) == 10 {
+			cancel()
+		}
+	}
+	sum, err := Run(ctx, args, opts)
+	testHooks.done = nil
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if sum.Done < 10 || sum.Done >= total {
+		t.Errorf("interrupted scan finished %d of %d", sum.Done, total)
+	}
+	return sum
+}

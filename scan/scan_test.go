@@ -218,21 +218,7 @@ func archiveOfSize(t *testing.T, n, ops int) string {
 func TestResume(t *testing.T) {
 	root := archiveOfSize(t, 30, 2000)
 	opts := testOptions(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	var done atomic.Int64
-	testHooks.done = func() {
-		if done.Add(1) == 10 {
-			cancel()
-		}
-	}
-	sum, err := Run(ctx, []string{root}, opts)
-	testHooks.done = nil
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Run = %v, want context.Canceled", err)
-	}
-	if sum.Done < 10 || sum.Done >= 30 {
-		t.Errorf("interrupted scan finished %d of 30", sum.Done)
-	}
+	sum := interruptedRun(t, []string{root}, opts, 30)
 	if entries, _ := os.ReadDir(opts.OutDir); len(entries) != 1 || entries[0].Name() != ".cache" {
 		t.Errorf("interrupted scan wrote %v; want only the cache", entries)
 	}
