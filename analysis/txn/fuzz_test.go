@@ -98,30 +98,7 @@ func FuzzListAppend(f *testing.F) {
 			t.Fatalf("generated history does not pair: %v", err)
 		}
 		res := CheckListAppend(h, p, opts)
-		for typ, ins := range res.Anomalies {
-			for _, in := range ins {
-				if len(in.Witness) == 0 && typ != EmptyTransactionGraph {
-					t.Fatalf("%s instance without a witness: %+v", typ, in)
-				}
-				if len(in.Steps) == 0 {
-					continue
-				}
-				if len(in.Steps) != len(in.Cycle) {
-					t.Fatalf("%s: %d steps for a cycle of %d", typ, len(in.Steps), len(in.Cycle))
-				}
-				for i, st := range in.Steps {
-					if st.From != in.Cycle[i] || st.To != in.Cycle[(i+1)%len(in.Cycle)] {
-						t.Fatalf("%s: step %d goes %d -> %d in cycle %v", typ, i, st.From, st.To, in.Cycle)
-					}
-				}
-				if consistency.IsCycleType(typ) && typ != classifyRels(in) && len(res.Anomalies[CycleSearchTimeout]) == 0 {
-					t.Fatalf("%s cycle classifies as %s: %+v", typ, classifyRels(in), in.Steps)
-				}
-			}
-		}
-		if _, err := json.Marshal(res); err != nil {
-			t.Fatal(err)
-		}
+		checkFuzzResult(t, res, nil)
 	})
 }
 
@@ -174,39 +151,19 @@ func FuzzRWRegister(f *testing.F) {
 			t.Fatalf("generated history does not pair: %v", err)
 		}
 		res := CheckRWRegister(h, p, opts)
-		for typ, ins := range res.Anomalies {
-			for _, in := range ins {
-				if len(in.Witness) == 0 && typ != EmptyTransactionGraph {
-					t.Fatalf("%s instance without a witness: %+v", typ, in)
+		checkFuzzResult(t, res, func(typ string, in analysis.Instance) {
+			if typ == CyclicVersions {
+				checkVersionCycle(t, in)
+			}
+			for i, st := range in.Steps {
+				if (st.Rel == "ww" || st.Rel == "rw") && (st.OrderBy == "" || len(st.Values) != 2) {
+					t.Fatalf("%s: step %d (%s) does not say why its version order holds: %+v", typ, i, st.Rel, st)
 				}
-				if typ == CyclicVersions {
-					checkVersionCycle(t, in)
-				}
-				if len(in.Steps) == 0 {
-					continue
-				}
-				if len(in.Steps) != len(in.Cycle) {
-					t.Fatalf("%s: %d steps for a cycle of %d", typ, len(in.Steps), len(in.Cycle))
-				}
-				for i, st := range in.Steps {
-					if st.From != in.Cycle[i] || st.To != in.Cycle[(i+1)%len(in.Cycle)] {
-						t.Fatalf("%s: step %d goes %d -> %d in cycle %v", typ, i, st.From, st.To, in.Cycle)
-					}
-					if (st.Rel == "ww" || st.Rel == "rw") && (st.OrderBy == "" || len(st.Values) != 2) {
-						t.Fatalf("%s: step %d (%s) does not say why its version order holds: %+v", typ, i, st.Rel, st)
-					}
-					if st.Rel == "wr" && (st.Key == nil || st.Value == nil) {
-						t.Fatalf("%s: step %d (wr) names no read: %+v", typ, i, st)
-					}
-				}
-				if consistency.IsCycleType(typ) && typ != classifyRels(in) && len(res.Anomalies[CycleSearchTimeout]) == 0 {
-					t.Fatalf("%s cycle classifies as %s: %+v", typ, classifyRels(in), in.Steps)
+				if st.Rel == "wr" && (st.Key == nil || st.Value == nil) {
+					t.Fatalf("%s: step %d (wr) names no read: %+v", typ, i, st)
 				}
 			}
-		}
-		if _, err := json.Marshal(res); err != nil {
-			t.Fatal(err)
-		}
+		})
 	})
 }
 
@@ -230,5 +187,41 @@ func checkVersionCycle(t *testing.T, in analysis.Instance) {
 		if !found {
 			t.Fatalf("edge %d by %q, not one of the sources %v", i, e.OrderBy, in.Sources)
 		}
+	}
+}
+
+// checkFuzzResult checks what every result must hold: each instance has a
+// witness (but empty-transaction-graph), each cycle's steps go round it,
+// each cycle's steps classify as its type (unless the search timed out),
+// and the result marshals. extra, if not nil, checks each instance
+// further.
+func checkFuzzResult(t *testing.T, res *analysis.Result, extra func(typ string, in analysis.Instance)) {
+	t.Helper()
+	for typ, ins := range res.Anomalies {
+		for _, in := range ins {
+			if len(in.Witness) == 0 && typ != EmptyTransactionGraph {
+				t.Fatalf("%s instance without a witness: %+v", typ, in)
+			}
+			if extra != nil {
+				extra(typ, in)
+			}
+			if len(in.Steps) == 0 {
+				continue
+			}
+			if len(in.Steps) != len(in.Cycle) {
+				t.Fatalf("%s: %d steps for a cycle of %d", typ, len(in.Steps), len(in.Cycle))
+			}
+			for i, st := range in.Steps {
+				if st.From != in.Cycle[i] || st.To != in.Cycle[(i+1)%len(in.Cycle)] {
+					t.Fatalf("%s: step %d goes %d -> %d in cycle %v", typ, i, st.From, st.To, in.Cycle)
+				}
+			}
+			if consistency.IsCycleType(typ) && typ != classifyRels(in) && len(res.Anomalies[CycleSearchTimeout]) == 0 {
+				t.Fatalf("%s cycle classifies as %s: %+v", typ, classifyRels(in), in.Steps)
+			}
+		}
+	}
+	if _, err := json.Marshal(res); err != nil {
+		t.Fatal(err)
 	}
 }
