@@ -315,7 +315,7 @@ func TestArchiveNames(t *testing.T) {
 	}
 	p := filepath.Join(dir, "evil.tar.gz")
 	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, ms)))
-	before := treeFiles(t, base)
+	before := testpack.Files(base)
 	opts := testOptions(t)
 	opts.OutDir = filepath.Join(base, "out")
 	sum := mustRun(t, []string{p}, opts)
@@ -345,7 +345,7 @@ func TestArchiveNames(t *testing.T) {
 	if !strings.Contains(text.String(), "skipped 1 archive member with the name of an earlier member") {
 		t.Errorf("summary:\n%s", text.String())
 	}
-	after := treeFiles(t, base)
+	after := testpack.Files(base)
 	for _, f := range after {
 		if !slices.Contains(before, f) && !strings.HasPrefix(f, opts.OutDir+string(filepath.Separator)) {
 			t.Errorf("the scan wrote %s outside its output folder", f)
@@ -360,18 +360,6 @@ func TestArchiveNames(t *testing.T) {
 		}
 		rc.Close()
 	}
-}
-
-func treeFiles(t *testing.T, root string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
 }
 
 // TestArchiveBomb scans members that inflate a thousandfold and a plain

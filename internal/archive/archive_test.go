@@ -256,7 +256,7 @@ func TestNames(t *testing.T) {
 
 	dir := t.TempDir()
 	files := []file{{Name: "../../escape.edn", Body: "up"}, {Name: "/etc/abs.edn", Body: "abs"}, {Name: "ok/h.edn", Body: "ok"}}
-	before := listTree(t, filepath.Dir(dir))
+	before := testpack.Files(filepath.Dir(dir))
 	for _, c := range []struct {
 		name string
 		b    []byte
@@ -285,22 +285,10 @@ func TestNames(t *testing.T) {
 			}
 		}
 	}
-	after := listTree(t, filepath.Dir(dir))
+	after := testpack.Files(filepath.Dir(dir))
 	if len(after) != len(before)+2 { // the two archives this test wrote
 		t.Errorf("files appeared outside the archives: before %d, after %d: %v", len(before), len(after), after)
 	}
-}
-
-func listTree(t *testing.T, root string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
 }
 
 // TestOpen opens members of plain, compressed and nested archives, and

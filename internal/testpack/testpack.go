@@ -1,4 +1,5 @@
-// Package testpack builds compressed files and archives in memory, for the
+// Package testpack builds compressed files and archives in memory, and lists
+// the files a test left in a folder, for the
 // tests of the packages that read them (internal/archive, ingest, scan and
 // the command line). It fails the test on any error.
 package testpack
@@ -8,6 +9,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"io/fs"
+	"path/filepath"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -85,4 +88,17 @@ func Zip(t testing.TB, files []File, method uint16) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// Files lists the paths of every file (not directory) below root, in
+// lexical order; what cannot be read is left out.
+func Files(root string) []string {
+	var out []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }
