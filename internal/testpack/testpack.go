@@ -1,7 +1,7 @@
 // Package testpack builds compressed files and archives in memory, and lists
-// the files a test left in a folder, for the
-// tests of the packages that read them (internal/archive, ingest, scan and
-// the command line). It fails the test on any error.
+// the files a test left in a folder, for the tests of the packages that read
+// them (internal/archive, ingest, scan and the command line). It fails the
+// test on any error.
 package testpack
 
 import (
