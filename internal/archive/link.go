@@ -1,0 +1,204 @@
+package archive
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// MaxLinks is the most links followed to resolve one link member (a
+// symbolic link to a symbolic link ... or a link through a symlinked
+// folder each count one); a longer chain is taken for a loop.
+const MaxLinks = 16
+
+// Errors of a link member that does not resolve to a file of its archive
+// (Link.Err wraps one of them).
+var (
+	// ErrLinkOutside: the target lies outside the archive (a relative
+	// target climbing above the archive's root with ".."). It is not
+	// followed: nothing outside an archive is ever read.
+	ErrLinkOutside = errors.New("the target lies outside the archive, and nothing outside an archive is read")
+	// ErrLinkMissing: no member of the archive has the target's name.
+	ErrLinkMissing = errors.New("the target names no file in the archive")
+	// ErrLinkLoop: following the link takes more than MaxLinks links.
+	ErrLinkLoop = fmt.Errorf("following it takes more than %d links (a loop)", MaxLinks)
+	// ErrLinkFolder: the target is a folder, not a file.
+	ErrLinkFolder = errors.New("the target is a folder, not a file")
+)
+
+// Link is a hard or symbolic link member of a tar archive, resolved to the
+// regular member it names (see Visitor.Link).
+type Link struct {
+	// Path, Archive and Name name the link member, as for Member.
+	Path, Archive, Name string
+	// Symbolic tells a symbolic link from a hard link.
+	Symbolic bool
+	// LinkTo is the target as stored in the link's header.
+	LinkTo string
+	// Target is the full path (ARCHIVE!/NAME) of the regular member the
+	// link resolves to, TargetName that member's cleaned name, and Size
+	// its size; all empty when Err is set.
+	Target, TargetName string
+	Size               int64
+	// Err says why the link resolves to no regular member of the archive:
+	// it wraps ErrLinkOutside, ErrLinkMissing, ErrLinkLoop or ErrLinkFolder.
+	Err error
+}
+
+type entryKind uint8
+
+const (
+	kindFile entryKind = iota + 1
+	kindDir
+	kindHardlink
+	kindSymlink
+)
+
+// entry is what a tar archive holds under a name.
+type entry struct {
+	kind   entryKind
+	target string // a link's target as stored
+	size   int64
+}
+
+// linkTable holds the names of an archive's members, to resolve its links
+// once all are known (a symbolic link may name a later member).
+type linkTable struct {
+	entries map[string]entry
+	links   []string // names of the link members, in archive order
+	dirs    map[string]bool
+}
+
+func newLinkTable() *linkTable { return &linkTable{entries: map[string]entry{}} }
+
+// add records the member called name (cleaned); of several members of one
+// name the first counts, as everywhere in this package.
+func (t *linkTable) add(name string, e entry) {
+	if _, ok := t.entries[name]; ok {
+		return
+	}
+	t.entries[name] = e
+	if e.kind == kindHardlink || e.kind == kindSymlink {
+		t.links = append(t.links, name)
+	}
+}
+
+// isDir reports whether name is a folder of the archive: a member of its
+// own, or a folder some member's name lies in.
+func (t *linkTable) isDir(name string) bool {
+	if t.dirs == nil {
+		t.dirs = map[string]bool{}
+		for n := range t.entries {
+			for i := strings.LastIndexByte(n, '/'); i > 0; i = strings.LastIndexByte(n[:i], '/') {
+				if t.dirs[n[:i]] {
+					break
+				}
+				t.dirs[n[:i]] = true
+			}
+		}
+	}
+	return t.dirs[name] || t.entries[name].kind == kindDir
+}
+
+// step returns the name a link member called name (entry e) points to,
+// cleaned and relative to the archive's root: a hard link's target is a
+// member name; a symbolic link's is relative to the link's folder, or,
+// when absolute, to the archive's root (the way CleanName drops a leading
+// '/' from member names).
+func step(name string, e entry) (string, error) {
+	t := strings.ReplaceAll(e.target, "\\", "/")
+	var p string
+	if e.kind == kindHardlink || strings.HasPrefix(t, "/") {
+		p = CleanName(t)
+	} else {
+		if name == ".." || strings.HasPrefix(name, "../") {
+			return "", ErrLinkOutside // a link stored outside has nothing inside
+		}
+		p = path.Join(path.Dir(name), t)
+	}
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", ErrLinkOutside
+	}
+	return p, nil
+}
+
+// resolve follows the link member called name to the regular member it
+// names, through links to links and symbolically linked folders, at most
+// MaxLinks of them. Cost: O(MaxLinks × the length of a name) map lookups.
+func (t *linkTable) resolve(name string) (string, error) {
+	p, err := step(name, t.entries[name])
+	if err != nil {
+		return "", err
+	}
+	return t.resolvePath(p, 1)
+}
+
+// resolvePath resolves the cleaned name p, reached through hops links
+// already, as resolve does.
+func (t *linkTable) resolvePath(p string, hops int) (string, error) {
+	var err error
+	for err == nil {
+		e, ok := t.entries[p]
+		switch {
+		case ok && e.kind == kindFile:
+			return p, nil
+		case ok && e.kind == kindDir:
+			return "", ErrLinkFolder
+		case ok:
+			if hops++; hops > MaxLinks {
+				return "", ErrLinkLoop
+			}
+			p, err = step(p, e)
+			continue
+		}
+		// Not a member: maybe a folder on its way is a symbolic link.
+		via := -1
+		for i := 0; i < len(p); i++ {
+			if p[i] != '/' {
+				continue
+			}
+			if e, ok := t.entries[p[:i]]; ok && (e.kind == kindSymlink || e.kind == kindHardlink) {
+				via = i
+				break
+			}
+		}
+		if via < 0 {
+			if t.isDir(p) {
+				return "", ErrLinkFolder
+			}
+			return "", ErrLinkMissing
+		}
+		if hops++; hops > MaxLinks {
+			return "", ErrLinkLoop
+		}
+		var q string
+		q, err = step(p[:via], t.entries[p[:via]])
+		p = path.Join(q, p[via+1:])
+	}
+	return "", err
+}
+
+// link resolves the link member called name of the archive at archivePath
+// into a Link; partial says the archive could not be read to its end.
+func (t *linkTable) link(archivePath, name string, partial bool) *Link {
+	e := t.entries[name]
+	l := &Link{Path: Join(archivePath, name), Archive: archivePath, Name: name, Symbolic: e.kind == kindSymlink, LinkTo: e.target}
+	target, err := t.resolve(name)
+	if err != nil {
+		what := "a hard link"
+		if l.Symbolic {
+			what = "a symbolic link"
+		}
+		switch {
+		case partial && errors.Is(err, ErrLinkMissing):
+			err = fmt.Errorf("%w (in the part of the archive that could be read)", err)
+		case l.Symbolic && strings.HasPrefix(e.target, "/") && errors.Is(err, ErrLinkMissing):
+			err = fmt.Errorf("%w (an absolute target is taken from the archive's root: nothing outside the archive is read)", err)
+		}
+		l.Err = fmt.Errorf("%s: %s to %q: %w", l.Path, what, e.target, err)
+		return l
+	}
+	l.Target, l.TargetName, l.Size = Join(archivePath, target), target, t.entries[target].size
+	return l
+}
