@@ -245,3 +245,28 @@ func TestArchiveZipBadDirectory(t *testing.T) {
 		t.Errorf("exit %d", sum.ExitCode())
 	}
 }
+
+// TestArchiveLinkArgument scans links named by ARCHIVE!/path: the link
+// alone (its target lies outside the part asked for, so the archive is
+// read a second time for it), and a folder holding a link.
+func TestArchiveLinkArgument(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.tar.gz")
+	writeFile(t, p, testpack.Gzip(t, linkTar(t)))
+	for arg, want := range map[string]map[string]string{
+		p + "!/r/3/history.edn": {"r/3/history.edn": VerdictInvalid},
+		p + "!/early":           {"early/link.edn": VerdictInvalid},
+		p + "!/named.edn":       {"named.edn": VerdictValid},
+	} {
+		opts := testOptions(t)
+		mustRun(t, []string{arg}, opts)
+		got := rowsByPath(t, opts.OutDir)
+		if len(got) != len(want) {
+			t.Errorf("%s: rows %v, want %v", arg, mapKeys(got), want)
+		}
+		for sub, v := range want {
+			if r := got[p+"!/"+sub]; r == nil || r["verdict"] != v || fmt.Sprint(r["ops"]) == "0" {
+				t.Errorf("%s: row %s = %v; want %s", arg, sub, r, v)
+			}
+		}
+	}
+}

@@ -23,6 +23,20 @@
 // often are): its members are OUTER!/INNER.tar.gz!/NAME. An archive nested
 // deeper is reported as an error, not read.
 //
+// # Links
+//
+// A tar holds hard links (GNU tar stores the second and later names of a
+// hard-linked file as links to the first) and symbolic links. Walk reports
+// each to Visitor.Link once the archive is read through, resolved to the
+// regular member it names: a hard link's target is a member name, a
+// symbolic link's is relative to the link's folder, or, when absolute,
+// to the archive's root; links to links and names in symbolically linked
+// folders are followed, up to MaxLinks. Paths are folded with path.Clean,
+// and a target that climbs above the root with ".." is refused
+// (ErrLinkOutside): nothing outside the archive is ever read. Open reads a
+// link's target by reading the archive a second time. Links in a zip are
+// not resolved (a zip's symbolic links are skipped like its folders).
+//
 // # Streaming and memory
 //
 // A tar archive is read once, front to back; the member being visited is

@@ -3,6 +3,7 @@ package archive
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"strings"
 )
@@ -64,13 +65,21 @@ type entry struct {
 
 // linkTable holds the names of an archive's members, to resolve its links
 // once all are known (a symbolic link may name a later member).
+//
+// Names may be long (a PAX header holds up to a MiB), so the folders of a
+// name are found by hashing its prefixes in one pass (maphash, seeded per
+// table): the cost is linear in the length of a name, never quadratic.
 type linkTable struct {
 	entries map[string]entry
 	links   []string // names of the link members, in archive order
-	dirs    map[string]bool
+	seed    maphash.Seed
+	byHash  map[uint64]string // link names by their hash
+	dirs    map[uint64]bool   // hashes of the folders members lie in
 }
 
-func newLinkTable() *linkTable { return &linkTable{entries: map[string]entry{}} }
+func newLinkTable() *linkTable {
+	return &linkTable{entries: map[string]entry{}, seed: maphash.MakeSeed(), byHash: map[uint64]string{}}
+}
 
 // add records the member called name (cleaned); of several members of one
 // name the first counts, as everywhere in this package.
@@ -81,24 +90,45 @@ func (t *linkTable) add(name string, e entry) {
 	t.entries[name] = e
 	if e.kind == kindHardlink || e.kind == kindSymlink {
 		t.links = append(t.links, name)
+		t.byHash[maphash.String(t.seed, name)] = name
+	}
+}
+
+// prefixes calls f with the hash of each proper prefix of p that ends
+// before a '/', shortest first, and its length, until f returns false.
+// Cost: O(len(p)) hashing.
+func (t *linkTable) prefixes(p string, f func(h uint64, n int) bool) {
+	var h maphash.Hash
+	h.SetSeed(t.seed)
+	start := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		h.WriteString(p[start:i])
+		start = i
+		if !f(h.Sum64(), i) {
+			return
+		}
 	}
 }
 
 // isDir reports whether name is a folder of the archive: a member of its
 // own, or a folder some member's name lies in.
 func (t *linkTable) isDir(name string) bool {
+	if t.entries[name].kind == kindDir {
+		return true
+	}
 	if t.dirs == nil {
-		t.dirs = map[string]bool{}
+		t.dirs = map[uint64]bool{}
 		for n := range t.entries {
-			for i := strings.LastIndexByte(n, '/'); i > 0; i = strings.LastIndexByte(n[:i], '/') {
-				if t.dirs[n[:i]] {
-					break
-				}
-				t.dirs[n[:i]] = true
-			}
+			t.prefixes(n, func(h uint64, _ int) bool {
+				t.dirs[h] = true
+				return true
+			})
 		}
 	}
-	return t.dirs[name] || t.entries[name].kind == kindDir
+	return t.dirs[maphash.String(t.seed, name)]
 }
 
 // step returns the name a link member called name (entry e) points to,
@@ -154,15 +184,13 @@ func (t *linkTable) resolvePath(p string, hops int) (string, error) {
 		}
 		// Not a member: maybe a folder on its way is a symbolic link.
 		via := -1
-		for i := 0; i < len(p); i++ {
-			if p[i] != '/' {
-				continue
-			}
-			if e, ok := t.entries[p[:i]]; ok && (e.kind == kindSymlink || e.kind == kindHardlink) {
+		t.prefixes(p, func(h uint64, i int) bool {
+			if n, ok := t.byHash[h]; ok && n == p[:i] {
 				via = i
-				break
+				return false
 			}
-		}
+			return true
+		})
 		if via < 0 {
 			if t.isDir(p) {
 				return "", ErrLinkFolder
