@@ -341,6 +341,9 @@ func (v *archiveVisitor) Link(l *archive.Link) error {
 		v.col.explicit[l.Path] = true
 		v.col.mu.Unlock()
 	}
+	if l.Err == nil && archive.IsName(path.Base(l.TargetName)) {
+		l.Err = fmt.Errorf("%s: a link to %s, an archive, not a history: its histories are rows under its own name", l.Path, l.Target)
+	}
 	if l.Err != nil {
 		v.problem(archive.Problem{Path: l.Path, Err: l.Err}, l.Archive)
 		return nil
@@ -451,6 +454,7 @@ func (v *archiveVisitor) secondPass(path string) {
 			}
 			row := errorRow(p.l.Path, 0, "", why)
 			row.Archive = p.l.Archive
+			v.col.pr.addTotal(1)
 			v.col.add(&result{row: row, member: true, seq: p.seq})
 		}
 	}

@@ -224,9 +224,18 @@ func (t *linkTable) link(archivePath, name string, partial bool) *Link {
 		case l.Symbolic && strings.HasPrefix(e.target, "/") && errors.Is(err, ErrLinkMissing):
 			err = fmt.Errorf("%w (an absolute target is taken from the archive's root: nothing outside the archive is read)", err)
 		}
-		l.Err = fmt.Errorf("%s: %s to %q: %w", l.Path, what, e.target, err)
+		l.Err = fmt.Errorf("%s: %s to %q: %w", l.Path, what, shorten(e.target), err)
 		return l
 	}
 	l.Target, l.TargetName, l.Size = Join(archivePath, target), target, t.entries[target].size
 	return l
+}
+
+// shorten cuts a link's target for a message at 200 bytes (a PAX header
+// may hold a MiB).
+func shorten(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:200], "") + "..."
 }
