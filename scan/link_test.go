@@ -270,3 +270,38 @@ func TestArchiveLinkArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveZipLinks scans a zip holding a history and a symbolic link
+// to it (zip -y): the link is a row with the history's result.
+func TestArchiveZipLinks(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range []struct {
+		name, body string
+		link       bool
+	}{{"run/latest.edn", "1/history.edn", true}, {"run/1/history.edn", string(readTestdata(t, "lost-write-invalid.edn")), false}} {
+		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+		if e.link {
+			h.SetMode(os.ModeSymlink | 0o777)
+		}
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "l.zip")
+	writeFile(t, p, buf.Bytes())
+	opts := testOptions(t)
+	mustRun(t, []string{p}, opts)
+	got := rowsByPath(t, opts.OutDir)
+	a, b := got[p+"!/run/latest.edn"], got[p+"!/run/1/history.edn"]
+	if len(got) != 2 || a == nil || b == nil || a["verdict"] != VerdictInvalid || norm(a["sha256"]) != norm(b["sha256"]) || norm(a["ops"]) != norm(b["ops"]) {
+		t.Errorf("rows %v", got)
+	}
+}

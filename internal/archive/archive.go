@@ -34,8 +34,9 @@
 // folders are followed, up to MaxLinks. Paths are folded with path.Clean,
 // and a target that climbs above the root with ".." is refused
 // (ErrLinkOutside): nothing outside the archive is ever read. Open reads a
-// link's target by reading the archive a second time. Links in a zip are
-// not resolved (a zip's symbolic links are skipped like its folders).
+// link's target by reading the archive a second time. A zip's symbolic
+// links (zip -y stores the target as the entry's content) are resolved
+// the same way; its index gives the target directly.
 //
 // # Streaming and memory
 //
@@ -262,7 +263,8 @@ type Visitor interface {
 	// the rest when it can.
 	Problem(p Problem)
 	// Link is called for each hard or symbolic link member of a tar
-	// archive (and of a tar one level inside), once the archive is read
+	// archive, and each symbolic link of a zip (and of an archive one
+	// level inside), once the archive is read
 	// through, in the archive's order, resolved to the regular member it
 	// names (a symbolic link may name a later member) or with Link.Err set.
 	// The target's bytes were visited by Member under the target's name, if
@@ -471,9 +473,6 @@ func (w *walker) walkTar(name string, src io.Reader, depth int) error {
 	return nil
 }
 
-// isLink reports whether e is a hard or symbolic link.
-func isLink(e entry) bool { return e.kind == kindHardlink || e.kind == kindSymlink }
-
 // linkKind tells the members of a tar that are not files: hard and
 // symbolic links, folders; 0 for anything else.
 func linkKind(hdr *tar.Header) entryKind {
@@ -558,7 +557,12 @@ func (w *walker) walkZip(name string, ra io.ReaderAt, size int64, depth int) err
 		return nil
 	}
 	var names []string
+	links := zipTable(zr.File)
 	for _, f := range zr.File {
+		if f.Mode()&fs.ModeSymlink != 0 {
+			names = append(names, CleanName(f.Name))
+			continue
+		}
 		if !f.Mode().IsRegular() {
 			continue
 		}
@@ -586,8 +590,53 @@ func (w *walker) walkZip(name string, ra io.ReaderAt, size int64, depth int) err
 			return &stopErr{err}
 		}
 	}
+	if err := w.links(name, links, false); err != nil {
+		return err
+	}
 	w.v.Names(name, names)
 	return nil
+}
+
+// maxZipLink bounds the target a zip's symbolic link stores as its
+// content.
+const maxZipLink = 64 << 10
+
+// zipTable returns the link table of a zip's entries: its files, folders
+// and symbolic links (a zip made with symlinks kept, zip -y, stores a
+// link's target as its content and marks its Unix mode). Cost: one read
+// of each symbolic link's content.
+func zipTable(files []*zip.File) *linkTable {
+	t := newLinkTable()
+	for _, f := range files {
+		clean := CleanName(f.Name)
+		switch m := f.Mode(); {
+		case m.IsRegular():
+			t.add(clean, entry{kind: kindFile, size: int64(f.UncompressedSize64)})
+		case m.IsDir():
+			t.add(clean, entry{kind: kindDir})
+		case m&fs.ModeSymlink != 0:
+			target, err := zipLinkTarget(f)
+			t.add(clean, entry{kind: kindSymlink, target: target, err: err})
+		}
+	}
+	return t
+}
+
+// zipLinkTarget reads the target a zip's symbolic link stores.
+func zipLinkTarget(f *zip.File) (string, error) {
+	if f.UncompressedSize64 > maxZipLink {
+		return "", fmt.Errorf("its target, stored as its content, has %d bytes, more than %d", f.UncompressedSize64, maxZipLink)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return "", fmt.Errorf("its target cannot be read: %w", err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxZipLink))
+	if err != nil {
+		return "", fmt.Errorf("its target cannot be read: %w", err)
+	}
+	return string(b), nil
 }
 
 // zipNested walks an archive stored in a zip, one level down: a stored
@@ -698,8 +747,8 @@ func (r *ReadCloser) Close() error {
 // to the member; a zip's member is opened directly. A name no member has
 // gives an error that wraps fs.ErrNotExist.
 //
-// A hard or symbolic link of a tar, or a name that lies in a symbolically
-// linked folder, is resolved to the regular member it names (see Link):
+// A hard or symbolic link of a tar (or a symbolic link of a zip), or a
+// name that lies in a symbolically linked folder, is resolved to the regular member it names (see Link):
 // the archive is read once through to know its links, then again up to
 // that member. A link that resolves to no member of the archive gives
 // Link.Err; nothing outside the archive is ever read.
@@ -824,18 +873,37 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 		if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 			return fmt.Errorf("%s: cannot read the zip archive: %w", name, err)
 		}
-		for _, f := range zr.File {
-			if f.Mode().IsRegular() && CleanName(f.Name) == want {
-				r, err := f.Open()
-				if err != nil {
-					if err := zipOffsetsBroken(name, zr.File); err != nil {
-						return err
+		open := func(member string) (bool, error) {
+			for _, f := range zr.File {
+				if f.Mode().IsRegular() && CleanName(f.Name) == member {
+					r, err := f.Open()
+					if err != nil {
+						if err := zipOffsetsBroken(name, zr.File); err != nil {
+							return true, err
+						}
+						return true, zipMemberError(Join(name, member), err)
 					}
-					return zipMemberError(Join(name, want), err)
+					rc.closers = append(rc.closers, func() { r.Close() })
+					return true, found(r, int64(f.UncompressedSize64))
 				}
-				rc.closers = append(rc.closers, func() { r.Close() })
-				return found(r, int64(f.UncompressedSize64))
 			}
+			return false, nil
+		}
+		if ok, err := open(want); ok {
+			return err
+		}
+		// A symbolic link, or a name in a symlinked folder: the zip's
+		// index gives the target's entry directly.
+		target, err := zipTable(zr.File).resolveName(name, want)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return notFound
+		case err != nil:
+			return err
+		}
+		want = target
+		if ok, err := open(target); ok {
+			return err
 		}
 		return notFound
 	case Tar:
@@ -883,24 +951,14 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 		}
 		// No file of that name: a link of that name, or a name in a
 		// symlinked folder?
-		if isLink(links.entries[want]) {
-			l := links.link(name, want, false)
-			if l.Err != nil {
-				return l.Err
-			}
-			return relinked(l.TargetName)
-		}
-		if _, ok := links.entries[want]; ok || want == ".." || strings.HasPrefix(want, "../") {
-			return notFound
-		}
-		target, err := links.resolvePath(want, 0)
+		target, err := links.resolveName(name, want)
 		switch {
-		case err == nil:
-			return relinked(target)
-		case errors.Is(err, ErrLinkMissing), errors.Is(err, ErrLinkFolder):
+		case errors.Is(err, fs.ErrNotExist):
 			return notFound
+		case err != nil:
+			return err
 		}
-		return fmt.Errorf("%s: the path goes through a symbolic link: %w", Join(name, want), err)
+		return relinked(target)
 	}
 	return fmt.Errorf("%s: not a tar or zip archive", name)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -28,8 +29,9 @@ var (
 	ErrLinkFolder = errors.New("the target is a folder, not a file")
 )
 
-// Link is a hard or symbolic link member of a tar archive, resolved to the
-// regular member it names (see Visitor.Link).
+// Link is a hard or symbolic link member of a tar archive, or a symbolic
+// link of a zip, resolved to the regular member it names (see
+// Visitor.Link).
 type Link struct {
 	// Path, Archive and Name name the link member, as for Member.
 	Path, Archive, Name string
@@ -61,6 +63,7 @@ type entry struct {
 	kind   entryKind
 	target string // a link's target as stored
 	size   int64
+	err    error // why a link's target could not be read
 }
 
 // linkTable holds the names of an archive's members, to resolve its links
@@ -137,6 +140,9 @@ func (t *linkTable) isDir(name string) bool {
 // when absolute, to the archive's root (the way CleanName drops a leading
 // '/' from member names).
 func step(name string, e entry) (string, error) {
+	if e.err != nil {
+		return "", e.err
+	}
 	t := strings.ReplaceAll(e.target, "\\", "/")
 	var p string
 	if e.kind == kindHardlink || strings.HasPrefix(t, "/") {
@@ -205,6 +211,29 @@ func (t *linkTable) resolvePath(p string, hops int) (string, error) {
 		p = path.Join(q, p[via+1:])
 	}
 	return "", err
+}
+
+// resolveName resolves want, a name no regular member of the archive at
+// archivePath has, to the regular member it reaches as a link or through
+// symbolically linked folders. The error wraps fs.ErrNotExist when want is
+// no link and lies in no linked folder (or names a folder); a link that
+// leads nowhere in the archive gives its Link.Err.
+func (t *linkTable) resolveName(archivePath, want string) (string, error) {
+	if e := t.entries[want]; e.kind == kindHardlink || e.kind == kindSymlink {
+		l := t.link(archivePath, want, false)
+		return l.TargetName, l.Err
+	}
+	if _, ok := t.entries[want]; ok || want == ".." || strings.HasPrefix(want, "../") {
+		return "", fs.ErrNotExist
+	}
+	target, err := t.resolvePath(want, 0)
+	switch {
+	case err == nil:
+		return target, nil
+	case errors.Is(err, ErrLinkMissing), errors.Is(err, ErrLinkFolder):
+		return "", fs.ErrNotExist
+	}
+	return "", fmt.Errorf("%s: the path goes through a symbolic link: %w", Join(archivePath, want), err)
 }
 
 // link resolves the link member called name of the archive at archivePath

@@ -214,3 +214,70 @@ func BenchmarkResolveLongName(b *testing.B) {
 		}
 	}
 }
+
+// zipLinks returns a zip holding a file and symbolic links as zip -y
+// stores them (the target as content, a symlink's Unix mode).
+func zipLinks(t *testing.T) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range []struct {
+		name, body string
+		link       bool
+	}{
+		{"s.edn", "r/h.edn", true},
+		{"r/h.edn", "{:r 1}", false},
+		{"latest", "r", true},
+		{"esc.edn", "../../secret.edn", true},
+		{"loop.edn", "loop.edn", true},
+	} {
+		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+		if e.link {
+			h.SetMode(fs.ModeSymlink | 0o777)
+		}
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestZipLinks walks and opens a zip's symbolic links: resolved like a
+// tar's, never outside the archive.
+func TestZipLinks(t *testing.T) {
+	p := write(t, t.TempDir(), "l.zip", zipLinks(t))
+	r := walk(t, p, -1)
+	if len(r.members) != 1 || !strings.HasPrefix(r.members[0], p+"!/r/h.edn={:r 1} ") {
+		t.Errorf("members %v", r.members)
+	}
+	want := map[string]error{"s.edn": nil, "latest": ErrLinkFolder, "esc.edn": ErrLinkOutside, "loop.edn": ErrLinkLoop}
+	if len(r.links) != len(want) {
+		t.Fatalf("links %v", r.links)
+	}
+	for _, l := range r.links {
+		if w := want[l.Name]; !errors.Is(l.Err, w) || w == nil && l.TargetName != "r/h.edn" {
+			t.Errorf("%s: target %q, err %v; want %v", l.Name, l.TargetName, l.Err, w)
+		}
+	}
+	for _, m := range []string{"s.edn", "latest/h.edn"} {
+		rc, err := Open(p + "!/" + m)
+		if err != nil {
+			t.Errorf("Open(%s): %v", m, err)
+			continue
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if string(b) != "{:r 1}" {
+			t.Errorf("Open(%s) = %q", m, b)
+		}
+	}
+	if _, err := Open(p + "!/esc.edn"); !errors.Is(err, ErrLinkOutside) {
+		t.Errorf("Open(esc.edn): %v", err)
+	}
+}
