@@ -40,10 +40,20 @@
 // ARCHIVE!/path` reads that member. A cut or damaged archive gives rows
 // for the members read before the damage, an error row for the member it
 // broke in, and an error row under the archive's own path for the rest;
-// a zip cut short has lost its index and is one error row. Of several
-// members with the same name, the first is checked and the others are
-// skipped as duplicates. Every shard reads every archive (a tar cannot be
-// split), and checks only the members whose path hashes to it.
+// a zip cut short has lost its index and is one error row, and so is a
+// zip whose central directory points outside the file or to no stored
+// file. Of several members with the same name, the first is checked and
+// the others are skipped as duplicates. A hard or symbolic link of a tar
+// (or a symbolic link of a zip) named like a history is a row of its own
+// with the result of the file it resolves to (archive.Link; the file is
+// checked once, and the row is copied under the link's name, anomaly rows
+// included); a target this shard did not check in its walk (not a history
+// by name, outside the part asked for, in another shard) is read in a
+// second pass over the archive. A link that resolves to no file of the
+// archive (outside it, dangling, a folder, a loop) is an error row saying
+// so; a symbolic link to a folder adds no row. Every shard reads every
+// archive (a tar cannot be split), and checks only the members whose path
+// hashes to it.
 //
 // # Files that are not histories
 //

@@ -45,6 +45,57 @@ type collector struct {
 	results    []*result
 	superseded map[string]bool // member paths a store folder's rule drops
 	explicit   map[string]bool // members named by an argument, never dropped
+	links      []linkRow       // rows that take the result of another
+}
+
+// linkRow is the row of a link member of an archive: the result of the
+// member at target (the regular member it resolves to, or another link
+// to the same member that was checked in its place), under the link's own
+// path.
+type linkRow struct {
+	path, archive, target string
+	seq                   int64
+}
+
+// addLink records a link's row, built by finish from its target's result.
+func (c *collector) addLink(l linkRow) {
+	c.mu.Lock()
+	c.links = append(c.links, l)
+	c.mu.Unlock()
+}
+
+// linkResults builds the rows of the links from their targets' results:
+// the same verdict, counts, sha256, size, anomalies and report, under the
+// link's path. The target's result is that of the first member of its
+// name, as for duplicates.
+func (c *collector) linkResults() {
+	if len(c.links) == 0 {
+		return
+	}
+	first := map[string]*result{}
+	for _, r := range c.results {
+		if !r.member {
+			continue
+		}
+		if old, ok := first[r.row.Path]; !ok || r.seq < old.seq {
+			first[r.row.Path] = r
+		}
+	}
+	for _, l := range c.links {
+		t := first[l.target]
+		if t == nil {
+			row := errorRow(l.path, 0, "", fmt.Errorf("%s: a link to %s, which could not be read", l.path, l.target))
+			row.Archive = l.archive
+			c.results = append(c.results, &result{row: row, member: true, seq: l.seq})
+			continue
+		}
+		r := *t
+		r.seq = l.seq
+		r.row.Warnings = slices.Clone(t.row.Warnings)
+		r.row.relocate(l.path, t.row.SizeBytes, l.archive)
+		r.anoms = slices.Clone(t.anoms)
+		c.results = append(c.results, &r)
+	}
 }
 
 func (c *collector) add(r *result) {
@@ -68,8 +119,10 @@ func (c *collector) mine() int { return int(c.inShard.Load()) }
 // finish returns the rows sorted by path, without those a store folder
 // rule drops (see Names), and the files skipped, sorted by path. Of
 // several members of one archive with the same name, the first in the
-// archive is kept and the others are skipped as duplicates.
+// archive is kept and the others are skipped as duplicates. A link
+// member's row is its target's (linkResults).
 func (c *collector) finish() ([]*result, []SkippedFile) {
+	c.linkResults()
 	var rows []*result
 	skipped := []SkippedFile{}
 	for _, r := range c.results {
@@ -199,6 +252,19 @@ type archiveVisitor struct {
 	seq  int64
 	only string // Input.Only
 	hits int    // members in the part asked for
+	// handed holds the paths of the members handed to the workers, and
+	// pending the links whose target was not (by target path, in the
+	// archive's order): their targets are read in a second pass.
+	handed  map[string]bool
+	pending map[string][]pendingLink
+	order   []string // the keys of pending, in the order first seen
+}
+
+// pendingLink is a link whose target this scan did not check in its walk
+// of the archive.
+type pendingLink struct {
+	l   *archive.Link
+	seq int64
 }
 
 // wanted reports whether the member (or problem) at p is in the part of
@@ -236,13 +302,69 @@ func (v *archiveVisitor) Member(m *archive.Member) error {
 	v.col.inShard.Add(1)
 	v.col.pr.addTotal(1)
 	v.seq++
-	mj := &memberJob{m: m, seq: v.seq, done: make(chan struct{})}
+	v.handed[m.Path] = true
+	return v.hand(m, v.seq)
+}
+
+// hand gives the member m to a worker as a history of sequence number seq
+// and waits until its bytes are read.
+func (v *archiveVisitor) hand(m *archive.Member, seq int64) error {
+	mj := &memberJob{m: m, seq: seq, done: make(chan struct{})}
 	select {
 	case v.jobs <- job{m: mj}:
 	case <-v.ctx.Done():
 		return v.ctx.Err()
 	}
 	<-mj.done // the worker reads the member, or gives up on cancel
+	return nil
+}
+
+// Link takes a link member of the archive for a history as Member takes
+// a file, by its own name: its row is its target's result (see
+// linkResults), or an error row when it resolves to no file of the
+// archive. A target this walk did not check (not a history by its name,
+// outside the part asked for, in another shard) is read in a second pass
+// (secondPass).
+func (v *archiveVisitor) Link(l *archive.Link) error {
+	if err := v.ctx.Err(); err != nil {
+		return err
+	}
+	in, exact := v.wanted(l.Path)
+	if in {
+		v.hits++
+	}
+	if !in || !exact && !IsMemberHistory(l.Name) {
+		return nil
+	}
+	if exact {
+		v.col.mu.Lock()
+		v.col.explicit[l.Path] = true
+		v.col.mu.Unlock()
+	}
+	if l.Err == nil && archive.IsName(path.Base(l.TargetName)) {
+		l.Err = fmt.Errorf("%s: a link to %s, an archive, not a history: its histories are rows under its own name", l.Path, l.Target)
+	}
+	if l.Err != nil {
+		v.problem(archive.Problem{Path: l.Path, Err: l.Err}, l.Archive)
+		return nil
+	}
+	v.col.found.Add(1)
+	if !v.s.opts.Shard.Contains(l.Path) {
+		return nil
+	}
+	v.col.inShard.Add(1)
+	v.seq++
+	if v.handed[l.Target] {
+		v.col.addLink(linkRow{path: l.Path, archive: l.Archive, target: l.Target, seq: v.seq})
+		return nil
+	}
+	if v.pending == nil {
+		v.pending = map[string][]pendingLink{}
+	}
+	if _, ok := v.pending[l.Target]; !ok {
+		v.order = append(v.order, l.Target)
+	}
+	v.pending[l.Target] = append(v.pending[l.Target], pendingLink{l, v.seq})
 	return nil
 }
 
@@ -290,7 +412,7 @@ func (v *archiveVisitor) Names(archivePath string, names []string) {
 // through jobs. An archive that cannot be opened is a row of this shard's
 // when its path hashes here.
 func (s *scanner) walkArchive(ctx context.Context, in Input, jobs chan<- job, col *collector) {
-	v := &archiveVisitor{s: s, ctx: ctx, jobs: jobs, col: col, only: in.Only}
+	v := &archiveVisitor{s: s, ctx: ctx, jobs: jobs, col: col, only: in.Only, handed: map[string]bool{}}
 	if in.Err != nil {
 		v.Problem(archive.Problem{Path: in.Path, Err: in.Err})
 		return
@@ -308,8 +430,63 @@ func (s *scanner) walkArchive(ctx context.Context, in Input, jobs chan<- job, co
 		v.Problem(archive.Problem{Path: in.Path, Err: err})
 	case in.Only != "" && v.hits == 0:
 		v.problem(archive.Problem{Path: in.Only, Err: fmt.Errorf("%s: %s holds no file at or below this path: %w", in.Only, in.Path, fs.ErrNotExist)}, in.Path)
+	case len(v.pending) > 0:
+		v.secondPass(in.Path)
 	}
 }
+
+// secondPass reads the archive at path again for the targets of the links
+// whose target the first walk did not hand to a worker: the first link to
+// each target is checked with the target's bytes under its own name, and
+// the other links to it take its result. A target not found again (the
+// archive changed in between) leaves its links an error row.
+func (v *archiveVisitor) secondPass(path string) {
+	tv := &targetVisitor{v: v}
+	err := archive.WalkFile(path, tv, archive.Options{MaxBuffer: v.s.opts.MaxHistoryBytes}, nil)
+	if v.ctx.Err() != nil {
+		return
+	}
+	for _, t := range v.order {
+		for _, p := range v.pending[t] {
+			why := fmt.Errorf("%s: a link to %s, which a second read of the archive did not find", p.l.Path, t)
+			if err != nil {
+				why = fmt.Errorf("%s: a link to %s, which a second read of the archive could not reach: %w", p.l.Path, t, err)
+			}
+			row := errorRow(p.l.Path, 0, "", why)
+			row.Archive = p.l.Archive
+			v.col.pr.addTotal(1)
+			v.col.add(&result{row: row, member: true, seq: p.seq})
+		}
+	}
+}
+
+// targetVisitor is the visitor of an archive's second pass: it hands the
+// pending links' targets to the workers and ignores everything else.
+type targetVisitor struct{ v *archiveVisitor }
+
+func (t *targetVisitor) Member(m *archive.Member) error {
+	v := t.v
+	if err := v.ctx.Err(); err != nil {
+		return err
+	}
+	links, ok := v.pending[m.Path]
+	if !ok {
+		return nil
+	}
+	delete(v.pending, m.Path)
+	first := links[0].l
+	for _, p := range links[1:] {
+		v.col.addLink(linkRow{path: p.l.Path, archive: p.l.Archive, target: first.Path, seq: p.seq})
+	}
+	v.col.pr.addTotal(1)
+	return v.hand(&archive.Member{Path: first.Path, Archive: first.Archive, Name: first.Name, Size: m.Size, Body: m.Body}, links[0].seq)
+}
+
+func (t *targetVisitor) Problem(archive.Problem) {} // reported by the first pass
+
+func (t *targetVisitor) Link(*archive.Link) error { return nil }
+
+func (t *targetVisitor) Names(string, []string) {}
 
 // member checks one history read from an archive: it is admitted against
 // the memory budget for its bytes and its check, read into memory (then

@@ -347,3 +347,67 @@ func TestCheckArchiveMember(t *testing.T) {
 		t.Errorf("the report does not name the member: %v", err)
 	}
 }
+
+// TestCheckArchiveMemberLinks checks links inside a tarball by their
+// names: a hard link to an earlier member (GNU tar's second name of a
+// hard-linked file, which used to read as an empty history: unknown, 0
+// ops), a symbolic link to a later one and a name through a symlinked
+// folder get the verdict and the ops of the history they name; a link
+// outside the archive, absolute, dangling or in a loop is exit 3 with a
+// message in words.
+func TestCheckArchiveMemberLinks(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(fixtures, "g1a-failed-send-read-invalid.edn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	archiveTestWrite(t, filepath.Join(dir, "etc", "passwd"), b) // what an escape would reach
+	p := filepath.Join(dir, "x", "y", "run.tar.gz")
+	archiveTestWrite(t, p, testpack.Gzip(t, testpack.TarEntries(t, []testpack.Entry{
+		{Name: "store/t/1/history.edn", Body: string(b)},
+		{Name: "store/t/2/history.edn", Hardlink: "store/t/1/history.edn"},
+		{Name: "store/latest", Symlink: "t/3"},
+		{Name: "early.edn", Symlink: "store/t/3/history.edn"},
+		{Name: "esc.edn", Symlink: "../../etc/passwd"},
+		{Name: "abs.edn", Symlink: "/etc/passwd"},
+		{Name: "dangling.edn", Symlink: "store/t/4/history.edn"},
+		{Name: "loop.edn", Symlink: "loop2.edn"},
+		{Name: "loop2.edn", Symlink: "loop.edn"},
+		{Name: "store/t/3/history.edn", Body: string(b)},
+	})))
+	target := p + "!/store/t/1/history.edn"
+	code, want, stderr := runCLI(t, "", "check", "--format", "json", target)
+	if code != 1 || !strings.Contains(want, `"ops":`) {
+		t.Fatalf("check %s: exit %d\n%s%s", target, code, want, stderr)
+	}
+	for _, m := range []string{"store/t/2/history.edn", "early.edn", "store/latest/history.edn", "store/t/3/history.edn"} {
+		member := p + "!/" + m
+		code, out, stderr := runCLI(t, "", "check", "--format", "json", member)
+		if code != 1 || stable(strings.ReplaceAll(out, member, target)) != stable(want) {
+			t.Errorf("check %s: exit %d, stderr %q; want the output of %s\n%s\nwant\n%s", m, code, stderr, target, out, want)
+		}
+	}
+	for m, msg := range map[string]string{
+		"esc.edn":      `a symbolic link to "../../etc/passwd": the target lies outside the archive`,
+		"abs.edn":      `a symbolic link to "/etc/passwd": the target names no file in the archive`,
+		"dangling.edn": `a symbolic link to "store/t/4/history.edn": the target names no file in the archive`,
+		"loop.edn":     `a symbolic link to "loop2.edn": following it takes more than 16 links (a loop)`,
+	} {
+		member := p + "!/" + m
+		code, out, stderr := runCLI(t, "", "check", member)
+		if code != 3 || !strings.Contains(stderr, member+": "+msg) || out != "" {
+			t.Errorf("check %s: exit %d, stdout %q, stderr %q; want 3 and %q", m, code, out, stderr, msg)
+		}
+	}
+}
+
+// archiveTestWrite writes b at path, making its folder.
+func archiveTestWrite(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -23,6 +23,21 @@
 // often are): its members are OUTER!/INNER.tar.gz!/NAME. An archive nested
 // deeper is reported as an error, not read.
 //
+// # Links
+//
+// A tar holds hard links (GNU tar stores the second and later names of a
+// hard-linked file as links to the first) and symbolic links. Walk reports
+// each to Visitor.Link once the archive is read through, resolved to the
+// regular member it names: a hard link's target is a member name, a
+// symbolic link's is relative to the link's folder, or, when absolute,
+// to the archive's root; links to links and names in symbolically linked
+// folders are followed, up to MaxLinks. Paths are folded with path.Clean,
+// and a target that climbs above the root with ".." is refused
+// (ErrLinkOutside): nothing outside the archive is ever read. Open reads a
+// link's target by reading the archive a second time. A zip's symbolic
+// links (zip -y stores the target as the entry's content) are resolved
+// the same way; its index gives the target directly.
+//
 // # Streaming and memory
 //
 // A tar archive is read once, front to back; the member being visited is
@@ -247,9 +262,17 @@ type Visitor interface {
 	// Problem is called for what could not be read. The walk goes on with
 	// the rest when it can.
 	Problem(p Problem)
+	// Link is called for each hard or symbolic link member of a tar
+	// archive, and each symbolic link of a zip (and of an archive one
+	// level inside), once the archive is read
+	// through, in the archive's order, resolved to the regular member it
+	// names (a symbolic link may name a later member) or with Link.Err set.
+	// The target's bytes were visited by Member under the target's name, if
+	// at all: a link has no Body. A non-nil error stops the walk.
+	Link(l *Link) error
 	// Names is called once a (possibly nested) archive is walked through
-	// with the cleaned names of all its regular files, in the archive's
-	// order, including those Member saw and those it skipped.
+	// with the cleaned names of all its regular files and links, in the
+	// archive's order, including those Member saw and those it skipped.
 	Names(archivePath string, names []string)
 }
 
@@ -385,6 +408,7 @@ func (w *walker) walkTar(name string, src io.Reader, depth int) error {
 	}
 	tr := tar.NewReader(r)
 	var names []string
+	links := newLinkTable()
 	count := 0
 	for {
 		hdr, err := tr.Next()
@@ -401,13 +425,22 @@ func (w *walker) walkTar(name string, src io.Reader, depth int) error {
 				what = "the archive is cut off"
 			}
 			w.v.Problem(Problem{name, fmt.Errorf("%s: %s after %d members; the rest was not read: %w", name, what, count, err)})
-			return nil
+			return w.links(name, links, true)
 		}
 		count++
+		clean := CleanName(hdr.Name)
+		if k := linkKind(hdr); k != 0 {
+			// Resolved once the whole archive is seen (see Visitor.Link).
+			links.add(clean, entry{kind: k, target: hdr.Linkname})
+			if k != kindDir {
+				names = append(names, clean)
+			}
+			continue
+		}
 		if !hdr.FileInfo().Mode().IsRegular() {
 			continue
 		}
-		clean := CleanName(hdr.Name)
+		links.add(clean, entry{kind: kindFile, size: hdr.Size})
 		names = append(names, clean)
 		full := Join(name, clean)
 		body := &memberReader{r: tr}
@@ -430,10 +463,38 @@ func (w *walker) walkTar(name string, src io.Reader, depth int) error {
 				what = "is cut off inside"
 			}
 			w.v.Problem(Problem{name, fmt.Errorf("%s: the archive %s %s; the rest was not read: %w", name, what, clean, body.err)})
-			return nil
+			return w.links(name, links, true)
 		}
 	}
+	if err := w.links(name, links, false); err != nil {
+		return err
+	}
 	w.v.Names(name, names)
+	return nil
+}
+
+// linkKind tells the members of a tar that are not files: hard and
+// symbolic links, folders; 0 for anything else.
+func linkKind(hdr *tar.Header) entryKind {
+	switch hdr.Typeflag {
+	case tar.TypeLink:
+		return kindHardlink
+	case tar.TypeSymlink:
+		return kindSymlink
+	case tar.TypeDir:
+		return kindDir
+	}
+	return 0
+}
+
+// links hands the link members of the archive called name, resolved, to
+// the visitor; partial says the archive could not be read to its end.
+func (w *walker) links(name string, t *linkTable, partial bool) error {
+	for _, n := range t.links {
+		if err := w.v.Link(t.link(name, n, partial)); err != nil {
+			return &stopErr{err}
+		}
+	}
 	return nil
 }
 
@@ -491,8 +552,17 @@ func (w *walker) walkZip(name string, ra io.ReaderAt, size int64, depth int) err
 		w.v.Problem(Problem{name, fmt.Errorf("%s: cannot read the zip archive (a zip cut off short loses the index at its end, and then none of it can be read): %w", name, err)})
 		return nil
 	}
+	if err := zipOffsetsBroken(name, zr.File); err != nil {
+		w.v.Problem(Problem{name, err})
+		return nil
+	}
 	var names []string
+	links := zipTable(zr.File)
 	for _, f := range zr.File {
+		if f.Mode()&fs.ModeSymlink != 0 {
+			names = append(names, CleanName(f.Name))
+			continue
+		}
 		if !f.Mode().IsRegular() {
 			continue
 		}
@@ -511,7 +581,7 @@ func (w *walker) walkZip(name string, ra io.ReaderAt, size int64, depth int) err
 		}
 		rc, err := f.Open()
 		if err != nil {
-			w.v.Problem(Problem{full, fmt.Errorf("%s: %w", full, err)})
+			w.v.Problem(Problem{full, zipMemberError(full, err)})
 			continue
 		}
 		err = w.v.Member(&Member{Path: full, Archive: name, Name: clean, Size: int64(f.UncompressedSize64), Body: rc})
@@ -520,8 +590,53 @@ func (w *walker) walkZip(name string, ra io.ReaderAt, size int64, depth int) err
 			return &stopErr{err}
 		}
 	}
+	if err := w.links(name, links, false); err != nil {
+		return err
+	}
 	w.v.Names(name, names)
 	return nil
+}
+
+// maxZipLink bounds the target a zip's symbolic link stores as its
+// content.
+const maxZipLink = 64 << 10
+
+// zipTable returns the link table of a zip's entries: its files, folders
+// and symbolic links (a zip made with symlinks kept, zip -y, stores a
+// link's target as its content and marks its Unix mode). Cost: one read
+// of each symbolic link's content.
+func zipTable(files []*zip.File) *linkTable {
+	t := newLinkTable()
+	for _, f := range files {
+		clean := CleanName(f.Name)
+		switch m := f.Mode(); {
+		case m.IsRegular():
+			t.add(clean, entry{kind: kindFile, size: int64(f.UncompressedSize64)})
+		case m.IsDir():
+			t.add(clean, entry{kind: kindDir})
+		case m&fs.ModeSymlink != 0:
+			target, err := zipLinkTarget(f)
+			t.add(clean, entry{kind: kindSymlink, target: target, err: err})
+		}
+	}
+	return t
+}
+
+// zipLinkTarget reads the target a zip's symbolic link stores.
+func zipLinkTarget(f *zip.File) (string, error) {
+	if f.UncompressedSize64 > maxZipLink {
+		return "", fmt.Errorf("its target, stored as its content, has %d bytes, more than %d", f.UncompressedSize64, maxZipLink)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return "", fmt.Errorf("its target cannot be read: %w", err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxZipLink))
+	if err != nil {
+		return "", fmt.Errorf("its target cannot be read: %w", err)
+	}
+	return string(b), nil
 }
 
 // zipNested walks an archive stored in a zip, one level down: a stored
@@ -539,7 +654,7 @@ func (w *walker) zipNested(full string, ra io.ReaderAt, f *zip.File) error {
 	}
 	rc, err := f.Open()
 	if err != nil {
-		w.v.Problem(Problem{full, fmt.Errorf("%s: %w", full, err)})
+		w.v.Problem(Problem{full, zipMemberError(full, err)})
 		return nil
 	}
 	defer rc.Close()
@@ -548,6 +663,44 @@ func (w *walker) zipNested(full string, ra io.ReaderAt, f *zip.File) error {
 		return err
 	}
 	return nil
+}
+
+// ErrZipDirectory is the error of a zip archive whose central directory
+// (the index at its end) gives offsets at which no file is stored.
+var ErrZipDirectory = errors.New("not a readable zip archive: its central directory points outside the file or to no stored file, so none of its files can be read")
+
+// zipOffsetsBroken tells a zip whose central directory points nowhere
+// (a damaged offset of the directory shifts every file's offset, past the
+// start of the file or into the middle of other data): the first regular
+// file's local header cannot be read, and no other file's either. It
+// returns nil when any file can be read, so a zip with one damaged entry
+// reports that entry only. Cost: one small read in a sound zip; one per
+// file in a broken one.
+func zipOffsetsBroken(name string, files []*zip.File) error {
+	n := 0
+	for _, f := range files {
+		if !f.Mode().IsRegular() {
+			continue
+		}
+		if _, err := f.DataOffset(); err == nil {
+			return nil
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w (its %d files; the offset of the directory, or of the files, is damaged)", name, ErrZipDirectory, n)
+}
+
+// zipMemberError puts the error of opening one member of a zip in words
+// (the zip reader's own are terse: "zip: not a valid zip file", "readat:
+// negative offset").
+func zipMemberError(full string, err error) error {
+	if errors.Is(err, zip.ErrAlgorithm) {
+		return fmt.Errorf("%s: compressed with a method other than stored or deflated, which cannot be read (%w)", full, err)
+	}
+	return fmt.Errorf("%s: its entry in the zip archive points to no stored file, so it cannot be read (%w)", full, err)
 }
 
 // Unwrap returns the visitor's error that stopped a walk, for errors.Is.
@@ -593,11 +746,39 @@ func (r *ReadCloser) Close() error {
 // one level deep; names compare after CleanName). A tar archive is read up
 // to the member; a zip's member is opened directly. A name no member has
 // gives an error that wraps fs.ErrNotExist.
+//
+// A hard or symbolic link of a tar (or a symbolic link of a zip), or a
+// name that lies in a symbolically linked folder, is resolved to the regular member it names (see Link):
+// the archive is read once through to know its links, then again up to
+// that member. A link that resolves to no member of the archive gives
+// Link.Err; nothing outside the archive is ever read.
 func Open(p string) (*ReadCloser, error) {
 	arch, member, ok := Split(p)
 	if !ok {
 		return nil, fmt.Errorf("%s: no archive file before a %q in this path: %w", p, Sep, fs.ErrNotExist)
 	}
+	rc, err := openMember(arch, member)
+	var rl *relink
+	if errors.As(err, &rl) {
+		// The second read, to the regular member the link resolves to.
+		rc, err = openMember(arch, rl.member)
+		if errors.As(err, &rl) {
+			err = fmt.Errorf("%s: resolves to %s, which the archive no longer holds as a file (did it change?)", p, Join(arch, rl.member))
+		}
+	}
+	return rc, err
+}
+
+// relink is the answer of a first read of an archive that found the
+// member asked for to be a link: member names its target (with the nested
+// path, if any, as for Open).
+type relink struct{ member string }
+
+func (r *relink) Error() string { return "a link to " + r.member }
+
+// openMember opens member of the archive at arch (see Open), or returns a
+// *relink when it is a link.
+func openMember(arch, member string) (*ReadCloser, error) {
 	f, err := os.Open(arch)
 	if err != nil {
 		return nil, err
@@ -659,14 +840,29 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 		inner := Join(name, want)
 		br := bufio.NewReaderSize(r, 4096)
 		h, _ := br.Peek(4096)
+		var err error
 		if streamFormat(h) == Zip {
 			buf := make([]byte, n)
 			if _, err := io.ReadFull(br, buf); err != nil {
 				return fmt.Errorf("%s: %w", inner, err)
 			}
-			return openIn(rc, inner, bytes.NewReader(buf), nil, n, rest, 1)
+			err = openIn(rc, inner, bytes.NewReader(buf), nil, n, rest, 1)
+		} else {
+			err = openIn(rc, inner, nil, br, n, rest, 1)
 		}
-		return openIn(rc, inner, nil, br, n, rest, 1)
+		var rl *relink
+		if errors.As(err, &rl) {
+			rl.member = want + Sep + rl.member
+		}
+		return err
+	}
+	// relinked answers a link called want (or lying below a linked
+	// folder) resolved to target, with the nested path after it.
+	relinked := func(target string) error {
+		if rest != "" {
+			target += Sep + rest
+		}
+		return &relink{member: target}
 	}
 	switch format {
 	case Zip:
@@ -677,15 +873,37 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 		if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 			return fmt.Errorf("%s: cannot read the zip archive: %w", name, err)
 		}
-		for _, f := range zr.File {
-			if f.Mode().IsRegular() && CleanName(f.Name) == want {
-				r, err := f.Open()
-				if err != nil {
-					return fmt.Errorf("%s: %w", Join(name, want), err)
+		open := func(member string) (bool, error) {
+			for _, f := range zr.File {
+				if f.Mode().IsRegular() && CleanName(f.Name) == member {
+					r, err := f.Open()
+					if err != nil {
+						if err := zipOffsetsBroken(name, zr.File); err != nil {
+							return true, err
+						}
+						return true, zipMemberError(Join(name, member), err)
+					}
+					rc.closers = append(rc.closers, func() { r.Close() })
+					return true, found(r, int64(f.UncompressedSize64))
 				}
-				rc.closers = append(rc.closers, func() { r.Close() })
-				return found(r, int64(f.UncompressedSize64))
 			}
+			return false, nil
+		}
+		if ok, err := open(want); ok {
+			return err
+		}
+		// A symbolic link, or a name in a symlinked folder: the zip's
+		// index gives the target's entry directly.
+		target, err := zipTable(zr.File).resolveName(name, want)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return notFound
+		case err != nil:
+			return err
+		}
+		want = target
+		if ok, err := open(target); ok {
+			return err
 		}
 		return notFound
 	case Tar:
@@ -710,18 +928,37 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 			r = zr
 		}
 		tr := tar.NewReader(r)
+		links := newLinkTable()
 		for {
 			hdr, err := tr.Next()
 			if err == io.EOF {
-				return notFound
+				break
 			}
 			if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
 				return fmt.Errorf("%s: the archive cannot be read before %s was found: %w", name, want, err)
 			}
-			if hdr.FileInfo().Mode().IsRegular() && CleanName(hdr.Name) == want {
-				return found(tr, hdr.Size)
+			clean := CleanName(hdr.Name)
+			if k := linkKind(hdr); k != 0 {
+				links.add(clean, entry{kind: k, target: hdr.Linkname})
+				continue
+			}
+			if hdr.FileInfo().Mode().IsRegular() {
+				if clean == want {
+					return found(tr, hdr.Size)
+				}
+				links.add(clean, entry{kind: kindFile, size: hdr.Size})
 			}
 		}
+		// No file of that name: a link of that name, or a name in a
+		// symlinked folder?
+		target, err := links.resolveName(name, want)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return notFound
+		case err != nil:
+			return err
+		}
+		return relinked(target)
 	}
 	return fmt.Errorf("%s: not a tar or zip archive", name)
 }

@@ -33,6 +33,7 @@ func write(t *testing.T, dir, name string, b []byte) string {
 type recorder struct {
 	members  []string // "PATH=CONTENT (ARCHIVE|NAME|SIZE)"
 	problems []Problem
+	links    []*Link
 	names    map[string][]string
 	read     int // read only this many bytes of each member (-1: all)
 }
@@ -60,6 +61,11 @@ func (r *recorder) Member(m *Member) error {
 }
 
 func (r *recorder) Problem(p Problem) { r.problems = append(r.problems, p) }
+
+func (r *recorder) Link(l *Link) error {
+	r.links = append(r.links, l)
+	return nil
+}
 
 func (r *recorder) Names(a string, names []string) {
 	if r.names == nil {

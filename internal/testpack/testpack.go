@@ -69,6 +69,45 @@ func Tar(t testing.TB, files []File) []byte {
 	return buf.Bytes()
 }
 
+// Entry is a tar member of any kind: a regular file (Body), a hard link
+// (Hardlink names its target member), a symbolic link (Symlink is its
+// target, as ln -s takes it), or a folder (Dir).
+type Entry struct {
+	Name, Body        string
+	Hardlink, Symlink string
+	Dir               bool
+}
+
+// TarEntries returns a tar archive of entries, in order.
+func TarEntries(t testing.TB, entries []Entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range entries {
+		h := &tar.Header{Name: e.Name, Mode: 0o644, Size: int64(len(e.Body)), Typeflag: tar.TypeReg}
+		switch {
+		case e.Hardlink != "":
+			h.Typeflag, h.Linkname, h.Size = tar.TypeLink, e.Hardlink, 0
+		case e.Symlink != "":
+			h.Typeflag, h.Linkname, h.Size, h.Mode = tar.TypeSymlink, e.Symlink, 0, 0o777
+		case e.Dir:
+			h.Typeflag, h.Size, h.Mode = tar.TypeDir, 0, 0o755
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Size > 0 {
+			if _, err := tw.Write([]byte(e.Body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // Zip returns a zip archive of files, in order, each stored with method
 // (zip.Store or zip.Deflate).
 func Zip(t testing.TB, files []File, method uint16) []byte {
