@@ -232,4 +232,3 @@ func (c *checker) contest(st *analysis.Step, k model.KeyID, p int32) []int32 {
 	}
 	return recs
 }
-

@@ -188,7 +188,7 @@ type checker struct {
 	// conflicts: the positions (key, position) that inconsistent-offsets
 	// found holding more than one value, with each value's observer
 	conflicts map[[2]int32][]conflictObs
-	log     *logState       // buildLog's observations so far (scanMessages made them)
+	log       *logState // buildLog's observations so far (scanMessages made them)
 	// per key: the highest first position an ok poll read, and its reader
 	maxFirst, maxRead []int32
 	// per rec
