@@ -193,6 +193,12 @@ type Step struct {
 	// element was read, so the step never calls it unread.
 	Contested      bool    `json:"contested,omitempty"`
 	ContradictedBy []int64 `json:"contradicted_by,omitempty"`
+	// Placed marks a contested list-append step whose Values[1] some read
+	// shows (ContradictedBy's first op) but no read shows right after
+	// Values[0]: the chosen order placed it after its last element, which
+	// OrderOp's read shows (where Unread would be claimed if nobody had
+	// read it).
+	Placed bool `json:"placed,omitempty"`
 }
 
 // Proof states of a cycle instance (Instance.Proof).

@@ -541,7 +541,7 @@ func (la *listAppend) justify(st *analysis.Step, m *model.Mop, p model.MsgID, in
 	case sup >= 0:
 		st.OrderOp = analysis.I(c.idx(sup))
 	default:
-		st.Unread = !read
+		st.Unread, st.Placed = !read, read
 		if r := la.orderSrc[k]; r >= 0 {
 			st.OrderOp = analysis.I(c.idx(r))
 		}
