@@ -301,3 +301,230 @@ func TestSimPrefixRegressions(t *testing.T) {
 		})
 	}
 }
+
+// mutation corrupts a copy of a real instance; apply reports false when
+// the instance has nothing it corrupts.
+type mutation struct {
+	name  string
+	apply func(typ *string, in *analysis.Instance) bool
+}
+
+func clone(in analysis.Instance) analysis.Instance {
+	out := in
+	out.Cycle = slices.Clone(in.Cycle)
+	out.Witness = slices.Clone(in.Witness)
+	out.Given = slices.Clone(in.Given)
+	out.Assumes = slices.Clone(in.Assumes)
+	out.Steps = slices.Clone(in.Steps)
+	for i := range out.Steps {
+		st := &out.Steps[i]
+		st.Values = slices.Clone(st.Values)
+		st.Mops = slices.Clone(st.Mops)
+		st.ContradictedBy = slices.Clone(st.ContradictedBy)
+		st.OrderOps = slices.Clone(st.OrderOps)
+	}
+	return out
+}
+
+var bogus = analysis.V(model.IntAtom(-987654321))
+
+var mutations = []mutation{
+	{"a step's value", func(_ *string, in *analysis.Instance) bool {
+		for i := range in.Steps {
+			st := &in.Steps[i]
+			switch {
+			case len(st.Values) == 2:
+				st.Values[1] = bogus
+				return true
+			case st.Value != nil:
+				v := bogus
+				st.Value = &v
+				return true
+			}
+		}
+		return false
+	}},
+	{"a step's first value", func(_ *string, in *analysis.Instance) bool {
+		for i := range in.Steps {
+			if st := &in.Steps[i]; len(st.Values) == 2 && st.Rel == "ww" {
+				st.Values[0] = bogus
+				return true
+			}
+		}
+		return false
+	}},
+	{"a step's relation", func(_ *string, in *analysis.Instance) bool {
+		swap := map[string]string{"wr": "ww", "ww": "wr", "rw": "ww", "process": "wr", "realtime": "wr"}
+		for i := range in.Steps {
+			if r, ok := swap[in.Steps[i].Rel]; ok {
+				in.Steps[i].Rel = r
+				return true
+			}
+		}
+		return false
+	}},
+	{"the type", func(typ *string, in *analysis.Instance) bool {
+		if strings.HasSuffix(*typ, "-cycle-exists") {
+			return false
+		}
+		rw := 0
+		for _, st := range in.Steps {
+			if st.Rel == "rw" {
+				rw++
+			}
+		}
+		sfx := ""
+		for _, s := range []string{"-process", "-realtime"} {
+			if strings.HasSuffix(*typ, s) {
+				sfx = s
+			}
+		}
+		if rw == 0 {
+			*typ = "G-single-item" + sfx
+		} else {
+			*typ = "G0" + sfx
+		}
+		return true
+	}},
+	{"the form of the type", func(typ *string, in *analysis.Instance) bool {
+		switch {
+		case strings.HasSuffix(*typ, "-cycle-exists"):
+			return false
+		case strings.HasSuffix(*typ, "-realtime"), strings.HasSuffix(*typ, "-process"):
+			*typ = strings.TrimSuffix(strings.TrimSuffix(*typ, "-realtime"), "-process")
+		default:
+			*typ += "-realtime"
+		}
+		return true
+	}},
+	{"a witness op", func(_ *string, in *analysis.Instance) bool {
+		in.Witness = slices.DeleteFunc(in.Witness, func(x int64) bool { return x == in.Steps[0].From })
+		return true
+	}},
+	{"the order op's witness", func(_ *string, in *analysis.Instance) bool {
+		for _, st := range in.Steps {
+			if st.OrderOp != nil && !slices.Contains(in.Cycle, *st.OrderOp) {
+				in.Witness = slices.DeleteFunc(in.Witness, func(x int64) bool { return x == *st.OrderOp })
+				return true
+			}
+		}
+		return false
+	}},
+	{"the chain", func(_ *string, in *analysis.Instance) bool {
+		in.Cycle[0], in.Cycle[1] = in.Cycle[1], in.Cycle[0]
+		return true
+	}},
+	{"a step's end", func(_ *string, in *analysis.Instance) bool {
+		in.Steps[0].To = in.Steps[0].From
+		return true
+	}},
+	{"a dropped step", func(_ *string, in *analysis.Instance) bool {
+		in.Steps = in.Steps[:len(in.Steps)-1]
+		return true
+	}},
+	{"the proof state", func(_ *string, in *analysis.Instance) bool {
+		if in.Proof == analysis.Proven {
+			in.Proof = analysis.Assumes
+		} else {
+			in.Proof = analysis.Proven
+		}
+		return true
+	}},
+	{"a contested step made proven", func(_ *string, in *analysis.Instance) bool {
+		for i := range in.Steps {
+			if st := &in.Steps[i]; st.Contested {
+				st.Contested, st.ContradictedBy, st.Placed = false, nil, false
+				in.Assumes = nil
+				in.Proof = analysis.Proven
+				return true
+			}
+		}
+		return false
+	}},
+	{"a proven step made contested", func(_ *string, in *analysis.Instance) bool {
+		for i := range in.Steps {
+			if st := &in.Steps[i]; !st.Contested && (st.Rel == "ww" || st.Rel == "rw") {
+				st.Contested, st.ContradictedBy = true, []int64{st.From}
+				in.Assumes = append(in.Assumes, analysis.Assumption{Key: st.Key, ContradictedBy: []int64{st.From}})
+				in.Proof = analysis.Assumes
+				return true
+			}
+		}
+		return false
+	}},
+	{"a read element called unread", func(_ *string, in *analysis.Instance) bool {
+		for i := range in.Steps {
+			if st := &in.Steps[i]; st.Placed {
+				st.Placed, st.Unread = false, true
+				return true
+			}
+		}
+		return false
+	}},
+	{"a contradicting read", func(_ *string, in *analysis.Instance) bool {
+		for i := range in.Steps {
+			if st := &in.Steps[i]; st.Contested {
+				st.ContradictedBy[0] = 1 << 40 // no op of the history
+				return true
+			}
+		}
+		return false
+	}},
+}
+
+// TestMutations corrupts the steps, values, types, proof states and
+// witnesses of real instances (fixtures, generated histories and the
+// sim-prefix excerpts) and requires the checker to reject every corrupted
+// one, and to accept every real one.
+func TestMutations(t *testing.T) {
+	root := testpaths.Root()
+	var files []string
+	for _, dir := range []string{"list-append", "rw-register", "rw-register-cases", "queue", "types", "proofs"} {
+		fs, _ := filepath.Glob(filepath.Join(root, "testdata", dir, "*.edn"))
+		files = append(files, fs...)
+	}
+	caught := map[string]int{}
+	for _, f := range files {
+		h := readFile(t, f)
+		if h == nil {
+			continue
+		}
+		for _, o := range optionSets() {
+			res, err := check.History(h, o)
+			if err != nil {
+				continue
+			}
+			c, err := New(h, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for typ, ins := range res.Anomalies {
+				for i := range ins {
+					if len(ins[i].Steps) == 0 {
+						continue
+					}
+					if err := c.Instance(typ, &ins[i]); err != nil {
+						t.Fatalf("%s: the real %s %v fails: %v", f, typ, ins[i].Cycle, err)
+					}
+					for _, m := range mutations {
+						mt, mi := typ, clone(ins[i])
+						if !m.apply(&mt, &mi) {
+							continue
+						}
+						if err := c.Instance(mt, &mi); err == nil {
+							t.Errorf("%s: %s %v with %s corrupted passes", filepath.Base(f), typ, ins[i].Cycle, m.name)
+						} else {
+							caught[m.name]++
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, m := range mutations {
+		if caught[m.name] == 0 {
+			t.Errorf("no instance had %s to corrupt", m.name)
+		}
+	}
+	t.Logf("mutations caught: %v", caught)
+}
