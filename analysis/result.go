@@ -185,6 +185,41 @@ type Step struct {
 	// which wrote Values[1]). List-append steps leave it empty.
 	OrderBy  string  `json:"order_by,omitempty"`
 	OrderOps []int64 `json:"order_ops,omitempty"`
+	// Contested marks a ww or rw step whose version order (Values[0] right
+	// before Values[1] in Key's order) some read of Key contradicts: the
+	// step assumes the order the checker chose, it does not prove it.
+	// ContradictedBy lists the ops whose reads contradict it (the first
+	// few, by op index); a read there that shows Values[1] proves that the
+	// element was read, so the step never calls it unread.
+	Contested      bool    `json:"contested,omitempty"`
+	ContradictedBy []int64 `json:"contradicted_by,omitempty"`
+	// Placed marks a contested list-append step whose Values[1] some read
+	// shows (ContradictedBy's first op) but no read shows right after
+	// Values[0]: the chosen order placed it after its last element, which
+	// OrderOp's read shows (where Unread would be claimed if nobody had
+	// read it).
+	Placed bool `json:"placed,omitempty"`
+}
+
+// Proof states of a cycle instance (Instance.Proof).
+const (
+	// Proven: every step follows from the history alone.
+	Proven = "proven"
+	// Assumes: some step rests on a version order that a read of the
+	// history contradicts (Instance.Assumes lists them).
+	Assumes = "assumes"
+	// Given: no step is contested, but some step rests on a version order
+	// the user gave as an option (Instance.Given names them).
+	Given = "given"
+)
+
+// Assumption is a contested version order a cycle instance rests on: the
+// order of Key, from the read of OrderOp (when one gave it), which the
+// reads of ContradictedBy contradict.
+type Assumption struct {
+	Key            *Value  `json:"key"`
+	OrderOp        *int64  `json:"order_op,omitempty"`
+	ContradictedBy []int64 `json:"contradicted_by"`
 }
 
 // VersionStep is one edge of an rw-register version order, with why it
@@ -228,6 +263,13 @@ type Instance struct {
 	Reason        string   `json:"reason,omitempty"`
 	Cycle         []int64  `json:"cycle,omitempty"`
 	Steps         []Step   `json:"steps,omitempty"`
+	// Proof says what a cycle instance's steps rest on (Proven, Assumes or
+	// Given); Assumes lists the contested keys when some step is
+	// contested, Given the options (wfr-keys, sequential-keys,
+	// linearizable-keys, transaction-order) some step's order comes from.
+	Proof   string       `json:"proof,omitempty"`
+	Assumes []Assumption `json:"assumes,omitempty"`
+	Given   []string     `json:"given,omitempty"`
 	// Fields of the transactional workloads (their types' doc comments in
 	// package txn say which each uses).
 	Mop            *Mop             `json:"mop,omitempty"`
@@ -494,6 +536,10 @@ type Result struct {
 	AlsoNot []string `json:"also_not,omitzero"`
 	Stats   Stats    `json:"stats"`
 	Options Options  `json:"options"`
+	// ProvenCycles counts, for each anomaly type with cycle instances,
+	// how many of them are proven (Instance.Proof); Finish fills it. Nil,
+	// and left out, when no instance has a proof state.
+	ProvenCycles map[string]int64 `json:"proven_cycles,omitempty"`
 	// Hindsight is the build that produced the result (package check fills
 	// it), so that a result kept for months can be reproduced.
 	Hindsight *version.Info `json:"hindsight,omitempty"`
@@ -535,6 +581,22 @@ func (r *Result) Finish(bad func(typ string, in *Instance) bool) {
 	}
 	slices.Sort(r.AnomalyTypes)
 	slices.Sort(r.BadTypes)
+	r.ProvenCycles = nil
+	for typ, ins := range r.Anomalies {
+		for i := range ins {
+			if ins[i].Proof == "" {
+				continue
+			}
+			if r.ProvenCycles == nil {
+				r.ProvenCycles = map[string]int64{}
+			}
+			n := r.ProvenCycles[typ]
+			if ins[i].Proof == Proven {
+				n++
+			}
+			r.ProvenCycles[typ] = n
+		}
+	}
 	if r.AnomalyTypes == nil {
 		r.AnomalyTypes = []string{}
 	}
@@ -578,4 +640,54 @@ func lowest(w []int64) int64 {
 		return 1<<63 - 1
 	}
 	return w[0] // witnesses are sorted by Add
+}
+
+// givenSources are the version-order sources (Step.OrderBy) that come from
+// an option the user gave, not from the history.
+var givenSources = []string{"wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"}
+
+// SetProof fills a cycle instance's Proof, Assumes and Given from its
+// steps: Assumes when some step is Contested (one Assumption per key, in
+// the order the steps name them, with the union of their ContradictedBy
+// ops, sorted), else Given when some step's OrderBy is an option's, else
+// Proven. orderOp, when not nil, returns the op whose read gave a contested
+// key's version order. O(steps · keys of the cycle).
+func (in *Instance) SetProof(orderOp func(key *Value) *int64) {
+	in.Assumes, in.Given = nil, nil
+	for _, st := range in.Steps {
+		if st.OrderBy != "" && slices.Contains(givenSources, st.OrderBy) && !slices.Contains(in.Given, st.OrderBy) {
+			in.Given = append(in.Given, st.OrderBy)
+		}
+		if !st.Contested || st.Key == nil {
+			continue
+		}
+		i := slices.IndexFunc(in.Assumes, func(a Assumption) bool {
+			return !a.Key.Less(st.Key.Atom) && !st.Key.Less(a.Key.Atom)
+		})
+		if i < 0 {
+			a := Assumption{Key: st.Key}
+			if orderOp != nil {
+				a.OrderOp = orderOp(st.Key)
+			}
+			in.Assumes = append(in.Assumes, a)
+			i = len(in.Assumes) - 1
+		}
+		in.Assumes[i].ContradictedBy = append(in.Assumes[i].ContradictedBy, st.ContradictedBy...)
+	}
+	for i := range in.Assumes {
+		slices.Sort(in.Assumes[i].ContradictedBy)
+		in.Assumes[i].ContradictedBy = slices.Compact(in.Assumes[i].ContradictedBy)
+		if in.Assumes[i].ContradictedBy == nil {
+			in.Assumes[i].ContradictedBy = []int64{}
+		}
+	}
+	slices.Sort(in.Given)
+	switch {
+	case len(in.Assumes) > 0:
+		in.Proof = Assumes
+	case len(in.Given) > 0:
+		in.Proof = Given
+	default:
+		in.Proof = Proven
+	}
 }

@@ -254,8 +254,8 @@ func ExplainStep(st analysis.Step, lookup OpLookup) string {
 				if len(st.Offsets) == 2 {
 					off = fmt.Sprintf(" (offsets %d, %d)", st.Offsets[0], st.Offsets[1])
 				}
-				parts = append(parts, fmt.Sprintf("%s wrote %s to key %s, and the next value there%s is %s, written by %s",
-					from, st.Values[0].String(), val(st.Key), off, st.Values[1].String(), to))
+				parts = append(parts, fmt.Sprintf("%s wrote %s to key %s, and the next value there%s is %s, written by %s%s",
+					from, st.Values[0].String(), val(st.Key), off, st.Values[1].String(), to, queueContest(st)))
 			} else {
 				parts = append(parts, fmt.Sprintf("%s wrote the value of key %s just before %s's", from, val(st.Key), to))
 			}
@@ -266,6 +266,22 @@ func ExplainStep(st analysis.Step, lookup OpLookup) string {
 		}
 	}
 	return strings.Join(parts, "; and ")
+}
+
+// queueContest says that a queue ww step rests on a log order that other
+// observations of the same offsets contradict ("" when none does).
+func queueContest(st analysis.Step) string {
+	if !st.Contested {
+		return ""
+	}
+	who := "another op"
+	switch n := len(st.ContradictedBy); {
+	case n == 1:
+		who = fmt.Sprintf("op %d", st.ContradictedBy[0])
+	case n > 1:
+		who = "ops " + ints(st.ContradictedBy)
+	}
+	return fmt.Sprintf(", an assumed order: %s observed another value at one of these offsets", who)
 }
 
 var cycleMeaning = map[string]string{

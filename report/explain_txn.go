@@ -207,12 +207,76 @@ func ExplainTxnCycle(workload, typ string, in *analysis.Instance, lookup OpLooku
 // step, as a clause to follow the step's sentence.
 func orderBy(st analysis.Step) string {
 	switch {
+	case st.Placed && len(st.ContradictedBy) > 0:
+		from := "the order chosen"
+		if st.OrderOp != nil {
+			from = fmt.Sprintf("the order op %d's read gave", *st.OrderOp)
+		}
+		return fmt.Sprintf("; op %d's read shows %s, but no read shows it right after %s: %s puts it after everything",
+			st.ContradictedBy[0], st.Values[1].String(), st.Values[0].String(), from)
 	case st.OrderOp == nil:
 		return ""
 	case st.Unread:
 		return fmt.Sprintf("; %s was never read, so it came after everything op %d's read showed", st.Values[1].String(), *st.OrderOp)
 	}
 	return fmt.Sprintf(", as op %d's read shows", *st.OrderOp)
+}
+
+// contestNote says that a contested step assumes its key's order, and
+// which reads contradict it ("" for a step nothing contests).
+func contestNote(st analysis.Step) string {
+	if !st.Contested {
+		return ""
+	}
+	return fmt.Sprintf(", assuming the order of key %s, which %s", val(st.Key), contradict(st.ContradictedBy))
+}
+
+// contradict says who contradicts an order: "op 3 contradicts", "ops 3, 5
+// contradict", "some read contradicts".
+func contradict(ops []int64) string {
+	switch len(ops) {
+	case 0:
+		return "some read contradicts"
+	case 1:
+		return fmt.Sprintf("op %d contradicts", ops[0])
+	}
+	return "ops " + ints(ops) + " contradict"
+}
+
+// ProofNote says what a cycle instance rests on when it is not proven
+// from the history alone: "assumes the order of key 568 (from op 12's
+// read), which op 7568 contradicts", or "rests on the version order given
+// by --wfr-keys"; "" for a proven instance or one that is no cycle.
+func ProofNote(in *analysis.Instance) string {
+	switch in.Proof {
+	case analysis.Assumes:
+		parts := make([]string, len(in.Assumes))
+		for i, a := range in.Assumes {
+			from := ""
+			if a.OrderOp != nil {
+				from = fmt.Sprintf(" (from op %d's read)", *a.OrderOp)
+			}
+			parts[i] = fmt.Sprintf("the order of key %s%s, which %s", val(a.Key), from, contradict(a.ContradictedBy))
+		}
+		return "not proven: assumes " + strings.Join(parts, "; and ")
+	case analysis.Given:
+		names := make([]string, len(in.Given))
+		for i, g := range in.Given {
+			names[i] = "--" + g
+		}
+		return "rests on the version order given by " + strings.Join(names, " and ")
+	}
+	return ""
+}
+
+// ProvenNote says how many of a type's cycle instances are proven: "2 of
+// 3 proven" ("" when the type has no cycle instances).
+func ProvenNote(r *analysis.Result, typ string) string {
+	n, ok := r.ProvenCycles[typ]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d proven", n, len(r.Anomalies[typ]))
 }
 
 // cyclicVersions explains an rw-register cyclic-versions instance: which
@@ -316,7 +380,13 @@ func txnUnit(workload string) string {
 	return "elements"
 }
 
+// txnStep says why a transactional step holds, and what it assumes when
+// it is contested.
 func txnStep(workload string, st analysis.Step, lookup OpLookup) string {
+	return txnStepWhy(workload, st, lookup) + contestNote(st)
+}
+
+func txnStepWhy(workload string, st analysis.Step, lookup OpLookup) string {
 	from, to := fmt.Sprintf("op %d", st.From), fmt.Sprintf("op %d", st.To)
 	key := val(st.Key)
 	list := workload == "list-append"

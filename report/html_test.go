@@ -153,7 +153,11 @@ func TestTxnPageSelfContained(t *testing.T) {
 		`<div class="chart tall" id="chart-txn-timeline" data-kind="txn-timeline"></div>`,
 		`<article class="instance" id="anomaly-G1c-1">`,
 		`<button type="button" class="show-txns" data-target="anomaly-G1c-1">show on timeline</button>`,
-		`<option value="2">G1c #1 (4 transactions)</option>`,
+		`<option value="2">G1c #1 (5 transactions)</option>`,
+		`<span class="badge proof proof-assumes">assumes a contested order</span>`,
+		`<p class="proof-note">not proven: assumes the order of`,
+		`<li class="contested">op 1 &lt; op 3, because`,
+		`<span class="count">1 instance, 0 of 1 proven</span>`,
 		`<a href="#txn-timeline">transaction timeline</a>`,
 	} {
 		if !strings.Contains(page, s) {

@@ -111,7 +111,11 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 		}
 		for _, row := range rows {
 			ins := r.Anomalies[row.Type]
-			fmt.Fprintf(&b, "\n%s (%d, %s):", row.Type, row.Count, row.Status)
+			status := row.Status
+			if pn := ProvenNote(r, row.Type); pn != "" {
+				status += "; " + pn
+			}
+			fmt.Fprintf(&b, "\n%s (%d, %s):", row.Type, row.Count, status)
 			if t, ok := workload.Describe(r.Workload, row.Type); ok {
 				fmt.Fprintf(&b, " %s [%s]", t.Meaning, t.Doc)
 			}
@@ -122,6 +126,9 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 					break
 				}
 				fmt.Fprintf(&b, "  - %s\n", ExplainIn(r.Workload, row.Type, &ins[i], lookup))
+				if note := ProofNote(&ins[i]); note != "" {
+					fmt.Fprintf(&b, "    %s\n", note)
+				}
 				if len(ins[i].Witness) > 0 {
 					fmt.Fprintf(&b, "    witness: ops %s\n", ints(ins[i].Witness))
 				}

@@ -146,6 +146,9 @@ type TypeView struct {
 	// Status is "bad", "allowed" or "bad (n allowed)" (TypeRows).
 	Status string `json:"status"`
 	Bad    bool   `json:"bad"`
+	// Proven says how many of the type's cycle instances are proven, "2
+	// of 3 proven" (ProvenNote; "" when it has none).
+	Proven string `json:"proven,omitempty"`
 }
 
 // Section is one anomaly type's part of the page.
@@ -190,6 +193,11 @@ type InstanceView struct {
 	OnTimeline bool       `json:"on_timeline,omitempty"`
 	Chain      []string   `json:"chain,omitempty"`
 	Reads      *ReadsView `json:"reads,omitempty"`
+	// Proof is a cycle's proof state (analysis.Instance.Proof: proven,
+	// assumes, given); ProofNote says what a cycle that is not proven
+	// rests on (ProofNote).
+	Proof     string `json:"proof,omitempty"`
+	ProofNote string `json:"proof_note,omitempty"`
 }
 
 // StepView is one explained edge of a cycle.
@@ -198,6 +206,9 @@ type StepView struct {
 	To   int64  `json:"to"`
 	Rel  string `json:"rel"`
 	Why  string `json:"why"`
+	// Contested marks a step whose order some read contradicts: the page
+	// marks it as assumed.
+	Contested bool `json:"contested,omitempty"`
 }
 
 // WitnessRow is one op of a witness, as the table shows it.
@@ -349,7 +360,7 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 func (b *builder) sections(v *View) {
 	for _, row := range TypeRows(b.res) {
 		tv := TypeView{Type: row.Type, Anchor: Anchor(row.Type), Count: row.Count, Status: row.Status,
-			Bad: slices.Contains(b.res.BadTypes, row.Type)}
+			Bad: slices.Contains(b.res.BadTypes, row.Type), Proven: ProvenNote(b.res, row.Type)}
 		v.Types = append(v.Types, tv)
 		sec := b.section(tv)
 		if sec.Shown < sec.Count {

@@ -77,8 +77,8 @@ func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []S
 	}
 	var links []graphLink
 	for _, st := range steps {
-		links = append(links, relLink(name(st.From), name(st.To), st.Rel, st.Rel, 14,
-			[]string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To), st.Why}))
+		links = append(links, markContested(relLink(name(st.From), name(st.To), st.Rel, st.Rel, 14,
+			[]string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To), st.Why}), st.Contested))
 	}
 	ch.Option = graphOption(typ, nodes, links)
 	ch.Series = 1
@@ -117,6 +117,18 @@ func relLink(source, target, rel, label string, fontSize float32, tip []string) 
 		Label:     &opts.EdgeLabel{Show: opts.Bool(true), Formatter: label, FontSize: fontSize, FontWeight: "bold", Color: color},
 		LineStyle: &opts.LineStyle{Color: color, Width: 2.5, Curveness: 0.3, Opacity: opts.Float(0.9)},
 	}
+}
+
+// markContested draws the edge of a contested step dashed, its label
+// followed by "(assumed)", and says so first in its tooltip.
+func markContested(l graphLink, contested bool) graphLink {
+	if !contested {
+		return l
+	}
+	l.LineStyle.Type = "dashed"
+	l.Label.Formatter += " (assumed)"
+	l.Tip = append([]string{"assumed: a read contradicts this order"}, l.Tip...)
+	return l
 }
 
 // graphOption lays a cycle's nodes out and returns the ECharts option of

@@ -195,12 +195,12 @@ func (b *builder) section(tv TypeView) Section {
 func (b *builder) instance(typ string, n int, in *analysis.Instance) InstanceView {
 	wl := b.res.Workload
 	iv := InstanceView{N: n, Allowed: in.Allowed, Explanation: ExplainIn(wl, typ, in, b.lookup),
-		Witness: []WitnessRow{}, WitnessTotal: len(in.Witness)}
+		Witness: []WitnessRow{}, WitnessTotal: len(in.Witness), Proof: in.Proof, ProofNote: ProofNote(in)}
 	if in.Key != nil {
 		iv.Key = in.Key.String()
 	}
 	for _, st := range in.Steps {
-		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: ExplainStepIn(wl, st, b.lookup)})
+		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: ExplainStepIn(wl, st, b.lookup), Contested: st.Contested})
 	}
 	if b.txn {
 		b.txnInstance(&iv, typ, in)

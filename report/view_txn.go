@@ -306,7 +306,7 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
 		}
 		tip = append(tip, st.Why)
-		links = append(links, relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, b.res.Workload == "list-append"), 12, tip))
+		links = append(links, markContested(relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, b.res.Workload == "list-append"), 12, tip), st.Contested))
 	}
 	ch.Option = graphOption(typ, nodes, links)
 	ch.Series = 1

@@ -273,16 +273,29 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	for _, l := range links {
 		labels = append(labels, l.Label.Formatter)
 	}
-	if !slices.Equal(labels, []string{"ww :x 1→2", "ww :x 2→3", "wr :y 1"}) {
+	// op 7's read [1 3] contradicts both ww steps' orders (1 right before
+	// 2, 2 right before 3): they are drawn as assumed, dashed
+	if !slices.Equal(labels, []string{"ww :x 1→2 (assumed)", "ww :x 2→3 (assumed)", "wr :y 1"}) {
 		t.Errorf("edge labels %q", labels)
 	}
-	if !strings.Contains(links[0].Tip[1], "[:append :x 1] → [:append :x 2]") {
+	if links[0].LineStyle.Type != "dashed" || links[2].LineStyle.Type == "dashed" {
+		t.Errorf("line styles %q, %q", links[0].LineStyle.Type, links[2].LineStyle.Type)
+	}
+	if links[0].Tip[0] != "assumed: a read contradicts this order" || !strings.Contains(links[0].Tip[2], "[:append :x 1] → [:append :x 2]") {
 		t.Errorf("ww edge tip %q", links[0].Tip)
+	}
+	if g1c.Proof != "assumes" || g1c.ProofNote != "not proven: assumes the order of key :x (from op 9's read), which op 7 contradicts" ||
+		!g1c.Steps[0].Contested || !g1c.Steps[1].Contested || g1c.Steps[2].Contested {
+		t.Errorf("proof %q, note %q, steps %+v", g1c.Proof, g1c.ProofNote, g1c.Steps)
+	}
+	if tv := v.Types[1]; tv.Type != "G1c" || tv.Proven != "0 of 1 proven" {
+		t.Errorf("type row %+v", tv)
 	}
 	if nodes[0].Name != "op 1" || nodes[0].Label.Formatter != "op 1 · process 0\n[:append :x 1]\n[:r :y [1]]" {
 		t.Errorf("first node %s: %q", nodes[0].Name, nodes[0].Label.Formatter)
 	}
-	if !slices.Equal(g1c.Chain[:1], []string{"op 1 < op 3, because op 3 appended 2 to key :x right after op 1's 1, as op 9's read shows (ww);"}) {
+	if !slices.Equal(g1c.Chain[:1], []string{"op 1 < op 3, because op 3 appended 2 to key :x right after op 1's 1, as op 9's read shows (ww), " +
+		"assuming the order of key :x, which op 7 contradicts;"}) {
 		t.Errorf("chain %q", g1c.Chain)
 	}
 	// version orders: both keys, in key order (both are in anomalies)
@@ -299,7 +312,7 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	if b := bars[0]; b.x0 != 0 || b.x1 != 1 || b.inv != 0 || b.comp != 1 || b.status != txnOK || !slices.Equal(b.marks, []int{1}) {
 		t.Errorf("first bar %+v", b)
 	}
-	if want := []TxnMark{{"incompatible-order #1", "anomaly-incompatible-order-1", 2, 6, 9}, {"G1c #1", "anomaly-G1c-1", 4, 0, 9}}; !slices.Equal(tl.Marks, want) {
+	if want := []TxnMark{{"incompatible-order #1", "anomaly-incompatible-order-1", 2, 6, 9}, {"G1c #1", "anomaly-G1c-1", 5, 0, 9}}; !slices.Equal(tl.Marks, want) {
 		t.Errorf("marks %+v, want %+v", tl.Marks, want)
 	}
 	if v.Omissions == nil || len(v.Omissions) != 0 {

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
@@ -153,17 +154,21 @@ func (c *checker) cycleInstance(cyc graph.Cycle, vrec []int32) analysis.Instance
 		i := (m + j) % n
 		u, v := vrec[cyc.Vertices[i]], vrec[cyc.Vertices[(i+1)%n]]
 		in.Cycle = append(in.Cycle, c.compIdx(u))
-		in.Steps = append(in.Steps, c.explainStep(u, v, cyc.Rels[i]))
+		st, contra := c.explainStep(u, v, cyc.Rels[i])
+		in.Steps = append(in.Steps, st)
 		recs = append(recs, u)
+		recs = append(recs, contra...)
 	}
+	in.SetProof(nil)
 	in.Witness = c.witness(recs...)
 	return in
 }
 
 // explainStep says why the edge u -> v exists: for wr, which value of which
 // key v read from u; for ww, which two consecutive values of a key u and v
-// wrote. Process and realtime edges need no key.
-func (c *checker) explainStep(u, v int32, rel graph.Rel) analysis.Step {
+// wrote. Process and realtime edges need no key. It also returns the recs
+// that contest a ww step's order (contest), for the witness.
+func (c *checker) explainStep(u, v int32, rel graph.Rel) (analysis.Step, []int32) {
 	st := analysis.Step{From: c.compIdx(u), To: c.compIdx(v), Rel: rel.String()}
 	if rel&graph.WR != 0 {
 		for _, m := range c.mops(v) {
@@ -172,7 +177,7 @@ func (c *checker) explainStep(u, v int32, rel graph.Rel) analysis.Step {
 					if c.writer[rd.Msg] == u {
 						st.Key, st.Value = c.keyVal(kp.Key), c.msgValP(rd.Msg)
 						st.Offsets = []int64{rd.Offset()}
-						return st
+						return st, nil
 					}
 				}
 			}
@@ -189,10 +194,41 @@ func (c *checker) explainStep(u, v int32, rel graph.Rel) analysis.Step {
 					st.Key = c.keyVal(m.Key)
 					st.Values = []analysis.Value{c.msgVal(m.Msg), c.msgVal(kept[p+1])}
 					st.Offsets = []int64{c.offsets[m.Key][p], c.offsets[m.Key][p+1]}
-					return st
+					return st, c.contest(&st, m.Key, p)
 				}
 			}
 		}
 	}
-	return st
+	return st, nil
+}
+
+// conflictObs is one value observed at a position that inconsistent-offsets
+// found holding more than one, and the op (completion index) that observed
+// it there.
+type conflictObs struct {
+	msg model.MsgID
+	rec int32
+}
+
+// contest marks a ww step between the values kept at positions p and p+1
+// of key k as Contested when inconsistent-offsets found another value at
+// either position: the log order the step rests on is then the one the
+// checker kept (the value observed first), which the ops that observed the
+// other values there contradict (docs/queue.md, "Proofs"). An edge between
+// positions no op disputes is proven by the offsets themselves.
+func (c *checker) contest(st *analysis.Step, k model.KeyID, p int32) []int32 {
+	var recs []int32
+	for _, q := range []int32{p, p + 1} {
+		for _, o := range c.conflicts[[2]int32{int32(k), q}] {
+			if op := c.compIdx(o.rec); o.msg != c.kept[k][q] && !slices.Contains(st.ContradictedBy, op) {
+				st.ContradictedBy = append(st.ContradictedBy, op)
+				recs = append(recs, o.rec)
+			}
+		}
+	}
+	if len(st.ContradictedBy) > 0 {
+		st.Contested = true
+		slices.Sort(st.ContradictedBy)
+	}
+	return recs
 }

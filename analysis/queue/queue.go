@@ -185,7 +185,10 @@ type checker struct {
 	// per key
 	offsets [][]int64       // distinct offsets with a value, ascending
 	kept    [][]model.MsgID // value listed for each position (observed first)
-	log     *logState       // buildLog's observations so far (scanMessages made them)
+	// conflicts: the positions (key, position) that inconsistent-offsets
+	// found holding more than one value, with each value's observer
+	conflicts map[[2]int32][]conflictObs
+	log       *logState // buildLog's observations so far (scanMessages made them)
 	// per key: the highest first position an ok poll read, and its reader
 	maxFirst, maxRead []int32
 	// per rec
@@ -238,7 +241,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		// memory budget).
 		<-logged
 		c2.writer = c.writer
-		c2.first, c2.last, c2.kept, c2.offsets = c.first, c.last, c.kept, c.offsets
+		c2.first, c2.last, c2.kept, c2.offsets, c2.conflicts = c.first, c.last, c.kept, c.offsets, c.conflicts
 		c2.cycles()
 	}()
 	c.scanMessages()
@@ -629,10 +632,15 @@ func (c *checker) buildLog() {
 			vals := make([]analysis.Value, len(group))
 			var recs []int32
 			var ops []int64
+			if c.conflicts == nil {
+				c.conflicts = map[[2]int32][]conflictObs{}
+			}
 			for gi, x := range group {
 				vals[gi] = c.msgVal(x.msg)
 				recs = append(recs, x.obsR)
 				ops = append(ops, c.compIdx(x.obsR))
+				ck := [2]int32{int32(e.key), pos}
+				c.conflicts[ck] = append(c.conflicts[ck], conflictObs{x.msg, x.obsR})
 			}
 			slices.SortFunc(vals, func(a, b analysis.Value) int { return lessCmp(a.Atom, b.Atom) })
 			slices.Sort(ops)

@@ -54,7 +54,11 @@ const (
 	// IntNonmonotonicSend: inside one op, consecutive sends to a key land
 	// backwards or at one position. Fields: key, op, values, delta.
 	IntNonmonotonicSend = "int-nonmonotonic-send"
-	// G0 (allowed): a cycle of write-write edges. Fields: cycle, steps.
+	// G0 (allowed): a cycle of write-write edges. Fields: cycle, steps,
+	// proof (and assumes): every cycle type's instances say whether they
+	// are proven, or assume a log order that an inconsistent-offsets
+	// observation contradicts (a ww step's contested and contradicted_by;
+	// docs/queue.md, "Proofs").
 	G0 = "G0"
 	// G0Process (allowed): a cycle of ww and process edges, at least one
 	// process edge.

@@ -257,7 +257,13 @@ func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
 				recs = append(recs, r)
 			}
 		}
+		for k := range st.ContradictedBy { // the reads that contest the step's order
+			if r := c.recOfIndex(&st.ContradictedBy[k]); r >= 0 {
+				recs = append(recs, r)
+			}
+		}
 	}
+	in.SetProof(c.inf.orderOp)
 	in.Witness = c.witness(recs...)
 	return in
 }

@@ -80,6 +80,29 @@
 //     order (order_op): the first read, in history order, that showed the
 //     later element in its place; for an element no read showed, the read
 //     the order came from, with unread set.
+//   - Proofs and contested orders (docs/list-append.md, "Contested
+//     orders"). A ww or rw step claims the order pair (a, b): element b
+//     right after a in its key's order (a the empty state: b first). With
+//     each read's repeated elements dropped, a read of the key contradicts
+//     the pair when it shows b right after an element other than a (or b
+//     first while a is an element), or a right before an element other
+//     than b; a read ending in a, or holding neither, contradicts nothing.
+//     On a key whose reads are all prefixes of its order (clean), nothing
+//     contradicts any pair, and the step is explained as above. On another
+//     key the step names the first read showing a right before b, when one
+//     does; else, when no read shows b, it is unread as above; else b was
+//     read, but not after a, and the chosen order placed it after its last
+//     element: placed, never unread. A step some read contradicts is
+//     contested and names the first few such reads (those showing b
+//     first); a cycle instance with a contested step assumes its keys'
+//     orders (proof "assumes", with each key, the read its order came from,
+//     and the contradicting reads, all in the witness); rw-register steps
+//     ordered by an option's source make it "given"; else it is "proven".
+//     The edges, types and verdicts do not change: the key is reported as
+//     incompatible-order, and Elle builds and reports the same cycles. Cost:
+//     one pass over the reads to find the clean keys; per contested key
+//     read by a step, one pass over its reads (a map of the pairs they
+//     show); per step, the distinct neighbours of a and b.
 //   - incompatible-order. The distinct non-empty reads of a key, sorted by
 //     length (ties: by first reader), must each be a prefix of the next;
 //     the first pair that is not is the key's one instance (as Elle's

@@ -65,6 +65,18 @@ type listAppend struct {
 	// readOrder is the order from reads alone (no single-append rule), for
 	// dirty-update
 	readOrder [][]model.MsgID
+	// the reads sorted by key (then length, hash, rec), and where each
+	// key's run starts (CSR over keys)
+	byKey    []readRef
+	keyStart []int32
+	// clean: every read of the key, repeats dropped, is a prefix of its
+	// version order, so no read contradicts any of its order pairs
+	clean []bool
+	// pairs: the order pairs the reads of an unclean key show, built when
+	// a step first needs them
+	pairs map[model.KeyID]*pairIndex
+	// contested: the keys contested steps named, by their atom (orderOp)
+	contested map[model.Atom]model.KeyID
 	// scratch of the per-txn checks
 	expects []expect
 	firsts  []firstRead
@@ -186,6 +198,8 @@ func (la *listAppend) index() {
 	slices.SortFunc(sorted, func(a, b readRef) int {
 		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.n, b.n), cmp.Compare(a.hash, b.hash), cmp.Compare(a.rec, b.rec))
 	})
+	la.byKey = sorted
+	la.keyStart = make([]int32, nk+1)
 	for i := 0; i < len(sorted); {
 		k := sorted[i].key
 		j := i
@@ -193,7 +207,11 @@ func (la *listAppend) index() {
 			j++
 		}
 		la.orderKey(k, sorted[i:j], appends[k] == 1, single[k])
+		la.keyStart[k+1] = int32(j - i)
 		i = j
+	}
+	for k := range nk {
+		la.keyStart[k+1] += la.keyStart[k]
 	}
 	for k := range nk {
 		if appends[k] == 1 && la.order[k] == nil {
@@ -204,6 +222,17 @@ func (la *listAppend) index() {
 	for _, o := range la.order {
 		for p, m := range o {
 			la.pos[m] = int32(p)
+		}
+	}
+	la.clean = make([]bool, nk)
+	for k := range nk {
+		la.clean[k] = true
+		for _, rd := range la.byKey[la.keyStart[k]:la.keyStart[k+1]] {
+			es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+			if !la.prefixOfOrder(model.KeyID(k), es) {
+				la.clean[k] = false
+				break
+			}
 		}
 	}
 	// shownBy: the first read, in history order, that showed each element
@@ -449,7 +478,7 @@ func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
 				pv = c.msgVal(p)
 			}
 			st.Key, st.Values, st.Mops = c.keyVal(m.Key), []analysis.Value{pv, c.msgVal(m.Msg)}, []int{from, i}
-			la.justify(&st, m)
+			la.justify(&st, m, p, init)
 			return st
 		}
 	}
@@ -475,22 +504,165 @@ func (la *listAppend) readIndex(u int32, k model.KeyID, p model.MsgID, init bool
 	return -1
 }
 
-// justify names the read behind a ww or rw step onto append m: the first
-// read that showed m's element in the version order, or, for an element no
-// read showed, the read the order comes from (m came after its last
-// element).
-func (la *listAppend) justify(st *analysis.Step, m *model.Mop) {
+// justify names the read behind a ww or rw step onto append m, whose
+// element b came right after p (the empty state when init) in the version
+// order (the order pair p, b; package doc, "Proofs and contested orders").
+// On a clean key (every read a prefix of the order) that is the first read
+// that showed b in the order, or, for an element no read showed, the read
+// the order comes from (b came after its last element: Unread). On any
+// other key the step names a read that shows p right before b when there
+// is one; else, when no read shows b, it is Unread as above; else the
+// order placed b where no read shows it, from the read the order comes
+// from. Either way the reads that contradict the pair, if any, make the
+// step Contested and are listed (the first few) in ContradictedBy.
+func (la *listAppend) justify(st *analysis.Step, m *model.Mop, p model.MsgID, init bool) {
 	c := la.c
-	if la.pos[m.Msg] >= 0 {
-		if r := la.shownBy[m.Msg]; r >= 0 {
+	k := m.Key
+	if la.clean[k] {
+		if la.pos[m.Msg] >= 0 {
+			if r := la.shownBy[m.Msg]; r >= 0 {
+				st.OrderOp = analysis.I(c.idx(r))
+			}
+			return
+		}
+		st.Unread = true
+		if r := la.orderSrc[k]; r >= 0 {
 			st.OrderOp = analysis.I(c.idx(r))
 		}
 		return
 	}
-	st.Unread = true
-	if r := la.orderSrc[m.Key]; r >= 0 {
-		st.OrderOp = analysis.I(c.idx(r))
+	a := p
+	if init {
+		a = model.NoMsg
 	}
+	pi := la.pairIndexOf(k)
+	sup, read := pi.claim(a, m.Msg)
+	switch {
+	case sup >= 0:
+		st.OrderOp = analysis.I(c.idx(sup))
+	default:
+		st.Unread, st.Placed = !read, read
+		if r := la.orderSrc[k]; r >= 0 {
+			st.OrderOp = analysis.I(c.idx(r))
+		}
+	}
+	if ops := pi.contradictions(c, a, m.Msg); len(ops) > 0 {
+		st.Contested, st.ContradictedBy = true, ops
+		if la.contested == nil {
+			la.contested = map[model.Atom]model.KeyID{}
+		}
+		la.contested[c.h.Keys[k]] = k
+	}
+}
+
+// orderOp returns the op whose read gave the version order of a key a
+// contested step named, or nil.
+func (la *listAppend) orderOp(key *analysis.Value) *int64 {
+	k, ok := la.contested[key.Atom]
+	if !ok || la.orderSrc[k] < 0 {
+		return nil
+	}
+	return analysis.I(la.c.idx(la.orderSrc[k]))
+}
+
+// maxContradictions is how many contradicting reads a contested step
+// names.
+const maxContradictions = 3
+
+// prefixOfOrder reports whether es, with repeated elements dropped, is a
+// prefix of key k's version order. O(len(es)).
+func (la *listAppend) prefixOfOrder(k model.KeyID, es []model.MsgID) bool {
+	o := la.order[k]
+	j := int32(0)
+	for _, e := range es {
+		switch i := la.pos[e]; {
+		case i >= 0 && i < j && o[i] == e: // a repeat of an element already matched
+		case int(j) < len(o) && o[j] == e:
+			j++
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// pairIndex holds the order pairs the reads of one key show: each element
+// with the element right before it in some read (model.NoMsg: it was the
+// first), repeats dropped, and the first read (lowest op index) showing
+// each pair.
+type pairIndex struct {
+	first map[[2]model.MsgID]int32
+	preds map[model.MsgID][]model.MsgID // element -> distinct elements right before it
+	succs map[model.MsgID][]model.MsgID // element (NoMsg: the empty state) -> distinct elements right after it
+}
+
+// pairIndexOf builds (once) the pair index of key k from its reads.
+// O(elements read of k).
+func (la *listAppend) pairIndexOf(k model.KeyID) *pairIndex {
+	if pi := la.pairs[k]; pi != nil {
+		return pi
+	}
+	c := la.c
+	pi := &pairIndex{first: map[[2]model.MsgID]int32{}, preds: map[model.MsgID][]model.MsgID{}, succs: map[model.MsgID][]model.MsgID{}}
+	for _, rd := range la.byKey[la.keyStart[k]:la.keyStart[k+1]] {
+		es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+		es = withoutRepeats(es)
+		prev := model.NoMsg
+		for _, e := range es {
+			pr := [2]model.MsgID{prev, e}
+			if r, ok := pi.first[pr]; !ok {
+				pi.first[pr] = rd.rec
+				pi.preds[e] = append(pi.preds[e], prev)
+				pi.succs[prev] = append(pi.succs[prev], e)
+			} else if c.idx(rd.rec) < c.idx(r) {
+				pi.first[pr] = rd.rec
+			}
+			prev = e
+		}
+	}
+	if la.pairs == nil {
+		la.pairs = map[model.KeyID]*pairIndex{}
+	}
+	la.pairs[k] = pi
+	return pi
+}
+
+// claim returns the first read showing a right before b (a = NoMsg: b
+// first), or -1, and whether any read shows b at all.
+func (pi *pairIndex) claim(a, b model.MsgID) (sup int32, read bool) {
+	sup = -1
+	if r, ok := pi.first[[2]model.MsgID{a, b}]; ok {
+		sup = r
+	}
+	return sup, len(pi.preds[b]) > 0
+}
+
+// contradictions lists the op indices of reads that contradict the order
+// pair a, b: first the reads that show b right after something other than
+// a (or first, when a is an element), then those that show a right before
+// something other than b; each group by op index, the first
+// maxContradictions in all. O(distinct neighbours of a and b).
+func (pi *pairIndex) contradictions(c *checker, a, b model.MsgID) []int64 {
+	var showB, other []int64
+	for _, x := range pi.preds[b] {
+		if x != a {
+			showB = append(showB, c.idx(pi.first[[2]model.MsgID{x, b}]))
+		}
+	}
+	for _, y := range pi.succs[a] {
+		if y != b {
+			other = append(other, c.idx(pi.first[[2]model.MsgID{a, y}]))
+		}
+	}
+	slices.Sort(showB)
+	slices.Sort(other)
+	var ops []int64
+	for _, x := range append(showB, other...) {
+		if len(ops) < maxContradictions && !slices.Contains(ops, x) {
+			ops = append(ops, x)
+		}
+	}
+	return ops
 }
 
 // nonCycle finds the anomalies that need no graph (spec/txn.md §4).

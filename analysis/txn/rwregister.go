@@ -541,6 +541,11 @@ func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 	return st
 }
 
+// orderOp is nil: rw-register's version orders are never contested (a
+// source that contradicts the others for a key is dropped for it:
+// cyclic-versions).
+func (rw *rwRegister) orderOp(*analysis.Value) *int64 { return nil }
+
 // extMops finds the micro-ops of rec r's external read and external write
 // of key k (-1: none).
 func (rw *rwRegister) extMops(r int32, k model.KeyID) (read, write int) {

@@ -75,6 +75,9 @@ type inference interface {
 	// explain says why the data edge from rec u to rec v with relation rel
 	// exists.
 	explain(u, v int32, rel graph.Rel) analysis.Step
+	// orderOp returns the op whose read gave the version order of the key
+	// a contested step named, or nil (analysis.Instance.SetProof).
+	orderOp(key *analysis.Value) *int64
 }
 
 // checker holds what every transactional analysis shares.

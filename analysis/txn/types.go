@@ -67,8 +67,10 @@ const (
 // Cycle anomaly types: each names the relations on the cycle (spec/txn.md
 // §4). Fields: cycle (op indices, from the lowest), steps (from, to, rel,
 // key, value or values, mops, and for ww/rw the order_op whose read showed
-// the order). The -process and -realtime forms also have process or
-// realtime steps. <model>-cycle-exists instances (a cycle in the part of the
+// the order; contested, contradicted_by and placed when a read contradicts
+// that order), proof ("proven", "assumes" with assumes, "given" with given;
+// package doc, "Proofs and contested orders"). The -process and -realtime
+// forms also have process or realtime steps. <model>-cycle-exists instances (a cycle in the part of the
 // graph a model must keep acyclic, found when no typed witness rules that
 // model out) have not, subgraph, scc_size, scc, cycle and steps.
 const (
