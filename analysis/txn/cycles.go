@@ -264,6 +264,11 @@ func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
 		}
 	}
 	in.SetProof(c.inf.orderOp)
+	for _, a := range in.Assumes { // the read whose order each assumption takes
+		if r := c.recOfIndex(a.OrderOp); r >= 0 {
+			recs = append(recs, r)
+		}
+	}
 	in.Witness = c.witness(recs...)
 	return in
 }

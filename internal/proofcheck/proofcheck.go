@@ -223,6 +223,11 @@ func (c *Checker) Instance(typ string, in *analysis.Instance) error {
 	if err := proofState(in, contested, given); err != nil {
 		return err
 	}
+	for _, a := range in.Assumes { // the read whose order an assumption takes is evidence too
+		if a.OrderOp != nil {
+			need = append(need, *a.OrderOp)
+		}
+	}
 	for _, op := range need {
 		t := c.byIdx[op]
 		if t == nil {

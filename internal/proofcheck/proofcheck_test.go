@@ -410,6 +410,15 @@ var mutations = []mutation{
 		}
 		return false
 	}},
+	{"an assumed order's read in the witness", func(_ *string, in *analysis.Instance) bool {
+		for _, a := range in.Assumes {
+			if a.OrderOp != nil {
+				in.Witness = slices.DeleteFunc(in.Witness, func(x int64) bool { return x == *a.OrderOp })
+				return true
+			}
+		}
+		return false
+	}},
 	{"the chain", func(_ *string, in *analysis.Instance) bool {
 		in.Cycle[0], in.Cycle[1] = in.Cycle[1], in.Cycle[0]
 		return true
