@@ -46,7 +46,7 @@ import (
 // Cases marked pending assert what the issue demands of a fix made on
 // another branch; they are skipped until that branch is merged, and the
 // mark is removed then. HOSTILE_RUN_PENDING=1 runs them anyway, to see
-// where a branch stands.
+// where a branch stands; HOSTILE_DUMP=1 logs every scan's rows.
 
 // addressSpaceKB is the limit of the issue's acceptance test, ulimit -v
 // 4000000 (kilobytes).
@@ -102,8 +102,8 @@ type hostileStep struct {
 type rowWant struct {
 	verdict string
 	// errs are patterns the row's error must match (no error when empty
-	// and the verdict is not "error"); notErr patterns it must not.
-	errs, notErr []string
+	// and the verdict is not "error").
+	errs []string
 	// ops, when not negative, is the row's op count.
 	ops int64
 }
@@ -116,7 +116,7 @@ type hostileResult struct {
 	killed         bool // killed by the step's kill condition
 }
 
-// valid is a small valid queue history: one send, polled back.
+// validHistory is a small valid queue history: one send, polled back.
 const validHistory = `{:index 0 :type :invoke :process 0 :f :send :value [[:send :x 1]]}
 {:index 1 :type :ok :process 0 :f :send :value [[:send :x [0 1]]]}
 {:index 2 :type :invoke :process 1 :f :poll :value [[:poll]]}
@@ -456,7 +456,9 @@ func hostileCases() []hostileCase {
 			steps: []hostileStep{{
 				args: scanArgs("-j", "1", "runs"),
 				kill: func(dir string) bool {
-					return countFiles(filepath.Join(dir, "out"), ".entry") >= 3 || len(partFiles(filepath.Join(dir, "out"))) > 0
+					// Once a part file is written, or half the histories are
+					// done (the cache holds an entry per history).
+					return len(partFiles(filepath.Join(dir, "out"))) > 0 || countFiles(filepath.Join(dir, "out"), ".entry") >= 20
 				},
 			}},
 			verify: func(t *testing.T, dir string, res []hostileResult) {
@@ -772,11 +774,6 @@ func checkRows(t *testing.T, what string, rows []map[string]any, want map[string
 		for _, e := range w.errs {
 			if !regexp.MustCompile(e).MatchString(errText) {
 				t.Errorf("%s: %s: error %q does not match %q", what, p, errText, e)
-			}
-		}
-		for _, e := range w.notErr {
-			if regexp.MustCompile(e).MatchString(errText) {
-				t.Errorf("%s: %s: error %q matches %q", what, p, errText, e)
 			}
 		}
 		if w.ops >= 0 && fmt.Sprint(r["ops"]) != fmt.Sprint(w.ops) {
