@@ -46,7 +46,9 @@ import (
 // Cases marked pending assert what the issue demands of a fix made on
 // another branch; they are skipped until that branch is merged, and the
 // mark is removed then. HOSTILE_RUN_PENDING=1 runs them anyway, to see
-// where a branch stands; HOSTILE_DUMP=1 logs every scan's rows.
+// where a branch stands; HOSTILE_BINARY=path runs another build (a
+// branch's) instead of building this one; HOSTILE_DUMP=1 logs every
+// scan's rows.
 
 // addressSpaceKB is the limit of the issue's acceptance test, ulimit -v
 // 4000000 (kilobytes).
@@ -159,6 +161,7 @@ func hostileCases() []hostileCase {
 		{
 			name:    "gzip bomb with scan's default limits - an error row, no out-of-memory crash",
 			pending: "h-memory",
+			slow:    true, // reads GBs before the default cap stops it
 			gen: func(t *testing.T, dir string) {
 				repeatGzip(t, filepath.Join(dir, "bomb.edn.gz"), bombBlock(), 4096)
 			},
@@ -167,8 +170,10 @@ func hostileCases() []hostileCase {
 			// on a 25 GB machine a history may take 6 GB, and the 4 GiB
 			// this one expands to does not fit under ulimit -v 4000000.
 			steps: []hostileStep{{
-				args:  scanArgs("bomb.edn.gz"),
-				codes: []int{exitInput},
+				args: scanArgs("bomb.edn.gz"),
+				// 4: over the memory cap, which h-memory derives from the
+				// machine's memory and the address-space limit.
+				codes: []int{exitInput, 4},
 				rows:  map[string]rowWant{"bomb.edn.gz": {verdict: "error", errs: []string{`^bomb\.edn\.gz\b`, `limit|memory`}, ops: -1}},
 			}},
 		},
@@ -382,6 +387,9 @@ func hostileCases() []hostileCase {
 				},
 			},
 		},
+		// The issue asks for an error row; scan's sniffer takes a file
+		// whose first value is a vector of vectors for one that is not a
+		// history, and skips it (still so on h-parser at f3e0a41).
 		{
 			name:        "20 MB of [ in JSON - scan: an error row at line 1 with its column",
 			issue17Item: 2,
@@ -405,8 +413,9 @@ func hostileCases() []hostileCase {
 				understatedGzips(t, dir, 4)
 			},
 			steps: []hostileStep{{
-				args:    scanArgs("-j", "4", "--memory", "128MiB", "big"),
-				codes:   []int{exitValid, exitInput},
+				args: scanArgs("-j", "4", "--memory", "128MiB", "big"),
+				// 4: a history over the memory cap (h-memory).
+				codes:   []int{exitValid, exitInput, 4},
 				timeout: 120 * time.Second,
 			}},
 			verify: func(t *testing.T, dir string, _ []hostileResult) {
@@ -603,11 +612,14 @@ func hostileCases() []hostileCase {
 
 // TestHostileInputs runs every hostile case (see the top of this file).
 func TestHostileInputs(t *testing.T) {
-	bin := hindsightBinary(t)
+	bin := os.Getenv("HOSTILE_BINARY")
+	if bin == "" {
+		bin = hindsightBinary(t)
+	}
 	for _, c := range hostileCases() {
 		t.Run(c.name, func(t *testing.T) {
 			if c.pending != "" && os.Getenv("HOSTILE_RUN_PENDING") == "" {
-				t.Skipf("pending: fixed on branch %s (issue 17 item %d)", c.pending, c.issue17Item)
+				t.Skipf("pending: fixed on branch %s", c.pending)
 			}
 			if c.slow && testing.Short() {
 				t.Skip("slow: skipped with -short")
