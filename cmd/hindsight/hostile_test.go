@@ -94,10 +94,10 @@ type hostileStep struct {
 	// report marks a `hindsight report` step, which needs ECharts embedded
 	// (scripts/assets.sh): without it the step is left out, but in CI.
 	report bool
-	// kill, when set, is polled while the command runs; once it returns
-	// true the process is sent SIGKILL (the step's codes are then not
+	// kill, when set, is polled while the command runs (with the time it
+	// has run); once it returns true the process is sent SIGKILL (the step's codes are then not
 	// checked).
-	kill func(dir string) bool
+	kill func(dir string, running time.Duration) bool
 }
 
 // rowWant is what a scan row must hold.
@@ -454,20 +454,30 @@ func hostileCases() []hostileCase {
 			issue17Item: 5,
 			pending:     "h-memory",
 			gen: func(t *testing.T, dir string) {
-				for i := range 40 {
+				for i := range killHistories {
 					var b bytes.Buffer
-					if _, err := gen.WriteTxn(&b, gen.TxnConfig{Seed: int64(i), Workload: gen.ListAppend, Txns: 3000, Concurrency: 5, Keys: 4}); err != nil {
+					zw, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+					if err != nil {
 						t.Fatal(err)
 					}
-					hostileWrite(t, filepath.Join(dir, "runs", fmt.Sprintf("h%02d.edn", i)), b.Bytes())
+					if _, err := gen.WriteTxn(zw, gen.TxnConfig{Seed: int64(i), Workload: gen.ListAppend, Txns: 3000, Concurrency: 5, Keys: 4}); err != nil {
+						t.Fatal(err)
+					}
+					if err := zw.Close(); err != nil {
+						t.Fatal(err)
+					}
+					hostileWrite(t, filepath.Join(dir, "runs", fmt.Sprintf("h%03d.edn.gz", i)), b.Bytes())
 				}
 			},
 			steps: []hostileStep{{
 				args: scanArgs("-j", "1", "runs"),
-				kill: func(dir string) bool {
-					// Once a part file is written, or half the histories are
-					// done (the cache holds an entry per history).
-					return len(partFiles(filepath.Join(dir, "out"))) > 0 || countFiles(filepath.Join(dir, "out"), ".entry") >= 20
+				kill: func(dir string, running time.Duration) bool {
+					// Once a part file is written; or, as a part is due
+					// every few seconds, once three quarters of the
+					// histories are done (the cache holds an entry per
+					// history) and the scan has run 3 s.
+					out := filepath.Join(dir, "out")
+					return len(partFiles(out)) > 0 || running > 3*time.Second && countFiles(out, ".entry") >= killHistories*3/4
 				},
 			}},
 			verify: func(t *testing.T, dir string, res []hostileResult) {
@@ -677,6 +687,7 @@ func runLimited(t *testing.T, bin, dir string, s hostileStep) hostileResult {
 	})
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -686,7 +697,7 @@ func runLimited(t *testing.T, bin, dir string, s hostileStep) hostileResult {
 		go func() {
 			defer close(done)
 			for ctx.Err() == nil {
-				if s.kill(dir) {
+				if s.kill(dir, time.Since(started)) {
 					r.killed = true
 					_ = cmd.Process.Signal(syscall.SIGKILL)
 					return
@@ -1014,6 +1025,9 @@ func truncatedTarGz(t *testing.T) []byte {
 	b := testpack.Gzip(t, testpack.Tar(t, files))
 	return b[:len(b)/2]
 }
+
+// killHistories is the number of histories the SIGKILL case scans.
+const killHistories = 120
 
 // understatedOps is the op count of each understatedGzips file.
 const understatedOps = 2 * 200000
