@@ -34,7 +34,7 @@ import (
 
 // The hostile-input suite (issue 17): every input a careless or malicious
 // archive can hold, generated at test time into the case's temporary
-// folder (small on disk: the bombs are a few MB that expand to GBs, never
+// folder (small on disk: the bombs are about 10 MB that expand to GBs, never
 // held expanded in memory), run through the built binary under an
 // address-space limit of 4,000,000 KB (`ulimit -v 4000000`), each with
 // the exact outcome it must have. A crash is an exit status outside the
@@ -149,7 +149,7 @@ func hostileCases() []hostileCase {
 		{
 			name: "gzip bomb - scan error row naming the limit",
 			gen: func(t *testing.T, dir string) {
-				// 4 GiB of op lines in about 4 MB.
+				// 4 GiB of op lines in about 13 MB.
 				repeatGzip(t, filepath.Join(dir, "bomb.edn.gz"), bombBlock(), 4096)
 			},
 			steps: []hostileStep{{
@@ -435,7 +435,7 @@ func hostileCases() []hostileCase {
 			},
 		},
 		{
-			name:        "3 GiB of op lines in a 3 MB .gz - check exits 4 naming memory and the file",
+			name:        "3 GiB of op lines in a 10 MB .gz - check exits 4 naming memory and the file",
 			issue17Item: 4,
 			pending:     "h-memory",
 			slow:        true,
