@@ -254,6 +254,9 @@ func (d *decoder) opErr(err error, start srcPos) error {
 	if d.part != nil && !d.part.last {
 		return errSequential // an op spread over two blocks
 	}
+	if d.padded(fmt.Sprintf(", inside the op that starts at line %d, column %d", start.line, start.col())) {
+		return nil
+	}
 	d.b.SetTruncated()
 	d.warnOps("%s:%d:%d: the input ends in the middle of the op that starts here; kept the %d complete ops before it",
 		d.name, start.line, start.col())
@@ -279,6 +282,9 @@ func (d *decoder) atEOF(inCont bool, cont opener) error {
 		return d.readErr()
 	case (l.cut || inCont || l.rerr != nil) && d.part != nil && !d.part.last:
 		return errSequential // a form spread over two blocks
+	case inCont && d.padded(fmt.Sprintf(", inside the top-level %s opened at line %d, column %d",
+		d.openText(cont.close), cont.at.line, cont.at.col())):
+	case !inCont && d.padded(""):
 	case l.cut:
 		d.b.SetTruncated()
 		d.warnOps("%s:%d:%d: the input ends in the middle of this form; kept the %d complete ops before it",
@@ -296,13 +302,32 @@ func (d *decoder) atEOF(inCont bool, cont opener) error {
 	return nil
 }
 
+// padded reports whether the input ends in NUL bytes (lexer.nulTail), and
+// then marks the history truncated with a warning where they begin; where
+// says what they cut off, if anything (", inside the op that starts at
+// ...").
+func (d *decoder) padded(where string) bool {
+	l := d.l
+	if l.nulRun == 0 {
+		return false
+	}
+	// The NUL bytes hold no line break, and the lexer has counted every
+	// one before the end of the input: they are on the current line.
+	at := srcPos{off: l.nulRun - 1, line: l.line, lineStart: l.lineStart}
+	d.b.SetTruncated()
+	d.warnOps("%s:%d:%d: the input ends in %d NUL bytes from here, as a writer that crashed leaves it%s; kept the %d complete ops before it",
+		d.name, at.line, at.col(), l.base+int64(l.end)-at.off, where)
+	return true
+}
+
 // toError turns a position and message into an *Error with an excerpt.
 func (d *decoder) toError(le *lexErr, cause error) *Error {
 	ex, caret := d.l.excerpt(le.at)
-	return &Error{File: d.name, Line: clampInt(le.at.line), Col: clampInt(le.at.col()), Msg: le.msg,
+	return &Error{File: d.name, Line: le.at.line, Col: le.at.col(), Msg: le.msg,
 		Excerpt: ex, caret: caret, Err: cause}
 }
 
+// clampInt is v, at most 2^31-1: model.Op.Line is an int32.
 func clampInt(v int64) int {
 	if v > math.MaxInt32 {
 		return math.MaxInt32

@@ -113,6 +113,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 	}
 	// The op is read: from here on, as readOp.
 	l.pos = p
+	l.nest-- // its '}'
 	if fOther {
 		d.extra(&op).FName = d.fname(fname)
 	}
@@ -176,7 +177,7 @@ func fastInteger(buf []byte, p int) (int64, int) {
 	return int64(u), q
 }
 
-// fastString reads a string without escapes or newlines at p: its text and
+// fastString reads a string without escapes or line breaks at p: its text and
 // the index after it; -1 when there is none.
 func fastString(buf []byte, p int) ([]byte, int) {
 	if p >= len(buf) || buf[p] != '"' {
@@ -186,7 +187,7 @@ func fastString(buf []byte, p int) ([]byte, int) {
 		switch buf[q] {
 		case '"':
 			return buf[p+1 : q], q + 1
-		case '\\', '\n':
+		case '\\', '\n', '\r':
 			return nil, -1
 		}
 	}

@@ -238,7 +238,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 		// Decompress in a goroutine of its own, one chunk ahead of the parser.
 		pf := newPrefetch(limit(dec, opts.MaxBytes), release)
 		defer pf.stop()
-		l.src, l.end, l.eof, l.rerr = pf, 0, false, nil
+		l.src, l.end, l.eof, l.rerr, l.nulRun = pf, 0, false, nil, 0
 	}
 	// A UTF-8 byte order mark is not part of the text.
 	q := 0
