@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -482,8 +483,23 @@ func (d *decoder) capture() (satom, error) {
 
 func (d *decoder) textAtom(k model.AtomKind, t []byte) satom {
 	a := satom{kind: k, off: uint32(len(d.arena)), n: uint32(len(t))}
+	if len(d.arena)+len(t) > cap(d.arena) {
+		d.arena = slices.Grow(d.arena, max(len(d.arena), len(t)))
+	}
 	d.arena = append(d.arena, t...)
 	return a
+}
+
+// grow returns s with room for at least one more element, doubling its
+// capacity when it is full. append alone grows a large slice by a quarter,
+// which allocates about five times the final size over a long op in all;
+// doubling, twice: the bytes allocated stay a small multiple of the input
+// (FuzzParserMemory). The scratch slices are reused from op to op.
+func grow[S ~[]E, E any](s S) S {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 16))
+	}
+	return s
 }
 
 func (d *decoder) atomText(a *satom) []byte { return d.arena[a.off : a.off+a.n] }
@@ -776,7 +792,7 @@ func (d *decoder) readSeq(o opener, set bool) error {
 			if err != nil {
 				return err
 			}
-			d.vkeys = append(d.vkeys, a)
+			d.vkeys = append(grow(d.vkeys), a)
 		default:
 			if err := d.skip(); err != nil {
 				return err
@@ -831,7 +847,7 @@ func (d *decoder) readMop(o opener) error {
 	}
 	d.deferErr(l.tok, "unknown micro-op "+name+
 		" (known: :send and :poll for queues, :append and :r for list-append, :w and :r for rw-register)")
-	d.mops = append(d.mops, smop{kind: model.MopOther})
+	d.mops = append(grow(d.mops), smop{kind: model.MopOther})
 	return d.skipRest(o)
 }
 
@@ -863,7 +879,7 @@ func (d *decoder) readKV(o opener, kind model.MopKind, what string) error {
 	} else if !c {
 		return d.bad(o, what+" micro-op has three elements; found more: ")
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return nil
 }
 
@@ -886,7 +902,7 @@ func (d *decoder) readR(o opener) error {
 	if c, err := d.nextClose(o); err != nil {
 		return err
 	} else if c {
-		d.mops = append(d.mops, m) // [:r k]: nothing read yet
+		d.mops = append(grow(d.mops), m) // [:r k]: nothing read yet
 		return nil
 	}
 	switch l.kind {
@@ -905,7 +921,7 @@ func (d *decoder) readR(o opener) error {
 			if err != nil {
 				return err
 			}
-			d.reads = append(d.reads, sread{val: v})
+			d.reads = append(grow(d.reads), sread{val: v})
 		}
 		m.p1 = int32(len(d.reads))
 	default:
@@ -919,7 +935,7 @@ func (d *decoder) readR(o opener) error {
 	} else if !c {
 		return d.bad(o, "a read micro-op has three elements; found more: ")
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return nil
 }
 
@@ -961,7 +977,7 @@ func (d *decoder) readSend(o opener) error {
 	} else if !c {
 		return d.bad(o, "a send micro-op has three elements; found more: ")
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return nil
 }
 
@@ -1022,7 +1038,7 @@ func (d *decoder) readPoll(o opener) error {
 	if c, err := d.nextClose(o); err != nil {
 		return err
 	} else if c {
-		d.mops = append(d.mops, m)
+		d.mops = append(grow(d.mops), m)
 		return nil
 	}
 	m.done = true
@@ -1043,7 +1059,7 @@ func (d *decoder) readPoll(o opener) error {
 	} else if !c {
 		return d.bad(o, "a poll micro-op has at most two elements; found more: ")
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return nil
 }
 
@@ -1081,7 +1097,7 @@ func (d *decoder) readPollMap(o opener) error {
 			}
 		}
 		p.r1 = int32(len(d.reads))
-		d.polls = append(d.polls, p)
+		d.polls = append(grow(d.polls), p)
 	}
 }
 
@@ -1102,7 +1118,7 @@ func (d *decoder) readReads(o opener) error {
 			}
 			continue
 		}
-		d.reads = append(d.reads, sread{})
+		d.reads = append(grow(d.reads), sread{})
 		if err := d.readPair(po, &d.reads[len(d.reads)-1]); err != nil {
 			d.reads = d.reads[:len(d.reads)-1]
 			if err == errBadPair {
@@ -1220,7 +1236,7 @@ func (d *decoder) readRebalance() error {
 				if err != nil {
 					return err
 				}
-				d.rkeys = append(d.rkeys, a)
+				d.rkeys = append(grow(d.rkeys), a)
 			}
 		}
 	}

@@ -258,7 +258,7 @@ func (d *decoder) fastValue(buf []byte, p int) int {
 			if q < 0 {
 				return -1
 			}
-			d.vkeys = append(d.vkeys, a)
+			d.vkeys = append(grow(d.vkeys), a)
 			p = q
 		}
 	}
@@ -294,7 +294,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		m.done, m.p0 = true, int32(len(d.polls))
 		switch {
 		case buf[p] == ']':
-			d.mops = append(d.mops, smop{kind: model.MopPoll})
+			d.mops = append(grow(d.mops), smop{kind: model.MopPoll})
 			return p + 1
 		case fastNil(buf, p):
 			p += 3
@@ -309,7 +309,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		if p = fastClose(buf, p); p < 0 {
 			return -1
 		}
-		d.mops = append(d.mops, m)
+		d.mops = append(grow(d.mops), m)
 		return p
 	case "append":
 		m = smop{kind: model.MopAppend, done: true}
@@ -335,7 +335,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 	// the value
 	switch {
 	case m.kind == model.MopRead && buf[p] == ']':
-		d.mops = append(d.mops, m) // [:r k]
+		d.mops = append(grow(d.mops), m) // [:r k]
 		return p + 1
 	case m.kind == model.MopRead && fastNil(buf, p):
 		p += 3
@@ -355,7 +355,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 			if v, p = d.fastAtom(buf, p); p < 0 {
 				return -1
 			}
-			d.reads = append(d.reads, sread{val: v})
+			d.reads = append(grow(d.reads), sread{val: v})
 		}
 		m.p1 = int32(len(d.reads))
 	case m.kind == model.MopSend && buf[p] == '[':
@@ -375,7 +375,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 	if p = fastClose(buf, p); p < 0 {
 		return -1
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return p
 }
 
@@ -435,7 +435,7 @@ func (d *decoder) fastPollMap(buf []byte, p int) int {
 					p++
 					break
 				}
-				d.reads = append(d.reads, sread{})
+				d.reads = append(grow(d.reads), sread{})
 				if p = d.fastPair(buf, p+1, &d.reads[len(d.reads)-1]); p < 0 {
 					return -1
 				}
@@ -444,6 +444,6 @@ func (d *decoder) fastPollMap(buf []byte, p int) int {
 			return -1
 		}
 		sp.r1 = int32(len(d.reads))
-		d.polls = append(d.polls, sp)
+		d.polls = append(grow(d.polls), sp)
 	}
 }
