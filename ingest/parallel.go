@@ -271,9 +271,10 @@ func (pr *parallelRead) cut(r io.Reader, bs int, pool chan []byte, blocks chan<-
 				break
 			}
 			// a line longer than the buffer: grow it, unless the file
-			// breaks its lines with a lone '\r' (read sequentially; a
-			// CR-only file would be one block)
-			if bytes.IndexByte(buf[n-k:n], '\r') >= 0 {
+			// breaks its lines with a lone '\r' or ends in NUL bytes (read
+			// sequentially, which holds neither in memory: a CR-only file
+			// would be one block)
+			if bytes.IndexByte(buf[n-k:n], '\r') >= 0 || bytes.IndexByte(buf[n-k:n], 0) >= 0 {
 				pr.failed.Store(true)
 				return
 			}
