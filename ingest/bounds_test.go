@@ -237,6 +237,50 @@ func TestNULTail(t *testing.T) {
 	}
 }
 
+// TestGzipNULTail checks that NUL bytes after the last complete member of
+// a gzip file (the compressed file padded by a crash) read as a truncation,
+// that members still follow one another, and that anything else after a
+// member is still an error.
+func TestGzipNULTail(t *testing.T) {
+	gz := func(s string) string { return string(testpack.Gzip(t, []byte(s))) }
+	nuls := strings.Repeat("\x00", 100<<10)
+	for _, tc := range []struct {
+		name, in, json string
+		ops            int
+		warn           string // the single warning; "" for none
+	}{
+		{"EDN one member then NULs - truncated", gz(threeOps) + nuls, "", 3,
+			"h:4:1: the gzip stream ends in 102400 NUL bytes after its last complete member, as a writer that crashed leaves it; kept the 3 complete ops before it"},
+		{"EDN two members then NULs - truncated", gz(threeOps) + gz("{:index 3, :type :ok, :process 0, :f :poll") + nuls, "", 3,
+			"h:4:43: the gzip stream ends in 102400 NUL bytes after its last complete member, as a writer that crashed leaves it, inside the op that starts at line 4, column 1; kept the 3 complete ops before it"},
+		{"JSON Lines one member then NULs - truncated", gz(jsonOp0+jsonOp2) + nuls, "json", 2,
+			"h:3:1: the gzip stream ends in 102400 NUL bytes after its last complete member"},
+		{"EDN two members - valid", gz(threeOps) + gz("{:index 3, :type :ok, :process 0, :f :poll, :value [[:poll]]}\n"), "", 4, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{}
+			if tc.json != "" {
+				opts.Format = FormatJSON
+			}
+			h := readString(t, "h", tc.in, opts)
+			want := 0
+			if tc.warn != "" {
+				want = 1
+			}
+			if len(h.Ops) != tc.ops || h.Truncated != (tc.warn != "") || len(h.Warnings) != want || want == 1 && !strings.HasPrefix(h.Warnings[0], tc.warn) {
+				t.Errorf("%d ops, truncated %v, warnings %q; want %d ops, a warning %q", len(h.Ops), h.Truncated, h.Warnings, tc.ops, tc.warn)
+			}
+		})
+	}
+	garbage := strings.Repeat("x", 20) // a header's length: one byte is a cut header
+	for _, in := range []string{gz(threeOps) + garbage, gz(threeOps) + nuls + "x"} {
+		_, err := Read(strings.NewReader(in), "h", Options{})
+		if e := asError(t, err); !strings.Contains(e.Msg, "gzip: invalid header") {
+			t.Errorf("%d bytes after a member: %v", len(in)-len(gz(threeOps)), err)
+		}
+	}
+}
+
 // TestNULTailFile checks a large NUL-padded file read by ReadFile, whose
 // last block (parallel.go) holds the NUL bytes.
 func TestNULTailFile(t *testing.T) {

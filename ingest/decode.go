@@ -147,6 +147,10 @@ type decoder struct {
 
 	keyStore model.Store[model.KeyID] // backs assign/subscribe key lists
 
+	// gz is the gzip stream being read, if the input is gzip: it knows
+	// whether NUL bytes followed its last member (gzipMembers).
+	gz *gzipMembers
+
 	// part is set when the decoder reads one block of a file read in
 	// parallel (parallel.go); nil for a sequential read.
 	part *partOut
@@ -309,6 +313,13 @@ func (d *decoder) atEOF(inCont bool, cont opener) error {
 // ...").
 func (d *decoder) padded(where string) bool {
 	l := d.l
+	if d.gz != nil && d.gz.pad > 0 && l.nulRun == 0 {
+		at := l.posAt(l.end)
+		d.b.SetTruncated()
+		d.warnOps("%s:%d:%d: the gzip stream ends in %d NUL bytes after its last complete member, as a writer that crashed leaves it%s; kept the %d complete ops before it",
+			d.name, at.line, at.col(), d.gz.pad, where)
+		return true
+	}
 	if l.nulRun == 0 {
 		return false
 	}
