@@ -100,7 +100,11 @@
 // the NUL bytes begin, how many there are and what they cut off ("the
 // input ends in 4096 NUL bytes from here, as a writer that crashed leaves
 // it, inside the op that starts at line 4, column 1; kept the 3 complete
-// ops before it"). A NUL byte followed by anything else is an *Error.
+// ops before it"). A NUL byte followed by anything else is an *Error. So
+// are NUL bytes after the last complete member of a gzip file (the
+// compressed file padded): "the gzip stream ends in 4096 NUL bytes after
+// its last complete member, as a writer that crashed leaves it; ...", at
+// the end of the text read.
 //
 // Only the op that runs into the end of the input is cut off. An op left
 // unclosed before the next op begins is malformed: an *Error at the

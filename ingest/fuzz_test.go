@@ -104,6 +104,15 @@ func FuzzEDN(f *testing.F) {
 			"{:index 11, :time 4, :type :info, :process :nemesis, :f :start-partition, :value :majority, :error \"x y\"}\n",
 		"{:type :ok, :value [[:append 2 12] [:r 5 nil] [:r 5 [1 2 3]] [:w 1 2] [:r 1 2] [:r 3]], :process 3, :time 1589367458999246707, :index 99}\n" +
 			"{:index 1, :type :ok, :process 0, :value [[:send \"8\" [14 15]]], :f :send}\n",
+		// hostile shapes: deep nesting, CR-only lines, NUL-padded tails
+		strings.Repeat("{", MaxNesting+2),
+		"{:type :ok :value " + strings.Repeat("#{", MaxNesting) + "}",
+		"{:type :ok :x " + strings.Repeat("#object[", 20) + "]",
+		"; c\r{:index 0 :type :ok ; d\r :process 0}\r\n{:index 1 :type :ok :error \"a\rb\"}\r",
+		threeOps + "\x00\x00\x00",
+		threeOps + "{:index 3 :type :ok :error \"ab\x00\x00",
+		threeOps + "#\x00\x00",
+		threeOps + "\x00 {:index 3 :type :ok}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -131,6 +140,9 @@ func FuzzJSON(f *testing.F) {
 		` [ { "type" : "ok" } ] `,
 		"{\"index\": 0, \"type\": \"ok\", \"error\": \"x}\n{\"index\": 1, \"type\": \"ok\"}\n",
 		"[\n  {\n    \"type\": \"ok\",\n    \"value\": [\n      {\n        \"type\": 1\n      }\n  ,\n  {\n    \"index\": 1\n  }\n]",
+		`{"type": "ok", "value": ` + strings.Repeat("[", MaxNesting+2),
+		"{\"type\": \"ok\",\r \"process\": 0}\r{\"type\": \"ok\"}\r",
+		"{\"type\": \"ok\"}\n{\"type\": \"ok\", \"x\": \x00\x00",
 	} {
 		f.Add([]byte(s))
 	}
