@@ -24,9 +24,9 @@ func allocated(f func()) uint64 {
 }
 
 // TestNestingLimit checks that a form nested past MaxNesting is an *Error
-// at the bracket that passes it, in EDN and JSON, read from a reader and
-// from a file (the parallel reader), and that 20 MB of brackets costs a
-// bounded amount of memory (it cost 75 times its size before the limit).
+// at the bracket that passes it, in EDN and JSON, read from a reader (and,
+// for the 20 MB cases, from a file: the parallel reader), and that 20 MB
+// of brackets costs a bounded amount of memory (4 GB before the limit).
 func TestNestingLimit(t *testing.T) {
 	deep := func(prefix, open string) string { return prefix + strings.Repeat(open, (20<<20)/len(open)) }
 	msg := func(what string) string {
@@ -65,6 +65,9 @@ func TestNestingLimit(t *testing.T) {
 			var err error
 			a := allocated(func() { _, err = Read(bytes.NewReader(data), "h", Options{Format: tc.format}) })
 			check("Read", err, a)
+			if !strings.Contains(tc.name, "20 MB") {
+				return
+			}
 			p := filepath.Join(dir, "h")
 			if err := os.WriteFile(p, data, 0o644); err != nil {
 				t.Fatal(err)
