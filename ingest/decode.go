@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -146,6 +147,10 @@ type decoder struct {
 
 	keyStore model.Store[model.KeyID] // backs assign/subscribe key lists
 
+	// gz is the gzip stream being read, if the input is gzip: it knows
+	// whether NUL bytes followed its last member (gzipMembers).
+	gz *gzipMembers
+
 	// part is set when the decoder reads one block of a file read in
 	// parallel (parallel.go); nil for a sequential read.
 	part *partOut
@@ -254,6 +259,9 @@ func (d *decoder) opErr(err error, start srcPos) error {
 	if d.part != nil && !d.part.last {
 		return errSequential // an op spread over two blocks
 	}
+	if d.padded(fmt.Sprintf(", inside the op that starts at line %d, column %d", start.line, start.col())) {
+		return nil
+	}
 	d.b.SetTruncated()
 	d.warnOps("%s:%d:%d: the input ends in the middle of the op that starts here; kept the %d complete ops before it",
 		d.name, start.line, start.col())
@@ -279,6 +287,9 @@ func (d *decoder) atEOF(inCont bool, cont opener) error {
 		return d.readErr()
 	case (l.cut || inCont || l.rerr != nil) && d.part != nil && !d.part.last:
 		return errSequential // a form spread over two blocks
+	case inCont && d.padded(fmt.Sprintf(", inside the top-level %s opened at line %d, column %d",
+		d.openText(cont.close), cont.at.line, cont.at.col())):
+	case !inCont && d.padded(""):
 	case l.cut:
 		d.b.SetTruncated()
 		d.warnOps("%s:%d:%d: the input ends in the middle of this form; kept the %d complete ops before it",
@@ -296,13 +307,39 @@ func (d *decoder) atEOF(inCont bool, cont opener) error {
 	return nil
 }
 
+// padded reports whether the input ends in NUL bytes (lexer.nulTail), and
+// then marks the history truncated with a warning where they begin; where
+// says what they cut off, if anything (", inside the op that starts at
+// ...").
+func (d *decoder) padded(where string) bool {
+	l := d.l
+	if d.gz != nil && d.gz.pad > 0 && l.nulRun == 0 {
+		at := l.posAt(l.end)
+		d.b.SetTruncated()
+		d.warnOps("%s:%d:%d: the gzip stream ends in %d NUL bytes after its last complete member, as a writer that crashed leaves it%s; kept the %d complete ops before it",
+			d.name, at.line, at.col(), d.gz.pad, where)
+		return true
+	}
+	if l.nulRun == 0 {
+		return false
+	}
+	// The NUL bytes hold no line break, and the lexer has counted every
+	// one before the end of the input: they are on the current line.
+	at := srcPos{off: l.nulRun - 1, line: l.line, lineStart: l.lineStart}
+	d.b.SetTruncated()
+	d.warnOps("%s:%d:%d: the input ends in %d NUL bytes from here, as a writer that crashed leaves it%s; kept the %d complete ops before it",
+		d.name, at.line, at.col(), l.base+int64(l.end)-at.off, where)
+	return true
+}
+
 // toError turns a position and message into an *Error with an excerpt.
 func (d *decoder) toError(le *lexErr, cause error) *Error {
 	ex, caret := d.l.excerpt(le.at)
-	return &Error{File: d.name, Line: clampInt(le.at.line), Col: clampInt(le.at.col()), Msg: le.msg,
+	return &Error{File: d.name, Line: le.at.line, Col: le.at.col(), Msg: le.msg,
 		Excerpt: ex, caret: caret, Err: cause}
 }
 
+// clampInt is v, at most 2^31-1: model.Op.Line is an int32.
 func clampInt(v int64) int {
 	if v > math.MaxInt32 {
 		return math.MaxInt32
@@ -457,8 +494,23 @@ func (d *decoder) capture() (satom, error) {
 
 func (d *decoder) textAtom(k model.AtomKind, t []byte) satom {
 	a := satom{kind: k, off: uint32(len(d.arena)), n: uint32(len(t))}
+	if len(d.arena)+len(t) > cap(d.arena) {
+		d.arena = slices.Grow(d.arena, max(len(d.arena), len(t)))
+	}
 	d.arena = append(d.arena, t...)
 	return a
+}
+
+// grow returns s with room for at least one more element, doubling its
+// capacity when it is full. append alone grows a large slice by a quarter,
+// which allocates about five times the final size over a long op in all;
+// doubling, twice: the bytes allocated stay a small multiple of the input
+// (FuzzParserMemory). The scratch slices are reused from op to op.
+func grow[S ~[]E, E any](s S) S {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 16))
+	}
+	return s
 }
 
 func (d *decoder) atomText(a *satom) []byte { return d.arena[a.off : a.off+a.n] }
@@ -751,7 +803,7 @@ func (d *decoder) readSeq(o opener, set bool) error {
 			if err != nil {
 				return err
 			}
-			d.vkeys = append(d.vkeys, a)
+			d.vkeys = append(grow(d.vkeys), a)
 		default:
 			if err := d.skip(); err != nil {
 				return err
@@ -806,7 +858,7 @@ func (d *decoder) readMop(o opener) error {
 	}
 	d.deferErr(l.tok, "unknown micro-op "+name+
 		" (known: :send and :poll for queues, :append and :r for list-append, :w and :r for rw-register)")
-	d.mops = append(d.mops, smop{kind: model.MopOther})
+	d.mops = append(grow(d.mops), smop{kind: model.MopOther})
 	return d.skipRest(o)
 }
 
@@ -838,7 +890,7 @@ func (d *decoder) readKV(o opener, kind model.MopKind, what string) error {
 	} else if !c {
 		return d.bad(o, what+" micro-op has three elements; found more: ")
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return nil
 }
 
@@ -861,7 +913,7 @@ func (d *decoder) readR(o opener) error {
 	if c, err := d.nextClose(o); err != nil {
 		return err
 	} else if c {
-		d.mops = append(d.mops, m) // [:r k]: nothing read yet
+		d.mops = append(grow(d.mops), m) // [:r k]: nothing read yet
 		return nil
 	}
 	switch l.kind {
@@ -880,7 +932,7 @@ func (d *decoder) readR(o opener) error {
 			if err != nil {
 				return err
 			}
-			d.reads = append(d.reads, sread{val: v})
+			d.reads = append(grow(d.reads), sread{val: v})
 		}
 		m.p1 = int32(len(d.reads))
 	default:
@@ -894,7 +946,7 @@ func (d *decoder) readR(o opener) error {
 	} else if !c {
 		return d.bad(o, "a read micro-op has three elements; found more: ")
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return nil
 }
 
@@ -936,7 +988,7 @@ func (d *decoder) readSend(o opener) error {
 	} else if !c {
 		return d.bad(o, "a send micro-op has three elements; found more: ")
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return nil
 }
 
@@ -997,7 +1049,7 @@ func (d *decoder) readPoll(o opener) error {
 	if c, err := d.nextClose(o); err != nil {
 		return err
 	} else if c {
-		d.mops = append(d.mops, m)
+		d.mops = append(grow(d.mops), m)
 		return nil
 	}
 	m.done = true
@@ -1018,7 +1070,7 @@ func (d *decoder) readPoll(o opener) error {
 	} else if !c {
 		return d.bad(o, "a poll micro-op has at most two elements; found more: ")
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return nil
 }
 
@@ -1056,7 +1108,7 @@ func (d *decoder) readPollMap(o opener) error {
 			}
 		}
 		p.r1 = int32(len(d.reads))
-		d.polls = append(d.polls, p)
+		d.polls = append(grow(d.polls), p)
 	}
 }
 
@@ -1077,7 +1129,7 @@ func (d *decoder) readReads(o opener) error {
 			}
 			continue
 		}
-		d.reads = append(d.reads, sread{})
+		d.reads = append(grow(d.reads), sread{})
 		if err := d.readPair(po, &d.reads[len(d.reads)-1]); err != nil {
 			d.reads = d.reads[:len(d.reads)-1]
 			if err == errBadPair {
@@ -1195,7 +1247,7 @@ func (d *decoder) readRebalance() error {
 				if err != nil {
 					return err
 				}
-				d.rkeys = append(d.rkeys, a)
+				d.rkeys = append(grow(d.rkeys), a)
 			}
 		}
 	}

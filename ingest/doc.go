@@ -29,7 +29,23 @@
 // with an error wrapping ErrTooLarge). The format is detected from the
 // content unless forced with Options.Format: after whitespace, '[' then '{'
 // then '"', or '{' then '"', is JSON; anything else is EDN. A UTF-8 byte
-// order mark is skipped.
+// order mark is skipped. Lines may end in LF, CRLF or a lone CR: each
+// counts as one line break, in line numbers and where an EDN ';' comment
+// ends.
+//
+// # Limits
+//
+// Forms nest at most MaxNesting (1,000) levels deep: maps, vectors, lists,
+// sets, JSON objects and arrays, tagged forms such as #object[...] by
+// their brackets, the op map and a top-level vector included, and each #_
+// discard a level of its own. Jepsen histories nest fewer than 10. The
+// bracket (or #_) that opens level 1,001 is an *Error at its line and
+// column: "too deeply nested: this '{' opens level 1001, past the limit of
+// 1000 nested forms". With that limit, the reader's memory is a constant
+// times its input on any bytes: the scratch space of an op, a string or a
+// captured form grows with the bytes that make it, and nothing grows
+// without them (FuzzParserMemory asserts at most 128 bytes allocated per
+// byte read, plus 2 MB).
 //
 // # Streaming
 //
@@ -75,6 +91,20 @@
 // the cut op (or the unclosed top-level vector) started. This is not an
 // error. A syntax error anywhere else is an *Error with the exact line and
 // column.
+//
+// A writer that crashes may also leave NUL bytes at the end of the file
+// (its length was saved, its last blocks were not). Input that ends in NUL
+// bytes, after complete ops or in the middle of one, plain or compressed,
+// is read the same way: the complete ops before them are kept,
+// History.Truncated is set, and the one warning names FILE:LINE:COL where
+// the NUL bytes begin, how many there are and what they cut off ("the
+// input ends in 4096 NUL bytes from here, as a writer that crashed leaves
+// it, inside the op that starts at line 4, column 1; kept the 3 complete
+// ops before it"). A NUL byte followed by anything else is an *Error. So
+// are NUL bytes after the last complete member of a gzip file (the
+// compressed file padded): "the gzip stream ends in 4096 NUL bytes after
+// its last complete member, as a writer that crashed leaves it; ...", at
+// the end of the text read.
 //
 // Only the op that runs into the end of the input is cut off. An op left
 // unclosed before the next op begins is malformed: an *Error at the
@@ -142,5 +172,6 @@
 //   - An EDN map with string keys ({"index" 0 ...}) is taken for JSON by the
 //     detector; force FormatEDN to read it.
 //   - Cols count bytes from the start of the line (a byte order mark does not
-//     count).
+//     count); lines and columns are int64, never cut off. An error's
+//     excerpt shows control bytes and bytes that are not UTF-8 as \xNN.
 package ingest

@@ -12,12 +12,14 @@ import (
 type Error struct {
 	// File names the input, as given to Read or ReadFile.
 	File string
-	// Line and Col are 1-based; Col counts bytes of the line.
-	Line, Col int
+	// Line and Col are 1-based; Col counts bytes of the line. They are
+	// int64, as offsets are: a line may be longer than 2^31 bytes.
+	Line, Col int64
 	// Msg says what is wrong.
 	Msg string
 	// Excerpt is the offending source line, cut to about 100 bytes around
-	// the column ("..." marks a cut) and with control bytes replaced by '?'.
+	// the column ("..." marks a cut), with control bytes other than tab, and
+	// bytes that are not UTF-8, shown as \xNN (a NUL byte as \x00).
 	// It is empty when the line is no longer available.
 	Excerpt string
 	// Err is the underlying error, if any.
@@ -32,15 +34,15 @@ func (e *Error) Error() string {
 	var sb strings.Builder
 	sb.WriteString(e.File)
 	sb.WriteByte(':')
-	sb.WriteString(strconv.Itoa(e.Line))
+	sb.WriteString(strconv.FormatInt(e.Line, 10))
 	sb.WriteByte(':')
-	sb.WriteString(strconv.Itoa(e.Col))
+	sb.WriteString(strconv.FormatInt(e.Col, 10))
 	sb.WriteString(": ")
 	sb.WriteString(e.Msg)
 	if e.Excerpt != "" {
 		c := e.caret - 1
 		if e.caret == 0 {
-			c = e.Col - 1
+			c = int(max(0, min(e.Col-1, int64(len(e.Excerpt)))))
 		}
 		c = max(0, min(c, len(e.Excerpt)))
 		sb.WriteByte('\n')
@@ -79,17 +81,14 @@ func (l *lexer) excerpt(at srcPos) (string, int) {
 		s++
 	}
 	e := idx
-	for e < l.end && e-idx < excerptHalf && l.buf[e] != '\n' {
+	for e < l.end && e-idx < excerptHalf && l.buf[e] != '\n' && l.buf[e] != '\r' {
 		e++
 	}
-	cutEnd := e < l.end && l.buf[e] != '\n'
+	cutEnd := e < l.end && l.buf[e] != '\n' && l.buf[e] != '\r'
 	if cutEnd {
 		for e > idx && e < l.end && !utf8.RuneStart(l.buf[e]) {
 			e--
 		}
-	}
-	if e > s && l.buf[e-1] == '\r' && !cutEnd {
-		e--
 	}
 	var sb strings.Builder
 	if l.base+int64(s) > at.lineStart {
@@ -106,7 +105,9 @@ func (l *lexer) excerpt(at srcPos) (string, int) {
 		}
 		r, sz := utf8.DecodeRune(raw[i:])
 		if r == utf8.RuneError && sz <= 1 || r < 0x20 && r != '\t' || r == 0x7f {
-			sb.WriteByte('?')
+			const hex = "0123456789abcdef"
+			c := raw[i]
+			sb.Write([]byte{'\\', 'x', hex[c>>4], hex[c&15]})
 		} else {
 			sb.WriteRune(r)
 		}

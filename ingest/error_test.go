@@ -14,7 +14,7 @@ func TestErrors(t *testing.T) {
 	tests := []struct {
 		name      string
 		file, in  string
-		line, col int
+		line, col int64
 		msg       string // a part of the message
 	}{
 		{"EDN mismatched bracket - error at the brace", "h.edn",

@@ -113,6 +113,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 	}
 	// The op is read: from here on, as readOp.
 	l.pos = p
+	l.nest-- // its '}'
 	if fOther {
 		d.extra(&op).FName = d.fname(fname)
 	}
@@ -176,7 +177,7 @@ func fastInteger(buf []byte, p int) (int64, int) {
 	return int64(u), q
 }
 
-// fastString reads a string without escapes or newlines at p: its text and
+// fastString reads a string without escapes or line breaks at p: its text and
 // the index after it; -1 when there is none.
 func fastString(buf []byte, p int) ([]byte, int) {
 	if p >= len(buf) || buf[p] != '"' {
@@ -186,7 +187,7 @@ func fastString(buf []byte, p int) ([]byte, int) {
 		switch buf[q] {
 		case '"':
 			return buf[p+1 : q], q + 1
-		case '\\', '\n':
+		case '\\', '\n', '\r':
 			return nil, -1
 		}
 	}
@@ -257,7 +258,7 @@ func (d *decoder) fastValue(buf []byte, p int) int {
 			if q < 0 {
 				return -1
 			}
-			d.vkeys = append(d.vkeys, a)
+			d.vkeys = append(grow(d.vkeys), a)
 			p = q
 		}
 	}
@@ -293,7 +294,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		m.done, m.p0 = true, int32(len(d.polls))
 		switch {
 		case buf[p] == ']':
-			d.mops = append(d.mops, smop{kind: model.MopPoll})
+			d.mops = append(grow(d.mops), smop{kind: model.MopPoll})
 			return p + 1
 		case fastNil(buf, p):
 			p += 3
@@ -308,7 +309,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		if p = fastClose(buf, p); p < 0 {
 			return -1
 		}
-		d.mops = append(d.mops, m)
+		d.mops = append(grow(d.mops), m)
 		return p
 	case "append":
 		m = smop{kind: model.MopAppend, done: true}
@@ -334,7 +335,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 	// the value
 	switch {
 	case m.kind == model.MopRead && buf[p] == ']':
-		d.mops = append(d.mops, m) // [:r k]
+		d.mops = append(grow(d.mops), m) // [:r k]
 		return p + 1
 	case m.kind == model.MopRead && fastNil(buf, p):
 		p += 3
@@ -354,7 +355,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 			if v, p = d.fastAtom(buf, p); p < 0 {
 				return -1
 			}
-			d.reads = append(d.reads, sread{val: v})
+			d.reads = append(grow(d.reads), sread{val: v})
 		}
 		m.p1 = int32(len(d.reads))
 	case m.kind == model.MopSend && buf[p] == '[':
@@ -374,7 +375,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 	if p = fastClose(buf, p); p < 0 {
 		return -1
 	}
-	d.mops = append(d.mops, m)
+	d.mops = append(grow(d.mops), m)
 	return p
 }
 
@@ -434,7 +435,7 @@ func (d *decoder) fastPollMap(buf []byte, p int) int {
 					p++
 					break
 				}
-				d.reads = append(d.reads, sread{})
+				d.reads = append(grow(d.reads), sread{})
 				if p = d.fastPair(buf, p+1, &d.reads[len(d.reads)-1]); p < 0 {
 					return -1
 				}
@@ -443,6 +444,6 @@ func (d *decoder) fastPollMap(buf []byte, p int) int {
 			return -1
 		}
 		sp.r1 = int32(len(d.reads))
-		d.polls = append(d.polls, sp)
+		d.polls = append(grow(d.polls), sp)
 	}
 }

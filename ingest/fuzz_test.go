@@ -104,6 +104,15 @@ func FuzzEDN(f *testing.F) {
 			"{:index 11, :time 4, :type :info, :process :nemesis, :f :start-partition, :value :majority, :error \"x y\"}\n",
 		"{:type :ok, :value [[:append 2 12] [:r 5 nil] [:r 5 [1 2 3]] [:w 1 2] [:r 1 2] [:r 3]], :process 3, :time 1589367458999246707, :index 99}\n" +
 			"{:index 1, :type :ok, :process 0, :value [[:send \"8\" [14 15]]], :f :send}\n",
+		// hostile shapes: deep nesting, CR-only lines, NUL-padded tails
+		strings.Repeat("{", MaxNesting+2),
+		"{:type :ok :value " + strings.Repeat("#{", MaxNesting) + "}",
+		"{:type :ok :x " + strings.Repeat("#object[", 20) + "]",
+		"; c\r{:index 0 :type :ok ; d\r :process 0}\r\n{:index 1 :type :ok :error \"a\rb\"}\r",
+		threeOps + "\x00\x00\x00",
+		threeOps + "{:index 3 :type :ok :error \"ab\x00\x00",
+		threeOps + "#\x00\x00",
+		threeOps + "\x00 {:index 3 :type :ok}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -131,11 +140,96 @@ func FuzzJSON(f *testing.F) {
 		` [ { "type" : "ok" } ] `,
 		"{\"index\": 0, \"type\": \"ok\", \"error\": \"x}\n{\"index\": 1, \"type\": \"ok\"}\n",
 		"[\n  {\n    \"type\": \"ok\",\n    \"value\": [\n      {\n        \"type\": 1\n      }\n  ,\n  {\n    \"index\": 1\n  }\n]",
+		`{"type": "ok", "value": ` + strings.Repeat("[", MaxNesting+2),
+		"{\"type\": \"ok\",\r \"process\": 0}\r{\"type\": \"ok\"}\r",
+		"{\"type\": \"ok\"}\n{\"type\": \"ok\", \"x\": \x00\x00",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzRead(t, data, Options{Format: FormatJSON})
+	})
+}
+
+// Memory bound of FuzzParserMemory: reading n bytes allocates at most
+// memPerByte*n + memBase bytes in all (runtime.MemStats.TotalAlloc, garbage
+// included). memBase covers the reader's fixed costs (a 256 KB buffer, the
+// maps of the interning caches); memPerByte the history itself and the
+// scratch space of the op being read, each a constant times the bytes that
+// make it. Measured worst cases: about 80 bytes a byte for distinct keys of
+// three characters each, all interned (a string, a map entry, an atom and
+// the cache entries, maps grown by doubling), about 55 for micro-ops and
+// values ([:w 1 abc]), 40 for read lists, under 10 for ordinary ops;
+// brackets nested past MaxNesting stop at the limit (they cost 75 bytes a
+// byte before it). 128 leaves room for mixtures the fuzzer finds.
+const (
+	memPerByte = 128
+	memBase    = 2 << 20
+)
+
+// pump returns data with data[a:b] repeated 16*k more times, up to about
+// 1 MB:
+// the fuzzer finds a shape, pumping makes it large enough that its cost per
+// byte shows over memBase.
+func pump(data []byte, a, b, k uint16) []byte {
+	i := min(int(a), len(data))
+	j := min(max(int(b), i), len(data))
+	mid := data[i:j]
+	n := 0
+	if len(mid) > 0 {
+		n = min(16*int(k), (1<<20)/len(mid))
+	}
+	out := make([]byte, 0, len(data)+n*len(mid))
+	out = append(out, data[:j]...)
+	for range n {
+		out = append(out, mid...)
+	}
+	return append(out, data[j:]...)
+}
+
+// FuzzParserMemory checks that reading any bytes, EDN or JSON, allocates at
+// most memPerByte bytes a byte plus memBase: no input makes the reader's
+// memory grow faster than the input (issue 17: 20 MB of '{' took 4 GB).
+// The input is data with the part data[a:b] repeated 16*k times (pump).
+func FuzzParserMemory(f *testing.F) {
+	add := func(prefix, mid, suffix string, k uint16, json bool) {
+		f.Add([]byte(prefix+mid+suffix), uint16(len(prefix)), uint16(len(prefix)+len(mid)), k, json)
+	}
+	add("", "{", "", 65535, false)
+	add("", "[", "", 65535, false)
+	add(`{"type": "ok", "value": `, "[", "", 65535, true)
+	add(`[{"type": "ok", "value": `, `{"a":`, "", 65535, true)
+	add("{:type :ok :value ", "#{", "", 65535, false)
+	add("{:type :ok :x ", "#object[", "", 65535, false)
+	add("{:type :ok ", "(", "", 65535, false)
+	add("{:type :ok ", "#_", "", 65535, false)
+	add("{:type :ok ", "#tag ", "{}}", 65535, false)
+	add(`{:type :ok :error "`, `a\n`, `"}`, 65535, false)
+	add(`{"type": "ok", "error": "`, `\u00e9`, `"}`, 65535, true)
+	add(threeOps, "\x00", "", 65535, false)
+	add(threeOps+"{:index 3 :type", "\x00", "", 65535, false)
+	add(jsonOp0, "\x00", "", 65535, true)
+	add("; c\r", "{:type :ok :process 0 :f :send :value [[:send 1 2]]}\r; c\r", "", 65535, false)
+	add("", "{:index 1, :type :ok, :process 1, :f :send, :value [[:send 1 [0 2]]]}\n", "", 65535, false)
+	add("{:type :ok :f :assign :value [", "k1 ", "]}", 65535, false)
+	add("{:type :ok :f :txn :value [[:r 1 [", "1 ", "]]]}", 65535, false)
+	add("{:type :ok :f :txn :value [", "[:append 1 2]", "]}", 65535, false)
+	add("{:type :ok :f :txn :value [", "[r 1]", "]}", 65535, false)
+	add("{:type :ok :f :poll :value [[:poll {", "1 [[1 1]] ", "}]]}", 65535, false)
+	add(`{"type": "ok", "f": "poll", "value": [["poll", {`, `"a": [[1, 2]], `, `"b": null}]]}`, 65535, true)
+	add(`{"type": "ok", "f": "txn", "value": [`, `["r", 1, [1, 2]], `, `["r", 1, null]]}`, 65535, true)
+	f.Fuzz(func(t *testing.T, data []byte, a, b, k uint16, json bool) {
+		in := pump(data, a, b, k)
+		opts := Options{}
+		if json {
+			opts.Format = FormatJSON
+		}
+		var err error
+		got := allocated(func() { _, err = Read(bytes.NewReader(in), "fuzz", opts) })
+		if limit := memPerByte*uint64(len(in)) + memBase; got > limit {
+			t.Fatalf("reading %d bytes allocated %d (%.1f a byte), more than %d; error %v",
+				len(in), got, float64(got)/float64(len(in)), limit, err)
+		}
 	})
 }
 

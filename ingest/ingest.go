@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -218,14 +219,19 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	head := l.buf[:l.end]
 	var dec io.Reader
 	var release func()
+	var gz *gzipMembers
 	switch {
 	case bytes.HasPrefix(head, gzipMagic):
-		src := io.MultiReader(bytes.NewReader(bytes.Clone(head)), r)
+		// a bufio.Reader is a flate.Reader: the decompressor reads no byte
+		// past a member's end, so what follows it can be looked at
+		src := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(head)), r), 64<<10)
 		zr, err := gzip.NewReader(src)
 		if err != nil {
 			return compressedHeaderErr(b, name, "gzip", err)
 		}
-		dec, release = zr, func() { zr.Close() }
+		zr.Multistream(false)
+		gz = &gzipMembers{src: src, zr: zr}
+		dec, release = gz, func() { zr.Close() }
 	case bytes.HasPrefix(head, zstdMagic):
 		src := io.MultiReader(bytes.NewReader(bytes.Clone(head)), r)
 		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<28))
@@ -238,7 +244,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 		// Decompress in a goroutine of its own, one chunk ahead of the parser.
 		pf := newPrefetch(limit(dec, opts.MaxBytes), release)
 		defer pf.stop()
-		l.src, l.end, l.eof, l.rerr = pf, 0, false, nil
+		l.src, l.end, l.eof, l.rerr, l.nulRun = pf, 0, false, nil, 0
 	}
 	// A UTF-8 byte order mark is not part of the text.
 	q := 0
@@ -255,6 +261,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	d := newDecoder(l, b, name)
 	d.noFast = opts.noFast
 	d.ops.hint = hint
+	d.gz = gz
 	if err := d.run(); err != nil {
 		return nil, err
 	}
@@ -262,6 +269,65 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	h := b.History()
 	h.Ops = d.ops.join()
 	return h, nil
+}
+
+// gzipMembers reads a gzip stream of one or more members, as gzip.Reader
+// does in its multistream mode, except that NUL bytes after a complete
+// member, up to the end of the file, end the stream: what a writer that
+// crashed leaves (the file's length was saved, its last blocks were not).
+// pad counts them; the decoder reads the history as cut off there.
+type gzipMembers struct {
+	src *bufio.Reader
+	zr  *gzip.Reader
+	pad int64 // NUL bytes after the last member; set before Read returns io.EOF
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for {
+		n, err := g.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		if n > 0 {
+			return n, nil // the member's end comes again on the next call
+		}
+		// the member is complete: the end, another member, or NUL bytes
+		b, err := g.src.Peek(1)
+		if len(b) == 0 {
+			return 0, err
+		}
+		if b[0] == 0 {
+			return 0, g.nulTail()
+		}
+		if err := g.zr.Reset(g.src); err != nil {
+			return 0, err
+		}
+		g.zr.Multistream(false)
+	}
+}
+
+// nulTail reads the rest of the input, which starts with a NUL byte: if it
+// is all NUL bytes, it counts them in pad and returns io.EOF; otherwise
+// gzip.ErrHeader, as a multistream gzip.Reader would.
+func (g *gzipMembers) nulTail() error {
+	var buf [32 << 10]byte
+	n := int64(0)
+	for {
+		k, err := g.src.Read(buf[:])
+		for _, c := range buf[:k] {
+			if c != 0 {
+				return gzip.ErrHeader
+			}
+		}
+		n += int64(k)
+		if err == io.EOF {
+			g.pad = n
+			return io.EOF
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // compressedHeaderErr handles a compressed stream whose header cannot be

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"unicode/utf8"
 )
@@ -34,7 +35,7 @@ const (
 const (
 	cBad   uint8 = iota // not allowed outside strings
 	cSpace              // whitespace (EDN: also ',')
-	cNL                 // '\n'
+	cNL                 // '\n' and '\r': a line break
 	cSym                // may be part of a symbol, keyword or number
 	cDelim              // a byte that is its own token or starts one: {}[]()";\#
 )
@@ -44,10 +45,10 @@ var ednClass = func() (t [256]uint8) {
 		t[c] = cSym
 	}
 	t[0x7f] = cBad
-	for _, c := range []byte(" \t\r\f\v,") {
+	for _, c := range []byte(" \t\f\v,") {
 		t[c] = cSpace
 	}
-	t['\n'] = cNL
+	t['\n'], t['\r'] = cNL, cNL
 	for _, c := range []byte("{}[]()\";\\") {
 		t[c] = cDelim
 	}
@@ -77,8 +78,15 @@ const (
 	readSize    = 256 << 10
 	excerptHalf = 50      // bytes shown each side of an error's column
 	maxOpKeep   = 4 << 20 // keep an op's bytes for excerpts while it is at most this long
-	maxDepth    = 10000   // nesting limit for #_ discards
 )
+
+// MaxNesting is how deeply forms may nest: maps, vectors, lists, sets and
+// JSON objects and arrays inside one another, an op map and a top-level
+// vector included, and each #_ discard (which holds a form) counted as a
+// level. An opening bracket (or #_) past it is an *Error at its line and
+// column. Jepsen histories nest fewer than 10 levels; the limit keeps the
+// reader's memory and stack bounded on any input (see the package doc).
+const MaxNesting = 1000
 
 // lexErr is a syntax error found by the lexer or decoder, at an absolute
 // offset.
@@ -125,6 +133,15 @@ type lexer struct {
 
 	sbuf  []byte // unescaped strings, normalised big integers
 	depth int    // #_ nesting
+	nest  int    // open EDN brackets (JSON: len(jstack)); with depth at most MaxNesting
+
+	// afterCR is 1 + the absolute offset of the byte after the last '\r',
+	// which counts as a line break: a '\n' there (CRLF) does not count again.
+	// 0: none yet. (Offsets plus one, so that a zero lexer is ready.)
+	afterCR int64
+	// nulRun is 1 + the absolute offset where the NUL bytes that end the
+	// input read so far begin; 0 when it does not end in NUL (see nulTail).
+	nulRun int64
 
 	json   bool
 	jstate uint8
@@ -170,6 +187,9 @@ func (l *lexer) more(p *int, keep int) bool {
 	for range 100 {
 		n, err := l.src.Read(l.buf[l.end:])
 		l.end += n
+		if n > 0 {
+			l.trackNUL(l.end - n)
+		}
 		if err != nil {
 			l.eof = true
 			if !errors.Is(err, io.EOF) {
@@ -183,6 +203,78 @@ func (l *lexer) more(p *int, keep int) bool {
 	}
 	l.eof, l.rerr = true, io.ErrNoProgress
 	return false
+}
+
+// trackNUL updates nulRun for the bytes just read into buf[from:end]. It
+// looks back only as far as the last byte that is not NUL: O(1) a read
+// unless the input ends in NUL bytes, and O(n) over the whole input.
+func (l *lexer) trackNUL(from int) {
+	i := l.end
+	for i > from && l.buf[i-1] == 0 {
+		i--
+	}
+	switch {
+	case i == l.end:
+		l.nulRun = 0
+	case i > from || l.nulRun == 0:
+		l.nulRun = l.base + int64(i) + 1
+	}
+}
+
+// newline counts the line break at buf[p], '\n' or '\r': a '\r' (CR-only
+// and CRLF files) is one, and a '\n' right after it is not another.
+func (l *lexer) newline(p int) {
+	a := l.base + int64(p)
+	if l.buf[p] == '\r' {
+		l.afterCR = a + 2
+	} else if a+1 == l.afterCR {
+		l.lineStart = a + 1
+		return
+	}
+	l.line++
+	l.lineStart = a + 1
+}
+
+// nulTail reports whether the NUL byte at buf[p] begins NUL bytes that run to
+// the end of the input, what a writer that crashed leaves (the file's
+// length was written, its last blocks were not); the input is then read
+// as cut off there, and the lexer is at its end (tEOF). It reads to the
+// end of the input when the bytes are NUL, keeping at most a few KB of
+// them. When it reports false, indexes into buf held by the caller are
+// invalid; the current token's position is not.
+func (l *lexer) nulTail(p int) bool {
+	q, keep := p, p
+	for {
+		buf := l.buf[:l.end]
+		for q < len(buf) && buf[q] == 0 {
+			q++
+		}
+		if q < len(buf) {
+			return false
+		}
+		if q-keep > 4096 {
+			keep = q // the excerpt of an error at p is lost; memory is not
+		}
+		before := q
+		if !l.more(&q, keep) {
+			break
+		}
+		keep -= before - q
+	}
+	l.setEOF(q, false)
+	return true
+}
+
+// tooDeep fails at the opening bracket (or #_) at buf[p], which passes
+// MaxNesting, if it does; what names it.
+func (l *lexer) tooDeep(p int, what string) bool {
+	if l.nest+l.depth < MaxNesting {
+		return false
+	}
+	l.startTok(p)
+	l.fail(l.tok, fmt.Sprintf("too deeply nested: this %s opens level %d, past the limit of %d nested forms",
+		what, l.nest+l.depth+1, MaxNesting))
+	return true
 }
 
 // ensure makes buf[*p:*p+n] available if the input has it, keeping buf[keep:].
@@ -272,9 +364,8 @@ func (l *lexer) nextEDN() {
 					p++
 					continue
 				case cNL:
+					l.newline(p)
 					p++
-					l.line++
-					l.lineStart = l.base + int64(p)
 					continue
 				}
 				break
@@ -292,19 +383,31 @@ func (l *lexer) nextEDN() {
 		case '{':
 			// A '{' that is the first token of its line inside an op may be
 			// the next op, when the one being read was left unclosed.
-			if l.newOpAt(&p) {
+			if l.newOpAt(&p) || l.tooDeep(p, "'{'") {
 				return
 			}
+			l.nest++
 			l.single(p, tMapBegin)
 		case '}':
+			l.nest--
 			l.single(p, tMapEnd)
 		case '[':
+			if l.tooDeep(p, "'['") {
+				return
+			}
+			l.nest++
 			l.single(p, tVecBegin)
 		case ']':
+			l.nest--
 			l.single(p, tVecEnd)
 		case '(':
+			if l.tooDeep(p, "'('") {
+				return
+			}
+			l.nest++
 			l.single(p, tListBegin)
 		case ')':
+			l.nest--
 			l.single(p, tListEnd)
 		case '"':
 			l.startTok(p)
@@ -314,6 +417,12 @@ func (l *lexer) nextEDN() {
 			e := l.scanSym(p + 1)
 			s := l.tokIdx()
 			if e == s+1 {
+				if e < l.end && l.buf[e] == 0 {
+					if !l.nulTail(e) { // else ':' then NUL padding
+						l.fail(l.tok, "a lone ':' is not a keyword")
+					}
+					return
+				}
 				if e >= l.end && l.eof {
 					// the input ends right after ':': a keyword cut off
 					l.setEOF(e, true)
@@ -326,7 +435,7 @@ func (l *lexer) nextEDN() {
 		case ';':
 			for {
 				buf := l.buf[:l.end]
-				for p < len(buf) && buf[p] != '\n' {
+				for p < len(buf) && buf[p] != '\n' && buf[p] != '\r' {
 					p++
 				}
 				if p < len(buf) || !l.more(&p, p) {
@@ -344,11 +453,10 @@ func (l *lexer) nextEDN() {
 				return
 			}
 			if l.buf[p+1] == '_' {
-				l.pos = p + 2
-				if l.depth >= maxDepth {
-					l.fail(l.tok, "too many nested #_ discards")
+				if l.tooDeep(p, "#_") {
 					return
 				}
+				l.pos = p + 2
 				l.depth++
 				l.discard()
 				l.depth--
@@ -367,6 +475,9 @@ func (l *lexer) nextEDN() {
 				return
 			}
 			if k := ednClass[l.buf[p]]; k == cSpace || k == cNL || k == cBad {
+				if l.buf[p] == 0 && l.nulTail(p) {
+					return // '\\' then NUL padding
+				}
 				l.fail(l.tok, "invalid character literal")
 				return
 			}
@@ -379,6 +490,9 @@ func (l *lexer) nextEDN() {
 				return
 			}
 			if ednClass[c] != cSym {
+				if c == 0 && l.nulTail(p) {
+					return
+				}
 				l.fail(l.tok, "unexpected "+quoteByte(c))
 				return
 			}
@@ -435,6 +549,10 @@ func (l *lexer) fastInt(p int) bool {
 func (l *lexer) dispatch(p int) {
 	switch c := l.buf[p+1]; c {
 	case '{':
+		if l.tooDeep(p, "'#{'") {
+			return
+		}
+		l.nest++
 		l.kind, l.pos = tSetBegin, p+2
 	case '"':
 		l.scanString(p+1, false)
@@ -448,6 +566,9 @@ func (l *lexer) dispatch(p int) {
 		l.kind, l.text, l.pos = tOther, l.buf[s:e], e
 	default:
 		if !symChar[c] {
+			if c == 0 && l.nulTail(p+1) {
+				return // '#' then NUL padding
+			}
 			l.fail(l.tok, "unexpected "+quoteByte(c)+" after '#'")
 			return
 		}
@@ -575,21 +696,22 @@ func (l *lexer) scanString(p int, json bool) {
 		buf := l.buf[:l.end]
 		for p < len(buf) {
 			c := buf[p]
-			if c == '"' {
-				if escaped {
-					l.sbuf = append(l.sbuf, buf[seg:p]...)
-					l.text = l.sbuf
-				} else {
-					l.text = buf[seg:p]
+			if c <= '"' { // '"', and the line breaks below it
+				if c == '"' {
+					if escaped {
+						l.sbuf = append(l.sbuf, buf[seg:p]...)
+						l.text = l.sbuf
+					} else {
+						l.text = buf[seg:p]
+					}
+					l.kind, l.pos = tString, p+1
+					return
 				}
-				l.kind, l.pos = tString, p+1
-				return
-			}
-			if c == '\n' {
-				l.line++
-				l.lineStart = l.base + int64(p) + 1
-				if l.opStart >= 0 {
-					break // see below
+				if c == '\n' || c == '\r' {
+					l.newline(p)
+					if l.opStart >= 0 {
+						break // see below
+					}
 				}
 			} else if c == '\\' {
 				if !escaped {
@@ -745,14 +867,13 @@ func (l *lexer) nextJSON() {
 			buf := l.buf[:l.end]
 			for p < len(buf) {
 				c := buf[p]
-				if c == ' ' || c == '\t' || c == '\r' {
+				if c == ' ' || c == '\t' {
 					p++
 					continue
 				}
-				if c == '\n' {
+				if c == '\n' || c == '\r' {
+					l.newline(p)
 					p++
-					l.line++
-					l.lineStart = l.base + int64(p)
 					continue
 				}
 				break
@@ -766,6 +887,13 @@ func (l *lexer) nextJSON() {
 			}
 		}
 		c := l.buf[p]
+		if c == 0 {
+			l.startTok(p)
+			if !l.nulTail(p) {
+				l.fail(l.tok, "unexpected byte 0x00")
+			}
+			return
+		}
 		switch l.jstate {
 		case jAfter:
 			top := l.jstack[len(l.jstack)-1]
@@ -850,6 +978,7 @@ func (l *lexer) after() {
 
 func (l *lexer) close(p int, c byte) {
 	l.jstack = l.jstack[:len(l.jstack)-1]
+	l.nest--
 	if c == '}' {
 		l.single(p, tMapEnd)
 	} else {
@@ -870,11 +999,19 @@ func (l *lexer) jsonValue(p int, c byte) {
 				return
 			}
 		}
+		if l.tooDeep(p, "'{'") {
+			return
+		}
+		l.nest++
 		l.jstack = append(l.jstack, '{')
 		l.jstate = jFirstObj
 		l.kind, l.pos = tMapBegin, p+1
 		return
 	case c == '[':
+		if l.tooDeep(p, "'['") {
+			return
+		}
+		l.nest++
 		l.jstack = append(l.jstack, '[')
 		l.jstate = jFirstArr
 		l.kind, l.pos = tVecBegin, p+1

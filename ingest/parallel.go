@@ -183,7 +183,7 @@ func sniff(head []byte, format Format) (json, bom, ok bool) {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' && !json:
 			i++
 		case c == ';' && !json:
-			for i < len(head) && head[i] != '\n' {
+			for i < len(head) && head[i] != '\n' && head[i] != '\r' {
 				i++
 			}
 		default:
@@ -270,7 +270,14 @@ func (pr *parallelRead) cut(r io.Reader, bs int, pool chan []byte, blocks chan<-
 			if bytes.IndexByte(buf[n-k:n], '\n') >= 0 || n-k == 0 && bytes.IndexByte(buf[:n], '\n') >= 0 {
 				break
 			}
-			// a line longer than the buffer: grow it
+			// a line longer than the buffer: grow it, unless the file
+			// breaks its lines with a lone '\r' or ends in NUL bytes (read
+			// sequentially, which holds neither in memory: a CR-only file
+			// would be one block)
+			if bytes.IndexByte(buf[n-k:n], '\r') >= 0 || bytes.IndexByte(buf[n-k:n], 0) >= 0 {
+				pr.failed.Store(true)
+				return
+			}
 			nb := make([]byte, 2*len(buf))
 			copy(nb, buf[:n])
 			buf = nb
@@ -283,13 +290,23 @@ func (pr *parallelRead) cut(r io.Reader, bs int, pool chan []byte, blocks chan<-
 		b := &block{seq: seq, buf: buf, data: buf[:end], off: off, line: line, last: eof,
 			prev: prev, done: make(chan struct{})}
 		off += int64(end)
-		line += int64(bytes.Count(b.data, []byte{'\n'}))
+		line += lineBreaks(b.data)
 		prev = b.done
 		blocks <- b
 		if eof {
 			return
 		}
 	}
+}
+
+// lineBreaks counts the line breaks in data as the lexer does (lexer.newline):
+// each '\n', and each '\r' not followed by '\n'.
+func lineBreaks(data []byte) int64 {
+	n := bytes.Count(data, []byte{'\n'})
+	if bytes.IndexByte(data, '\r') >= 0 {
+		n += bytes.Count(data, []byte{'\r'}) - bytes.Count(data, []byte("\r\n"))
+	}
+	return int64(n)
 }
 
 // work decodes block b, waits for its turn, merges it, and renumbers it.
@@ -325,6 +342,9 @@ func (pr *parallelRead) decode(b *block, ops []model.Op) *part {
 		opStart: -1, capStart: -1, json: pr.json}
 	if b.seq == 0 && pr.bom {
 		l.pos, l.lineStart = 3, 3
+	}
+	if b.last {
+		l.trackNUL(0) // the NUL bytes that end the file, if any (lexer.nulTail)
 	}
 	lb := model.NewBuilder(pr.name)
 	d := newDecoder(l, lb, pr.name)

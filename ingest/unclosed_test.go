@@ -29,7 +29,7 @@ func TestUnclosedOp(t *testing.T) {
 	const notClosed = "the op that starts here is not closed before the next op begins on line "
 	tests := []struct {
 		name, file, in string
-		line, col      int
+		line, col      int64
 		msg            string // the whole message
 	}{
 		{"EDN one op per line, missing '}' - error at the op", "h.edn",

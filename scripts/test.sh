@@ -36,7 +36,7 @@ go test -count=1 -timeout 20m ./...
 
 step "fuzz (short)"
 FUZZTIME=${FUZZTIME:-20s}
-for target in ingest:FuzzEDN ingest:FuzzJSON analysis/queue:FuzzCheck analysis/txn:FuzzListAppend analysis/txn:FuzzRWRegister scan:FuzzNotHistory; do
+for target in ingest:FuzzEDN ingest:FuzzJSON ingest:FuzzParserMemory analysis/queue:FuzzCheck analysis/txn:FuzzListAppend analysis/txn:FuzzRWRegister scan:FuzzNotHistory; do
   pkg=${target%%:*} name=${target#*:}
   go test "./$pkg" -run='^$' -fuzz="^$name\$" -fuzztime="$FUZZTIME" -fuzzminimizetime=5s
 done

@@ -1,0 +1,338 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/internal/testpack"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc, the
+// sum of every allocation, garbage included).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestNestingLimit checks that a form nested past MaxNesting is an *Error
+// at the bracket that passes it, in EDN and JSON, read from a reader (and,
+// for the 20 MB cases, from a file: the parallel reader), and that 20 MB
+// of brackets costs a bounded amount of memory (4 GB before the limit).
+func TestNestingLimit(t *testing.T) {
+	deep := func(prefix, open string) string { return prefix + strings.Repeat(open, (20<<20)/len(open)) }
+	msg := func(what string) string {
+		return fmt.Sprintf("too deeply nested: this %s opens level %d, past the limit of %d nested forms", what, MaxNesting+1, MaxNesting)
+	}
+	tests := []struct {
+		name, in string
+		format   Format
+		col      int64
+		msg      string
+	}{
+		{"EDN 20 MB of '{' - error at the 1001st", deep("", "{"), FormatAuto, MaxNesting + 1, msg("'{'")},
+		{"EDN '[' in an op's value - error at level 1001", deep("{:type :ok :value ", "["), FormatAuto, 18 + MaxNesting, msg("'['")},
+		{"EDN '(' in a key - error at level 1001", deep("{:type :ok ", "("), FormatAuto, 11 + MaxNesting, msg("'('")},
+		{"EDN '#{' - error at level 1001", deep("{:type :ok :value ", "#{"), FormatEDN, 19 + 2*(MaxNesting-1), msg("'#{'")},
+		{"EDN '#object[' - error at level 1001", deep("{:type :ok :x ", "#object["), FormatEDN, 22 + 8*(MaxNesting-1), msg("'['")},
+		{"EDN '#_' - error at level 1001", deep("{:type :ok ", "#_"), FormatEDN, 12 + 2*(MaxNesting-1), msg("#_")},
+		{"EDN '[' inside the top-level vector's op - error at level 1001", deep("[{:type :ok :value ", "["), FormatAuto, 19 + MaxNesting - 1, msg("'['")},
+		{"JSON 20 MB of '[' in a value - error at level 1001", deep(`{"type": "ok", "value": `, "["), FormatAuto, 25 + MaxNesting - 1, msg("'['")},
+		{"JSON '{' in values - error at level 1001", deep(`[{"type": "ok", "value": `, `{"a":`), FormatJSON, 26 + 5*(MaxNesting-2), msg("'{'")},
+	}
+	dir := t.TempDir()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data := []byte(tc.in)
+			check := func(how string, err error, alloc uint64) {
+				t.Helper()
+				e := asError(t, err)
+				if e.Line != 1 || e.Col != tc.col || e.Msg != tc.msg {
+					t.Errorf("%s: got %d:%d: %s\nwant 1:%d: %s", how, e.Line, e.Col, e.Msg, tc.col, tc.msg)
+				}
+				if alloc > 200<<20 {
+					t.Errorf("%s: %d MB allocated reading %d MB", how, alloc>>20, len(data)>>20)
+				}
+			}
+			var err error
+			a := allocated(func() { _, err = Read(bytes.NewReader(data), "h", Options{Format: tc.format}) })
+			check("Read", err, a)
+			if !strings.Contains(tc.name, "20 MB") {
+				return
+			}
+			p := filepath.Join(dir, "h")
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a = allocated(func() { _, err = ReadFile(p, Options{Format: tc.format, Workers: 2}) })
+			check("ReadFile", err, a)
+		})
+	}
+}
+
+// TestNestingAtLimit checks that forms nested exactly MaxNesting deep, the
+// op map included, are read.
+func TestNestingAtLimit(t *testing.T) {
+	n := MaxNesting - 1 // inside the op's map
+	edn := "{:type :ok :x " + strings.Repeat("[", n) + strings.Repeat("]", n) + " :value [[:send 1 2]]}\n" + threeOps
+	json := `{"type": "ok", "x": ` + strings.Repeat("[", n) + strings.Repeat("]", n) + "}\n"
+	discard := "{:type :ok " + strings.Repeat("#_", n) + strings.Repeat(":a ", n) + "}\n"
+	for _, in := range []string{edn, json, discard} {
+		h := readString(t, "h", in, Options{})
+		if len(h.Ops) == 0 {
+			t.Errorf("no ops in %.40q", in)
+		}
+	}
+}
+
+// crOnly and crlf rewrite the line breaks of an LF text.
+func crOnly(s string) string { return strings.ReplaceAll(s, "\n", "\r") }
+func crlf(s string) string   { return strings.ReplaceAll(s, "\n", "\r\n") }
+
+// TestCROnly checks that a file whose lines end in a lone CR (old Mac
+// style) reads as its LF version: the same ops, lines and warnings, ';'
+// comments ending at the CR, and errors at the same line and column. It
+// also holds for CRLF, and for the parallel reader.
+func TestCROnly(t *testing.T) {
+	ednHist := "; a history\n; with comments\n" + threeOps +
+		"{:index 3, :time 4, ; a comment inside an op\n :type :ok, :process 0, :f :poll,\n :value [[:poll {\"a\" [[0 1]]}]]}\n" +
+		"#_ {:index 99\n :type :ok}\n{:index 4 :type :info :process 1 :f :send :error \"two lines\"}\n"
+	jsonHist := "[" + strings.TrimSuffix(jsonOp0, "\n") + ",\n" + strings.TrimSuffix(jsonOp2, "\n") + ",\n {\"index\": 3,\n  \"type\": \"ok\"}]\n"
+	for _, tc := range []struct{ name, in string }{
+		{"EDN", ednHist},
+		{"JSON", jsonHist},
+		{"EDN cut off - truncated", ednHist + "{:index 9\n :type"},
+		{"EDN many ops", string(synthHistory(300, false))},
+	} {
+		want := readString(t, "h", tc.in, Options{})
+		if len(want.Ops) < 3 {
+			t.Fatalf("%s: %d ops in the LF version", tc.name, len(want.Ops))
+		}
+		for _, conv := range []struct {
+			name string
+			f    func(string) string
+		}{{"CR", crOnly}, {"CRLF", crlf}} {
+			t.Run(tc.name+" "+conv.name+" - same as LF", func(t *testing.T) {
+				data := []byte(conv.f(tc.in))
+				got := readString(t, "h", string(data), Options{})
+				if d := sameHistory(got, want); d != "" {
+					t.Error(d)
+				}
+				fuzzRead(t, data, Options{}) // byte by byte, without the fast path, in blocks
+				if h, ok, err := readBlocks(data, "h", Options{}, 2, 200); ok && (err != nil || sameHistory(h, want) != "") {
+					t.Errorf("in blocks: error %v, %s", err, sameHistory(h, want))
+				}
+			})
+		}
+	}
+	// errors: the same position and message as in the LF version
+	for _, in := range []string{
+		threeOps + "{:index 3 :type :bogus}\n",
+		"; comment\n" + threeOps + "; {:index 3 :type :ok}\n{:index 3\n :type :ok :value [[:send 1 2]}\n",
+		"{:index 0 :type :ok :error \"a\nb\" :x ]}\n",
+		"{\"type\": \"ok\",\n \"x\": nul}\n",
+	} {
+		_, want := Read(strings.NewReader(in), "h", Options{})
+		we := asError(t, want)
+		for _, conv := range []func(string) string{crOnly, crlf} {
+			_, err := Read(strings.NewReader(conv(in)), "h", Options{})
+			e := asError(t, err)
+			if e.Line != we.Line || e.Col != we.Col || e.Msg != we.Msg {
+				t.Errorf("%q: got %d:%d: %s\nwant %d:%d: %s", conv(in), e.Line, e.Col, e.Msg, we.Line, we.Col, we.Msg)
+			}
+		}
+	}
+}
+
+// TestCROnlyFile checks that ReadFile reads a large CR-only file (which
+// the parallel reader leaves to the sequential one) with the right lines.
+func TestCROnlyFile(t *testing.T) {
+	lf := synthHistory(120000, false)
+	want := readString(t, "h", string(lf), Options{})
+	p := filepath.Join(t.TempDir(), "h")
+	for _, conv := range []func(string) string{crOnly, crlf} {
+		if err := os.WriteFile(p, []byte(conv(string(lf))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(p, Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Source = want.Source
+		if d := sameHistory(got, want); d != "" {
+			t.Error(d)
+		}
+	}
+}
+
+// TestNULTail checks that NUL bytes that end the input, what a writer that
+// crashed leaves, read as a truncation: the complete ops before them kept,
+// the history truncated, and one warning where they begin; plain and
+// compressed, EDN and JSON Lines, after a complete or a partial op, read
+// in one piece, byte by byte and in blocks.
+func TestNULTail(t *testing.T) {
+	ednPartial := "{:index 3, :type :ok, :process 0, :f :poll, :value [[:poll {\"a\" [[0"
+	tests := []struct {
+		name, in string
+		ops      int
+		warn     string // a part of the single warning
+	}{
+		{"EDN complete ops then NULs - truncated", threeOps, 3,
+			"h:4:1: the input ends in %d NUL bytes from here, as a writer that crashed leaves it; kept the 3 complete ops before it"},
+		{"EDN a partial op then NULs - truncated", threeOps + ednPartial, 3,
+			"h:4:68: the input ends in %d NUL bytes from here, as a writer that crashed leaves it, inside the op that starts at line 4, column 1; kept the 3 complete ops before it"},
+		{"EDN a partial string then NULs - truncated", threeOps + `{:index 3, :type :info, :error "conn`, 3,
+			"h:4:37: the input ends in %d NUL bytes from here, as a writer that crashed leaves it, inside the op that starts at line 4, column 1;"},
+		{"EDN a partial keyword then NULs - truncated", threeOps + "{:index 3 :", 3, "h:4:12: the input ends in %d NUL bytes"},
+		{"EDN a comment then NULs - truncated", threeOps + "; the end", 3, "h:4:10: the input ends in %d NUL bytes"},
+		{"EDN top-level vector then NULs - truncated", "[" + threeOps, 3,
+			"h:4:1: the input ends in %d NUL bytes from here, as a writer that crashed leaves it, inside the top-level vector opened at line 1, column 1; kept the 3"},
+		{"EDN nothing but NULs - truncated", "", 0, "h:1:1: the input ends in %d NUL bytes"},
+		{"JSON Lines complete ops then NULs - truncated", jsonOp0 + jsonOp2, 2,
+			"h:3:1: the input ends in %d NUL bytes from here, as a writer that crashed leaves it; kept the 2 complete ops before it"},
+		{"JSON Lines a partial op then NULs - truncated", jsonOp0 + jsonOp2 + `{"index": 3, "type": "ok", "va`, 2,
+			"h:3:31: the input ends in %d NUL bytes from here, as a writer that crashed leaves it, inside the op that starts at line 3, column 1"},
+		{"JSON Lines after a key then NULs - truncated", jsonOp0 + `{"index": 3, "type": "ok", "value": `, 1,
+			"h:2:37: the input ends in %d NUL bytes"},
+	}
+	for _, tc := range tests {
+		for _, nuls := range []int{1, 4096, 300 << 10} {
+			in := tc.in + strings.Repeat("\x00", nuls)
+			warn := fmt.Sprintf(tc.warn, nuls)
+			for _, c := range []struct {
+				name string
+				data []byte
+			}{{"plain", []byte(in)}, {"gzip", testpack.Gzip(t, []byte(in))}} {
+				t.Run(fmt.Sprintf("%s, %d NULs (%s)", tc.name, nuls, c.name), func(t *testing.T) {
+					opts := Options{}
+					if strings.HasPrefix(tc.name, "JSON") {
+						opts.Format = FormatJSON
+					}
+					h := readString(t, "h", string(c.data), opts)
+					if len(h.Ops) != tc.ops || !h.Truncated || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], warn) {
+						t.Errorf("%d ops, truncated %v, warnings %q; want %d ops, truncated, a warning containing %q",
+							len(h.Ops), h.Truncated, h.Warnings, tc.ops, warn)
+					}
+					if c.name == "plain" && nuls < 5000 {
+						fuzzRead(t, c.data, opts)
+					}
+				})
+			}
+		}
+	}
+	// A NUL byte anywhere else is an error, shown in the excerpt as \x00.
+	_, err := Read(strings.NewReader(threeOps+"{:index 3 :type :ok}\x00\n{:index 4 :type :ok}\n"), "h", Options{})
+	want := "h:4:21: unexpected byte 0x00\n{:index 3 :type :ok}\\x00\n                    ^"
+	if err == nil || err.Error() != want {
+		t.Errorf("a NUL byte before more ops: got\n%v\nwant\n%s", err, want)
+	}
+	_, err = Read(strings.NewReader(jsonOp0+"\x00\x00 "+jsonOp2), "h", Options{})
+	if e := asError(t, err); e.Line != 2 || e.Col != 1 || e.Msg != "unexpected byte 0x00" {
+		t.Errorf("JSON: a NUL byte before more ops: got %v", err)
+	}
+}
+
+// TestGzipNULTail checks that NUL bytes after the last complete member of
+// a gzip file (the compressed file padded by a crash) read as a truncation,
+// that members still follow one another, and that anything else after a
+// member is still an error.
+func TestGzipNULTail(t *testing.T) {
+	gz := func(s string) string { return string(testpack.Gzip(t, []byte(s))) }
+	nuls := strings.Repeat("\x00", 100<<10)
+	for _, tc := range []struct {
+		name, in, json string
+		ops            int
+		warn           string // the single warning; "" for none
+	}{
+		{"EDN one member then NULs - truncated", gz(threeOps) + nuls, "", 3,
+			"h:4:1: the gzip stream ends in 102400 NUL bytes after its last complete member, as a writer that crashed leaves it; kept the 3 complete ops before it"},
+		{"EDN two members then NULs - truncated", gz(threeOps) + gz("{:index 3, :type :ok, :process 0, :f :poll") + nuls, "", 3,
+			"h:4:43: the gzip stream ends in 102400 NUL bytes after its last complete member, as a writer that crashed leaves it, inside the op that starts at line 4, column 1; kept the 3 complete ops before it"},
+		{"JSON Lines one member then NULs - truncated", gz(jsonOp0+jsonOp2) + nuls, "json", 2,
+			"h:3:1: the gzip stream ends in 102400 NUL bytes after its last complete member"},
+		{"EDN two members - valid", gz(threeOps) + gz("{:index 3, :type :ok, :process 0, :f :poll, :value [[:poll]]}\n"), "", 4, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{}
+			if tc.json != "" {
+				opts.Format = FormatJSON
+			}
+			h := readString(t, "h", tc.in, opts)
+			want := 0
+			if tc.warn != "" {
+				want = 1
+			}
+			if len(h.Ops) != tc.ops || h.Truncated != (tc.warn != "") || len(h.Warnings) != want || want == 1 && !strings.HasPrefix(h.Warnings[0], tc.warn) {
+				t.Errorf("%d ops, truncated %v, warnings %q; want %d ops, a warning %q", len(h.Ops), h.Truncated, h.Warnings, tc.ops, tc.warn)
+			}
+		})
+	}
+	garbage := strings.Repeat("x", 20) // a header's length: one byte is a cut header
+	for _, in := range []string{gz(threeOps) + garbage, gz(threeOps) + nuls + "x"} {
+		_, err := Read(strings.NewReader(in), "h", Options{})
+		if e := asError(t, err); !strings.Contains(e.Msg, "gzip: invalid header") {
+			t.Errorf("%d bytes after a member: %v", len(in)-len(gz(threeOps)), err)
+		}
+	}
+}
+
+// TestNULTailFile checks a large NUL-padded file read by ReadFile, whose
+// last block (parallel.go) holds the NUL bytes.
+func TestNULTailFile(t *testing.T) {
+	for _, json := range []bool{false, true} {
+		data := synthHistory(100000, json)
+		want := readString(t, "h", string(data), Options{})
+		data = append(data, make([]byte, 1<<20)...)
+		p := filepath.Join(t.TempDir(), "h")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := ReadFile(p, Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := int64(bytes.Count(data, []byte{'\n'})) + 1
+		w := fmt.Sprintf("%s:%d:1: the input ends in %d NUL bytes from here", p, lines, 1<<20)
+		if len(h.Ops) != len(want.Ops) || !h.Truncated || len(h.Warnings) != 1 || !strings.HasPrefix(h.Warnings[0], w) {
+			t.Errorf("%d ops, truncated %v, warnings %q; want %d ops, truncated, a warning %q...",
+				len(h.Ops), h.Truncated, h.Warnings, len(want.Ops), w)
+		}
+	}
+}
+
+// TestWideColumns checks that lines and columns past 2^31 are kept whole
+// (they were cut to 2^31-1): a line of 4 GB is not practical in a test, so
+// the position is made by hand.
+func TestWideColumns(t *testing.T) {
+	d := newDecoder(newLexer(strings.NewReader("")), model.NewBuilder("h"), "h")
+	at := srcPos{off: 5<<30 + 9, line: 3<<30 + 1, lineStart: 1 << 30}
+	e := d.toError(&lexErr{at: at, msg: "m"}, nil)
+	if e.Line != 3<<30+1 || e.Col != 4<<30+10 {
+		t.Errorf("at %d:%d, want %d:%d", e.Line, e.Col, int64(3<<30+1), int64(4<<30+10))
+	}
+	if got, want := e.Error(), "h:3221225473:4294967306: m"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	e = &Error{File: "f", Line: 1, Col: 5 << 30, Msg: "m", Excerpt: "abc"}
+	if got, want := e.Error(), "f:1:5368709120: m\nabc\n   ^"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestExcerptControlBytes checks that an excerpt shows control bytes and
+// bytes that are not UTF-8 as \xNN, and puts the caret under the right one.
+func TestExcerptControlBytes(t *testing.T) {
+	_, err := Read(strings.NewReader("{:type :ok :x \"a\x01\xff\" :y \x7f}"), "h", Options{})
+	want := "h:1:24: unexpected byte 0x7f\n{:type :ok :x \"a\\x01\\xff\" :y \\x7f}\n" + strings.Repeat(" ", 29) + "^"
+	if err == nil || err.Error() != want {
+		t.Errorf("got\n%v\nwant\n%s", err, want)
+	}
+}
