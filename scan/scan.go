@@ -193,7 +193,8 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	if sum.Found == 0 || (!opts.Shard.Sharded() && len(results) == 0) {
 		sum.Elapsed = time.Since(start)
 		if sum.Skipped > 0 {
-			return sum, fmt.Errorf("%w; skipped %d files that are not histories (--verbose lists them)", ErrNoHistories, sum.Skipped)
+			return sum, fmt.Errorf("%w; skipped %d %s (--verbose lists them)",
+				ErrNoHistories, sum.Skipped, plural(sum.Skipped, "file that is not a history", "files that are not histories"))
 		}
 		return sum, ErrNoHistories
 	}
