@@ -486,7 +486,7 @@ func TestSkipText(t *testing.T) {
 	}
 	only := t.TempDir()
 	writeFile(t, filepath.Join(only, "results.json"), []byte(`{"valid?": true}`))
-	if _, err := Run(context.Background(), []string{only}, testOptions(t)); !errors.Is(err, ErrNoHistories) || !strings.Contains(err.Error(), "skipped 1 files") {
+	if _, err := Run(context.Background(), []string{only}, testOptions(t)); !errors.Is(err, ErrNoHistories) || !strings.Contains(err.Error(), "skipped 1 file that is not a history") {
 		t.Errorf("a folder of non-histories: %v", err)
 	}
 }
