@@ -45,12 +45,16 @@ type MemoryCapError struct {
 	Why string
 }
 
+// MemoryCapPhrase is in the message of every MemoryCapError (and of scan's
+// rows of them), after the path.
+const MemoryCapPhrase = "could not be judged within the memory cap of"
+
 func (e *MemoryCapError) Error() string {
 	flag := e.Flag
 	if flag == "" {
 		flag = "--memory"
 	}
-	return fmt.Sprintf("%s: could not be judged within the memory cap of %s (%s); %s", e.Path, FormatBytes(e.Cap), flag, e.Why)
+	return fmt.Sprintf("%s: %s %s (%s); %s", e.Path, MemoryCapPhrase, FormatBytes(e.Cap), flag, e.Why)
 }
 
 // FormatBytes writes n bytes in binary units with one decimal (3.0 GiB,

@@ -21,7 +21,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/internal/testpack"
@@ -319,7 +318,6 @@ func paths(rows []map[string]any) []string {
 // schemaT abbreviates the Arrow schema type in tables of readers.
 type schemaT = *arrow.Schema
 
-func newTestSemaphore() *semaphore.Weighted { return semaphore.NewWeighted(1 << 40) }
 
 // interruptedRun runs a scan of args that is cancelled once 10 of its
 // total histories are done, checks that Run says so and finished at least

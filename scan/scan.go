@@ -17,11 +17,11 @@ import (
 
 	"encoding/json"
 
-	"golang.org/x/sync/semaphore"
-
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/version"
+	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -91,12 +91,16 @@ var testHooks struct {
 	checking func(delta int)
 	// done is called after each history's result is recorded.
 	done func()
+	// rerun is called when a history is read again alone.
+	rerun func(path string)
+	// budget gets the scan's memory budget when it is made.
+	budget func(*budget)
 }
 
 type scanner struct {
 	opts  Options
 	cache *cache
-	sem   *semaphore.Weighted
+	mem   *budget
 }
 
 // Run scans the histories found in inputs (files, directories and
@@ -169,7 +173,10 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 		}
 	}
 	s := &scanner{opts: opts, cache: newCache(opts.CacheDir, opts.Check, opts.Version),
-		sem: semaphore.NewWeighted(opts.MemoryBudget)}
+		mem: newBudget(opts.MemoryBudget)}
+	if testHooks.budget != nil {
+		testHooks.budget(s.mem)
+	}
 	s.sweep()
 
 	col := s.runAll(ctx, loose, archives)
@@ -334,14 +341,18 @@ func (s *scanner) tooBig(path string, size int64) error {
 // size takes from the memory budget, plus extra bytes held besides (an
 // archive member's bytes), at most the whole budget.
 func (s *scanner) weight(estimate, extra int64) int64 {
-	factor := int64(MemoryFactor)
-	if s.opts.HTMLDir != "" {
-		factor = MemoryFactorHTML
-	}
 	if s.opts.MaxHistoryBytes > 0 {
 		estimate = min(estimate, s.opts.MaxHistoryBytes)
 	}
-	return min(memoryCost(estimate, factor, s.opts.MemoryBudget)+extra, s.opts.MemoryBudget)
+	return min(memoryCost(estimate, s.factor(), s.opts.MemoryBudget)+extra, s.opts.MemoryBudget)
+}
+
+// factor is the memory a history takes per byte of its text.
+func (s *scanner) factor() int64 {
+	if s.opts.HTMLDir != "" {
+		return MemoryFactorHTML
+	}
+	return MemoryFactor
 }
 
 // tooLarge reports whether a history of n stored bytes passes
@@ -403,20 +414,23 @@ func (s *scanner) one(ctx context.Context, in Input) *result {
 		return r
 	}
 
-	w := s.weight(estimateSize(f, size), 0)
-	if err := s.sem.Acquire(ctx, w); err != nil {
+	l, err := s.mem.acquire(ctx, s.weight(estimateSize(f, size), 0))
+	if err != nil {
 		return nil
 	}
-	defer s.sem.Release(w)
+	defer l.release()
 	if testHooks.checking != nil {
 		testHooks.checking(1)
 		defer testHooks.checking(-1)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return &result{row: errorRow(in.Path, size, sha, err)}
+	open := func() (io.Reader, *ctxReader, error) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, err
+		}
+		rr := &ctxReader{ctx: ctx, r: f}
+		return rr, rr, nil
 	}
-	rr := &ctxReader{ctx: ctx, r: f}
-	return s.check(ctx, rr, rr, in.Path, size, sha, key, "")
+	return s.check(ctx, open, l, 0, in.Path, size, sha, key, "")
 }
 
 // compressed reports whether a file's first bytes are gzip's or zstd's.
@@ -449,11 +463,44 @@ func (s *scanner) cached(key, path string, size int64, archivePath string) (*res
 	return nil, false // the report is missing: check again to write it
 }
 
-// check reads and checks the history in r (admitted already) and builds
-// its result; rr, when set, tells an I/O failure of the file under it.
-func (s *scanner) check(ctx context.Context, r io.Reader, rr *ctxReader, path string, size int64, sha, key, archivePath string) *result {
+// check reads and checks the history that open opens (admitted already,
+// holding l, with extra bytes held besides its check) and builds its
+// result; open's *ctxReader, when not nil, tells an I/O failure of the
+// file under it. The history's text is metered as it is read (l.meter):
+// when its lease cannot grow, it is given back and the history is read
+// again alone, holding the whole budget.
+func (s *scanner) check(ctx context.Context, open func() (io.Reader, *ctxReader, error), l *lease, extra int64, path string, size int64, sha, key, archivePath string) *result {
 	t0 := time.Now()
-	res, h, err := check.Read(r, path, s.opts.Check)
+	var (
+		res *analysis.Result
+		h   *model.History
+		err error
+		rr  *ctxReader
+	)
+	for {
+		var r io.Reader
+		if r, rr, err = open(); err != nil {
+			row := errorRow(path, size, sha, err)
+			row.Archive = archivePath
+			return &result{row: row}
+		}
+		opts := s.opts.Check
+		opts.Meter = l.meter(ctx, path, s.factor(), extra)
+		res, h, err = check.Read(r, path, opts)
+		if !errors.Is(err, errRerun) {
+			break
+		}
+		res, h = nil, nil
+		l.release()
+		nl, aerr := s.mem.acquire(ctx, s.opts.MemoryBudget)
+		if aerr != nil {
+			return nil
+		}
+		*l = *nl
+		if testHooks.rerun != nil {
+			testHooks.rerun(path)
+		}
+	}
 	elapsed := time.Since(t0).Milliseconds()
 	if ctx.Err() != nil {
 		return nil
@@ -492,8 +539,9 @@ func (s *scanner) check(ctx context.Context, r io.Reader, rr *ctxReader, path st
 	}
 	row.Archive = archivePath
 	out.row = row
-	if errors.Is(err, ingest.ErrTooLarge) {
-		// Not the content's verdict: a bigger --max-history-bytes reads it.
+	if _, ok := check.AsMemoryCapError(err); ok || errors.Is(err, ingest.ErrTooLarge) {
+		// Not the content's verdict: a bigger --max-history-bytes or
+		// --memory reads it.
 		out.key, out.anoms = "", nonNil(anoms)
 		return out
 	}
