@@ -318,7 +318,6 @@ func paths(rows []map[string]any) []string {
 // schemaT abbreviates the Arrow schema type in tables of readers.
 type schemaT = *arrow.Schema
 
-
 // interruptedRun runs a scan of args that is cancelled once 10 of its
 // total histories are done, checks that Run says so and finished at least
 // those 10 and not all of them, and returns its summary.
