@@ -341,3 +341,23 @@ func interruptedRun(t *testing.T, args []string, opts Options, total int) *Summa
 	}
 	return sum
 }
+
+// partRows reads every part file of table ("histories" or "anomalies") in
+// dir and returns its rows by path (histories) and counts paths seen
+// twice as an error.
+func partRows(t *testing.T, dir, table string) map[string]map[string]any {
+	t.Helper()
+	parts, _ := filepath.Glob(filepath.Join(dir, table+".part-*.parquet"))
+	rows := map[string]map[string]any{}
+	for _, p := range parts {
+		_, rs := readParquet(t, p)
+		for _, r := range rs {
+			path, _ := r["path"].(string)
+			if _, dup := rows[path]; dup && table == "histories" {
+				t.Errorf("%s: %s is in the parts twice", p, path)
+			}
+			rows[path] = r
+		}
+	}
+	return rows
+}

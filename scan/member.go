@@ -41,6 +41,8 @@ type collector struct {
 	// inShard those of this shard, loose files included.
 	found, inShard atomic.Int64
 
+	parts *partWriter // nil in tests that build a collector alone
+
 	mu         sync.Mutex
 	results    []*result
 	superseded map[string]bool // member paths a store folder's rule drops
@@ -51,6 +53,9 @@ func (c *collector) add(r *result) {
 	c.mu.Lock()
 	c.results = append(c.results, r)
 	c.mu.Unlock()
+	if c.parts != nil {
+		c.parts.add(r)
+	}
 	switch {
 	case !r.skipped:
 		c.pr.add(r)

@@ -101,6 +101,7 @@ type scanner struct {
 	opts  Options
 	cache *cache
 	mem   *budget
+	parts *partWriter
 }
 
 // Run scans the histories found in inputs (files, directories and
@@ -178,8 +179,16 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 		testHooks.budget(s.mem)
 	}
 	s.sweep()
+	s.parts = s.startParts()
+	keepParts := true
+	defer func() {
+		if keepParts {
+			s.parts.finish(true)
+		}
+	}()
 
 	col := s.runAll(ctx, loose, archives)
+	s.parts.halt()
 	results, skipped := col.finish()
 	sum := &Summary{Found: looseFound + int(col.found.Load()), Histories: len(results), Shard: opts.Shard,
 		Skipped: len(skipped), SkippedFiles: skipped}
@@ -195,6 +204,8 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	if err := ctx.Err(); err != nil {
 		sum.Histories = col.mine()
 		sum.Elapsed = time.Since(start)
+		keepParts = false
+		sum.Files, _ = s.parts.finish(true)
 		return sum, err
 	}
 	if sum.Found == 0 || (!opts.Shard.Sharded() && len(results) == 0) {
@@ -206,6 +217,10 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	}
 	files, err := s.writeTables(results)
 	sum.Files = files
+	if err == nil {
+		keepParts = false
+		s.parts.finish(false)
+	}
 	if err == nil && opts.HTMLDir != "" {
 		var index string
 		index, err = s.writeIndex(results, sum)
@@ -249,7 +264,7 @@ func (s *scanner) runAll(ctx context.Context, loose, archives []Input) *collecto
 	}
 	bySize(loose)
 	bySize(archives)
-	col := &collector{superseded: map[string]bool{}, explicit: map[string]bool{}}
+	col := &collector{superseded: map[string]bool{}, explicit: map[string]bool{}, parts: s.parts}
 	col.pr = newProgress(s.opts.Progress, len(loose), total)
 	col.inShard.Add(int64(len(loose)))
 	jobs := make(chan job)
@@ -630,6 +645,7 @@ func (s *scanner) sweep() {
 			}
 		}
 	}
+	sweepDir(s.opts.OutDir) // parts of a dead scan
 	s.cache.sweep()
 	if s.opts.HTMLDir != "" {
 		sweepDir(s.opts.HTMLDir)
@@ -652,6 +668,13 @@ func (s *scanner) provenance() (build, options string) {
 // order (results are), and returns the files written.
 func (s *scanner) writeTables(results []*result) ([]string, error) {
 	hpq, apq, hipc, aipc := s.outputNames()
+	return s.writeTablePair(results, hpq, apq, hipc, aipc)
+}
+
+// writeTablePair writes the rows of results as a histories and an
+// anomalies table to the files named (IPC ones when not ""), each complete
+// or absent, and returns them.
+func (s *scanner) writeTablePair(results []*result, hpq, apq, hipc, aipc string) ([]string, error) {
 	build, options := s.provenance()
 	ht, err := newTableWriter(withRunMetadata(HistoriesSchema, build, options), hpq, hipc)
 	if err != nil {
@@ -694,7 +717,7 @@ func (s *scanner) writeTables(results []*result) ([]string, error) {
 		return nil, err
 	}
 	files := []string{hpq, apq}
-	if s.opts.IPC {
+	if hipc != "" {
 		files = append(files, hipc, aipc)
 	}
 	return files, nil
