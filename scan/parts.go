@@ -28,7 +28,7 @@ import (
 // written, and does not write the rows of paths they already hold again, so
 // the parts never hold a path twice.
 var (
-	partBatch     = 256
+	partBatch    = 256
 	partInterval = 2 * time.Second
 )
 
