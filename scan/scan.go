@@ -113,9 +113,10 @@ type scanner struct {
 // when ctx is canceled.
 //
 // When ctx is canceled, no new history is started, histories being read
-// are dropped, and Run returns ctx.Err() with the summary so far and
-// without writing any output file; every history finished before that is
-// in the cache, so running the same scan again finishes the job.
+// are dropped, and Run returns ctx.Err() with the summary so far, without
+// writing the tables: the rows finished before are in part files
+// (Summary.Files; see the package doc) and in the cache, so running the
+// same scan again finishes the job.
 func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	start := time.Now()
 	if err := opts.Shard.Validate(); err != nil {

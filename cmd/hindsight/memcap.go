@@ -107,7 +107,7 @@ func (c *memCap) meter(path string) func(int64) error {
 	return func(text int64) error {
 		if need := int64(textCost * float64(text)); need > c.limit {
 			return &check.MemoryCapError{Path: path, Cap: c.limit, Flag: c.flag,
-				Why: fmt.Sprintf("its text passed %s (%s would take about %s); stopped reading", check.FormatBytes(text), "parsing it", check.FormatBytes(need))}
+				Why: fmt.Sprintf("its text passed %s (about %s parsed); stopped reading", check.FormatBytes(text), check.FormatBytes(need))}
 		}
 		return nil
 	}

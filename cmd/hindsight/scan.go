@@ -100,6 +100,10 @@ interrupted (the finished rows are in the part files; run again to finish).`,
 				if o.MemoryBudget, err = parseBytes(memory); err != nil {
 					return usageError{fmt.Errorf("--memory: %w", err)}
 				}
+			} else if as, ok := addressLimit(); ok {
+				// Under ulimit -v, the budget leaves the runtime its room
+				// (memcap.go).
+				o.MemoryBudget = min(scan.DefaultMemoryBudget(), max(int64(addressShare*float64(as-vmSize())), minCap))
 			}
 			if o.Jobs < 0 {
 				return usageError{errors.New("-j must not be negative")}
