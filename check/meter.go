@@ -79,13 +79,16 @@ func AsMemoryCapError(err error) (*MemoryCapError, bool) {
 	return mc, ok
 }
 
-// ReadHistory reads the history at path ("-" is not accepted here: use
-// ReadHistoryFrom), metered by opts.Meter when it is set. Errors in the
+// ReadHistory reads the history at path (as ingest.ReadFile: "-" is
+// standard input), metered by opts.Meter when it is set. Errors in the
 // content are ingest's, as ingest.ReadFile returns them.
 func ReadHistory(path string, opts Options) (*model.History, error) {
 	iopts := ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes}
 	if opts.Meter == nil {
 		return ingest.ReadFile(path, iopts)
+	}
+	if path == "-" {
+		return ReadHistoryFrom(os.Stdin, "-", opts)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {

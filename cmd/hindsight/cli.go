@@ -173,7 +173,15 @@ func worse(a, b int) int {
 	return a
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// A panic is hindsight's failure, not a verdict: exit 5 (check
+		// recovers per history, in checkOne; this catches the others).
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "hindsight: internal error: %v (a bug in hindsight: please report it, with the history if you can)\n%s", p, debug.Stack())
+			code = exitInternal
+		}
+	}()
 	root := &cobra.Command{
 		Use:           "hindsight",
 		Short:         "Find consistency anomalies in Jepsen-style test histories",
@@ -279,6 +287,9 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 	return cmd
 }
 
+// testPanic, when set by a test, is called by checkOne with each path.
+var testPanic func(path string)
+
 // checkOne checks one history, prints its result and returns its exit
 // status. A panic while checking it is reported as an internal error
 // (exit 5), not taken for a verdict.
@@ -289,6 +300,9 @@ func checkOne(path string, stdin io.Reader, opts check.Options, mc *memCap, f *c
 			code = exitInternal
 		}
 	}()
+	if testPanic != nil {
+		testPanic(path)
+	}
 	var (
 		res *analysis.Result
 		h   *model.History

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/report"
 )
 
 // bombFile writes a gzip of n queue send pairs (about 120 bytes each,
@@ -40,19 +41,24 @@ func bombFile(t *testing.T, n int) string {
 func TestMemoryCapExit(t *testing.T) {
 	watchdog = false // the test process's memory is not the command's
 	t.Cleanup(func() { watchdog = true })
-	bomb := bombFile(t, 130000) // 15.6 MB of text
+	bomb := bombFile(t, 130000) // 15.6 MB of text, metered as it is inflated
+	plain := filepath.Join(t.TempDir(), "big.edn")
+	if err := os.WriteFile(plain, make([]byte, 15<<20), 0o644); err != nil {
+		t.Fatal(err) // a plain file is judged by its size, before it is read
+	}
 	for _, args := range [][]string{
 		{"check", "--memory", "16MiB", bomb},
-		{"report", "--memory", "16MiB", bomb, "-o", filepath.Join(t.TempDir(), "r.html")},
-		{"shrink", "--memory", "16MiB", bomb, "--anomaly", "lost-write"},
+		{"check", "--memory", "16MiB", plain},
+		{"report", "--memory", "16MiB", plain, "-o", filepath.Join(t.TempDir(), "r.html")},
+		{"shrink", "--memory", "16MiB", plain, "--anomaly", "lost-write"},
 	} {
 		if args[0] == "report" {
-			if _, err := os.Stat("../../report/assets/echarts.min.js"); err != nil {
+			if report.AssetsAvailable() != nil {
 				continue // the report needs scripts/assets.sh
 			}
 		}
 		code, _, stderr := runCLI(t, "", args...)
-		want := "hindsight: " + bomb + ": could not be judged within the memory cap of 16.0 MiB (--memory);"
+		want := "hindsight: " + args[3] + ": could not be judged within the memory cap of 16.0 MiB (--memory);"
 		if code != exitMemory || !strings.Contains(stderr, want) {
 			t.Errorf("%s: exit %d, stderr %q; want 4 and %q", args[0], code, stderr, want)
 		}
@@ -61,10 +67,10 @@ func TestMemoryCapExit(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "check", "--memory", "16MiB", invalid); code != exitInvalid {
 		t.Errorf("a history within the cap: exit %d, %s", code, stderr)
 	}
-	if code, _, _ := runCLI(t, "", "check", "--memory", "16MiB", invalid, bomb); code != exitMemory {
+	if code, _, _ := runCLI(t, "", "check", "--memory", "16MiB", invalid, plain); code != exitMemory {
 		t.Errorf("invalid then over the cap: exit %d, want 4", code)
 	}
-	if code, _, _ := runCLI(t, "", "check", "--memory", "16MiB", bomb, filepath.Join(t.TempDir(), "missing.edn")); code != exitInput {
+	if code, _, _ := runCLI(t, "", "check", "--memory", "16MiB", plain, filepath.Join(t.TempDir(), "missing.edn")); code != exitInput {
 		t.Errorf("over the cap then unreadable: exit %d, want 3", code)
 	}
 	for _, bad := range []string{"lots", "1MiB"} {
@@ -122,5 +128,25 @@ func TestDefaultCapUnderUlimit(t *testing.T) {
 	}
 	if as, ok := addressLimit(); ok && mc.limit > as-vmSize() {
 		t.Errorf("cap %d, but ulimit -v leaves %d", mc.limit, as-vmSize())
+	}
+}
+
+// TestPanicIsInternalError (issue 17, item 5): a panic while checking a
+// history is an internal error, exit 5, not a verdict; the other histories
+// are still checked and printed.
+func TestPanicIsInternalError(t *testing.T) {
+	bad := filepath.Join(fixtures, "g1c-wr-cycle-invalid.edn")
+	testPanic = func(path string) {
+		if path == bad {
+			panic("boom")
+		}
+	}
+	defer func() { testPanic = nil }()
+	code, stdout, stderr := runCLI(t, "", "check", bad, incident)
+	if code != exitInternal || !strings.Contains(stderr, bad+": internal error: boom") {
+		t.Errorf("exit %d, stderr %q; want 5 and an internal error naming the file", code, stderr)
+	}
+	if !strings.Contains(stdout, "timeout-retry-duplicate-invalid.edn") {
+		t.Errorf("the other history was not printed: %q", stdout)
 	}
 }
