@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/check"
 )
 
 // TestBudgetNeverDeadlocks: histories that all start small and grow, many
@@ -120,4 +123,34 @@ func TestScanMetersWhatItReads(t *testing.T) {
 		t.Errorf("%d over memory, exit %d; want 1 and %d", sum.OverMemory, sum.ExitCode(), ExitMemory)
 	}
 	t.Logf("peak %d of %d, %d reruns alone", b.Peak(), opts.MemoryBudget, reruns.Load())
+}
+
+// TestCeilingStopsTheScan: past Options.MemoryCeiling the scan writes its
+// finished rows to a part file and calls OnCeiling (the command exits 4
+// there), naming the ceiling.
+func TestCeilingStopsTheScan(t *testing.T) {
+	root := archiveOfSize(t, 30, 2000)
+	opts := testOptions(t)
+	var got error
+	var flushed map[string]map[string]any
+	var once sync.Once
+	opts.OnCeiling = func(err error) {
+		once.Do(func() {
+			got = err
+			flushed = partRows(t, opts.OutDir, "histories")
+		})
+	}
+	opts.MemoryCeiling = 1 // any process is over it
+	mustRun(t, []string{root}, opts)
+	if got == nil || !strings.Contains(got.Error(), "over the ceiling of 1 B") {
+		t.Fatalf("OnCeiling got %v", got)
+	}
+	if n := strings.Count(got.Error(), "part files"); n != 1 {
+		t.Errorf("message: %v", got)
+	}
+	for path, r := range flushed {
+		if r["verdict"] != VerdictValid && !strings.Contains(fmt.Sprint(r["error"]), check.MemoryCapPhrase) {
+			t.Errorf("part row %s: %v %v", path, r["verdict"], r["error"])
+		}
+	}
 }

@@ -56,6 +56,12 @@ type Options struct {
 	// the limit, so a decompression bomb cannot exhaust memory (default:
 	// DefaultMaxHistoryBytes).
 	MaxHistoryBytes int64
+	// MemoryCeiling, with OnCeiling, is the process memory past which the
+	// scan stops at once (ceiling.go): OnCeiling gets the error, after the
+	// finished rows are written to a part file, and must end the process.
+	// Zero: no ceiling.
+	MemoryCeiling int64
+	OnCeiling     func(error)
 	// Version identifies the checker build in cache keys, so a new build
 	// checks everything again (default: the SHA-256 of the running
 	// executable).
@@ -102,6 +108,8 @@ type scanner struct {
 	cache *cache
 	mem   *budget
 	parts *partWriter
+
+	inflight *flights // histories being checked
 }
 
 // Run scans the histories found in inputs (files, directories and
@@ -175,7 +183,7 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 		}
 	}
 	s := &scanner{opts: opts, cache: newCache(opts.CacheDir, opts.Check, opts.Version),
-		mem: newBudget(opts.MemoryBudget)}
+		mem: newBudget(opts.MemoryBudget), inflight: &flights{m: map[string]flight{}}}
 	if testHooks.budget != nil {
 		testHooks.budget(s.mem)
 	}
@@ -188,7 +196,9 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 		}
 	}()
 
+	stopWatch := s.watchCeiling()
 	col := s.runAll(ctx, loose, archives)
+	stopWatch()
 	s.parts.halt()
 	results, skipped := col.finish()
 	sum := &Summary{Found: looseFound + int(col.found.Load()), Histories: len(results), Shard: opts.Shard,
@@ -502,7 +512,9 @@ func (s *scanner) check(ctx context.Context, open func() (io.Reader, *ctxReader,
 		}
 		opts := s.opts.Check
 		opts.Meter = l.meter(ctx, path, s.factor(), extra)
+		s.inflight.add(path, flight{size: size, sha: sha, archive: archivePath})
 		res, h, err = check.Read(r, path, opts)
+		s.inflight.remove(path)
 		if !errors.Is(err, errRerun) {
 			break
 		}

@@ -100,10 +100,19 @@ interrupted (the finished rows are in the part files; run again to finish).`,
 				if o.MemoryBudget, err = parseBytes(memory); err != nil {
 					return usageError{fmt.Errorf("--memory: %w", err)}
 				}
-			} else if as, ok := addressLimit(); ok {
-				// Under ulimit -v, the budget leaves the runtime its room
-				// (memcap.go).
-				o.MemoryBudget = min(scan.DefaultMemoryBudget(), max(int64(addressShare*float64(as-vmSize())), minCap))
+			}
+			// The ceiling is check's default cap (memcap.go): the machine's
+			// memory, or what ulimit -v leaves; under ulimit -v the default
+			// budget is half of it, leaving the analyses room.
+			ceiling, _ := newMemCap("")
+			o.MemoryCeiling = max(ceiling.limit, o.MemoryBudget)
+			if _, ok := addressLimit(); ok && memory == "" {
+				o.MemoryBudget = min(scan.DefaultMemoryBudget(), max(ceiling.limit/2, minCap))
+				o.MemoryCeiling = ceiling.limit
+			}
+			o.OnCeiling = func(err error) {
+				fmt.Fprintf(stderr, "hindsight: %v\n", err)
+				exitProcess(exitMemory)
 			}
 			if o.Jobs < 0 {
 				return usageError{errors.New("-j must not be negative")}
