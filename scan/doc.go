@@ -167,7 +167,11 @@
 // the leases never hold more than the budget together, and never wait on
 // each other for ever. A history that needs more than the whole budget
 // stops reading at once and is an error row naming the budget
-// (check.MemoryCapError), not cached. A history is not kept once its row is built
+// (check.MemoryCapError), not cached. Options.MemoryCeiling is the last
+// guard, for an analysis far bigger than its text (ceiling.go): past it
+// the scan writes its finished rows and error rows for the histories in
+// flight to a part file and calls Options.OnCeiling, which ends the
+// process. A history is not kept once its row is built
 // (its HTML report, when one is asked for, is written first). A zip
 // nested in a tar (or compressed in a zip) is held in memory while it is
 // walked, outside the budget, up to MaxHistoryBytes.
