@@ -2,6 +2,10 @@
 // ingest), validate its structure (model.Pair), detect the workload and run
 // its checker. The command line, the report and the scanner all go through
 // it, so a history gets the same verdict whichever way it is checked.
+//
+// With Options.Meter set, the history's text is metered as it is read,
+// after decompression (meter.go), so a memory cap stops a history too big
+// for it before its ops are allocated, with a *MemoryCapError.
 package check
 
 import (
