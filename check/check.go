@@ -2,6 +2,10 @@
 // ingest), validate its structure (model.Pair), detect the workload and run
 // its checker. The command line, the report and the scanner all go through
 // it, so a history gets the same verdict whichever way it is checked.
+//
+// With Options.Meter set, the history's text is metered as it is read,
+// after decompression (meter.go), so a memory cap stops a history too big
+// for it before its ops are allocated, with a *MemoryCapError.
 package check
 
 import (
@@ -31,6 +35,11 @@ type Options struct {
 	// is analysed (the command line adapts its memory budget there), with
 	// the workload that will check it; not when there is none.
 	AfterRead func(h *model.History, w *workload.Workload)
+	// Meter, if set, is told the history's text read so far, in bytes
+	// after decompression, before the parser gets it; an error it returns
+	// stops the read and is returned (wrapped in an InputError unless it
+	// is a *MemoryCapError). See meter.go.
+	Meter func(text int64) error
 }
 
 // DefaultOptions are the command line's defaults.
@@ -51,12 +60,21 @@ func IsInputError(err error) bool {
 	return errors.As(err, &ie)
 }
 
+// inputError wraps a reading error as an InputError, but for a
+// MemoryCapError: the input may be fine, it is too big for the cap.
+func inputError(err error) error {
+	if mc, ok := AsMemoryCapError(err); ok {
+		return mc
+	}
+	return &InputError{err}
+}
+
 // File reads and checks the history at path ("-" for standard input, or a
 // Jepsen store directory). It returns the history too, for reports.
 func File(path string, opts Options) (*analysis.Result, *model.History, error) {
-	h, err := ingest.ReadFile(path, ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes})
+	h, err := ReadHistory(path, opts)
 	if err != nil {
-		return nil, nil, &InputError{err}
+		return nil, nil, inputError(err)
 	}
 	res, err := History(h, opts)
 	return res, h, err
@@ -64,9 +82,9 @@ func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 
 // Read reads a history from r (named name in messages) and checks it.
 func Read(r io.Reader, name string, opts Options) (*analysis.Result, *model.History, error) {
-	h, err := ingest.Read(r, name, ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes})
+	h, err := ReadHistoryFrom(r, name, opts)
 	if err != nil {
-		return nil, nil, &InputError{err}
+		return nil, nil, inputError(err)
 	}
 	res, err := History(h, opts)
 	return res, h, err

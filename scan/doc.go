@@ -124,13 +124,29 @@
 // SELECT * FROM parquet_kv_metadata('histories.parquet')). A table
 // is complete or absent: every output file is written under a temporary
 // name (".NAME.tmp-*") in its directory and renamed when closed; an
-// interrupted scan writes no table at all.
+// interrupted scan writes no table, but keeps its finished rows in part
+// files.
+//
+// # Part files
+//
+// Finished rows are never lost: every 256 finished histories or 2 seconds,
+// the rows finished since are written to a pair of part files in OutDir,
+// histories<shard>.part-RUN-N.parquet and anomalies<shard>.part-RUN-N.parquet
+// (the tables' schemas), each complete or absent. When the tables are
+// written, every part of the shard is removed; when the scan is canceled
+// (SIGINT, SIGTERM), the rows not yet in a part go to a last one and Run
+// returns the parts in Summary.Files; a killed scan leaves those it wrote.
+// A later run of the shard does not write a path the parts already hold,
+// and its tables replace them (its cache resumes the work). The store
+// folder rule and duplicate members are applied to the tables only.
 //
 // # Exit status
 //
 // Summary.ExitCode applies check's exit statuses over all histories of the scan:
 // 3 when any history could not be read, parsed or checked (verdict error),
-// else 1 when any is invalid, else 2 when any is unknown, else 0 (the
+// else 4 when any could not be judged within the memory budget (an error
+// row naming --memory), else 1 when any is invalid, else 2 when any is
+// unknown, else 0 (the
 // command's --exit-zero makes these 0, for batch schedulers). The
 // command exits 3 on a usage error or when the inputs hold no history at
 // all, and 130 when interrupted.
@@ -139,16 +155,33 @@
 //
 // At most Options.Jobs histories are checked at once, the biggest first.
 // Each must also fit a memory budget (Options.MemoryBudget, default a
-// quarter of physical or cgroup memory): a weighted semaphore of the budget
-// admits a history for MemoryFactor × its uncompressed size + 1 MiB
+// quarter of physical or cgroup memory): the budget (budget.go) admits a
+// history, first come first served, for MemoryFactor × its estimated
+// uncompressed size + 1 MiB
 // (MemoryFactorHTML × when its HTML report is written too), the size
 // capped at MaxHistoryBytes, plus, for an archive member, its bytes, which
 // sit in memory while it is checked. The uncompressed size of a gzip file
 // is read from its ISIZE trailer, of a zstd file from its frame header when
 // present; otherwise 8 × the compressed size is assumed (a gzip member is
 // admitted so, and what the estimate took beyond its trailer is given back
-// once its bytes are read). A history bigger than the whole budget takes
-// all of it and runs alone. A history is not kept once its row is built
+// once its bytes are read). A history estimated bigger than the whole
+// budget takes all of it and runs alone. The estimate is only the first
+// lease: every history's text is metered while it is read (check.Options.Meter,
+// after decompression), and its lease grows from the budget to
+// MemoryFactor × the text read so far. A lease that must grow is served
+// before new admissions, and waits only while some other lease is not
+// waiting to grow too (that one will finish, or grow and fail); when every
+// lease alive is waiting, the one that finds it gives its lease back and
+// the history is read again alone, holding the whole budget (a loose file
+// is read again from disk, an archive member from the bytes it holds). So
+// the leases never hold more than the budget together, and never wait on
+// each other for ever. A history that needs more than the whole budget
+// stops reading at once and is an error row naming the budget
+// (check.MemoryCapError), not cached. Options.MemoryCeiling is the last
+// guard, for an analysis far bigger than its text (ceiling.go): past it
+// the scan writes its finished rows and error rows for the histories in
+// flight to a part file and calls Options.OnCeiling, which ends the
+// process. A history is not kept once its row is built
 // (its HTML report, when one is asked for, is written first). A zip
 // nested in a tar (or compressed in a zip) is held in memory while it is
 // walked, outside the budget, up to MaxHistoryBytes.

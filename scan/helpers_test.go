@@ -21,7 +21,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/internal/testpack"
@@ -319,8 +318,6 @@ func paths(rows []map[string]any) []string {
 // schemaT abbreviates the Arrow schema type in tables of readers.
 type schemaT = *arrow.Schema
 
-func newTestSemaphore() *semaphore.Weighted { return semaphore.NewWeighted(1 << 40) }
-
 // interruptedRun runs a scan of args that is cancelled once 10 of its
 // total histories are done, checks that Run says so and finished at least
 // those 10 and not all of them, and returns its summary.
@@ -343,4 +340,24 @@ func interruptedRun(t *testing.T, args []string, opts Options, total int) *Summa
 		t.Errorf("interrupted scan finished %d of %d", sum.Done, total)
 	}
 	return sum
+}
+
+// partRows reads every part file of table ("histories" or "anomalies") in
+// dir and returns its rows by path (histories) and counts paths seen
+// twice as an error.
+func partRows(t *testing.T, dir, table string) map[string]map[string]any {
+	t.Helper()
+	parts, _ := filepath.Glob(filepath.Join(dir, table+".part-*.parquet"))
+	rows := map[string]map[string]any{}
+	for _, p := range parts {
+		_, rs := readParquet(t, p)
+		for _, r := range rs {
+			path, _ := r["path"].(string)
+			if _, dup := rows[path]; dup && table == "histories" {
+				t.Errorf("%s: %s is in the parts twice", p, path)
+			}
+			rows[path] = r
+		}
+	}
+	return rows
 }

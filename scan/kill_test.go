@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +20,7 @@ const childEnv = "HINDSIGHT_SCAN_TEST_CHILD"
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(childEnv); spec != "" {
 		in, out, _ := strings.Cut(spec, string(os.PathListSeparator))
+		partBatch = 4 // parts early and often, for the kill test to find
 		_, err := Run(context.Background(), []string{in}, Options{OutDir: out, Jobs: 2, Version: "kill-test"})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -31,8 +33,10 @@ func TestMain(m *testing.M) {
 
 // TestKillResume kills a scanning process with SIGKILL midway (no chance
 // to clean up), then checks that no table exists, half-written or not,
-// and that a rerun sweeps the dead process's temporary files, reuses its
-// cached rows and writes complete tables.
+// that the part files it wrote are readable and hold each path once, and
+// that a rerun sweeps the dead process's temporary files, reuses its
+// cached rows and writes complete tables, without a path twice, and
+// removes the parts.
 func TestKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
@@ -55,8 +59,12 @@ func TestKillResume(t *testing.T) {
 		})
 		return n
 	}
+	parts := func() []string {
+		p, _ := filepath.Glob(filepath.Join(out, "histories.part-*.parquet"))
+		return p
+	}
 	deadline := time.Now().Add(60 * time.Second)
-	for entries() < 5 && time.Now().Before(deadline) {
+	for (entries() < 5 || len(parts()) == 0) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -72,6 +80,15 @@ func TestKillResume(t *testing.T) {
 			t.Errorf("%s exists after the scan was killed midway", name)
 		}
 	}
+	flushed := partRows(t, out, "histories")
+	if len(parts()) == 0 || len(flushed) < 4 || len(flushed) > killed {
+		t.Errorf("after the kill: %d parts holding %d rows; %d histories were cached", len(parts()), len(flushed), killed)
+	}
+	for path, r := range flushed {
+		if r["verdict"] != VerdictValid {
+			t.Errorf("part row %s: %v", path, r["verdict"])
+		}
+	}
 	// Fake what a kill can leave: a temporary file of the dead process.
 	stray := filepath.Join(out, ".histories.parquet.tmp-"+hostname()+"-"+fmt.Sprint(cmd.Process.Pid)+"-123")
 	writeFile(t, stray, []byte("PAR1 half"))
@@ -84,8 +101,11 @@ func TestKillResume(t *testing.T) {
 	}
 	noTemps(t, out)
 	_, rows := readParquet(t, filepath.Join(out, "histories.parquet"))
-	if len(rows) != n {
-		t.Errorf("%d rows after the rerun, want %d", len(rows), n)
+	if len(rows) != n || len(slices.Compact(paths(rows))) != n {
+		t.Errorf("%d rows after the rerun, %d paths; want %d", len(rows), len(slices.Compact(paths(rows))), n)
+	}
+	if len(parts()) != 0 {
+		t.Errorf("the parts are left after the rerun: %v", parts())
 	}
 	for _, r := range rows {
 		if r["verdict"] != VerdictValid {

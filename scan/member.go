@@ -41,6 +41,8 @@ type collector struct {
 	// inShard those of this shard, loose files included.
 	found, inShard atomic.Int64
 
+	parts *partWriter // nil in tests that build a collector alone
+
 	mu         sync.Mutex
 	results    []*result
 	superseded map[string]bool // member paths a store folder's rule drops
@@ -102,6 +104,9 @@ func (c *collector) add(r *result) {
 	c.mu.Lock()
 	c.results = append(c.results, r)
 	c.mu.Unlock()
+	if c.parts != nil {
+		c.parts.add(r)
+	}
 	switch {
 	case !r.skipped:
 		c.pr.add(r)
@@ -506,15 +511,14 @@ func (s *scanner) member(ctx context.Context, j *memberJob) *result {
 	body := &ctxReader{ctx: ctx, r: m.Body}
 	br := bufio.NewReaderSize(body, 4096)
 	head, _ := br.Peek(18)
-	w := s.weight(estimateSize(bytes.NewReader(head), m.Size), m.Size)
-	if err := s.sem.Acquire(ctx, w); err != nil {
+	l, err := s.mem.acquire(ctx, s.weight(estimateSize(bytes.NewReader(head), m.Size), m.Size))
+	if err != nil {
 		return nil
 	}
-	held := w
-	defer func() { s.sem.Release(held) }()
+	defer l.release()
 
 	buf := make([]byte, m.Size)
-	_, err := io.ReadFull(br, buf)
+	_, err = io.ReadFull(br, buf)
 	j.finished()
 	if ctx.Err() != nil {
 		return nil
@@ -536,16 +540,15 @@ func (s *scanner) member(ctx context.Context, j *memberJob) *result {
 		return r
 	}
 	// Now the whole member is here, a gzip member's trailer tells its
-	// size: give back what the first estimate took beyond it.
-	if exact := s.weight(estimateSize(bytes.NewReader(buf), m.Size), m.Size); exact < held {
-		s.sem.Release(held - exact)
-		held = exact
-	}
+	// size: give back what the first estimate took beyond it (the meter
+	// takes more if the trailer lied).
+	l.shrink(s.weight(estimateSize(bytes.NewReader(buf), m.Size), m.Size))
 	if testHooks.checking != nil {
 		testHooks.checking(1)
 		defer testHooks.checking(-1)
 	}
-	r := s.check(ctx, bytes.NewReader(buf), nil, m.Path, m.Size, sha, key, m.Archive)
+	open := func() (io.Reader, *ctxReader, error) { return bytes.NewReader(buf), nil, nil }
+	r := s.check(ctx, open, l, m.Size, m.Path, m.Size, sha, key, m.Archive)
 	if r != nil {
 		r.member, r.seq = true, j.seq
 	}

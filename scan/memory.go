@@ -137,12 +137,16 @@ func memoryCost(uncompressed, factor, budget int64) int64 {
 	return min(c, budget)
 }
 
-// DefaultMemoryBudget returns a quarter of the memory this process may use:
-// the smaller of physical memory (MemTotal in /proc/meminfo) and the
-// cgroup's limit (memory.max, or memory.limit_in_bytes under cgroup v1), so
-// a container in a Kubernetes Job or a Slurm allocation is not overrun.
-// Without /proc it returns 2 GiB.
-func DefaultMemoryBudget() int64 {
+// DefaultMemoryBudget returns a quarter of the memory this process may use
+// (AvailableMemory).
+func DefaultMemoryBudget() int64 { return AvailableMemory() / 4 }
+
+// AvailableMemory returns the memory this process may use: the smaller of
+// physical memory (MemTotal in /proc/meminfo) and the cgroup's limit
+// (memory.max, or memory.limit_in_bytes under cgroup v1), so a container in
+// a Kubernetes Job or a Slurm allocation is not overrun. Without /proc it
+// returns 8 GiB.
+func AvailableMemory() int64 {
 	total := meminfoTotal()
 	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
 		if b, err := os.ReadFile(p); err == nil {
@@ -152,9 +156,9 @@ func DefaultMemoryBudget() int64 {
 		}
 	}
 	if total <= 0 {
-		return 2 << 30
+		return 8 << 30
 	}
-	return total / 4
+	return total
 }
 
 // DefaultMaxHistoryBytes is the default of Options.MaxHistoryBytes: a

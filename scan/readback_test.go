@@ -19,9 +19,8 @@ func expectedRows(t *testing.T, inputs []string, opts Options) (map[string]Histo
 	t.Helper()
 	hist := map[string]HistoryRow{}
 	anoms := map[string][]AnomalyRow{}
-	s := &scanner{opts: opts, cache: newCache(t.TempDir(), opts.Check, "expected"), sem: nil}
+	s := &scanner{opts: opts, cache: newCache(t.TempDir(), opts.Check, "expected")}
 	for _, in := range Discover(inputs) {
-		s.sem = nil
 		r := s.oneUncached(t, in)
 		hist[r.row.Path] = r.row // the path as in the tables (valid UTF-8)
 		anoms[r.row.Path] = r.anoms
@@ -35,7 +34,7 @@ func (s *scanner) oneUncached(t *testing.T, in Input) *result {
 	t.Helper()
 	s2 := *s
 	s2.opts.MemoryBudget = 1 << 40
-	s2.sem = newTestSemaphore()
+	s2.mem = newBudget(1 << 40)
 	s2.opts.Rescan = true
 	s2.cache = newCache(t.TempDir(), s.opts.Check, "uncached")
 	r := s2.one(t.Context(), in)

@@ -17,11 +17,11 @@ import (
 
 	"encoding/json"
 
-	"golang.org/x/sync/semaphore"
-
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/version"
+	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -56,6 +56,12 @@ type Options struct {
 	// the limit, so a decompression bomb cannot exhaust memory (default:
 	// DefaultMaxHistoryBytes).
 	MaxHistoryBytes int64
+	// MemoryCeiling, with OnCeiling, is the process memory past which the
+	// scan stops at once (ceiling.go): OnCeiling gets the error, after the
+	// finished rows are written to a part file, and must end the process.
+	// Zero: no ceiling.
+	MemoryCeiling int64
+	OnCeiling     func(error)
 	// Version identifies the checker build in cache keys, so a new build
 	// checks everything again (default: the SHA-256 of the running
 	// executable).
@@ -91,12 +97,19 @@ var testHooks struct {
 	checking func(delta int)
 	// done is called after each history's result is recorded.
 	done func()
+	// rerun is called when a history is read again alone.
+	rerun func(path string)
+	// budget gets the scan's memory budget when it is made.
+	budget func(*budget)
 }
 
 type scanner struct {
 	opts  Options
 	cache *cache
-	sem   *semaphore.Weighted
+	mem   *budget
+	parts *partWriter
+
+	inflight *flights // histories being checked
 }
 
 // Run scans the histories found in inputs (files, directories and
@@ -108,9 +121,10 @@ type scanner struct {
 // when ctx is canceled.
 //
 // When ctx is canceled, no new history is started, histories being read
-// are dropped, and Run returns ctx.Err() with the summary so far and
-// without writing any output file; every history finished before that is
-// in the cache, so running the same scan again finishes the job.
+// are dropped, and Run returns ctx.Err() with the summary so far, without
+// writing the tables: the rows finished before are in part files
+// (Summary.Files; see the package doc) and in the cache, so running the
+// same scan again finishes the job.
 func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	start := time.Now()
 	if err := opts.Shard.Validate(); err != nil {
@@ -169,10 +183,23 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 		}
 	}
 	s := &scanner{opts: opts, cache: newCache(opts.CacheDir, opts.Check, opts.Version),
-		sem: semaphore.NewWeighted(opts.MemoryBudget)}
+		mem: newBudget(opts.MemoryBudget), inflight: &flights{m: map[string]flight{}}}
+	if testHooks.budget != nil {
+		testHooks.budget(s.mem)
+	}
 	s.sweep()
+	s.parts = s.startParts()
+	keepParts := true
+	defer func() {
+		if keepParts {
+			s.parts.finish(true)
+		}
+	}()
 
+	stopWatch := s.watchCeiling()
 	col := s.runAll(ctx, loose, archives)
+	stopWatch()
+	s.parts.halt()
 	results, skipped := col.finish()
 	sum := &Summary{Found: looseFound + int(col.found.Load()), Histories: len(results), Shard: opts.Shard,
 		Skipped: len(skipped), SkippedFiles: skipped}
@@ -188,6 +215,8 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	if err := ctx.Err(); err != nil {
 		sum.Histories = col.mine()
 		sum.Elapsed = time.Since(start)
+		keepParts = false
+		sum.Files, _ = s.parts.finish(true)
 		return sum, err
 	}
 	if sum.Found == 0 || (!opts.Shard.Sharded() && len(results) == 0) {
@@ -200,6 +229,10 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	}
 	files, err := s.writeTables(results)
 	sum.Files = files
+	if err == nil {
+		keepParts = false
+		s.parts.finish(false)
+	}
 	if err == nil && opts.HTMLDir != "" {
 		var index string
 		index, err = s.writeIndex(results, sum)
@@ -243,7 +276,7 @@ func (s *scanner) runAll(ctx context.Context, loose, archives []Input) *collecto
 	}
 	bySize(loose)
 	bySize(archives)
-	col := &collector{superseded: map[string]bool{}, explicit: map[string]bool{}}
+	col := &collector{superseded: map[string]bool{}, explicit: map[string]bool{}, parts: s.parts}
 	col.pr = newProgress(s.opts.Progress, len(loose), total)
 	col.inShard.Add(int64(len(loose)))
 	jobs := make(chan job)
@@ -335,14 +368,18 @@ func (s *scanner) tooBig(path string, size int64) error {
 // size takes from the memory budget, plus extra bytes held besides (an
 // archive member's bytes), at most the whole budget.
 func (s *scanner) weight(estimate, extra int64) int64 {
-	factor := int64(MemoryFactor)
-	if s.opts.HTMLDir != "" {
-		factor = MemoryFactorHTML
-	}
 	if s.opts.MaxHistoryBytes > 0 {
 		estimate = min(estimate, s.opts.MaxHistoryBytes)
 	}
-	return min(memoryCost(estimate, factor, s.opts.MemoryBudget)+extra, s.opts.MemoryBudget)
+	return min(memoryCost(estimate, s.factor(), s.opts.MemoryBudget)+extra, s.opts.MemoryBudget)
+}
+
+// factor is the memory a history takes per byte of its text.
+func (s *scanner) factor() int64 {
+	if s.opts.HTMLDir != "" {
+		return MemoryFactorHTML
+	}
+	return MemoryFactor
 }
 
 // tooLarge reports whether a history of n stored bytes passes
@@ -404,20 +441,23 @@ func (s *scanner) one(ctx context.Context, in Input) *result {
 		return r
 	}
 
-	w := s.weight(estimateSize(f, size), 0)
-	if err := s.sem.Acquire(ctx, w); err != nil {
+	l, err := s.mem.acquire(ctx, s.weight(estimateSize(f, size), 0))
+	if err != nil {
 		return nil
 	}
-	defer s.sem.Release(w)
+	defer l.release()
 	if testHooks.checking != nil {
 		testHooks.checking(1)
 		defer testHooks.checking(-1)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return &result{row: errorRow(in.Path, size, sha, err)}
+	open := func() (io.Reader, *ctxReader, error) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, err
+		}
+		rr := &ctxReader{ctx: ctx, r: f}
+		return rr, rr, nil
 	}
-	rr := &ctxReader{ctx: ctx, r: f}
-	return s.check(ctx, rr, rr, in.Path, size, sha, key, "")
+	return s.check(ctx, open, l, 0, in.Path, size, sha, key, "")
 }
 
 // compressed reports whether a file's first bytes are gzip's or zstd's.
@@ -450,11 +490,46 @@ func (s *scanner) cached(key, path string, size int64, archivePath string) (*res
 	return nil, false // the report is missing: check again to write it
 }
 
-// check reads and checks the history in r (admitted already) and builds
-// its result; rr, when set, tells an I/O failure of the file under it.
-func (s *scanner) check(ctx context.Context, r io.Reader, rr *ctxReader, path string, size int64, sha, key, archivePath string) *result {
+// check reads and checks the history that open opens (admitted already,
+// holding l, with extra bytes held besides its check) and builds its
+// result; open's *ctxReader, when not nil, tells an I/O failure of the
+// file under it. The history's text is metered as it is read (l.meter):
+// when its lease cannot grow, it is given back and the history is read
+// again alone, holding the whole budget.
+func (s *scanner) check(ctx context.Context, open func() (io.Reader, *ctxReader, error), l *lease, extra int64, path string, size int64, sha, key, archivePath string) *result {
 	t0 := time.Now()
-	res, h, err := check.Read(r, path, s.opts.Check)
+	var (
+		res *analysis.Result
+		h   *model.History
+		err error
+		rr  *ctxReader
+	)
+	for {
+		var r io.Reader
+		if r, rr, err = open(); err != nil {
+			row := errorRow(path, size, sha, err)
+			row.Archive = archivePath
+			return &result{row: row}
+		}
+		opts := s.opts.Check
+		opts.Meter = l.meter(ctx, path, s.factor(), extra)
+		s.inflight.add(path, flight{size: size, sha: sha, archive: archivePath})
+		res, h, err = check.Read(r, path, opts)
+		s.inflight.remove(path)
+		if !errors.Is(err, errRerun) {
+			break
+		}
+		res, h = nil, nil
+		l.release()
+		nl, aerr := s.mem.acquire(ctx, s.opts.MemoryBudget)
+		if aerr != nil {
+			return nil
+		}
+		*l = *nl
+		if testHooks.rerun != nil {
+			testHooks.rerun(path)
+		}
+	}
 	elapsed := time.Since(t0).Milliseconds()
 	if ctx.Err() != nil {
 		return nil
@@ -493,8 +568,9 @@ func (s *scanner) check(ctx context.Context, r io.Reader, rr *ctxReader, path st
 	}
 	row.Archive = archivePath
 	out.row = row
-	if errors.Is(err, ingest.ErrTooLarge) {
-		// Not the content's verdict: a bigger --max-history-bytes reads it.
+	if _, ok := check.AsMemoryCapError(err); ok || errors.Is(err, ingest.ErrTooLarge) {
+		// Not the content's verdict: a bigger --max-history-bytes or
+		// --memory reads it.
 		out.key, out.anoms = "", nonNil(anoms)
 		return out
 	}
@@ -583,6 +659,7 @@ func (s *scanner) sweep() {
 			}
 		}
 	}
+	sweepDir(s.opts.OutDir) // parts of a dead scan
 	s.cache.sweep()
 	if s.opts.HTMLDir != "" {
 		sweepDir(s.opts.HTMLDir)
@@ -605,6 +682,13 @@ func (s *scanner) provenance() (build, options string) {
 // order (results are), and returns the files written.
 func (s *scanner) writeTables(results []*result) ([]string, error) {
 	hpq, apq, hipc, aipc := s.outputNames()
+	return s.writeTablePair(results, hpq, apq, hipc, aipc)
+}
+
+// writeTablePair writes the rows of results as a histories and an
+// anomalies table to the files named (IPC ones when not ""), each complete
+// or absent, and returns them.
+func (s *scanner) writeTablePair(results []*result, hpq, apq, hipc, aipc string) ([]string, error) {
 	build, options := s.provenance()
 	ht, err := newTableWriter(withRunMetadata(HistoriesSchema, build, options), hpq, hipc)
 	if err != nil {
@@ -647,7 +731,7 @@ func (s *scanner) writeTables(results []*result) ([]string, error) {
 		return nil, err
 	}
 	files := []string{hpq, apq}
-	if s.opts.IPC {
+	if hipc != "" {
 		files = append(files, hipc, aipc)
 	}
 	return files, nil

@@ -219,8 +219,17 @@ func TestResume(t *testing.T) {
 	root := archiveOfSize(t, 30, 2000)
 	opts := testOptions(t)
 	sum := interruptedRun(t, []string{root}, opts, 30)
-	if entries, _ := os.ReadDir(opts.OutDir); len(entries) != 1 || entries[0].Name() != ".cache" {
-		t.Errorf("interrupted scan wrote %v; want only the cache", entries)
+	for _, table := range []string{"histories.parquet", "anomalies.parquet"} {
+		if _, err := os.Stat(filepath.Join(opts.OutDir, table)); err == nil {
+			t.Errorf("interrupted scan wrote %s", table)
+		}
+	}
+	// Every finished row is in the part files (issue 17), once.
+	if rows := partRows(t, opts.OutDir, "histories"); len(rows) != sum.Done {
+		t.Errorf("the parts hold %d rows; %d histories were finished", len(rows), sum.Done)
+	}
+	if len(sum.Files) != 2 {
+		t.Errorf("interrupted scan reports files %v, want its two parts", sum.Files)
 	}
 	noTemps(t, opts.OutDir)
 
@@ -229,6 +238,9 @@ func TestResume(t *testing.T) {
 		t.Errorf("rerun: %d cached, %d done; want %d cached, 30 done", sum2.Cached, sum2.Done, sum.Done)
 	}
 	noTemps(t, opts.OutDir)
+	if parts, _ := filepath.Glob(filepath.Join(opts.OutDir, "*.part-*")); len(parts) != 0 {
+		t.Errorf("parts left after the tables were written: %v", parts)
+	}
 
 	fresh := testOptions(t)
 	mustRun(t, []string{root}, fresh)

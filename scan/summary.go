@@ -7,9 +7,12 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
+
+	"github.com/hindsight-dev/hindsight/check"
 )
 
 // Exit statuses of spec/results.md.
@@ -18,6 +21,9 @@ const (
 	ExitInvalid = 1
 	ExitUnknown = 2
 	ExitInput   = 3
+	// ExitMemory: a history could not be judged within the memory budget
+	// (--memory); it ranks above invalid and below an input error.
+	ExitMemory = 4
 )
 
 // Summary is what a scan found. Its JSON form (`hindsight scan --format
@@ -43,6 +49,9 @@ type Summary struct {
 	Invalid int `json:"invalid"`
 	Unknown int `json:"unknown"`
 	Errors  int `json:"errors"`
+	// OverMemory counts the error rows of histories that could not be
+	// judged within the memory budget (--memory), Errors included.
+	OverMemory int `json:"over_memory"`
 	// Cached is how many rows came from the cache; Done how many histories
 	// were finished (less than Histories when the scan was interrupted).
 	Cached int `json:"cached"`
@@ -80,12 +89,16 @@ type TypeSummary struct {
 }
 
 // ExitCode is the exit status of the scan (spec/results.md, over all
-// histories): 3 when any history could not be read, parsed or checked,
-// else 1 when any is invalid, else 2 when any is unknown, else 0.
+// histories): 3 when any history could not be read, parsed or checked for
+// another reason than memory, else 4 when any could not be judged within
+// the memory budget, else 1 when any is invalid, else 2 when any is
+// unknown, else 0.
 func (s *Summary) ExitCode() int {
 	switch {
-	case s.Errors > 0:
+	case s.Errors > s.OverMemory:
 		return ExitInput
+	case s.OverMemory > 0:
+		return ExitMemory
 	case s.Invalid > 0:
 		return ExitInvalid
 	case s.Unknown > 0:
@@ -110,6 +123,9 @@ func (s *Summary) add(r *HistoryRow, cached bool, types map[string]*TypeSummary)
 		s.Unknown++
 	default:
 		s.Errors++
+		if strings.Contains(r.Error, check.MemoryCapPhrase) {
+			s.OverMemory++
+		}
 	}
 	for typ, n := range r.Counts {
 		if n == 0 {

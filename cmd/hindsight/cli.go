@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,6 +31,9 @@ const (
 	exitInvalid = 1
 	exitUnknown = 2
 	exitInput   = 3
+	// exitInternal is a failure of hindsight itself (a panic while
+	// checking a history): not a verdict, and not the input's fault.
+	exitInternal = 5
 )
 
 // usageError marks a mistake on the command line: exit status 3.
@@ -156,17 +161,27 @@ func versionLine() string {
 	return version.Current().String() + "; ECharts " + e
 }
 
-// worse combines exit statuses over several histories: an input error
-// outranks invalid, which outranks unknown, which outranks valid.
+// worse combines exit statuses over several histories: an internal error
+// outranks an input error, which outranks the memory cap, which outranks
+// invalid, which outranks unknown, which outranks valid (0 < 2 < 1 < 4 <
+// 3 < 5).
 func worse(a, b int) int {
-	rank := map[int]int{exitValid: 0, exitUnknown: 1, exitInvalid: 2, exitInput: 3}
+	rank := map[int]int{exitValid: 0, exitUnknown: 1, exitInvalid: 2, exitMemory: 3, exitInput: 4, exitInternal: 5}
 	if rank[b] > rank[a] {
 		return b
 	}
 	return a
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// A panic is hindsight's failure, not a verdict: exit 5 (check
+		// recovers per history, in checkOne; this catches the others).
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "hindsight: internal error: %v (a bug in hindsight: please report it, with the history if you can)\n%s", p, debug.Stack())
+			code = exitInternal
+		}
+	}()
 	root := &cobra.Command{
 		Use:           "hindsight",
 		Short:         "Find consistency anomalies in Jepsen-style test histories",
@@ -217,6 +232,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitValid
 	case errors.As(err, &ee):
 		return ee.code
+	case isMemoryCap(err):
+		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		return exitMemory
 	default:
 		fmt.Fprintf(stderr, "hindsight: %v\n", err)
 		return exitInput
@@ -224,10 +242,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func checkCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var f checkFlags
+	var (
+		f      checkFlags
+		memory string
+	)
 	cmd := &cobra.Command{
 		Use:   "check [flags] HISTORY...",
-		Short: "Analyse histories and print a verdict (exit 0 valid, 1 invalid, 2 unknown, 3 unreadable)",
+		Short: "Analyse histories and print a verdict (exit 0 valid, 1 invalid, 2 unknown, 3 unreadable, 4 over the memory cap)",
 		Long: `Analyse each HISTORY (an .edn, .json or .jsonl file, optionally gzip- or
 zstd-compressed, a Jepsen store directory holding history.edn, or - for
 standard input) and print a summary, or with --format json one JSON object per
@@ -241,35 +262,64 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 			if err := f.checkHTML(len(args), &opts); err != nil {
 				return err
 			}
-			code := exitValid
-			for _, path := range args {
-				code = worse(code, checkOne(path, stdin, opts, &f, stdout, stderr))
+			mc, err := newMemCap(memory)
+			if err != nil {
+				return err
 			}
-			if code != exitValid {
-				return exitError{code}
+			var code atomic.Int32
+			mc.trip = func(err *check.MemoryCapError) {
+				fmt.Fprintf(stderr, "hindsight: %v\n", err)
+				exitProcess(worse(int(code.Load()), exitMemory))
+			}
+			defer mc.watch()()
+			for _, path := range args {
+				code.Store(int32(worse(int(code.Load()), checkOne(path, stdin, opts, mc, &f, stdout, stderr))))
+			}
+			if c := int(code.Load()); c != exitValid {
+				return exitError{c}
 			}
 			return nil
 		},
 	}
 	f.register(cmd)
+	memoryFlag(cmd, &memory)
 	cmd.Flags().StringVar(&f.html, "html", "", "also write the HTML report of the (single) history to this file")
 	return cmd
 }
 
-// checkOne checks one history, prints its result and returns its exit status.
-func checkOne(path string, stdin io.Reader, opts check.Options, f *checkFlags, stdout, stderr io.Writer) int {
+// testPanic, when set by a test, is called by checkOne with each path.
+var testPanic func(path string)
+
+// checkOne checks one history, prints its result and returns its exit
+// status. A panic while checking it is reported as an internal error
+// (exit 5), not taken for a verdict.
+func checkOne(path string, stdin io.Reader, opts check.Options, mc *memCap, f *checkFlags, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "hindsight: %s: internal error: %v (a bug in hindsight: please report it, with the history if you can)\n%s", path, p, debug.Stack())
+			code = exitInternal
+		}
+	}()
+	if testPanic != nil {
+		testPanic(path)
+	}
 	var (
 		res *analysis.Result
 		h   *model.History
 		err error
 	)
+	opts.Meter = mc.meter(path)
 	if path == "-" {
 		res, h, err = check.Read(stdin, "-", opts)
 	} else {
-		restore, afterRead := memoryBudget(path, budgetRatio)
+		restore, afterRead := memoryBudget(path, budgetRatio, mc)
 		opts.AfterRead = afterRead
 		res, h, err = check.File(path, opts)
 		restore()
+	}
+	if _, ok := check.AsMemoryCapError(err); ok {
+		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		return exitMemory
 	}
 	if err != nil {
 		// Unreadable input and internal failures alike: exit 3.
@@ -297,7 +347,10 @@ func emit(res *analysis.Result, h *model.History, f *checkFlags, stdout, stderr 
 }
 
 func demoCmd(stdout, stderr io.Writer) *cobra.Command {
-	var f checkFlags
+	var (
+		f      checkFlags
+		memory string
+	)
 	cmd := &cobra.Command{
 		Use:   "demo [flags]",
 		Short: "Check the sample queue history built into hindsight",
@@ -311,7 +364,14 @@ hindsight reports. Takes the same flags as check.`,
 			if err != nil {
 				return err
 			}
-			h, err := ingest.Read(samples.QueueReader(), samples.QueueName, ingest.Options{})
+			mc, err := newMemCap(memory)
+			if err != nil {
+				return err
+			}
+			mc.trip = tripExit(stderr)
+			defer mc.watch()()
+			opts.Meter = mc.meter(samples.QueueName)
+			h, err := check.ReadHistoryFrom(samples.QueueReader(), samples.QueueName, opts)
 			if err != nil {
 				return err
 			}
@@ -326,5 +386,15 @@ hindsight reports. Takes the same flags as check.`,
 		},
 	}
 	f.register(cmd)
+	memoryFlag(cmd, &memory)
 	return cmd
+}
+
+// tripExit is memCap.trip for a command of one history: it prints the
+// error and exits 4.
+func tripExit(stderr io.Writer) func(*check.MemoryCapError) {
+	return func(err *check.MemoryCapError) {
+		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		exitProcess(exitMemory)
+	}
 }

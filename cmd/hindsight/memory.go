@@ -43,10 +43,11 @@ const (
 )
 
 // memoryBudget sets the soft memory limit for checking path, ratio times
-// its size (budgetRatio for check, reportBudgetRatio for a report), and
-// returns a function that puts back the previous one, and one to call once
-// the history is read, with the workload that will check it.
-func memoryBudget(path string, ratio float64) (restore func(), afterRead func(*model.History, *workload.Workload)) {
+// its size (budgetRatio for check, reportBudgetRatio for a report), never
+// above the memory cap's share (memcap.go), and returns a function that
+// puts back the previous one, and one to call once the history is read,
+// with the workload that will check it.
+func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), afterRead func(*model.History, *workload.Workload)) {
 	nothing := func() {}
 	if os.Getenv("GOMEMLIMIT") != "" || path == "-" {
 		return nothing, nil
@@ -55,11 +56,11 @@ func memoryBudget(path string, ratio float64) (restore func(), afterRead func(*m
 	if !ok || size < budgetMinFile {
 		return nothing, nil
 	}
-	limit := int64(ratio*float64(size)) - processFootprnt
+	limit := mc.soft(int64(ratio*float64(size)) - processFootprnt)
 	prev := debug.SetMemoryLimit(limit)
 	return func() { debug.SetMemoryLimit(prev) }, func(h *model.History, w *workload.Workload) {
 		if w.Name != "queue" {
-			limit = int64(max(ratio, txnBudgetRatio)*float64(size)) - processFootprnt
+			limit = mc.soft(int64(max(ratio, txnBudgetRatio)*float64(size)) - processFootprnt)
 			debug.SetMemoryLimit(limit)
 		}
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
@@ -68,7 +69,7 @@ func memoryBudget(path string, ratio float64) (restore func(), afterRead func(*m
 			return
 		}
 		live := int64(sample[0].Value.Uint64())
-		if need := int64(headroom * float64(live)); need > limit {
+		if need := mc.soft(int64(headroom * float64(live))); need > limit {
 			debug.SetMemoryLimit(need)
 		}
 	}

@@ -45,7 +45,7 @@ func TestPlainSize(t *testing.T) {
 func TestMemoryBudgetLeavesSmallFilesAlone(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	before := debug.SetMemoryLimit(-1)
-	restore, after := memoryBudget(incident, budgetRatio)
+	restore, after := memoryBudget(incident, budgetRatio, &memCap{limit: 1 << 50})
 	if after != nil || debug.SetMemoryLimit(-1) != before {
 		t.Error("a small history changed the memory limit")
 	}
@@ -65,7 +65,7 @@ func TestMemoryBudgetForALargeFile(t *testing.T) {
 	}
 	f.Close()
 	before := debug.SetMemoryLimit(-1)
-	restore, after := memoryBudget(path, reportBudgetRatio)
+	restore, after := memoryBudget(path, reportBudgetRatio, &memCap{limit: 1 << 50})
 	want := int64(reportBudgetRatio*size) - processFootprnt
 	if got := debug.SetMemoryLimit(-1); got != want || after == nil {
 		t.Errorf("limit %d, want %d", got, want)

@@ -18,9 +18,10 @@ import (
 // for check.
 func reportCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var (
-		f    checkFlags
-		out  string
-		view report.ViewOptions
+		f      checkFlags
+		out    string
+		view   report.ViewOptions
+		memory string
 	)
 	cmd := &cobra.Command{
 		Use:   "report [flags] HISTORY -o FILE",
@@ -48,6 +49,13 @@ standard output.`,
 				return err
 			}
 			opts.Analysis.Series = true
+			mc, err := newMemCap(memory)
+			if err != nil {
+				return err
+			}
+			mc.trip = tripExit(stderr)
+			defer mc.watch()()
+			opts.Meter = mc.meter(args[0])
 			var (
 				res *analysis.Result
 				h   *model.History
@@ -55,7 +63,7 @@ standard output.`,
 			if args[0] == "-" {
 				res, h, err = check.Read(stdin, "-", opts)
 			} else {
-				restore, afterRead := memoryBudget(args[0], reportBudgetRatio)
+				restore, afterRead := memoryBudget(args[0], reportBudgetRatio, mc)
 				defer restore()
 				opts.AfterRead = afterRead
 				res, h, err = check.File(args[0], opts)
@@ -83,6 +91,7 @@ standard output.`,
 		},
 	}
 	f.register(cmd)
+	memoryFlag(cmd, &memory)
 	fl := cmd.Flags()
 	// check's output flags mean nothing here
 	_ = fl.MarkHidden("format")

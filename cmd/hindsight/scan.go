@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,9 +60,18 @@ so n machines can split an archive into one folder; --shard auto takes i
 from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) and n from --shards or
 JOB_COMPLETIONS.
 
-Exit status over all histories: 3 if any could not be read or parsed, else 1
-if any is invalid, else 2 if any is unknown, else 0 (--exit-zero: 0 for all
-of these); 130 if interrupted (nothing written; run again to finish).`,
+--memory is the budget of the histories checked at once: each is admitted
+for an estimate and metered while it is read, whatever its header claims; one
+that cannot fit even alone becomes an error row naming the budget. Finished
+rows are written as the scan goes to part files in -o
+(histories.part-*.parquet, anomalies.part-*.parquet), merged into the tables
+at the end and removed: a scan that is interrupted or killed keeps every row
+it flushed there.
+
+Exit status over all histories: 3 if any could not be read or parsed, else 4
+if any could not be judged within --memory, else 1 if any is invalid, else 2
+if any is unknown, else 0 (--exit-zero: 0 for all of these); 130 if
+interrupted (the finished rows are in the part files; run again to finish).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := f.options()
@@ -91,6 +101,19 @@ of these); 130 if interrupted (nothing written; run again to finish).`,
 					return usageError{fmt.Errorf("--memory: %w", err)}
 				}
 			}
+			// The ceiling is check's default cap (memcap.go): the machine's
+			// memory, or what ulimit -v leaves; under ulimit -v the default
+			// budget is half of it, leaving the analyses room.
+			ceiling, _ := newMemCap("")
+			o.MemoryCeiling = max(ceiling.limit, o.MemoryBudget)
+			if _, ok := addressLimit(); ok && memory == "" {
+				o.MemoryBudget = min(scan.DefaultMemoryBudget(), max(ceiling.limit/2, minCap))
+				o.MemoryCeiling = ceiling.limit
+			}
+			o.OnCeiling = func(err error) {
+				fmt.Fprintf(stderr, "hindsight: %v\n", err)
+				exitProcess(exitMemory)
+			}
 			if o.Jobs < 0 {
 				return usageError{errors.New("-j must not be negative")}
 			}
@@ -111,8 +134,9 @@ of these); 130 if interrupted (nothing written; run again to finish).`,
 				}
 				return usageError{err}
 			case err != nil && ctx.Err() != nil && sum != nil:
-				fmt.Fprintf(stderr, "hindsight: scan interrupted after %d of %d histories; no results written. "+
-					"Run the same command again to finish: the %d done are cached.\n", sum.Done, sum.Histories, sum.Done)
+				fmt.Fprintf(stderr, "hindsight: scan interrupted after %d of %d histories; their rows are in %d part files in %s "+
+					"(DuckDB reads them: SELECT * FROM '%s'). Run the same command again to finish: the %d done are cached.\n",
+					sum.Done, sum.Histories, len(sum.Files), o.OutDir, filepath.Join(o.OutDir, "histories*.part-*.parquet"), sum.Done)
 				return exitError{exitInterrupted}
 			case err != nil:
 				return err

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
-	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/shrink"
@@ -24,6 +23,7 @@ func shrinkCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		anomaly string
 		out     string
 		budget  time.Duration
+		memory  string
 	)
 	cmd := &cobra.Command{
 		Use:   "shrink [flags] HISTORY --anomaly TYPE -o small.edn",
@@ -38,11 +38,18 @@ standard output) and prints how many ops remain.`,
 			if err != nil {
 				return err
 			}
+			mc, err := newMemCap(memory)
+			if err != nil {
+				return err
+			}
+			mc.trip = tripExit(stderr)
+			defer mc.watch()()
+			opts.Meter = mc.meter(args[0])
 			var h *model.History
 			if args[0] == "-" {
-				h, err = ingest.Read(stdin, "-", ingest.Options{Format: opts.Format})
+				h, err = check.ReadHistoryFrom(stdin, "-", opts)
 			} else {
-				h, err = ingest.ReadFile(args[0], ingest.Options{Format: opts.Format})
+				h, err = check.ReadHistory(args[0], opts)
 			}
 			if err != nil {
 				return err
@@ -92,6 +99,7 @@ standard output) and prints how many ops remain.`,
 		},
 	}
 	f.register(cmd)
+	memoryFlag(cmd, &memory)
 	cmd.Flags().StringVar(&anomaly, "anomaly", "", "the anomaly type to keep (required)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the small history (default: standard output)")
 	cmd.Flags().DurationVar(&budget, "budget", 2*time.Minute, "stop shrinking after this long (0: no limit)")

@@ -1,0 +1,141 @@
+package check
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// queueText is a valid queue history of n send pairs, about 120 bytes a
+// pair.
+func queueText(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "{:index %d, :type :invoke, :process 0, :f :send, :value [[:send :x %d]]}\n", 2*i, i)
+		fmt.Fprintf(&b, "{:index %d, :type :ok, :process 0, :f :send, :value [[:send :x [%d %d]]]}\n", 2*i+1, i, i)
+	}
+	return b.Bytes()
+}
+
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// capMeter is a meter failing past limit bytes of text, and the largest
+// total it was told.
+func capMeter(path string, limit int64, seen *int64) func(int64) error {
+	return func(n int64) error {
+		*seen = max(*seen, n)
+		if n > limit {
+			return &MemoryCapError{Path: path, Cap: limit, Why: "test"}
+		}
+		return nil
+	}
+}
+
+// TestMeterCountsDecompressedText: a meter sees the text after
+// decompression, whatever the file (plain, gzip with a forged trailer,
+// zstd, gzip of gzip, standard input), and its error stops the read with
+// a MemoryCapError, not a parse error of the cut text.
+func TestMeterCountsDecompressedText(t *testing.T) {
+	text := queueText(20000) // about 2.4 MB
+	gz := gzipped(t, text)
+	var zs bytes.Buffer
+	zw, _ := zstd.NewWriter(&zs)
+	zw.Write(text)
+	zw.Close()
+	dir := t.TempDir()
+	files := map[string][]byte{
+		"plain.edn": text, "h.edn.gz": gz,
+		"h.edn.zst": zs.Bytes(), "twice.edn.gz": gzipped(t, gz),
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, func(t *testing.T) {
+			var seen int64
+			opts := DefaultOptions()
+			opts.Meter = capMeter(p, 1<<40, &seen)
+			res, h, err := File(p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen != int64(len(text)) || len(h.Ops) != 40000 || res.Stats.Ops != 40000 {
+				t.Errorf("meter saw %d bytes, want %d; %d ops", seen, len(text), len(h.Ops))
+			}
+			seen = 0
+			opts.Meter = capMeter(p, 1<<20, &seen)
+			_, _, err = File(p, opts)
+			mc, ok := AsMemoryCapError(err)
+			if !ok || mc.Path != p || IsInputError(err) {
+				t.Fatalf("over the cap: %v, want a MemoryCapError naming %s", err, p)
+			}
+			if name != "plain.edn" && seen > 2<<20 {
+				t.Errorf("read %d bytes of text past a cap of 1 MiB", seen)
+			}
+			if !strings.Contains(err.Error(), "could not be judged within the memory cap of 1.0 MiB") {
+				t.Errorf("message: %v", err)
+			}
+		})
+	}
+	t.Run("stdin", func(t *testing.T) {
+		var seen int64
+		opts := DefaultOptions()
+		opts.Meter = capMeter("-", 1<<20, &seen)
+		_, _, err := Read(bytes.NewReader(gz), "-", opts)
+		if _, ok := AsMemoryCapError(err); !ok {
+			t.Fatalf("%v, want a MemoryCapError", err)
+		}
+	})
+}
+
+// TestMeterKeepsErrors: with a meter, a damaged or cut history reads as it
+// does without one.
+func TestMeterKeepsErrors(t *testing.T) {
+	gz := gzipped(t, queueText(2000))
+	for name, body := range map[string][]byte{
+		"cut.edn.gz":     gz[:len(gz)/2],
+		"header.edn.gz":  gz[:5],
+		"garbage.edn.gz": append([]byte{0x1f, 0x8b, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9}, gz...),
+		"bad.edn":        []byte("{:type :invoke, :process 0, :f :send, :value 3}\n"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), name)
+			os.WriteFile(p, body, 0o644)
+			plain := DefaultOptions()
+			_, h1, err1 := File(p, plain)
+			metered := DefaultOptions()
+			metered.Meter = func(int64) error { return nil }
+			_, h2, err2 := File(p, metered)
+			if fmt.Sprint(err1) != fmt.Sprint(err2) || (h1 == nil) != (h2 == nil) {
+				t.Fatalf("without a meter: %v; with one: %v", err1, err2)
+			}
+			if h1 != nil && (len(h1.Ops) != len(h2.Ops) || fmt.Sprint(h1.Warnings) != fmt.Sprint(h2.Warnings)) {
+				t.Errorf("ops %d vs %d, warnings %v vs %v", len(h1.Ops), len(h2.Ops), h1.Warnings, h2.Warnings)
+			}
+		})
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{512: "512 B", 1536: "1.5 KiB", 3 << 30: "3.0 GiB", 64 << 20: "64.0 MiB"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
