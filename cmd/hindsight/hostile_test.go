@@ -160,7 +160,6 @@ func hostileCases() []hostileCase {
 		},
 		{
 			name:    "gzip bomb with scan's default limits - an error row, no out-of-memory crash",
-			pending: "h-memory",
 			slow:    true, // reads GBs before the default cap stops it
 			gen: func(t *testing.T, dir string) {
 				repeatGzip(t, filepath.Join(dir, "bomb.edn.gz"), bombBlock(), 4096)
@@ -443,7 +442,6 @@ func hostileCases() []hostileCase {
 		{
 			name:        "3 GiB of op lines in a 10 MB .gz - check exits 4 naming memory and the file",
 			issue17Item: 4,
-			pending:     "h-memory",
 			slow:        true,
 			gen: func(t *testing.T, dir string) {
 				repeatGzip(t, filepath.Join(dir, "huge.edn.gz"), bombBlock(), 3072)
@@ -458,7 +456,6 @@ func hostileCases() []hostileCase {
 		{
 			name:        "scan killed by SIGKILL midway - the finished rows stay in a part file",
 			issue17Item: 5,
-			pending:     "h-memory",
 			gen: func(t *testing.T, dir string) {
 				for i := range killHistories {
 					var b bytes.Buffer
