@@ -66,8 +66,8 @@ type listAppend struct {
 	// dirty-update
 	readOrder [][]model.MsgID
 	// scratch of the per-txn checks
-	expects []expect
-	firsts  []firstRead
+	expects             []expect
+	firsts              []firstRead
 	keyMarks, keyMarks2 marks // by key
 	msgMarks            marks // by message
 	extBuf              []bool

@@ -1,7 +1,6 @@
 package txn
 
 import (
-
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
