@@ -518,8 +518,7 @@ func (la *listAppend) justify(st *analysis.Step, m *model.Mop) {
 // nonCycle finds the anomalies that need no graph (spec/txn.md §4).
 func (la *listAppend) nonCycle() {
 	c := la.c
-	lost := map[lostKey][]lostCand{} // lost-update groups: key and state read -> txns
-	var lostOrder []lostKey
+	var lost []lostCand // lost-update candidates, grouped below
 	for r := range c.recs {
 		r := int32(r)
 		rc := &c.recs[r]
@@ -528,24 +527,45 @@ func (la *listAppend) nonCycle() {
 			la.abortedAndIntermediate(r, mops)
 			la.internal(r, mops)
 			la.futureRead(r, mops)
-			la.lostUpdateOf(r, mops, lost, &lostOrder)
+			lost = la.lostUpdateOf(r, mops, lost)
 		}
 		if rc.vertex >= 0 {
 			la.duplicateElements(r, mops)
 			la.garbage(r, mops)
 		}
 	}
-	for _, g := range lostOrder {
-		la.lostUpdates(g, lost[g])
+	// groups (key, list length and hash) in the order each was first
+	// met, txns in order within each: a stable sort, then the groups by
+	// their first candidate. O(g log g), cache-friendlier than a map of
+	// slices.
+	slices.SortStableFunc(lost, func(a, b lostCand) int {
+		return cmp.Or(cmp.Compare(a.g.k, b.g.k), cmp.Compare(a.g.n, b.g.n), cmp.Compare(a.g.hash, b.g.hash))
+	})
+	var groups [][]lostCand
+	for i := 0; i < len(lost); {
+		j := i + 1
+		for j < len(lost) && lost[j].g == lost[i].g {
+			j++
+		}
+		if j-i > 1 {
+			groups = append(groups, lost[i:j])
+		}
+		i = j
+	}
+	slices.SortFunc(groups, func(a, b []lostCand) int { return cmp.Compare(a[0].seq, b[0].seq) })
+	for _, g := range groups {
+		la.lostUpdates(g[0].g, g)
 	}
 	la.dirtyUpdates()
 	la.duplicateAppends()
 }
 
-// lostCand is a lost-update candidate: an ok txn, and the micro-op of its
-// first read of the group's key.
+// lostCand is a lost-update candidate: an ok txn, the micro-op of its
+// first read of the group's key, its group, and the order it was found in.
 type lostCand struct {
 	rec, mop int32
+	seq      int32
+	g        lostKey
 }
 
 // lostUpdates reports the txns of one lost-update group (equal key, list
@@ -790,12 +810,12 @@ type firstRead struct {
 	es    []model.MsgID
 }
 
-// lostUpdateOf adds ok rec r to the lost-update groups: for each key it
-// read (its first read of the key, before appending to it) and then
-// appended to (Elle's lost-update-cases). The keys are a list, reused
+// lostUpdateOf appends to cands the lost-update candidates of ok rec r:
+// for each key it read (its first read of the key, before appending to it)
+// and then appended to (Elle's lost-update-cases). The keys are a list, reused
 // between txns, indexed by key (keyMarks); keyMarks2 holds each key's
 // first read micro-op, the list the group reports. O(mops).
-func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, groups map[lostKey][]lostCand, order *[]lostKey) {
+func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, cands []lostCand) []lostCand {
 	seen := la.firsts[:0]
 	defer func() { la.firsts = seen[:0] }()
 	at, firstMop := &la.keyMarks, &la.keyMarks2
@@ -818,12 +838,8 @@ func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, groups map[lostKey
 				continue
 			}
 			seen[j].wrote = true
-			g := lostKeyOf(m.Key, seen[j].es)
-			if _, ok := groups[g]; !ok {
-				*order = append(*order, g)
-			}
 			fm, _ := firstMop.get(int32(m.Key))
-			groups[g] = append(groups[g], lostCand{r, fm})
+			cands = append(cands, lostCand{rec: r, mop: fm, seq: int32(len(cands)), g: lostKeyOf(m.Key, seen[j].es)})
 		case model.MopReadList, model.MopRead:
 			firstMop.setFirst(int32(m.Key), int32(i))
 			if j >= 0 {
@@ -835,6 +851,7 @@ func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, groups map[lostKey
 			}
 		}
 	}
+	return cands
 }
 
 // duplicateElements reports each read of rec r holding an element twice,
