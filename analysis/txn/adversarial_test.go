@@ -9,7 +9,6 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
-	"github.com/hindsight-dev/hindsight/model"
 )
 
 // allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc,
@@ -96,5 +95,3 @@ func slicesContain(s []string, x string) bool {
 	}
 	return false
 }
-
-var _ = model.NoMsg

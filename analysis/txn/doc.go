@@ -96,8 +96,11 @@
 //     key's order unknowable (Elle refuses the whole history): the key is
 //     left out of the graph, each value is reported with its ops, and the
 //     verdict is at best unknown; other keys are checked as usual.
-//   - garbage-read (ours). An element of an ok or info txn's read that no
-//     op (of any type) appended; one instance per element and read.
+//   - garbage-read (ours). The elements of an ok or info txn's read that no
+//     op (of any type) appended: one instance per read, its first such
+//     element as element and all of them (each once, in read order) as
+//     values, so that a read of n such elements costs O(n), not n copies
+//     of the read.
 //   - Open invocations count as info txns: their appends may have happened,
 //     and are order sources like any info txn's (Elle ignores them).
 //
