@@ -2,6 +2,7 @@ package queue
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"runtime"
 	"strings"
@@ -29,6 +30,12 @@ type adversarial struct {
 func sendAll(k string, from, to int) (inv, ok string) {
 	return testhist.Ints(from, to, "[:send "+k+" %d]"), testhist.Ints(from, to, "[:send "+k+" [%d %d]]")
 }
+
+// quadratic also runs the adversarial histories known to be O(n²).
+var quadratic = flag.Bool("adversarial.quadratic", false, "also run the adversarial histories known to be quadratic")
+
+// knownQuadratic reports whether a is known to be O(n²) (see its comment).
+func (a *adversarial) knownQuadratic() bool { return a.name == "one-process-many-keys" }
 
 var adversarials = []adversarial{
 	// one poll returning n messages, each sent by its own op
@@ -79,8 +86,21 @@ var adversarials = []adversarial{
 		}
 		return &l
 	}, analysis.Valid, []string{}},
-	// one process running n ops: a send, then a poll of it, on n keys
+	// one process running n ops: a send, then a poll of it, on 8 keys
 	{"one-process", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := 0; i < n; i += 2 {
+			k, off := (i/2)%8, i/16
+			l.Pair(0, "send", fmt.Sprintf("[[:send %d %d]]", k, i), "ok", fmt.Sprintf("[[:send %d [%d %d]]]", k, off, i))
+			l.Pair(0, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {%d [[%d %d]]}]]", k, off, i))
+		}
+		return &l
+	}, analysis.Valid, []string{}},
+	// one process running n ops on n keys: the realtime lag samples, at
+	// each poll, every key the consumer holds a position on (as Jepsen's
+	// realtime-lag does), so this one is O(n²): run with
+	// -adversarial.quadratic.
+	{"one-process-many-keys", func(n int) *testhist.Lines {
 		var l testhist.Lines
 		for i := 0; i < n; i += 2 {
 			l.Pair(0, "send", fmt.Sprintf("[[:send %d %d]]", i, i), "ok", fmt.Sprintf("[[:send %d [0 %d]]]", i, i))
@@ -112,6 +132,9 @@ func BenchmarkAdversarial(b *testing.B) {
 	for i := range adversarials {
 		a := &adversarials[i]
 		b.Run(a.name, func(b *testing.B) {
+			if a.knownQuadratic() && !*quadratic {
+				b.Skip("known O(n²); run with -adversarial.quadratic")
+			}
 			for _, n := range []int{10_000, 100_000} {
 				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 					h, p := a.read(b, n)
