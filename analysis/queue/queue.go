@@ -99,6 +99,29 @@
 //     for a key ({k []}): here an empty poll keeps the position, and the
 //     next read of k is compared with the last value actually read, so a
 //     skip across empty polls is still a poll-skip.
+//
+// # Cost
+//
+// n is the size of the history: ops, micro-ops and values read. Every
+// check is O(n log n) or better, whatever the shape of the history: one
+// poll of a million values, one op of a million sends (to one key or to
+// many), one key sent to a million times, one process running a million
+// ops (BenchmarkAdversarial and TestAdversarialAllocs check each at n and
+// 10n). Per pass: the message scan and the log (offsets per key), O(n) plus
+// a sort of each key's observations; the reads' writers (G1a,
+// precommitted-read, garbage-read), O(reads); the int-* checks, O(mops) per
+// op, its keys indexed by dense id (keyStamps); the process checks
+// (poll-skip, nonmonotonic-*), O(1) per key read or sent, a process's
+// positions indexed by key once it holds many (posList); lost-write,
+// unseen and torn-transaction, O(messages + mops) plus a sort of the unseen
+// values; the dependency graph, O(edges log edges), its realtime edges the
+// frontier reduction, O(ops · concurrency). Two outputs are not bounded
+// that way: poll-skip lists every value it skipped, so a consumer jumping
+// back and forth over n values k times lists k·n; and the realtime lag
+// (its series and stalled-consumer) samples, at each poll, every key the
+// consumer holds a position on, as Jepsen's realtime-lag does, so one
+// consumer polling n keys one at a time costs O(n²) (the adversarial
+// history one-process-many-keys, run with -adversarial.quadratic).
 package queue
 
 import (
