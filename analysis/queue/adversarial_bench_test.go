@@ -86,6 +86,27 @@ var adversarials = []adversarial{
 		}
 		return &l
 	}, analysis.Valid, []string{}},
+	// one key sent to n times by n concurrent producers, acknowledged in
+	// decreasing offset order (the lag's acknowledged log), then read back
+	// by polls of 10
+	{"one-key-descending-acks", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := range n {
+			l.Op("invoke", i, "send", fmt.Sprintf("[[:send :x %d]]", i))
+		}
+		for i := range n {
+			l.Op("ok", i, "send", fmt.Sprintf("[[:send :x [%d %d]]]", n-1-i, i))
+		}
+		var b strings.Builder
+		for off := 0; off < n; off += 10 {
+			b.Reset()
+			for o := off; o < off+10 && o < n; o++ {
+				fmt.Fprintf(&b, "[%d %d] ", o, n-1-o)
+			}
+			l.Pair(n, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+b.String()+"]}]]")
+		}
+		return &l
+	}, analysis.Valid, []string{}},
 	// one process running n ops: a send, then a poll of it, on 8 keys
 	{"one-process", func(n int) *testhist.Lines {
 		var l testhist.Lines
