@@ -439,6 +439,7 @@ func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
 	st := analysis.Step{From: c.idx(u), To: c.idx(v), Rel: rel.String()}
 	mops := c.mops(v)
 	ext := la.externals(mops, nil)
+	var uReads map[readEnd]int // u's external reads by key and end, when needed
 	for i := range mops {
 		m := &mops[i]
 		if la.dupKey[m.Key] {
@@ -460,7 +461,13 @@ func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
 				from = la.appendIndex(u, p)
 			}
 			if rel == graph.RW {
-				from = la.readIndex(u, m.Key, p, init)
+				if uReads == nil {
+					uReads = la.readIndexes(u)
+				}
+				from = -1
+				if i, ok := uReads[readEnd{m.Key, p, init}]; ok {
+					from = i
+				}
 			}
 			if from < 0 {
 				continue
@@ -477,24 +484,39 @@ func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
 	return st
 }
 
-// readIndex finds rec u's external read of key k that ended in element p
-// (or in the empty state), or -1.
-func (la *listAppend) readIndex(u int32, k model.KeyID, p model.MsgID, init bool) int {
+// readEnd is where a read of a key ended: its last element, or the empty
+// state (init).
+type readEnd struct {
+	k    model.KeyID
+	p    model.MsgID
+	init bool
+}
+
+// readIndexes indexes rec u's external reads by key and end state, each
+// end to its first read: one pass over u's micro-ops, where looking the
+// read up for each append of the other txn would cost O(mops²) on two
+// huge txns.
+func (la *listAppend) readIndexes(u int32) map[readEnd]int {
 	mops := la.c.mops(u)
 	ext := la.externals(mops, nil)
+	idx := map[readEnd]int{}
 	for i := range mops {
-		if mops[i].Key != k || !ext[i] {
+		if !ext[i] || mops[i].Kind != model.MopReadList && mops[i].Kind != model.MopRead {
 			continue
 		}
 		es, ok := la.elems(u, &mops[i])
-		if !ok || mops[i].Kind != model.MopReadList && mops[i].Kind != model.MopRead {
+		if !ok {
 			continue
 		}
-		if init && len(es) == 0 || !init && len(es) > 0 && es[len(es)-1] == p {
-			return i
+		e := readEnd{k: mops[i].Key, init: true}
+		if len(es) > 0 {
+			e = readEnd{k: mops[i].Key, p: es[len(es)-1]}
+		}
+		if _, dup := idx[e]; !dup {
+			idx[e] = i
 		}
 	}
-	return -1
+	return idx
 }
 
 // justify names the read behind a ww or rw step onto append m: the first

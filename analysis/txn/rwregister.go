@@ -496,6 +496,14 @@ func (rw *rwRegister) edge(from, to int32) (vedge, bool) {
 func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 	c := rw.c
 	st := analysis.Step{From: c.idx(u), To: c.idx(v), Rel: rel.String()}
+	// u's touches by key (keyMarks): one pass, where looking each key of
+	// v up in u's touches would cost O(keys²) on two huge txns
+	uAt := &rw.keyMarks
+	uAt.reset()
+	tus := rw.touchesOf(u)
+	for j := range tus {
+		uAt.set(int32(tus[j].key), int32(j))
+	}
 	for _, tv := range rw.touchesOf(v) {
 		if rw.dupKey[tv.key] {
 			continue
@@ -514,14 +522,14 @@ func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 			if tv.write < 0 || rw.extWriter(tv.write) != v {
 				continue
 			}
-			tu := rw.touchOf(u, k)
-			if tu == nil {
+			j, ok := uAt.get(int32(k))
+			if !ok {
 				continue
 			}
-			ur, uw := rw.extMops(u, k)
-			from, mop := tu.write, uw
+			tu := &tus[j]
+			from := tu.write
 			if rel == graph.RW {
-				from, mop = tu.read, ur
+				from = tu.read
 			}
 			if from == noVal || rel == graph.WW && rw.extWriter(from) != u {
 				continue
@@ -529,6 +537,11 @@ func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 			e, ok := rw.edge(rw.nodeOf(k, from), int32(tv.write))
 			if !ok {
 				continue
+			}
+			ur, uw := rw.extMops(u, k)
+			mop := uw
+			if rel == graph.RW {
+				mop = ur
 			}
 			st.Key = c.keyVal(k)
 			st.Values = []analysis.Value{rw.valueOf(e.from), rw.valueOf(e.to)}
