@@ -553,7 +553,13 @@ func (r *Result) Add(typ string, in Instance) {
 	}
 	slices.Sort(in.Witness)
 	in.Witness = slices.Compact(in.Witness)
-	r.Anomalies[typ] = append(r.Anomalies[typ], in)
+	ins := r.Anomalies[typ]
+	if len(ins) == cap(ins) && len(ins) >= 256 {
+		// double: append grows a long slice by a quarter, which copies an
+		// instance (hundreds of bytes) about five times over
+		ins = slices.Grow(ins, len(ins))
+	}
+	r.Anomalies[typ] = append(ins, in)
 }
 
 // Finish sorts instances (by lowest op index in the witness, then key, then

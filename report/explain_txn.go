@@ -100,6 +100,9 @@ func explainTxn(workload, typ string, in *analysis.Instance, lookup OpLookup) st
 		return fmt.Sprintf("key %s: ops %s each read %s and then wrote the key, unaware of the others: all but one of their updates were lost.",
 			key, ints(ops), val(in.Value))
 	case typ == "garbage-read":
+		if len(in.Values) > 1 { // list-append: every element of the read nobody appended
+			elem = vals(in.Values)
+		}
 		return fmt.Sprintf("%s read %s of key %s (%s), which no op in the history wrote.", op, elem, key, mopText(in.Mop))
 	case typ == "cyclic-versions":
 		return cyclicVersions(in, lookup)

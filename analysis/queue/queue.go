@@ -99,6 +99,29 @@
 //     for a key ({k []}): here an empty poll keeps the position, and the
 //     next read of k is compared with the last value actually read, so a
 //     skip across empty polls is still a poll-skip.
+//
+// # Cost
+//
+// n is the size of the history: ops, micro-ops and values read. Every
+// check is O(n log n) or better, whatever the shape of the history: one
+// poll of a million values, one op of a million sends (to one key or to
+// many), one key sent to a million times, one process running a million
+// ops (BenchmarkAdversarial and TestAdversarialAllocs check each at n and
+// 10n). Per pass: the message scan and the log (offsets per key), O(n) plus
+// a sort of each key's observations; the reads' writers (G1a,
+// precommitted-read, garbage-read), O(reads); the int-* checks, O(mops) per
+// op, its keys indexed by dense id (keyStamps); the process checks
+// (poll-skip, nonmonotonic-*), O(1) per key read or sent, a process's
+// positions indexed by key once it holds many (posList); lost-write,
+// unseen and torn-transaction, O(messages + mops) plus a sort of the unseen
+// values; the dependency graph, O(edges log edges), its realtime edges the
+// frontier reduction, O(ops · concurrency). Two outputs are not bounded
+// that way: poll-skip lists every value it skipped, so a consumer jumping
+// back and forth over n values k times lists k·n; and the realtime lag
+// (its series and stalled-consumer) samples, at each poll, every key the
+// consumer holds a position on, as Jepsen's realtime-lag does, so one
+// consumer polling n keys one at a time costs O(n²) (the adversarial
+// history one-process-many-keys, run with -adversarial.quadratic).
 package queue
 
 import (
@@ -884,9 +907,11 @@ type lastSeen struct {
 }
 
 // internalState is what checkInternal keeps from op to op: room for the
-// last value per key within one op.
+// last value per key within one op, and where each key's is (readAt,
+// sendAt), and the keys a poll's rebalance covers.
 type internalState struct {
-	reads, sends []lastSeen
+	reads, sends          []lastSeen
+	readAt, sendAt, rebal keyStamps
 }
 
 // checkInternal reports the int-* types in rec ri (op, with micro-ops
@@ -895,19 +920,13 @@ func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *in
 	if op.F == model.FAssign || op.F == model.FSubscribe {
 		return
 	}
-	// at returns the index of k's entry in seen, or -1.
-	at := func(seen []lastSeen, k model.KeyID) int {
-		for i := range seen {
-			if seen[i].key == k {
-				return i
-			}
-		}
-		return -1
-	}
+	// at returns the index of k's entry in seen (indexed by idx), or -1.
+	at := func(idx *keyStamps, k model.KeyID) int { return int(idx.get(k)) }
 	// step compares value m, at position p, with the last value of its key
 	// (seen[i], or none when i < 0) and records it; it returns m's entry.
-	step := func(seen *[]lastSeen, i int, skipT, nonmonoT string, k model.KeyID, p int32, m model.MsgID) int {
+	step := func(seen *[]lastSeen, idx *keyStamps, i int, skipT, nonmonoT string, k model.KeyID, p int32, m model.MsgID) int {
 		if i < 0 {
+			idx.set(k, int32(len(*seen)))
 			*seen = append(*seen, lastSeen{k, p, m})
 			return len(*seen) - 1
 		}
@@ -917,13 +936,19 @@ func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *in
 		return i
 	}
 	st.reads, st.sends = st.reads[:0], st.sends[:0]
-	rebalance := c.h.RebalanceOf(op)
+	nk := len(c.h.Keys)
+	st.readAt.reset(nk)
+	st.sendAt.reset(nk)
+	st.rebal.reset(nk)
+	for _, k := range c.h.RebalanceOf(op) {
+		st.rebal.set(k, 1)
+	}
 	for mi := range mops {
 		m := &mops[mi]
 		switch m.Kind {
 		case model.MopPoll:
 			for _, kp := range c.h.PollsOf(m) {
-				if slices.Contains(rebalance, kp.Key) {
+				if st.rebal.get(kp.Key) >= 0 {
 					continue
 				}
 				i := -2 // not looked up yet
@@ -934,9 +959,9 @@ func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *in
 						continue
 					}
 					if i == -2 {
-						i = at(st.reads, kp.Key)
+						i = at(&st.readAt, kp.Key)
 					}
-					i = step(&st.reads, i, IntPollSkip, IntNonmonotonicPoll, kp.Key, p, rd.Msg)
+					i = step(&st.reads, &st.readAt, i, IntPollSkip, IntNonmonotonicPoll, kp.Key, p, rd.Msg)
 				}
 			}
 		case model.MopSend:
@@ -945,7 +970,7 @@ func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *in
 				c.res.Stats.Unpositioned++
 				continue
 			}
-			step(&st.sends, at(st.sends, m.Key), IntSendSkip, IntNonmonotonicSend, m.Key, p, m.Msg)
+			step(&st.sends, &st.sendAt, at(&st.sendAt, m.Key), IntSendSkip, IntNonmonotonicSend, m.Key, p, m.Msg)
 		}
 	}
 }
@@ -974,8 +999,8 @@ type procState struct {
 	subscribed bool
 	assigned   []model.KeyID // nil: no assign/subscribe seen
 	hasAssign  bool
-	polls      []posAt // consumer position per key (last ok poll)
-	sends      []posAt // producer position per key
+	polls      posList // consumer position per key (last ok poll)
+	sends      posList // producer position per key
 }
 
 type posAt struct {
@@ -985,19 +1010,12 @@ type posAt struct {
 	rec int32
 }
 
-func findPos(s []posAt, k model.KeyID) int {
-	for i := range s {
-		if s[i].key == k {
-			return i
-		}
-	}
-	return -1
-}
-
 // processState is what checkProcesses keeps from op to op.
 type processState struct {
-	procs []procState // by process number
-	spans []span      // room for the reads of one op, by key
+	procs    []procState // by process number
+	spans    []span      // room for the reads of one op, by key
+	spanAt   keyStamps   // key -> its span in this op
+	assigned keyStamps   // the keys of one assign or subscribe
 }
 
 // span is the first and last read of one key in one op.
@@ -1019,7 +1037,11 @@ func (c *checker) checkProcesses(ri int32, r *rec, op *model.Op, mops []model.Mo
 		ps.subscribed = op.F == model.FSubscribe
 		ps.hasAssign = true
 		ps.assigned = c.h.KeysOf(op)
-		ps.polls = slices.DeleteFunc(ps.polls, func(p posAt) bool { return !slices.Contains(c.h.KeysOf(op), p.key) })
+		st.assigned.reset(len(c.h.Keys))
+		for _, k := range ps.assigned {
+			st.assigned.set(k, 1)
+		}
+		ps.polls.keepIf(func(p posAt) bool { return st.assigned.get(p.key) >= 0 })
 		return
 	}
 	if r.comp == r.inv {
@@ -1027,6 +1049,7 @@ func (c *checker) checkProcesses(ri int32, r *rec, op *model.Op, mops []model.Mo
 	}
 	// consumer side: first read of each key against the last ok position
 	spans := st.spans[:0]
+	st.spanAt.reset(len(c.h.Keys))
 	for mi := range mops {
 		if mops[mi].Kind != model.MopPoll {
 			continue
@@ -1039,10 +1062,10 @@ func (c *checker) checkProcesses(ri int32, r *rec, op *model.Op, mops []model.Mo
 					continue // counted by checkInternal
 				}
 				if i < 0 {
-					for i = 0; i < len(spans) && spans[i].key != kp.Key; i++ {
-					}
-					if i == len(spans) {
+					if i = int(st.spanAt.get(kp.Key)); i < 0 {
+						st.spanAt.set(kp.Key, int32(len(spans)))
 						spans = append(spans, span{kp.Key, pa, pa})
+						i = len(spans) - 1
 						continue
 					}
 				}
@@ -1052,15 +1075,15 @@ func (c *checker) checkProcesses(ri int32, r *rec, op *model.Op, mops []model.Mo
 	}
 	st.spans = spans
 	for _, s := range spans {
-		i := findPos(ps.polls, s.key)
+		i := ps.polls.find(s.key)
 		if i >= 0 {
-			c.processStep(op.Process, ps, ps.polls[i], s.first, true)
+			c.processStep(op.Process, ps, ps.polls.at[i], s.first, true)
 		}
 		if r.typ == model.OK {
 			if i >= 0 {
-				ps.polls[i] = s.last
+				ps.polls.at[i] = s.last
 			} else {
-				ps.polls = append(ps.polls, s.last)
+				ps.polls.add(s.last)
 			}
 		}
 	}
@@ -1078,15 +1101,15 @@ func (c *checker) checkProcesses(ri int32, r *rec, op *model.Op, mops []model.Mo
 			continue // counted by checkInternal
 		}
 		pa := posAt{m.Key, p, m.Msg, ri}
-		i := findPos(ps.sends, m.Key)
+		i := ps.sends.find(m.Key)
 		switch {
 		case i < 0:
-			ps.sends = append(ps.sends, pa)
-		case ps.sends[i].rec == ri:
-			ps.sends[i] = pa // within one op: checkInternal's business
+			ps.sends.add(pa)
+		case ps.sends.at[i].rec == ri:
+			ps.sends.at[i] = pa // within one op: checkInternal's business
 		default:
-			c.processStep(op.Process, ps, ps.sends[i], pa, false)
-			ps.sends[i] = pa
+			c.processStep(op.Process, ps, ps.sends.at[i], pa, false)
+			ps.sends.at[i] = pa
 		}
 	}
 }
@@ -1173,6 +1196,7 @@ func (c *checker) checkLostAndUnseen() {
 	maxFirst, maxReader := c.maxFirst, c.maxRead
 	c.lost = make([]bool, len(c.h.Msgs))
 	unseen := make([][]model.MsgID, nk)
+	var sentOff []int64 // made at the first lost write
 	for mi := range c.h.Msgs {
 		m := model.MsgID(mi)
 		w := c.writer[m]
@@ -1192,10 +1216,11 @@ func (c *checker) checkLostAndUnseen() {
 		}
 		c.lost[m] = true
 		off := c.offsets[k][c.first[m]]
-		for _, mo := range c.mops(w) {
-			if mo.Kind == model.MopSend && mo.Msg == m && mo.Done && mo.Offset != model.NoOffset {
-				off = mo.Offset
-			}
+		if sentOff == nil {
+			sentOff = c.sentOffsets()
+		}
+		if o := sentOff[m]; o != model.NoOffset {
+			off = o
 		}
 		c.res.Add(LostWrite, analysis.Instance{
 			Key: c.keyVal(k), Value: c.msgValP(m), Offset: analysis.I(off),
@@ -1232,6 +1257,7 @@ func (c *checker) checkLostAndUnseen() {
 	var proofs []int32
 	var sent []model.MsgID
 	var kinds []byte
+	met := make([]int32, len(c.h.Msgs)) // rec+1 that last sent the message: once per rec
 	for ri, r := range c.recs {
 		rr := int32(ri)
 		if !c.committed[rr] && r.typ != model.Fail {
@@ -1242,9 +1268,10 @@ func (c *checker) checkLostAndUnseen() {
 		kinds = kinds[:0] // per sent value: 1 seen, 2 missing, 0 neither
 		nSeen, nMissing := 0, 0
 		for _, m := range c.mops(rr) {
-			if m.Kind != model.MopSend || slices.Contains(sent, m.Msg) || c.writer[m.Msg] != rr {
+			if m.Kind != model.MopSend || met[m.Msg] == rr+1 || c.writer[m.Msg] != rr {
 				continue
 			}
+			met[m.Msg] = rr + 1
 			sent = append(sent, m.Msg)
 			kind := byte(0)
 			switch {
@@ -1287,4 +1314,24 @@ func (c *checker) checkLostAndUnseen() {
 			Witness: c.witness(proofs...),
 		})
 	}
+}
+
+// sentOffsets returns, for each message, the offset its writer's ok send
+// of it acknowledged (the last such send in the writer's op), or
+// model.NoOffset: one pass over the sends, where looking through the
+// writer's micro-ops for each lost message would cost O(sends²) on one op
+// sending many.
+func (c *checker) sentOffsets() []int64 {
+	off := make([]int64, len(c.h.Msgs))
+	for i := range off {
+		off[i] = model.NoOffset
+	}
+	for ri := range c.recs {
+		for _, mo := range c.mops(int32(ri)) {
+			if mo.Kind == model.MopSend && mo.Done && mo.Offset != model.NoOffset && c.writer[mo.Msg] == int32(ri) {
+				off[mo.Msg] = mo.Offset
+			}
+		}
+	}
+	return off
 }

@@ -2,67 +2,116 @@ package queue
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// ackLog is one key's acknowledged offsets with the time each was first
-// acknowledged, ascending by offset.
+// ackLog is one key's acknowledged offsets, each with the time it was
+// first acknowledged and its send. It is laid over the key's offsets known
+// in advance (every ok send's), with a Fenwick tree counting those
+// acknowledged so far, so that acknowledging an offset (in order or not)
+// and finding the first one acknowledged after a position both cost
+// O(log n): inserting into a sorted list would cost O(n) an ack, O(n²) for
+// a key whose offsets are acknowledged in decreasing order.
 type ackLog struct {
-	offs  []int64
-	times []int64
-	ops   []int32 // rec of the acknowledging send
+	offs  []int64 // the offsets ok sends acknowledge, ascending, distinct
+	times []int64 // per offset: when it was first acknowledged
+	ops   []int32 // per offset: the rec of that send
+	acked []bool
+	tree  []int32 // Fenwick tree over acked (1-based)
+	count int32   // offsets acknowledged so far
+	maxAt int     // index of the highest acknowledged offset
+}
+
+func newAckLog(offs []int64) ackLog {
+	n := len(offs)
+	return ackLog{offs: offs, times: make([]int64, n), ops: make([]int32, n), acked: make([]bool, n),
+		tree: make([]int32, n+1), maxAt: -1}
 }
 
 func (a *ackLog) add(off, t int64, r int32) {
-	if n := len(a.offs); n == 0 || off > a.offs[n-1] {
-		// the usual case: offsets are acknowledged in increasing order
-		a.offs, a.times, a.ops = append(a.offs, off), append(a.times, t), append(a.ops, r)
-		return
+	i, ok := slices.BinarySearch(a.offs, off)
+	if !ok {
+		return // cannot happen: every ok send's offset is listed
 	}
-	// else mostly a little below the last one
-	i := a.next(off - 1) // the first offset >= off
-	if ok := a.offs[i] == off; ok {
+	if a.acked[i] {
 		if t < a.times[i] {
 			a.times[i], a.ops[i] = t, r
 		}
 		return
 	}
-	a.offs = slices.Insert(a.offs, i, off)
-	a.times = slices.Insert(a.times, i, t)
-	a.ops = slices.Insert(a.ops, i, r)
+	a.acked[i], a.times[i], a.ops[i] = true, t, r
+	a.count++
+	for j := i + 1; j < len(a.tree); j += j & -j {
+		a.tree[j]++
+	}
+	a.maxAt = max(a.maxAt, i)
 }
 
 // next returns the index of the smallest acknowledged offset > pos, or -1.
-// Consumers mostly read near the head of the log, so it searches back from
-// the end, in growing steps, then by halves.
 func (a *ackLog) next(pos int64) int {
-	offs := a.offs
-	n := len(offs)
-	if n == 0 || offs[n-1] <= pos {
+	if a.count == 0 || a.offs[a.maxAt] <= pos {
 		return -1
 	}
-	if offs[0] > pos {
-		return 0
+	j, _ := slices.BinarySearchFunc(a.offs, pos, func(o, p int64) int {
+		if o <= p {
+			return -1
+		}
+		return 1
+	}) // the first offset > pos
+	var before int32 // acknowledged offsets below j
+	for x := j; x > 0; x -= x & -x {
+		before += a.tree[x]
 	}
-	// offs[lo] <= pos < offs[hi]
-	hi, step := n-1, 1
-	lo := hi - step
-	for lo > 0 && offs[lo] > pos {
-		hi, step = lo, 2*step
-		lo = max(hi-step, 0)
-	}
-	for hi-lo > 1 {
-		m := int(uint(lo+hi) >> 1)
-		if offs[m] > pos {
-			hi = m
-		} else {
-			lo = m
+	// the (before+1)-th acknowledged offset: descend the tree
+	k, at := before+1, 0
+	for step := 1 << (bits.Len(uint(len(a.tree)-1)) - 1); step > 0; step >>= 1 {
+		if at+step < len(a.tree) && a.tree[at+step] < k {
+			at += step
+			k -= a.tree[at]
 		}
 	}
-	return hi
+	return at
+}
+
+// ackLogs makes each key's ackLog, over the offsets its ok sends
+// acknowledge. O(sends log sends).
+func (c *checker) ackLogs() []ackLog {
+	nk := len(c.h.Keys)
+	start := make([]int32, nk+1)
+	each := func(f func(k model.KeyID, off int64)) {
+		for i := range c.h.Ops {
+			op := &c.h.Ops[i]
+			if op.Type != model.OK || op.F != model.FSend && op.F != model.FTxn {
+				continue
+			}
+			for _, m := range c.h.MopsOf(op) {
+				if m.Kind == model.MopSend && m.Done && m.Offset != model.NoOffset {
+					f(m.Key, m.Offset)
+				}
+			}
+		}
+	}
+	each(func(k model.KeyID, _ int64) { start[k+1]++ })
+	for k := range nk {
+		start[k+1] += start[k]
+	}
+	all := make([]int64, start[nk])
+	fill := slices.Clone(start[:nk])
+	each(func(k model.KeyID, off int64) {
+		all[fill[k]] = off
+		fill[k]++
+	})
+	acks := make([]ackLog, nk)
+	for k := range nk {
+		offs := all[start[k]:start[k+1]:start[k+1]]
+		slices.Sort(offs)
+		acks[k] = newAckLog(slices.Compact(offs))
+	}
+	return acks
 }
 
 // lagProc is what the lag computation remembers of one process: its
@@ -208,15 +257,7 @@ func (c *checker) unseenSeries() {
 func (c *checker) lagAndStalls() {
 	nk := len(c.h.Keys)
 	ev := c.events()
-	acks := make([]ackLog, nk)
-	perKey := make([]int, nk) // messages of each key: room for its acks
-	for _, m := range c.h.Msgs {
-		perKey[m.Key]++
-	}
-	for k, n := range perKey {
-		a := &acks[k]
-		a.offs, a.times, a.ops = make([]int64, 0, n), make([]int64, 0, n), make([]int32, 0, n)
-	}
+	acks := c.ackLogs()
 	procs := make([]lagProc, len(c.procIDs))
 	worst := int64(-1)
 	var worstProc int32
@@ -237,8 +278,8 @@ func (c *checker) lagAndStalls() {
 			Witness:   c.witness(s.fromRec, s.lastRec, s.ackRec),
 		}
 		in.StuckOffset = analysis.I(s.pos) // -1: nothing read yet
-		if a := &acks[k]; len(a.offs) > 0 {
-			in.AckedOffset = analysis.I(a.offs[len(a.offs)-1])
+		if a := &acks[k]; a.count > 0 {
+			in.AckedOffset = analysis.I(a.offs[a.maxAt])
 		}
 		c.res.Add(StalledConsumer, in)
 	}

@@ -119,8 +119,11 @@
 //     key's order unknowable (Elle refuses the whole history): the key is
 //     left out of the graph, each value is reported with its ops, and the
 //     verdict is at best unknown; other keys are checked as usual.
-//   - garbage-read (ours). An element of an ok or info txn's read that no
-//     op (of any type) appended; one instance per element and read.
+//   - garbage-read (ours). The elements of an ok or info txn's read that no
+//     op (of any type) appended: one instance per read, its first such
+//     element as element and all of them (each once, in read order) as
+//     values, so that a read of n such elements costs O(n), not n copies
+//     of the read.
 //   - Open invocations count as info txns: their appends may have happened,
 //     and are order sources like any info txn's (Elle ignores them).
 //
@@ -213,10 +216,39 @@
 //     txns invoked after them; a failed txn is no vertex here, but such an
 //     edge keeps the graph from counting as empty, for both workloads.
 //
-// Cost: O(ops + mops + read elements) for the indexes and checks, plus a
-// sort of the reads by key; O(edges) for the graph (about five per txn);
-// the cycle search is linear in a component for the types it rules out
-// and bounded by the budget otherwise. RW-register adds O(mops) per
-// version-order source (O(mops · concurrency) for linearizable-keys) and a
-// sort of its edges; its rw edges are capped at 8 per touch plus 2^20.
+// # Cost
+//
+// n is the size of the history: ops, micro-ops and read elements. Every
+// pass but the cycle search is O(n log n) or better, whatever the shape of
+// the history: one read of a million elements, one txn of a million
+// micro-ops, one key written a million times, one process running a
+// million txns (BenchmarkAdversarial and TestAdversarialAllocs check each
+// at n and 10n). Per pass:
+//
+//   - Transactions, writers, intermediate appends or writes, external
+//     reads: O(mops); a txn's keys and elements are indexed by dense id
+//     (scratch.go), never by scanning its earlier micro-ops.
+//   - List-append version orders: a sort of the reads by key, length and
+//     hash, O(r log r) for r reads; the prefix test of each key's distinct
+//     reads and the shownBy pass, O(read elements).
+//   - G1a, G1b, internal, future-read, duplicate-elements, garbage-read:
+//     O(mops + read elements) in all; a read's instances share one copy of
+//     it (garbage-read is one instance per read), so memory and output are
+//     O(read) too.
+//   - lost-update: O(mops), plus a sort of the candidates; a group whose
+//     lists hash alike but differ is sorted apart, O(L · g log g).
+//   - dirty-update: O(elements of the version orders).
+//   - RW-register version orders: O(mops) per source, plus a sort of
+//     their edges and an SCC pass per source; linearizable-keys is
+//     O(mops · concurrency), and transaction-order makes |a|·|b| edges
+//     between two groups of txns sharing a position, which only an
+//     adversarial order would make large.
+//   - Graph: O(edges log edges) to build, about five edges per txn; rw
+//     edges from one version are capped (rwBudget). Realtime edges are the
+//     frontier reduction, O(ops · concurrency): k txns all concurrent with
+//     each other and all followed by k more make k² edges (a transitive
+//     reduction, as in Elle).
+//   - Cycle search: linear in a component for the types it rules out,
+//     bounded by --cycle-budget otherwise; each step it explains costs
+//     O(mops of its txns).
 package txn

@@ -78,8 +78,11 @@ type listAppend struct {
 	// contested: the keys contested steps named, by their atom (orderOp)
 	contested map[model.Atom]model.KeyID
 	// scratch of the per-txn checks
-	expects []expect
-	firsts  []firstRead
+	expects             []expect
+	firsts              []firstRead
+	keyMarks, keyMarks2 marks // by key
+	msgMarks            marks // by message
+	extBuf              []bool
 }
 
 // readRef is one list read of a vertex txn.
@@ -89,6 +92,7 @@ type readRef struct {
 	key  model.KeyID
 	n    int32
 	hash uint64
+	ext  bool // before the txn's first append to the key
 }
 
 // elems returns the list read by micro-op i of rec r, and false when the
@@ -106,15 +110,23 @@ func (la *listAppend) elems(r int32, m *model.Mop) ([]model.MsgID, bool) {
 	return nil, false
 }
 
-// external reports whether micro-op i of mops (a read) comes before the
-// txn's first append to its key.
-func external(mops []model.Mop, i int) bool {
-	for j := range i {
-		if (mops[j].Kind == model.MopAppend || mops[j].Kind == model.MopWrite) && mops[j].Key == mops[i].Key {
-			return false
+// externals sets ext[i], for each micro-op i of mops, to whether it comes
+// before the txn's first append to its key (for a read: whether it is
+// external), reusing ext. O(len(mops)).
+func (la *listAppend) externals(mops []model.Mop, ext []bool) []bool {
+	first := &la.keyMarks
+	first.reset()
+	for i := range mops {
+		if mops[i].Kind == model.MopAppend || mops[i].Kind == model.MopWrite {
+			first.setFirst(int32(mops[i].Key), int32(i))
 		}
 	}
-	return true
+	ext = slices.Grow(ext[:0], len(mops))[:len(mops)]
+	for i := range mops {
+		j, ok := first.get(int32(mops[i].Key))
+		ext[i] = !ok || j >= int32(i)
+	}
+	return ext
 }
 
 func hashElems(es []model.MsgID) uint64 {
@@ -142,6 +154,7 @@ func (la *listAppend) index() {
 	la.writer = filledInt32(nm, -1)
 	la.interm = make([]bool, nm)
 	la.dupKey = make([]bool, nk)
+	la.keyMarks, la.keyMarks2, la.msgMarks = newMarks(nk), newMarks(nk), newMarks(nm)
 	appends := make([]int32, nk) // appends per key by ok and info txns
 	single := make([]model.MsgID, nk)
 	for r := range c.recs {
@@ -164,26 +177,33 @@ func (la *listAppend) index() {
 			} else {
 				la.writer[m.Msg] = r
 			}
-			for j := i + 1; j < len(mops); j++ {
-				if mops[j].Kind == model.MopAppend && mops[j].Key == m.Key {
-					la.interm[m.Msg] = true
-					break
-				}
-			}
 			if c.recs[r].vertex >= 0 {
 				appends[m.Key]++
 				single[m.Key] = m.Msg
 			}
 		}
+		// an append followed by another to its key in the txn is
+		// intermediate
+		later := &la.keyMarks
+		later.reset()
+		for i := len(mops) - 1; i >= 0; i-- {
+			if m := &mops[i]; m.Kind == model.MopAppend {
+				if _, ok := later.get(int32(m.Key)); ok {
+					la.interm[m.Msg] = true
+				}
+				later.set(int32(m.Key), 1)
+			}
+		}
 		if c.recs[r].vertex < 0 {
 			continue
 		}
+		la.extBuf = la.externals(mops, la.extBuf)
 		for i := range mops {
 			es, ok := la.elems(r, &mops[i])
 			if !ok {
 				continue
 			}
-			la.reads = append(la.reads, readRef{rec: r, mop: int32(i), key: mops[i].Key, n: int32(len(es)), hash: hashElems(es)})
+			la.reads = append(la.reads, readRef{rec: r, mop: int32(i), key: mops[i].Key, n: int32(len(es)), hash: hashElems(es), ext: la.extBuf[i]})
 		}
 	}
 	c.res.Stats.Messages = int64(nm)
@@ -340,11 +360,10 @@ func (la *listAppend) readers() {
 	la.rstart = make([]int32, n+1)
 	each := func(f func(st, r int32)) {
 		for _, rd := range la.reads {
-			mops := c.mops(rd.rec)
-			if la.dupKey[rd.key] || !external(mops, int(rd.mop)) {
+			if la.dupKey[rd.key] || !rd.ext {
 				continue
 			}
-			es, _ := la.elems(rd.rec, &mops[rd.mop])
+			es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
 			f(la.state(rd.key, es), rd.rec)
 		}
 	}
@@ -404,6 +423,7 @@ func (la *listAppend) emit(add func(from, to int32, rel graph.Rel)) {
 			continue
 		}
 		mops := c.mops(r)
+		la.extBuf = la.externals(mops, la.extBuf)
 		for i := range mops {
 			m := &mops[i]
 			if la.dupKey[m.Key] {
@@ -412,7 +432,7 @@ func (la *listAppend) emit(add func(from, to int32, rel graph.Rel)) {
 			switch m.Kind {
 			case model.MopReadList:
 				es := c.h.ElemsOf(m)
-				if len(es) == 0 || !external(mops, i) {
+				if len(es) == 0 || !la.extBuf[i] {
 					continue
 				}
 				if w := la.writer[es[len(es)-1]]; w >= 0 && c.recs[w].vertex >= 0 {
@@ -447,13 +467,15 @@ func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
 	c := la.c
 	st := analysis.Step{From: c.idx(u), To: c.idx(v), Rel: rel.String()}
 	mops := c.mops(v)
+	ext := la.externals(mops, nil)
+	var uReads map[readEnd]int // u's external reads by key and end, when needed
 	for i := range mops {
 		m := &mops[i]
 		if la.dupKey[m.Key] {
 			continue
 		}
 		switch {
-		case rel == graph.WR && m.Kind == model.MopReadList && external(mops, i):
+		case rel == graph.WR && m.Kind == model.MopReadList && ext[i]:
 			es := c.h.ElemsOf(m)
 			if len(es) > 0 && la.writer[es[len(es)-1]] == u {
 				last := es[len(es)-1]
@@ -468,7 +490,13 @@ func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
 				from = la.appendIndex(u, p)
 			}
 			if rel == graph.RW {
-				from = la.readIndex(u, m.Key, p, init)
+				if uReads == nil {
+					uReads = la.readIndexes(u)
+				}
+				from = -1
+				if i, ok := uReads[readEnd{m.Key, p, init}]; ok {
+					from = i
+				}
 			}
 			if from < 0 {
 				continue
@@ -485,23 +513,39 @@ func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
 	return st
 }
 
-// readIndex finds rec u's external read of key k that ended in element p
-// (or in the empty state), or -1.
-func (la *listAppend) readIndex(u int32, k model.KeyID, p model.MsgID, init bool) int {
+// readEnd is where a read of a key ended: its last element, or the empty
+// state (init).
+type readEnd struct {
+	k    model.KeyID
+	p    model.MsgID
+	init bool
+}
+
+// readIndexes indexes rec u's external reads by key and end state, each
+// end to its first read: one pass over u's micro-ops, where looking the
+// read up for each append of the other txn would cost O(mops²) on two
+// huge txns.
+func (la *listAppend) readIndexes(u int32) map[readEnd]int {
 	mops := la.c.mops(u)
+	ext := la.externals(mops, nil)
+	idx := map[readEnd]int{}
 	for i := range mops {
-		if mops[i].Key != k || !external(mops, i) {
+		if !ext[i] || mops[i].Kind != model.MopReadList && mops[i].Kind != model.MopRead {
 			continue
 		}
 		es, ok := la.elems(u, &mops[i])
-		if !ok || mops[i].Kind != model.MopReadList && mops[i].Kind != model.MopRead {
+		if !ok {
 			continue
 		}
-		if init && len(es) == 0 || !init && len(es) > 0 && es[len(es)-1] == p {
-			return i
+		e := readEnd{k: mops[i].Key, init: true}
+		if len(es) > 0 {
+			e = readEnd{k: mops[i].Key, p: es[len(es)-1]}
+		}
+		if _, dup := idx[e]; !dup {
+			idx[e] = i
 		}
 	}
-	return -1
+	return idx
 }
 
 // justify names the read behind a ww or rw step onto append m, whose
@@ -668,8 +712,7 @@ func (pi *pairIndex) contradictions(c *checker, a, b model.MsgID) []int64 {
 // nonCycle finds the anomalies that need no graph (spec/txn.md §4).
 func (la *listAppend) nonCycle() {
 	c := la.c
-	lost := map[lostKey][]int32{} // lost-update groups: key and state read -> recs
-	var lostOrder []lostKey
+	var lost []lostCand // lost-update candidates, grouped below
 	for r := range c.recs {
 		r := int32(r)
 		rc := &c.recs[r]
@@ -678,62 +721,110 @@ func (la *listAppend) nonCycle() {
 			la.abortedAndIntermediate(r, mops)
 			la.internal(r, mops)
 			la.futureRead(r, mops)
-			la.lostUpdateOf(r, mops, lost, &lostOrder)
+			lost = la.lostUpdateOf(r, mops, lost)
 		}
 		if rc.vertex >= 0 {
 			la.duplicateElements(r, mops)
 			la.garbage(r, mops)
 		}
 	}
-	for _, g := range lostOrder {
-		la.lostUpdates(g, lost[g])
+	// groups (key, list length and hash) in the order each was first
+	// met, txns in order within each: a stable sort, then the groups by
+	// their first candidate. O(g log g), cache-friendlier than a map of
+	// slices.
+	slices.SortStableFunc(lost, func(a, b lostCand) int {
+		return cmp.Or(cmp.Compare(a.g.k, b.g.k), cmp.Compare(a.g.n, b.g.n), cmp.Compare(a.g.hash, b.g.hash))
+	})
+	var groups [][]lostCand
+	for i := 0; i < len(lost); {
+		j := i + 1
+		for j < len(lost) && lost[j].g == lost[i].g {
+			j++
+		}
+		if j-i > 1 {
+			groups = append(groups, lost[i:j])
+		}
+		i = j
+	}
+	slices.SortFunc(groups, func(a, b []lostCand) int { return cmp.Compare(a[0].seq, b[0].seq) })
+	for _, g := range groups {
+		la.lostUpdates(g[0].g, g)
 	}
 	la.dirtyUpdates()
 	la.duplicateAppends()
 }
 
-// lostUpdates reports the recs of one lost-update group (equal key, list
+// lostCand is a lost-update candidate: an ok txn, the micro-op of its
+// first read of the group's key, its group, and the order it was found in.
+type lostCand struct {
+	rec, mop int32
+	seq      int32
+	g        lostKey
+}
+
+// lostUpdates reports the txns of one lost-update group (equal key, list
 // length and hash): those whose first read of the key is the same list, two
-// or more of them, one instance per distinct list.
-func (la *listAppend) lostUpdates(g lostKey, recs []int32) {
+// or more of them, one instance per distinct list, in the order each list
+// was first read. Lists are compared in full: equal hashes of different
+// lists are sorted apart. O(L · g log g) for g txns reading lists of
+// length L, O(L · g) when all lists are equal.
+func (la *listAppend) lostUpdates(g lostKey, cands []lostCand) {
 	c := la.c
-	if len(recs) < 2 {
+	if len(cands) < 2 {
 		return
 	}
-	readOf := func(r int32) []model.MsgID {
-		for _, m := range c.mops(r) {
-			if m.Key == g.k && (m.Kind == model.MopReadList || m.Kind == model.MopRead) {
-				es, _ := la.elems(r, &m)
-				return es
-			}
-		}
-		return nil
+	readOf := func(x lostCand) []model.MsgID {
+		es, _ := la.elems(x.rec, &c.mops(x.rec)[x.mop])
+		return es
 	}
-	for len(recs) > 1 {
-		es := readOf(recs[0])
-		var same, rest []int32
-		for _, r := range recs {
-			if slices.Equal(readOf(r), es) {
-				same = append(same, r)
-			} else {
-				rest = append(rest, r)
-			}
+	first := readOf(cands[0])
+	same := true
+	for _, x := range cands[1:] {
+		if !slices.Equal(readOf(x), first) {
+			same = false
+			break
 		}
-		if len(same) > 1 {
-			in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(same...)}
-			v := c.listVal(es)
-			in.Value = &v
-			for _, x := range same {
-				in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
+	}
+	var runs [][]lostCand
+	if same {
+		runs = [][]lostCand{cands}
+	} else {
+		// a stable sort by list keeps each run in txn order, and a run's
+		// first txn is where its list was first read
+		sorted := slices.Clone(cands)
+		slices.SortStableFunc(sorted, func(a, b lostCand) int { return slices.Compare(readOf(a), readOf(b)) })
+		for i := 0; i < len(sorted); {
+			j := i + 1
+			for j < len(sorted) && slices.Equal(readOf(sorted[j]), readOf(sorted[i])) {
+				j++
 			}
-			c.add(LostUpdate, in)
+			runs = append(runs, sorted[i:j])
+			i = j
 		}
-		recs = rest
+		slices.SortFunc(runs, func(a, b []lostCand) int { return cmp.Compare(a[0].rec, b[0].rec) })
+	}
+	for _, run := range runs {
+		if len(run) < 2 {
+			continue
+		}
+		recs := make([]int32, len(run))
+		for i, x := range run {
+			recs[i] = x.rec
+		}
+		in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(recs...)}
+		v := c.listVal(readOf(run[0]))
+		in.Value = &v
+		for _, x := range recs {
+			in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
+		}
+		c.add(LostUpdate, in)
 	}
 }
 
 // abortedAndIntermediate reports G1a (an element of a failed append) and
 // G1b (a list ending in another txn's intermediate append) for ok rec r.
+// The G1a instances of one read share one copy of it (Mop), so a read of
+// n aborted elements costs O(n) memory, not O(n²).
 func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 	c := la.c
 	for i := range mops {
@@ -742,9 +833,13 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 		if !ok {
 			continue
 		}
+		var mv *analysis.Mop
 		for _, e := range es {
 			if w := la.writer[e]; w >= 0 && c.recs[w].typ == model.Fail {
-				c.add(G1a, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.I(c.idx(w)),
+				if mv == nil {
+					mv = c.mopVal(m)
+				}
+				c.add(G1a, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: mv, Writer: analysis.I(c.idx(w)),
 					Key: c.keyVal(m.Key), Element: analysis.VP(c.h.MsgValue(e)), Witness: c.witness(r, w)})
 			}
 		}
@@ -753,7 +848,10 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 		}
 		last := es[len(es)-1]
 		if w := la.writer[last]; w >= 0 && w != r && la.interm[last] {
-			c.add(G1b, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.I(c.idx(w)),
+			if mv == nil {
+				mv = c.mopVal(m)
+			}
+			c.add(G1b, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: mv, Writer: analysis.I(c.idx(w)),
 				Key: c.keyVal(m.Key), Element: analysis.VP(c.h.MsgValue(last)), Witness: c.witness(r, w)})
 		}
 	}
@@ -771,19 +869,32 @@ type expect struct {
 // internal reports the first read of ok rec r that disagrees with what the
 // txn itself read and appended before (Cerone et al.'s INT): its own
 // appends must be the end of what it reads next. The expected state starts
-// with "..." when the txn never read the key before appending. Txns touch a
-// few keys, so the states are a short list, reused between txns.
+// with "..." when the txn never read the key before appending. The states
+// are a list, reused between txns, indexed by key (keyMarks); each read is
+// compared once with a state no longer than it, so a txn costs
+// O(mops + elements read).
 func (la *listAppend) internal(r int32, mops []model.Mop) {
 	c := la.c
 	state := la.expects[:0]
 	defer func() { la.expects = state[:0] }()
+	at := &la.keyMarks
+	at.reset()
 	find := func(k model.KeyID) *expect {
-		for i := range state {
-			if state[i].key == k {
-				return &state[i]
-			}
+		if i, ok := at.get(int32(k)); ok {
+			return &state[i]
 		}
 		return nil
+	}
+	add := func(k model.KeyID) *expect {
+		at.set(int32(k), int32(len(state)))
+		if len(state) < cap(state) {
+			state = state[:len(state)+1]
+			es := state[len(state)-1].es[:0]
+			state[len(state)-1] = expect{key: k, es: es}
+		} else {
+			state = append(state, expect{key: k})
+		}
+		return &state[len(state)-1]
 	}
 	for i := range mops {
 		m := &mops[i]
@@ -791,9 +902,7 @@ func (la *listAppend) internal(r int32, mops []model.Mop) {
 		case model.MopAppend:
 			s := find(m.Key)
 			if s == nil {
-				state = append(state, expect{key: m.Key})
-				s = &state[len(state)-1]
-				s.es = s.es[:0]
+				s = add(m.Key)
 			}
 			s.es, s.isNil = append(s.es, m.Msg), false // after nil, an append gives [v]
 		case model.MopReadList, model.MopRead:
@@ -823,8 +932,7 @@ func (la *listAppend) internal(r int32, mops []model.Mop) {
 					return
 				}
 			} else {
-				state = append(state, expect{key: m.Key})
-				s = &state[len(state)-1]
+				s = add(m.Key)
 			}
 			s.known, s.isNil = true, m.Kind == model.MopRead
 			s.es = append(s.es[:0], es...)
@@ -833,21 +941,43 @@ func (la *listAppend) internal(r int32, mops []model.Mop) {
 }
 
 // futureRead reports the first append of ok rec r whose element the txn
-// had already read.
+// had already read, with the first read that showed it. O(mops + elements
+// read): the first read of each element the txn appends is indexed
+// (msgMarks).
 func (la *listAppend) futureRead(r int32, mops []model.Mop) {
 	c := la.c
+	readAt := &la.msgMarks
+	readAt.reset()
+	has := false
+	for i := range mops {
+		if mops[i].Kind == model.MopAppend {
+			readAt.set(int32(mops[i].Msg), -1) // appended: its first read goes here
+			has = true
+		}
+	}
+	if !has {
+		return
+	}
+	for j := range mops {
+		es, ok := la.elems(r, &mops[j])
+		if !ok {
+			continue
+		}
+		for _, e := range es {
+			if at, ok := readAt.get(int32(e)); ok && at < 0 && c.h.MsgKey(e) == mops[j].Key {
+				readAt.set(int32(e), int32(j))
+			}
+		}
+	}
 	for i := range mops {
 		m := &mops[i]
 		if m.Kind != model.MopAppend {
 			continue
 		}
-		for j := range i {
-			es, ok := la.elems(r, &mops[j])
-			if ok && mops[j].Key == m.Key && slices.Contains(es, m.Msg) {
-				c.add(FutureRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(&mops[j]), Key: c.keyVal(m.Key),
-					Element: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
-				return
-			}
+		if j, _ := readAt.get(int32(m.Msg)); j >= 0 && j < int32(i) {
+			c.add(FutureRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(&mops[j]), Key: c.keyVal(m.Key),
+				Element: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+			return
 		}
 	}
 }
@@ -874,19 +1004,27 @@ type firstRead struct {
 	es    []model.MsgID
 }
 
-// lostUpdateOf adds ok rec r to the lost-update groups: for each key it
-// read (its first read of the key, before appending to it) and then
-// appended to (Elle's lost-update-cases). Txns touch a few keys: the keys
-// are a short list, reused between txns.
-func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, groups map[lostKey][]int32, order *[]lostKey) {
+// lostUpdateOf appends to cands the lost-update candidates of ok rec r:
+// for each key it read (its first read of the key, before appending to it)
+// and then appended to (Elle's lost-update-cases). The keys are a list, reused
+// between txns, indexed by key (keyMarks); keyMarks2 holds each key's
+// first read micro-op, the list the group reports. O(mops).
+func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, cands []lostCand) []lostCand {
 	seen := la.firsts[:0]
 	defer func() { la.firsts = seen[:0] }()
+	at, firstMop := &la.keyMarks, &la.keyMarks2
+	at.reset()
+	firstMop.reset()
 	for i := range mops {
 		m := &mops[i]
-		j := slices.IndexFunc(seen, func(f firstRead) bool { return f.k == m.Key })
+		j := -1
+		if x, ok := at.get(int32(m.Key)); ok {
+			j = int(x)
+		}
 		switch m.Kind {
 		case model.MopAppend:
 			if j < 0 {
+				at.set(int32(m.Key), int32(len(seen)))
 				seen = append(seen, firstRead{k: m.Key, wrote: true})
 				continue
 			}
@@ -894,69 +1032,88 @@ func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, groups map[lostKey
 				continue
 			}
 			seen[j].wrote = true
-			g := lostKeyOf(m.Key, seen[j].es)
-			if _, ok := groups[g]; !ok {
-				*order = append(*order, g)
-			}
-			groups[g] = append(groups[g], r)
+			fm, _ := firstMop.get(int32(m.Key))
+			cands = append(cands, lostCand{rec: r, mop: fm, seq: int32(len(cands)), g: lostKeyOf(m.Key, seen[j].es)})
 		case model.MopReadList, model.MopRead:
+			firstMop.setFirst(int32(m.Key), int32(i))
 			if j >= 0 {
 				continue
 			}
 			if es, ok := la.elems(r, m); ok {
+				at.set(int32(m.Key), int32(len(seen)))
 				seen = append(seen, firstRead{k: m.Key, read: true, es: es})
 			}
 		}
 	}
+	return cands
 }
 
-// duplicateElements reports each read of rec r holding an element twice.
+// duplicateElements reports each read of rec r holding an element twice,
+// counting occurrences by element (msgMarks): O(elements read).
 func (la *listAppend) duplicateElements(r int32, mops []model.Mop) {
 	c := la.c
+	count := &la.msgMarks
+	var dups []model.MsgID
 	for i := range mops {
 		m := &mops[i]
 		es, ok := la.elems(r, m)
 		if !ok || len(es) < 2 {
 			continue
 		}
-		var counts map[model.MsgID]int64
-		for j, e := range es {
-			if slices.Contains(es[:j], e) {
-				if counts == nil {
-					counts = map[model.MsgID]int64{}
-				}
-				counts[e]++
+		count.reset()
+		dups = dups[:0]
+		for _, e := range es {
+			n, _ := count.get(int32(e))
+			count.set(int32(e), n+1)
+			if n == 1 {
+				dups = append(dups, e)
 			}
 		}
-		if counts == nil {
+		if len(dups) == 0 {
 			continue
 		}
-		dup := map[string]int64{}
-		for e, n := range counts {
+		dup := make(map[string]int64, len(dups))
+		for _, e := range dups {
+			n, _ := count.get(int32(e))
 			b, _ := json.Marshal(c.msgVal(e))
-			dup[string(b)] = n + 1
+			dup[string(b)] = int64(n)
 		}
 		c.add(DuplicateElements, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
 			Duplicates: dup, Witness: c.witness(r)})
 	}
 }
 
-// garbage reports each element rec r read that no op in the history
-// appended (ours: Elle has no such check).
+// garbage reports each read of rec r holding elements that no op in the
+// history appended (ours: Elle has no such check): one instance per read,
+// with the first such element (Element) and all of them, each once, in
+// the order read (Values). One instance per read keeps a read of n
+// unwritten elements at O(n) memory and output. O(elements read).
 func (la *listAppend) garbage(r int32, mops []model.Mop) {
 	c := la.c
+	seen := &la.msgMarks
 	for i := range mops {
 		m := &mops[i]
 		es, ok := la.elems(r, m)
 		if !ok {
 			continue
 		}
-		for j, e := range es {
-			if la.writer[e] < 0 && !slices.Contains(es[:j], e) {
-				c.add(GarbageRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-					Element: analysis.VP(c.h.MsgValue(e)), Witness: c.witness(r)})
+		var bad []analysis.Value
+		seen.reset()
+		for _, e := range es {
+			if la.writer[e] >= 0 {
+				continue
 			}
+			if _, dup := seen.get(int32(e)); dup {
+				continue
+			}
+			seen.set(int32(e), 1)
+			bad = append(bad, c.msgVal(e))
 		}
+		if len(bad) == 0 {
+			continue
+		}
+		c.add(GarbageRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+			Element: &bad[0], Values: bad, Witness: c.witness(r)})
 	}
 }
 

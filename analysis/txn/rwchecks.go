@@ -1,8 +1,6 @@
 package txn
 
 import (
-	"slices"
-
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -97,12 +95,14 @@ type regState struct {
 // txn's own earlier read or write of the key (Elle's op-internal-case): a
 // read must return what the txn last wrote, or, before any write, what it
 // first read; a read of nil is a state of its own (a later read must be nil
-// too, as Elle's fixtures assert). Txns touch a few keys, so the states are
-// a short list, reused between txns.
+// too, as Elle's fixtures assert). The states are a list, reused between
+// txns, indexed by key (keyMarks): O(mops).
 func (rw *rwRegister) internal(r int32, mops []model.Mop) {
 	c := rw.c
 	state := rw.states[:0]
 	defer func() { rw.states = state[:0] }()
+	at := &rw.keyMarks
+	at.reset()
 	for i := range mops {
 		m := &mops[i]
 		var v model.MsgID
@@ -114,8 +114,9 @@ func (rw *rwRegister) internal(r int32, mops []model.Mop) {
 		default:
 			continue
 		}
-		j := slices.IndexFunc(state, func(s regState) bool { return s.key == m.Key })
-		if j < 0 {
+		j, ok := at.get(int32(m.Key))
+		if !ok {
+			at.set(int32(m.Key), int32(len(state)))
 			state = append(state, regState{m.Key, v})
 			continue
 		}
@@ -133,16 +134,21 @@ func (rw *rwRegister) internal(r int32, mops []model.Mop) {
 }
 
 // futureRead reports the first read of ok rec r of a value that only r
-// itself writes, later (writes are unique, so nobody else wrote it).
+// itself writes, later (writes are unique, so nobody else wrote it). The
+// values written so far are marked (msgMarks): O(mops).
 func (rw *rwRegister) futureRead(r int32, mops []model.Mop) {
 	c := rw.c
+	written := &rw.msgMarks
+	written.reset()
 	for i := range mops {
 		m := &mops[i]
+		if m.Kind == model.MopWrite {
+			written.set(int32(m.Msg), 1)
+		}
 		if m.Kind != model.MopRead || !m.Done || rw.writer[m.Msg] != r {
 			continue
 		}
-		wroteBefore := slices.ContainsFunc(mops[:i], func(x model.Mop) bool { return x.Kind == model.MopWrite && x.Msg == m.Msg })
-		if !wroteBefore {
+		if _, wroteBefore := written.get(int32(m.Msg)); !wroteBefore {
 			c.add(FutureRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
 				Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
 			return
@@ -169,16 +175,23 @@ type regFirst struct {
 // lostUpdateOf adds ok rec r to the lost-update groups: for each key it
 // read (its first access being a read) and then wrote, the value it read
 // (Elle's lost-update-cases; nil counts). A value written by more than one
-// txn is passed over: two reads of it need not be of one version.
+// txn is passed over: two reads of it need not be of one version. The keys
+// are a list indexed by key (keyMarks): O(mops).
 func (rw *rwRegister) lostUpdateOf(r int32, mops []model.Mop, groups map[regLostKey][]int32, order *[]regLostKey) {
 	seen := rw.firsts[:0]
 	defer func() { rw.firsts = seen[:0] }()
+	at := &rw.keyMarks
+	at.reset()
 	for i := range mops {
 		m := &mops[i]
-		j := slices.IndexFunc(seen, func(f regFirst) bool { return f.k == m.Key })
+		j := -1
+		if x, ok := at.get(int32(m.Key)); ok {
+			j = int(x)
+		}
 		switch m.Kind {
 		case model.MopWrite:
 			if j < 0 {
+				at.set(int32(m.Key), int32(len(seen)))
 				seen = append(seen, regFirst{k: m.Key, wrote: true})
 				continue
 			}
@@ -196,6 +209,7 @@ func (rw *rwRegister) lostUpdateOf(r int32, mops []model.Mop, groups map[regLost
 			groups[g] = append(groups[g], r)
 		case model.MopRead:
 			if j < 0 {
+				at.set(int32(m.Key), int32(len(seen)))
 				seen = append(seen, regFirst{k: m.Key, read: true, v: readValue(m, model.OK)})
 			}
 		}
@@ -204,17 +218,20 @@ func (rw *rwRegister) lostUpdateOf(r int32, mops []model.Mop, groups map[regLost
 
 // garbage reports each value rec r read that no op in the history wrote
 // (ours: Elle has no such check, jepsen-io/elle#8); a value read twice by
-// one txn is reported once.
+// one txn is reported once (msgMarks): O(mops).
 func (rw *rwRegister) garbage(r int32, mops []model.Mop) {
 	c := rw.c
+	seen := &rw.msgMarks
+	seen.reset()
 	for i := range mops {
 		m := &mops[i]
 		if m.Kind != model.MopRead || !m.Done || rw.writer[m.Msg] != noWriter {
 			continue
 		}
-		if slices.ContainsFunc(mops[:i], func(x model.Mop) bool { return x.Kind == model.MopRead && x.Done && x.Msg == m.Msg }) {
+		if _, dup := seen.get(int32(m.Msg)); dup {
 			continue
 		}
+		seen.set(int32(m.Msg), 1)
 		c.add(GarbageRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
 			Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
 	}

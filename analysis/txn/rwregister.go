@@ -154,8 +154,10 @@ type rwRegister struct {
 	// noRW marks versions whose readers get no rw edges (rwBudget)
 	noRW map[int32]bool
 	// scratch of the per-txn checks
-	states []regState
-	firsts []regFirst
+	states   []regState
+	firsts   []regFirst
+	keyMarks marks // by key
+	msgMarks marks // by message
 }
 
 // nodeOf is the version node of value m of key k (m may be nilVal).
@@ -220,24 +222,24 @@ func (rw *rwRegister) index() {
 	rw.interm = make([]bool, nm)
 	rw.dupKey = make([]bool, len(h.Keys))
 	rw.tstart = make([]int32, len(c.recs)+1)
+	rw.keyMarks, rw.msgMarks = newMarks(len(h.Keys)), newMarks(nm)
+	at := &rw.keyMarks // key -> its touch in this txn
 	for r := range c.recs {
 		r := int32(r)
 		typ := c.recs[r].typ
 		mops := c.mops(r)
-		base := len(rw.touches)
+		at.reset()
 		for i := range mops {
 			m := &mops[i]
 			if m.Kind != model.MopWrite && m.Kind != model.MopRead {
 				continue
 			}
 			var t *touch
-			for j := base; j < len(rw.touches); j++ {
-				if rw.touches[j].key == m.Key {
-					t = &rw.touches[j]
-					break
-				}
+			if j, ok := at.get(int32(m.Key)); ok {
+				t = &rw.touches[j]
 			}
 			if t == nil {
+				at.set(int32(m.Key), int32(len(rw.touches)))
 				rw.touches = append(rw.touches, touch{key: m.Key, read: noVal, write: noVal})
 				t = &rw.touches[len(rw.touches)-1]
 				if m.Kind == model.MopRead {
@@ -261,8 +263,9 @@ func (rw *rwRegister) index() {
 					if len(rw.dups[m.Msg]) == 0 {
 						rw.dups[m.Msg] = []int32{w}
 					}
-					if !slices.Contains(rw.dups[m.Msg], r) {
-						rw.dups[m.Msg] = append(rw.dups[m.Msg], r)
+					// recs come in order: r can only be the last one
+					if d := rw.dups[m.Msg]; d[len(d)-1] != r {
+						rw.dups[m.Msg] = append(d, r)
 					}
 					rw.writer[m.Msg] = ambiguous
 				}
@@ -271,11 +274,8 @@ func (rw *rwRegister) index() {
 		for i := range mops {
 			m := &mops[i]
 			if m.Kind == model.MopWrite && rw.writer[m.Msg] == r {
-				for j := base; j < len(rw.touches); j++ {
-					if rw.touches[j].key == m.Key {
-						rw.interm[m.Msg] = rw.touches[j].write != m.Msg
-					}
-				}
+				j, _ := at.get(int32(m.Key))
+				rw.interm[m.Msg] = rw.touches[j].write != m.Msg
 			}
 		}
 		rw.tstart[r+1] = int32(len(rw.touches))
@@ -496,6 +496,14 @@ func (rw *rwRegister) edge(from, to int32) (vedge, bool) {
 func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 	c := rw.c
 	st := analysis.Step{From: c.idx(u), To: c.idx(v), Rel: rel.String()}
+	// u's touches by key (keyMarks): one pass, where looking each key of
+	// v up in u's touches would cost O(keys²) on two huge txns
+	uAt := &rw.keyMarks
+	uAt.reset()
+	tus := rw.touchesOf(u)
+	for j := range tus {
+		uAt.set(int32(tus[j].key), int32(j))
+	}
 	for _, tv := range rw.touchesOf(v) {
 		if rw.dupKey[tv.key] {
 			continue
@@ -514,14 +522,14 @@ func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 			if tv.write < 0 || rw.extWriter(tv.write) != v {
 				continue
 			}
-			tu := rw.touchOf(u, k)
-			if tu == nil {
+			j, ok := uAt.get(int32(k))
+			if !ok {
 				continue
 			}
-			ur, uw := rw.extMops(u, k)
-			from, mop := tu.write, uw
+			tu := &tus[j]
+			from := tu.write
 			if rel == graph.RW {
-				from, mop = tu.read, ur
+				from = tu.read
 			}
 			if from == noVal || rel == graph.WW && rw.extWriter(from) != u {
 				continue
@@ -529,6 +537,11 @@ func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 			e, ok := rw.edge(rw.nodeOf(k, from), int32(tv.write))
 			if !ok {
 				continue
+			}
+			ur, uw := rw.extMops(u, k)
+			mop := uw
+			if rel == graph.RW {
+				mop = ur
 			}
 			st.Key = c.keyVal(k)
 			st.Values = []analysis.Value{rw.valueOf(e.from), rw.valueOf(e.to)}

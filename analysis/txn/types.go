@@ -44,7 +44,10 @@ const (
 	// values, each edge with the source and ops behind it).
 	CyclicVersions = "cyclic-versions"
 	// GarbageRead (ours): a read returned an element or value no op in the
-	// history ever wrote. Fields: op, mop, key, element or value.
+	// history ever wrote. Fields: op, mop, key, and element and values
+	// (list-append: one instance per read, the first such element and all
+	// of them, each once, in the order read) or value (rw-register: one
+	// instance per txn and value).
 	GarbageRead = "garbage-read"
 	// DuplicateAppends (ours, undecided): one value appended to one key more
 	// than once, so the key's order cannot be trusted; the key is left out

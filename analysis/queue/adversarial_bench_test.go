@@ -1,0 +1,174 @@
+package queue
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// adversarial is a queue history shaped to make one check super-linear if
+// it were (Check, Cost): one poll returning n messages, one op of n sends,
+// one key sent to n times, one process with n ops. Each is checked at n
+// and 10n by BenchmarkAdversarial (time) and TestAdversarialAllocs
+// (allocated bytes), which must grow about tenfold.
+type adversarial struct {
+	name  string
+	gen   func(n int) *testhist.Lines
+	want  analysis.Verdict
+	types []string
+}
+
+// sendAll renders n sends of values from..to-1 to key k at offsets equal
+// to the values, as an invocation and an ok completion.
+func sendAll(k string, from, to int) (inv, ok string) {
+	return testhist.Ints(from, to, "[:send "+k+" %d]"), testhist.Ints(from, to, "[:send "+k+" [%d %d]]")
+}
+
+// quadratic also runs the adversarial histories known to be O(n²).
+var quadratic = flag.Bool("adversarial.quadratic", false, "also run the adversarial histories known to be quadratic")
+
+// knownQuadratic reports whether a is known to be O(n²) (see its comment).
+func (a *adversarial) knownQuadratic() bool { return a.name == "one-process-many-keys" }
+
+var adversarials = []adversarial{
+	// one poll returning n messages, each sent by its own op
+	{"huge-poll", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := range n {
+			l.Pair(0, "send", fmt.Sprintf("[[:send :x %d]]", i), "ok", fmt.Sprintf("[[:send :x [%d %d]]]", i, i))
+		}
+		l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(0, n, "[%d %d]")+"]}]]")
+		return &l
+	}, analysis.Valid, []string{}},
+	// one poll returning n messages nobody sent
+	{"huge-poll-garbage", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		l.Pair(0, "send", "[[:send :y 0]]", "ok", "[[:send :y [0 0]]]")
+		l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(0, n, "[%d %d]")+"] :y [[0 0]]}]]")
+		return &l
+	}, analysis.Invalid, []string{GarbageRead}},
+	// one op sending n messages to one key, then one poll of them
+	{"huge-send-txn-one-key", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		inv, ok := sendAll(":x", 0, n)
+		l.Pair(0, "send", "["+inv+"]", "ok", "["+ok+"]")
+		l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(0, n, "[%d %d]")+"]}]]")
+		return &l
+	}, analysis.Valid, []string{}},
+	// one op sending to n keys, then one poll of every key
+	{"huge-send-txn-many-keys", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		l.Pair(0, "send", "["+testhist.Ints(0, n, "[:send %d %d]")+"]", "ok", "["+testhist.Ints(0, n, "[:send %d [0 %d]]")+"]")
+		l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {"+testhist.Ints(0, n, "%d [[0 %d]]")+"}]]")
+		return &l
+	}, analysis.Valid, []string{}},
+	// one key sent to n times by 10 concurrent producers, read back by
+	// polls of 10 messages each
+	{"one-key-n-sends", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := 0; i < n; i += 10 {
+			for p := range 10 {
+				l.Op("invoke", p, "send", fmt.Sprintf("[[:send :x %d]]", i+p))
+			}
+			for p := range 10 {
+				l.Op("ok", p, "send", fmt.Sprintf("[[:send :x [%d %d]]]", i+p, i+p))
+			}
+		}
+		for i := 0; i < n; i += 10 {
+			l.Pair(10, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(i, i+10, "[%d %d]")+"]}]]")
+		}
+		return &l
+	}, analysis.Valid, []string{}},
+	// one key sent to n times by n concurrent producers, acknowledged in
+	// decreasing offset order (the lag's acknowledged log), then read back
+	// by polls of 10
+	{"one-key-descending-acks", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := range n {
+			l.Op("invoke", i, "send", fmt.Sprintf("[[:send :x %d]]", i))
+		}
+		for i := range n {
+			l.Op("ok", i, "send", fmt.Sprintf("[[:send :x [%d %d]]]", n-1-i, i))
+		}
+		var b strings.Builder
+		for off := 0; off < n; off += 10 {
+			b.Reset()
+			for o := off; o < off+10 && o < n; o++ {
+				fmt.Fprintf(&b, "[%d %d] ", o, n-1-o)
+			}
+			l.Pair(n, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+b.String()+"]}]]")
+		}
+		return &l
+	}, analysis.Valid, []string{}},
+	// one process running n ops: a send, then a poll of it, on 8 keys
+	{"one-process", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := 0; i < n; i += 2 {
+			k, off := (i/2)%8, i/16
+			l.Pair(0, "send", fmt.Sprintf("[[:send %d %d]]", k, i), "ok", fmt.Sprintf("[[:send %d [%d %d]]]", k, off, i))
+			l.Pair(0, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {%d [[%d %d]]}]]", k, off, i))
+		}
+		return &l
+	}, analysis.Valid, []string{}},
+	// one process running n ops on n keys: the realtime lag samples, at
+	// each poll, every key the consumer holds a position on (as Jepsen's
+	// realtime-lag does), so this one is O(n²): run with
+	// -adversarial.quadratic.
+	{"one-process-many-keys", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := 0; i < n; i += 2 {
+			l.Pair(0, "send", fmt.Sprintf("[[:send %d %d]]", i, i), "ok", fmt.Sprintf("[[:send %d [0 %d]]]", i, i))
+			l.Pair(0, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {%d [[0 %d]]}]]", i, i))
+		}
+		return &l
+	}, analysis.Valid, []string{}},
+}
+
+// read parses an adversarial history of size n.
+func (a *adversarial) read(tb testing.TB, n int) (*model.History, model.Pairing) {
+	tb.Helper()
+	l := a.gen(n)
+	return testhist.Read(tb, bytes.NewReader(l.Bytes()), a.name+".edn")
+}
+
+// verify fails when res is not what the history is built to give.
+func (a *adversarial) verify(tb testing.TB, res *analysis.Result) {
+	tb.Helper()
+	if res.Verdict != a.want || strings.Join(res.AnomalyTypes, " ") != strings.Join(a.types, " ") {
+		tb.Fatalf("%s: %v %v (%v), want %v %v", a.name, res.Verdict, res.AnomalyTypes, res.UnknownReasons, a.want, a.types)
+	}
+}
+
+// BenchmarkAdversarial checks each adversarial history at n = 10,000 and
+// 100,000 (parsing excluded), with write-write edges and the series on:
+// time(10n)/time(n) must stay near 10 (at most 12).
+func BenchmarkAdversarial(b *testing.B) {
+	for i := range adversarials {
+		a := &adversarials[i]
+		b.Run(a.name, func(b *testing.B) {
+			if a.knownQuadratic() && !*quadratic {
+				b.Skip("known O(n²); run with -adversarial.quadratic")
+			}
+			for _, n := range []int{10_000, 100_000} {
+				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+					h, p := a.read(b, n)
+					opts := DefaultOptions()
+					opts.WWDeps, opts.Series = true, true
+					runtime.GC() // the parser's garbage is not the check's
+					b.ReportAllocs()
+					b.ResetTimer()
+					for b.Loop() {
+						a.verify(b, Check(h, p, opts))
+					}
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,47 @@
+package queue
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+)
+
+// allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc,
+// deterministic enough to compare sizes; not a time).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestAdversarialAllocs checks each adversarial history of
+// BenchmarkAdversarial at n and 10n, with write-write edges and the
+// series on, and requires the bytes allocated by the check to grow at
+// most 12-fold (a quadratic check grows about 100-fold).
+func TestAdversarialAllocs(t *testing.T) {
+	const n = 300
+	for i := range adversarials {
+		a := &adversarials[i]
+		t.Run(a.name, func(t *testing.T) {
+			if a.knownQuadratic() && !*quadratic {
+				t.Skip("known O(n²); run with -adversarial.quadratic")
+			}
+			var bytes [2]uint64
+			for j, size := range []int{n, 10 * n} {
+				h, p := a.read(t, size)
+				opts := DefaultOptions()
+				opts.WWDeps, opts.Series = true, true
+				var res *analysis.Result
+				bytes[j] = allocated(func() { res = Check(h, p, opts) })
+				a.verify(t, res)
+			}
+			if ratio := float64(bytes[1]) / float64(bytes[0]); ratio > 12 {
+				t.Errorf("n=%d: %d bytes, n=%d: %d bytes: %.1f-fold, want at most 12", n, bytes[0], 10*n, bytes[1], ratio)
+			}
+		})
+	}
+}

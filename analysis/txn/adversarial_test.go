@@ -1,0 +1,97 @@
+package txn
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
+)
+
+// allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc,
+// deterministic enough to compare sizes; not a time).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestAdversarialAllocs checks each adversarial history of
+// BenchmarkAdversarial at n and 10n and requires the bytes allocated by
+// the check to grow at most 12-fold: a check quadratic in one read, one
+// txn, one key's writes or one process's ops grows about 100-fold.
+func TestAdversarialAllocs(t *testing.T) {
+	const n = 300
+	for i := range adversarials {
+		a := &adversarials[i]
+		t.Run(a.name, func(t *testing.T) {
+			var bytes [2]uint64
+			for j, size := range []int{n, 10 * n} {
+				h, p := a.read(t, size)
+				opts := a.opts()
+				var res *analysis.Result
+				bytes[j] = allocated(func() { res = a.check(h, p, opts) })
+				a.verify(t, res)
+			}
+			if ratio := float64(bytes[1]) / float64(bytes[0]); ratio > 12 {
+				t.Errorf("n=%d: %d bytes, n=%d: %d bytes: %.1f-fold, want at most 12", n, bytes[0], 10*n, bytes[1], ratio)
+			}
+		})
+	}
+}
+
+// TestHugeGarbageReadBounded is issue 17's history: one 49 KB read of
+// 10,000 elements nobody appended. Checking it (and writing its JSON
+// result) must allocate O(n), not a copy of the read per element (4 GB
+// before), and report the read as one garbage-read listing every element.
+func TestHugeGarbageReadBounded(t *testing.T) {
+	const n = 10_000
+	var l testhist.Lines
+	l.Pair(0, "txn", "[[:r :x nil]]", "ok", "[[:r :x ["+testhist.Ints(0, n, "%d")+"]]]")
+	if l.Len() < 48_000 || l.Len() > 52_000 {
+		t.Fatalf("history is %d bytes, want about 49 KB", l.Len())
+	}
+	h, p := testhist.Read(t, strings.NewReader(string(l.Bytes())), "huge-garbage.edn")
+	var res *analysis.Result
+	var out []byte
+	used := allocated(func() {
+		res = CheckListAppend(h, p, DefaultOptions())
+		var err error
+		if out, err = json.Marshal(res); err != nil {
+			t.Error(err)
+		}
+	})
+	if used > 50<<20 {
+		t.Errorf("check and JSON allocated %d MB, want under 50", used>>20)
+	}
+	if len(out) > 1<<20 {
+		t.Errorf("JSON result is %d bytes, want under 1 MB", len(out))
+	}
+	if res.Verdict != analysis.Invalid || !slicesContain(res.BadTypes, GarbageRead) {
+		t.Fatalf("%v %v, want invalid with garbage-read", res.Verdict, res.BadTypes)
+	}
+	ins := res.Anomalies[GarbageRead]
+	if len(ins) != 1 || len(ins[0].Values) != n || ins[0].Element == nil || ins[0].Element.String() != "0" {
+		t.Fatalf("%d garbage-read instances, want one listing %d elements from 0", len(ins), n)
+	}
+	for i, v := range ins[0].Values {
+		if v.String() != fmt.Sprint(i) {
+			t.Fatalf("garbage element %d is %s, want %d", i, v, i)
+		}
+	}
+}
+
+func slicesContain(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
