@@ -349,7 +349,6 @@ func hostileCases() []hostileCase {
 		{
 			name:        "list-append read of 10,000 unwritten elements - invalid (garbage-read)",
 			issue17Item: 1,
-			pending:     "h-txnbound",
 			gen: func(t *testing.T, dir string) {
 				var b strings.Builder
 				b.WriteString("{:index 0 :type :invoke :process 0 :f :txn :value [[:r :x nil]]}\n{:index 1 :type :ok :process 0 :f :txn :value [[:r :x [")
