@@ -74,6 +74,24 @@ func vals(vs []analysis.Value) string {
 	return strings.Join(parts, ", ")
 }
 
+// skippedVals lists a skip's skipped values, counting those the instance
+// left out (SkippedCount) in the elision.
+func skippedVals(in *analysis.Instance) string {
+	vs := in.Skipped
+	more := len(vs) - MaxListed
+	if in.SkippedCount != nil {
+		more = int(*in.SkippedCount) - MaxListed
+	}
+	if more <= 0 {
+		return vals(vs)
+	}
+	var parts []string
+	for _, v := range vs[:min(MaxListed, len(vs))] {
+		parts = append(parts, v.String())
+	}
+	return strings.Join(append(parts, fmt.Sprintf("… (%d more)", more)), ", ")
+}
+
 func ints(xs []int64) string {
 	var parts []string
 	for _, x := range xs {
@@ -153,7 +171,7 @@ func Explain(typ string, in *analysis.Instance, lookup OpLookup) string {
 			last, next = in.Values[0].String(), in.Values[1].String()
 		}
 		return fmt.Sprintf("key %s: process %s's op %d read up to %s; its next poll, op %d, started at %s, %s positions on, skipping %s.%s",
-			key, i64(in.Process), in.Ops[0], last, in.Ops[1], next, i64(in.Delta), vals(in.Skipped), allowedNote(in))
+			key, i64(in.Process), in.Ops[0], last, in.Ops[1], next, i64(in.Delta), skippedVals(in), allowedNote(in))
 	case "nonmonotonic-poll":
 		return fmt.Sprintf("key %s: process %s's op %d ended at value %s, but its next poll, op %d, started at %s, %s.%s",
 			key, i64(in.Process), in.Ops[0], in.Values[0].String(), in.Ops[1], in.Values[1].String(), backwards(in.Delta), allowedNote(in))
@@ -162,13 +180,13 @@ func Explain(typ string, in *analysis.Instance, lookup OpLookup) string {
 			key, i64(in.Process), in.Values[0].String(), in.Ops[0], in.Values[1].String(), in.Ops[1], backwards(in.Delta))
 	case "int-poll-skip":
 		return fmt.Sprintf("key %s: %s read %s then %s, skipping %s in between.",
-			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), vals(in.Skipped))
+			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), skippedVals(in))
 	case "int-nonmonotonic-poll":
 		return fmt.Sprintf("key %s: %s read %s then %s, %s.",
 			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), backwards(in.Delta))
 	case "int-send-skip":
 		return fmt.Sprintf("key %s: %s sent %s then %s, and %s landed between them (allowed: other producers' writes interleave).",
-			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), vals(in.Skipped))
+			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), skippedVals(in))
 	case "int-nonmonotonic-send":
 		return fmt.Sprintf("key %s: %s sent %s then %s, and the second landed %s.",
 			key, op(in.Op), in.Values[0].String(), in.Values[1].String(), backwards(in.Delta))

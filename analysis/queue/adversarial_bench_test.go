@@ -117,6 +117,21 @@ var adversarials = []adversarial{
 		}
 		return &l
 	}, analysis.Valid, []string{}},
+	// n values sent to one key, and a consumer jumping from the first to
+	// the last and back n/10 times: each jump forward is a poll-skip over
+	// n-2 values, listed only up to MaxSkipped (skipped_count); another
+	// consumer reads them all
+	{"poll-skip-back-and-forth", func(n int) *testhist.Lines {
+		var l testhist.Lines
+		inv, ok := sendAll(":x", 0, n)
+		l.Pair(0, "send", "["+inv+"]", "ok", "["+ok+"]")
+		for range n / 10 {
+			l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x [[0 0]]}]]")
+			l.Pair(1, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {:x [[%d %d]]}]]", n-1, n-1))
+		}
+		l.Pair(2, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(0, n, "[%d %d]")+"]}]]")
+		return &l
+	}, analysis.Invalid, []string{NonmonotonicPoll, PollSkip}},
 	// one process running n ops on n keys: the realtime lag samples, at
 	// each poll, every key the consumer holds a position on (as Jepsen's
 	// realtime-lag does), so this one is O(n²): run with

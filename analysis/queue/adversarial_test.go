@@ -45,3 +45,30 @@ func TestAdversarialAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestSkippedCapped checks that a poll-skip over many values lists the
+// first MaxSkipped of them and counts them all in SkippedCount.
+func TestSkippedCapped(t *testing.T) {
+	a := &adversarials[0]
+	for i := range adversarials {
+		if adversarials[i].name == "poll-skip-back-and-forth" {
+			a = &adversarials[i]
+		}
+	}
+	const n = 100
+	h, p := a.read(t, n)
+	res := Check(h, p, DefaultOptions())
+	a.verify(t, res)
+	ins := res.Anomalies[PollSkip]
+	if len(ins) == 0 {
+		t.Fatal("no poll-skip")
+	}
+	for _, in := range ins {
+		if len(in.Skipped) != MaxSkipped || in.SkippedCount == nil || *in.SkippedCount != n-2 {
+			t.Fatalf("skipped %d values, count %v; want %d listed of %d", len(in.Skipped), in.SkippedCount, MaxSkipped, n-2)
+		}
+		if got := in.Skipped[0].String(); got != "1" {
+			t.Fatalf("first skipped value %s, want 1", got)
+		}
+	}
+}
