@@ -275,7 +275,10 @@ type Instance struct {
 	Given   []string     `json:"given,omitempty"`
 	// Fields of the transactional workloads (their types' doc comments in
 	// package txn say which each uses).
-	Mop            *Mop             `json:"mop,omitempty"`
+	Mop *Mop `json:"mop,omitempty"`
+	// MopElements is the number of elements of the read Mop names, set only
+	// when Mop lists just the first of them (txn.MaxMopElements).
+	MopElements    *int64           `json:"mop_elements,omitempty"`
 	Element        *Value           `json:"element,omitempty"`
 	Expected       *Value           `json:"expected,omitempty"`
 	Duplicates     map[string]int64 `json:"duplicates,omitempty"`

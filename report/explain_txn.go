@@ -43,6 +43,15 @@ func mopText(m *analysis.Mop) string {
 	return m.String()
 }
 
+// cutMopText is mopText, saying when the mop lists only the first of the
+// read's elements (MopElements).
+func cutMopText(in *analysis.Instance) string {
+	if in.MopElements == nil {
+		return mopText(in.Mop)
+	}
+	return fmt.Sprintf("%s, the first of %d elements", mopText(in.Mop), *in.MopElements)
+}
+
 func explainTxn(workload, typ string, in *analysis.Instance, lookup OpLookup) string {
 	key, op, writer := val(in.Key), "an op", "an op"
 	if in.Op != nil {
@@ -60,13 +69,13 @@ func explainTxn(workload, typ string, in *analysis.Instance, lookup OpLookup) st
 		return ExplainTxnCycle(workload, typ, in, lookup)
 	case typ == "G1a":
 		return fmt.Sprintf("%s read %s of key %s (%s), but %s, which wrote it, failed: an aborted read.",
-			op, elem, key, mopText(in.Mop), writer)
+			op, elem, key, cutMopText(in), writer)
 	case typ == "G1b" && workload == "rw-register":
 		return fmt.Sprintf("%s read key %s = %s (%s), but %s overwrote %s within itself: an intermediate state, not its final write.",
 			op, key, elem, mopText(in.Mop), writer, elem)
 	case typ == "G1b":
 		return fmt.Sprintf("%s read key %s ending in %s (%s), but %s overwrote %s within itself: an intermediate state, not its final write.",
-			op, key, elem, mopText(in.Mop), writer, elem)
+			op, key, elem, cutMopText(in), writer, elem)
 	case typ == "internal":
 		return fmt.Sprintf("%s read %s, but its own earlier reads and writes of key %s say it should have read %s.",
 			op, mopText(in.Mop), key, val(in.Expected))

@@ -41,6 +41,15 @@ var adversarials = []adversarial{
 		l.Pair(0, "txn", "[[:r :x nil]]", "ok", "[[:r :x ["+testhist.Ints(0, n, "%d")+"]]]")
 		return &l
 	}, analysis.Invalid, []string{EmptyTransactionGraph, GarbageRead}},
+	// list-append: one failed txn appending n elements, then one read of
+	// them all: n G1a instances, each naming the read cut to
+	// MaxMopElements elements (mop_elements)
+	{"list-append/huge-read-aborted", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		l.Pair(0, "txn", "["+testhist.Ints(0, n, "[:append :x %d]")+"]", "fail", "["+testhist.Ints(0, n, "[:append :x %d]")+"]")
+		l.Pair(1, "txn", "[[:r :x nil]]", "ok", "[[:r :x ["+testhist.Ints(0, n, "%d")+"]]]")
+		return &l
+	}, analysis.Invalid, []string{G1a, EmptyTransactionGraph}},
 	// list-append: n single-append txns, then one read of all n elements
 	// (version order, wr/ww/rw edges, dirty-update walk).
 	{"list-append/huge-read-written", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
