@@ -2,7 +2,6 @@ package queue
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"runtime"
 	"strings"
@@ -30,12 +29,6 @@ type adversarial struct {
 func sendAll(k string, from, to int) (inv, ok string) {
 	return testhist.Ints(from, to, "[:send "+k+" %d]"), testhist.Ints(from, to, "[:send "+k+" [%d %d]]")
 }
-
-// quadratic also runs the adversarial histories known to be O(n²).
-var quadratic = flag.Bool("adversarial.quadratic", false, "also run the adversarial histories known to be quadratic")
-
-// knownQuadratic reports whether a is known to be O(n²) (see its comment).
-func (a *adversarial) knownQuadratic() bool { return a.name == "one-process-many-keys" }
 
 var adversarials = []adversarial{
 	// one poll returning n messages, each sent by its own op
@@ -134,8 +127,8 @@ var adversarials = []adversarial{
 	}, analysis.Invalid, []string{NonmonotonicPoll, PollSkip}},
 	// one process running n ops on n keys: the realtime lag samples, at
 	// each poll, every key the consumer holds a position on (as Jepsen's
-	// realtime-lag does), so this one is O(n²): run with
-	// -adversarial.quadratic.
+	// realtime-lag does), which lag.go does explicitly only for the key
+	// each poll reads
 	{"one-process-many-keys", func(n int) *testhist.Lines {
 		var l testhist.Lines
 		for i := 0; i < n; i += 2 {
@@ -168,9 +161,6 @@ func BenchmarkAdversarial(b *testing.B) {
 	for i := range adversarials {
 		a := &adversarials[i]
 		b.Run(a.name, func(b *testing.B) {
-			if a.knownQuadratic() && !*quadratic {
-				b.Skip("known O(n²); run with -adversarial.quadratic")
-			}
 			for _, n := range []int{10_000, 100_000} {
 				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 					h, p := a.read(b, n)

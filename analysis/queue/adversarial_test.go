@@ -27,9 +27,6 @@ func TestAdversarialAllocs(t *testing.T) {
 	for i := range adversarials {
 		a := &adversarials[i]
 		t.Run(a.name, func(t *testing.T) {
-			if a.knownQuadratic() && !*quadratic {
-				t.Skip("known O(n²); run with -adversarial.quadratic")
-			}
 			var bytes [2]uint64
 			for j, size := range []int{n, 10 * n} {
 				h, p := a.read(t, size)

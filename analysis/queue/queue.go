@@ -118,12 +118,15 @@
 // frontier reduction, O(ops · concurrency). A poll-skip or int-*-skip lists
 // at most MaxSkipped of the values it jumped over and counts them all in
 // skipped_count (docs/queue.md#poll-skip), so a consumer jumping back and
-// forth over n values k times costs O(k) output, not O(k·n). One output is
-// not bounded that way: the realtime lag
-// (its series and stalled-consumer) samples, at each poll, every key the
-// consumer holds a position on, as Jepsen's realtime-lag does, so one
-// consumer polling n keys one at a time costs O(n²) (the adversarial
-// history one-process-many-keys, run with -adversarial.quadratic).
+// forth over n values k times costs O(k) output, not O(k·n). The realtime
+// lag (its series, the worst lag and stalled-consumer) samples, at each
+// poll, every key the consumer holds, as Jepsen's realtime-lag does, but
+// takes a sample explicitly only where a key's state may have changed and
+// accounts for the runs of polls between at once (lag.go), so one consumer
+// polling n keys one at a time costs O(n log n) (the adversarial history
+// one-process-many-keys). The realtime edges share the txn workloads'
+// limit: k ops concurrent with each other and all followed by k more make
+// k² edges (analysis/txn's package doc says why and what would fix it).
 package queue
 
 import (
