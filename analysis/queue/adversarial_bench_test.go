@@ -3,9 +3,12 @@ package queue
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
@@ -176,4 +179,61 @@ func BenchmarkAdversarial(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAdversarialRatio is BenchmarkAdversarial made to resist a busy
+// machine: it checks each history at n = 10,000 and 10n, interleaved,
+// ratioRounds times, each after a garbage collection and with the
+// collector off while it runs (its concurrent workers compete with every
+// other process for the cores, which made the same history's ratio swing
+// from 6 to 17 between runs), and reports the fastest of each (ns/n,
+// ns/10n), their ratio (ratio, at most 12 for O(n log n)), and the ratio
+// of bytes allocated (alloc-ratio), which is what the collector's work
+// grows with and which no other process disturbs. Run with -benchtime 1x.
+func BenchmarkAdversarialRatio(b *testing.B) {
+	const n, ratioRounds = 10_000, 5
+	for i := range adversarials {
+		a := &adversarials[i]
+		b.Run(a.name, func(b *testing.B) {
+			type input struct {
+				h *model.History
+				p model.Pairing
+			}
+			var in [2]input
+			for j, size := range []int{n, 10 * n} {
+				in[j].h, in[j].p = a.read(b, size)
+			}
+			best := [2]time.Duration{math.MaxInt64, math.MaxInt64}
+			var bytes [2]uint64
+			for b.Loop() {
+				for range ratioRounds {
+					for j := range in {
+						var before, after runtime.MemStats
+						runtime.GC()
+						gc := debug.SetGCPercent(-1)
+						runtime.ReadMemStats(&before)
+						start := time.Now()
+						res := adversarialCheck(a, in[j].h, in[j].p)
+						d := time.Since(start)
+						runtime.ReadMemStats(&after)
+						debug.SetGCPercent(gc)
+						a.verify(b, res)
+						best[j] = min(best[j], d)
+						bytes[j] = after.TotalAlloc - before.TotalAlloc
+					}
+				}
+			}
+			b.ReportMetric(float64(best[0].Nanoseconds()), "ns/n")
+			b.ReportMetric(float64(best[1].Nanoseconds()), "ns/10n")
+			b.ReportMetric(float64(best[1])/float64(best[0]), "ratio")
+			b.ReportMetric(float64(bytes[1])/float64(bytes[0]), "alloc-ratio")
+		})
+	}
+}
+
+// adversarialCheck checks h as BenchmarkAdversarial does.
+func adversarialCheck(a *adversarial, h *model.History, p model.Pairing) *analysis.Result {
+	opts := DefaultOptions()
+	opts.WWDeps, opts.Series = true, true
+	return Check(h, p, opts)
 }
