@@ -1118,17 +1118,26 @@ func (la *listAppend) garbage(r int32, mops []model.Mop) {
 		if !ok {
 			continue
 		}
-		var bad []analysis.Value
+		// count them first, so that the list is made once at its size, not
+		// regrown (a Value is tens of bytes)
+		n := 0
 		seen.reset()
 		for _, e := range es {
-			if la.writer[e] >= 0 {
-				continue
+			if _, dup := seen.get(int32(e)); la.writer[e] < 0 && !dup {
+				seen.set(int32(e), 1)
+				n++
 			}
-			if _, dup := seen.get(int32(e)); dup {
-				continue
+		}
+		if n == 0 {
+			continue
+		}
+		bad := make([]analysis.Value, 0, n)
+		seen.reset()
+		for _, e := range es {
+			if _, dup := seen.get(int32(e)); la.writer[e] < 0 && !dup {
+				seen.set(int32(e), 1)
+				bad = append(bad, c.msgVal(e))
 			}
-			seen.set(int32(e), 1)
-			bad = append(bad, c.msgVal(e))
 		}
 		if len(bad) == 0 {
 			continue
