@@ -236,36 +236,33 @@ type VersionStep struct {
 // left nil and omitted from JSON; which ones each type uses is documented on
 // its constant in package queue. Witness is always set.
 type Instance struct {
-	Key           *Value  `json:"key,omitempty"`
-	Value         *Value  `json:"value,omitempty"`
-	Values        []Value `json:"values,omitempty"`
-	Offset        *int64  `json:"offset,omitempty"`
-	Offsets       []int64 `json:"offsets,omitempty"`
-	Index         *int64  `json:"index,omitempty"`
-	MaxReadIndex  *int64  `json:"max_read_index,omitempty"`
-	Writer        *int64  `json:"writer,omitempty"`
-	MaxRead       *int64  `json:"max_read,omitempty"`
-	MaxReadOffset *int64  `json:"max_read_offset,omitempty"`
-	Reader        *int64  `json:"reader,omitempty"`
-	Op            *int64  `json:"op,omitempty"`
-	Ops           []int64 `json:"ops,omitempty"`
-	Count         *int64  `json:"count,omitempty"`
-	Delta         *int64  `json:"delta,omitempty"`
-	Skipped       []Value `json:"skipped,omitempty"`
-	// SkippedCount is how many values a skip jumped over, set only when
-	// Skipped lists just the first of them (queue.MaxSkipped).
-	SkippedCount *int64   `json:"skipped_count,omitempty"`
-	Process      *int64   `json:"process,omitempty"`
-	From         *int64   `json:"from,omitempty"`
-	To           *int64   `json:"to,omitempty"`
-	DurationS    *float64 `json:"duration_s,omitempty"`
-	StuckOffset  *int64   `json:"stuck_offset,omitempty"`
-	AckedOffset  *int64   `json:"acknowledged_offset,omitempty"`
-	Seen         []Pair   `json:"seen,omitempty"`
-	Missing      []Pair   `json:"missing,omitempty"`
-	Reason       string   `json:"reason,omitempty"`
-	Cycle        []int64  `json:"cycle,omitempty"`
-	Steps        []Step   `json:"steps,omitempty"`
+	Key           *Value   `json:"key,omitempty"`
+	Value         *Value   `json:"value,omitempty"`
+	Values        []Value  `json:"values,omitempty"`
+	Offset        *int64   `json:"offset,omitempty"`
+	Offsets       []int64  `json:"offsets,omitempty"`
+	Index         *int64   `json:"index,omitempty"`
+	MaxReadIndex  *int64   `json:"max_read_index,omitempty"`
+	Writer        *int64   `json:"writer,omitempty"`
+	MaxRead       *int64   `json:"max_read,omitempty"`
+	MaxReadOffset *int64   `json:"max_read_offset,omitempty"`
+	Reader        *int64   `json:"reader,omitempty"`
+	Op            *int64   `json:"op,omitempty"`
+	Ops           []int64  `json:"ops,omitempty"`
+	Count         *int64   `json:"count,omitempty"`
+	Delta         *int64   `json:"delta,omitempty"`
+	Skipped       []Value  `json:"skipped,omitempty"`
+	Process       *int64   `json:"process,omitempty"`
+	From          *int64   `json:"from,omitempty"`
+	To            *int64   `json:"to,omitempty"`
+	DurationS     *float64 `json:"duration_s,omitempty"`
+	StuckOffset   *int64   `json:"stuck_offset,omitempty"`
+	AckedOffset   *int64   `json:"acknowledged_offset,omitempty"`
+	Seen          []Pair   `json:"seen,omitempty"`
+	Missing       []Pair   `json:"missing,omitempty"`
+	Reason        string   `json:"reason,omitempty"`
+	Cycle         []int64  `json:"cycle,omitempty"`
+	Steps         []Step   `json:"steps,omitempty"`
 	// Proof says what a cycle instance's steps rest on (Proven, Assumes or
 	// Given); Assumes lists the contested keys when some step is
 	// contested, Given the options (wfr-keys, sequential-keys,
@@ -275,10 +272,7 @@ type Instance struct {
 	Given   []string     `json:"given,omitempty"`
 	// Fields of the transactional workloads (their types' doc comments in
 	// package txn say which each uses).
-	Mop *Mop `json:"mop,omitempty"`
-	// MopElements is the number of elements of the read Mop names, set only
-	// when Mop lists just the first of them (txn.MaxMopElements).
-	MopElements    *int64           `json:"mop_elements,omitempty"`
+	Mop            *Mop             `json:"mop,omitempty"`
 	Element        *Value           `json:"element,omitempty"`
 	Expected       *Value           `json:"expected,omitempty"`
 	Duplicates     map[string]int64 `json:"duplicates,omitempty"`
@@ -303,6 +297,12 @@ type Instance struct {
 	// list (unseen); Count has the full number.
 	Truncated bool    `json:"values_truncated,omitempty"`
 	Witness   []int64 `json:"witness"`
+	// SkippedCount is how many values a skip jumped over, set only when
+	// Skipped lists just the first of them (queue.MaxSkipped).
+	SkippedCount *int64 `json:"skipped_count,omitempty"`
+	// MopElements is the number of elements of the read Mop names, set
+	// only when Mop lists just the first of them (txn.MaxMopElements).
+	MopElements *int64 `json:"mop_elements,omitempty"`
 }
 
 // I returns a pointer to i, for Instance fields.
