@@ -14,7 +14,7 @@ import (
 
 // render writes an op in a compact form for table tests:
 //
-//	INDEX TYPE pPROCESS F [MOP ...] {keys=[...]} {rebal=[...]} {err="..."} {t=TIME}
+//	INDEX TYPE pPROCESS F [MOP ...] {keys=[...]} {rebal=[...]} {ext(OWNER:KIND [key ...] [word ...]) ...} {err="..."} {t=TIME}
 //
 // where a micro-op is send(k,v) in invocation form, send(k,v)@OFF when
 // completed (OFF "nil" for an unknown offset), poll, poll{k:[o=v ...] ...}
@@ -95,6 +95,9 @@ func render(h *model.History, op *model.Op) string {
 	}
 	if len(h.RebalanceOf(op)) > 0 {
 		sb.WriteString(" rebal=" + keys(h, h.RebalanceOf(op)))
+	}
+	for _, r := range h.ExtOf(op) {
+		fmt.Fprintf(&sb, " ext(%s:%d %s %v)", h.ExtOwners[r.Owner-1], r.Kind, keys(h, h.ExtKeysOf(&r)), h.ExtWordsOf(&r))
 	}
 	if h.ErrorOf(op) != "" {
 		sb.WriteString(" err=" + strconv.Quote(h.ErrorOf(op)))

@@ -263,6 +263,8 @@ type OpExtra struct {
 	Rebalance []KeyID
 	// Error is the :error text, if any, for display.
 	Error string
+	// Ext locates the op's workload records in History.ExtRecs (ext.go).
+	Ext Span
 }
 
 func (h *History) extra(op *Op) *OpExtra {
@@ -356,6 +358,12 @@ type History struct {
 	ReadStore Store[Read]
 	// ElemStore holds the elements of list-append reads (MopReadList).
 	ElemStore Store[MsgID]
+	// ExtRecs, ExtWords and ExtKeys hold what workloads' own decoders read
+	// (ext.go); ExtOwners names those decoders (ExtRec.Owner).
+	ExtRecs   Store[ExtRec]
+	ExtWords  Store[int64]
+	ExtKeys   Store[KeyID]
+	ExtOwners []string
 	// Truncated is set when the input ended in the middle of an op; Ops holds
 	// everything up to the last complete op.
 	Truncated bool
