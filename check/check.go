@@ -54,7 +54,7 @@ func IsInputError(err error) bool {
 // File reads and checks the history at path ("-" for standard input, or a
 // Jepsen store directory). It returns the history too, for reports.
 func File(path string, opts Options) (*analysis.Result, *model.History, error) {
-	h, err := ingest.ReadFile(path, ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes})
+	h, err := ingest.ReadFile(path, readOptions(opts))
 	if err != nil {
 		return nil, nil, &InputError{err}
 	}
@@ -62,9 +62,15 @@ func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 	return res, h, err
 }
 
+// readOptions are ingest's options for opts, with every workload's value
+// decoder installed: the workload is not known before the history is read.
+func readOptions(opts Options) ingest.Options {
+	return ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes, Decoders: workload.Decoders()}
+}
+
 // Read reads a history from r (named name in messages) and checks it.
 func Read(r io.Reader, name string, opts Options) (*analysis.Result, *model.History, error) {
-	h, err := ingest.Read(r, name, ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes})
+	h, err := ingest.Read(r, name, readOptions(opts))
 	if err != nil {
 		return nil, nil, &InputError{err}
 	}

@@ -159,17 +159,9 @@ type decoder struct {
 	noFast bool // Options.noFast
 
 	// Workload decoders (Options.Decoders, hook.go) and their scratch
-	// space: the :value captured for them (vraw, vshape, when hasVRaw), and
-	// the records they wrote for the op being read.
-	hooks    []ValueDecoder
-	vraw     satom
-	vshape   Shape
-	hasVRaw  bool
-	xrecs    []xrec
-	xwords   []int64
-	xkeys    []model.KeyID
-	xout     []model.ExtRec
-	fieldBuf []byte
+	// space, allocated only when there are any.
+	hooks []ValueDecoder
+	hx    *hookScratch
 }
 
 func newDecoder(l *lexer, b *model.Builder, name string) *decoder {
@@ -580,11 +572,13 @@ func (d *decoder) readOp(start, brace srcPos) error {
 	d.arena = d.arena[:0]
 	d.rkeys = d.rkeys[:0]
 	d.resetValue()
-	d.resetExt()
+	if d.hx != nil {
+		d.resetExt()
+	}
 	d.vmode = vNone
 	op := model.Op{Time: model.NoTime, Process: model.AnonProcess, Line: int32(clampInt(brace.line))}
 	var haveIndex, haveType, haveF bool
-	hookField := false // d.fieldBuf names a field ingest does not know, for a ValueDecoder
+	hookField := false // d.hx.fieldBuf names a field ingest does not know, for a ValueDecoder
 	o := opener{tMapEnd, brace}
 	for {
 		l.next()
@@ -597,7 +591,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		if isName(l.kind) {
 			f = fieldOf(l.text)
 			if f == fNone && len(d.hooks) > 0 {
-				d.fieldBuf = append(d.fieldBuf[:0], trimColon(l.text)...)
+				d.hx.fieldBuf = append(d.hx.fieldBuf[:0], trimColon(l.text)...)
 				hookField = true
 			}
 		} else if err := d.skip(); err != nil {
@@ -684,7 +678,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 			}
 		default:
 			if hookField {
-				ok, err := d.offerField(d.hookName(d.fieldBuf))
+				ok, err := d.offerField(d.hookName(d.hx.fieldBuf))
 				hookField = false
 				if err != nil {
 					return err
@@ -719,7 +713,7 @@ func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF
 		// histories have no :f), and its micro-ops must be well formed.
 		op.F = model.FTxn
 	}
-	if d.hasVRaw {
+	if d.hx != nil && d.hx.hasVRaw {
 		// a :value ingest does not decode itself: perhaps a workload's
 		f := ""
 		if haveF {
@@ -774,7 +768,7 @@ func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF
 	if len(d.rkeys) > 0 {
 		d.extra(&op).Rebalance = d.rebalance()
 	}
-	if len(d.xrecs) > 0 {
+	if d.hx != nil && len(d.hx.xrecs) > 0 {
 		d.storeExt(&op)
 	}
 	if op.Process != model.NoProcess {
@@ -803,7 +797,9 @@ func (d *decoder) resetValue() {
 	d.reads = d.reads[:0]
 	d.vkeys = d.vkeys[:0]
 	d.hasVErr = false
-	d.hasVRaw = false
+	if d.hx != nil {
+		d.hx.hasVRaw = false
+	}
 }
 
 // readValue reads :value, whose first token is current.
@@ -822,9 +818,9 @@ func (d *decoder) readValue() error {
 	d.vmode = vOther
 	if len(d.hooks) > 0 {
 		// kept for the workload decoders, which need :f (hook.go)
-		d.vshape = shapeOf(l.kind)
+		d.hx.vshape = shapeOf(l.kind)
 		raw, err := d.capture()
-		d.vraw, d.hasVRaw = raw, err == nil
+		d.hx.vraw, d.hx.hasVRaw = raw, err == nil
 		return err
 	}
 	return d.skip()

@@ -281,22 +281,44 @@ func (v *Value) Seq(fn func(elem *Value) error) error {
 // read in full.
 type ExtWriter struct {
 	d   *decoder
-	rec int // index in d.xrecs
+	rec int // index in d.hx.xrecs
 }
 
 // SetKind sets the record's kind, the decoder's own tag (0 unless set).
-func (w *ExtWriter) SetKind(kind uint16) { w.d.xrecs[w.rec].kind = kind }
+func (w *ExtWriter) SetKind(kind uint16) { w.d.hx.xrecs[w.rec].kind = kind }
 
 // Word appends an integer to the record.
 func (w *ExtWriter) Word(x int64) {
-	w.d.xwords = append(grow(w.d.xwords), x)
-	w.d.xrecs[w.rec].w1++
+	w.d.hx.xwords = append(grow(w.d.hx.xwords), x)
+	w.d.hx.xrecs[w.rec].w1++
 }
 
 // Key appends a key (from Value.Key) to the record.
 func (w *ExtWriter) Key(k model.KeyID) {
-	w.d.xkeys = append(grow(w.d.xkeys), k)
-	w.d.xrecs[w.rec].k1++
+	w.d.hx.xkeys = append(grow(w.d.hx.xkeys), k)
+	w.d.hx.xrecs[w.rec].k1++
+}
+
+// hookScratch is the decoder's scratch space for its workload decoders:
+// the :value captured for them (vraw, vshape, when hasVRaw), and the
+// records they wrote for the op being read.
+type hookScratch struct {
+	vraw     satom
+	vshape   Shape
+	hasVRaw  bool
+	xrecs    []xrec
+	xwords   []int64
+	xkeys    []model.KeyID
+	xout     []model.ExtRec
+	fieldBuf []byte
+}
+
+// setHooks installs the workload decoders hooks.
+func (d *decoder) setHooks(hooks []ValueDecoder) {
+	d.hooks = hooks
+	if len(hooks) > 0 {
+		d.hx = &hookScratch{}
+	}
 }
 
 // xrec is a workload record in the per-op scratch space: its words are
@@ -335,11 +357,11 @@ func (d *decoder) claim(field, f string, s Shape) int {
 // runHook has decoder i decode the form at the current token into a new
 // record of the op being read; the form is consumed.
 func (d *decoder) runHook(i int, field, f string) error {
-	d.xrecs = append(d.xrecs, xrec{owner: model.ExtOwner(i + 1),
-		w0: int32(len(d.xwords)), w1: int32(len(d.xwords)),
-		k0: int32(len(d.xkeys)), k1: int32(len(d.xkeys))})
+	d.hx.xrecs = append(d.hx.xrecs, xrec{owner: model.ExtOwner(i + 1),
+		w0: int32(len(d.hx.xwords)), w1: int32(len(d.hx.xwords)),
+		k0: int32(len(d.hx.xkeys)), k1: int32(len(d.hx.xkeys))})
 	v := Value{d: d}
-	w := ExtWriter{d: d, rec: len(d.xrecs) - 1}
+	w := ExtWriter{d: d, rec: len(d.hx.xrecs) - 1}
 	if err := d.hooks[i].Decode(field, f, &v, &w); err != nil {
 		return err
 	}
@@ -360,17 +382,17 @@ func (d *decoder) offerField(name string) (claimed bool, err error) {
 	return true, d.runHook(i, name, "")
 }
 
-// offerValue offers the op's :value, captured as d.vraw because ingest
+// offerValue offers the op's :value, captured as d.hx.vraw because ingest
 // does not decode it itself, to the installed decoders once :f is known;
 // it reports whether one decoded it. The decoder reads the captured text
 // through a lexer of its own that numbers lines and columns as the input
 // does.
 func (d *decoder) offerValue(f string) (bool, error) {
-	i := d.claim(ValueField, f, d.vshape)
+	i := d.claim(ValueField, f, d.hx.vshape)
 	if i < 0 {
 		return false, nil
 	}
-	raw := d.atomText(&d.vraw)
+	raw := d.atomText(&d.hx.vraw)
 	at := d.vpos
 	sub := &lexer{buf: raw, end: len(raw), eof: true, base: at.off, line: at.line, lineStart: at.lineStart,
 		opStart: -1, capStart: -1, json: d.json}
@@ -389,24 +411,24 @@ func (d *decoder) offerValue(f string) (bool, error) {
 
 // storeExt stores the scratch records of the op being read with op.
 func (d *decoder) storeExt(op *model.Op) {
-	recs := slices.Grow(d.xout[:0], len(d.xrecs))[:len(d.xrecs)]
-	d.xout = recs
-	for i, x := range d.xrecs {
+	recs := slices.Grow(d.hx.xout[:0], len(d.hx.xrecs))[:len(d.hx.xrecs)]
+	d.hx.xout = recs
+	for i, x := range d.hx.xrecs {
 		r := &recs[i]
 		r.Kind, r.Owner = x.kind, x.owner
 		var ws []int64
 		r.Words, ws = d.b.ExtWords(int(x.w1 - x.w0))
-		copy(ws, d.xwords[x.w0:x.w1])
+		copy(ws, d.hx.xwords[x.w0:x.w1])
 		var ks []model.KeyID
 		r.Keys, ks = d.b.ExtKeys(int(x.k1 - x.k0))
-		copy(ks, d.xkeys[x.k0:x.k1])
+		copy(ks, d.hx.xkeys[x.k0:x.k1])
 	}
 	d.b.SetExt(op, recs...)
 	d.resetExt()
 }
 
 func (d *decoder) resetExt() {
-	d.xrecs, d.xwords, d.xkeys = d.xrecs[:0], d.xwords[:0], d.xkeys[:0]
+	d.hx.xrecs, d.hx.xwords, d.hx.xkeys = d.hx.xrecs[:0], d.hx.xwords[:0], d.hx.xkeys[:0]
 }
 
 // hookNames are the names of decoders, for History.ExtOwners; nil when

@@ -306,17 +306,23 @@ func TestValueDecoderLeavesQueueAlone(t *testing.T) {
 	}
 }
 
-// TestValueDecoderParallel reads a large abort-style history in blocks and
-// compares it with the sequential read: records, their keys and words.
-func TestValueDecoderParallel(t *testing.T) {
+// abortHistory is n abort-style polls, invocations and completions, with
+// a rebalance log on each completion.
+func abortHistory(n int) []byte {
 	var sb strings.Builder
-	for i := range 3000 {
+	for i := range n {
 		p := i % 7
 		fmt.Fprintf(&sb, `{:index %d :type :invoke :process %d :f :poll :value {:topic "t%d" :abort? true}}`+"\n", 2*i, p, i%13)
 		fmt.Fprintf(&sb, `{:index %d :type :fail :process %d :f :poll :value {:topic "t%d" :offsets [%d %d]} :rebalance-log {:during [{:keys ["t%d" %d]}]}}`+"\n",
 			2*i+1, p, i%13, i, i+1, i%5, i%3)
 	}
-	data := []byte(sb.String())
+	return []byte(sb.String())
+}
+
+// TestValueDecoderParallel reads a large abort-style history in blocks and
+// compares it with the sequential read: records, their keys and words.
+func TestValueDecoderParallel(t *testing.T) {
+	data := abortHistory(3000)
 	want, err := read(bytes.NewReader(data), "p.edn", abortOpts, 0)
 	if err != nil {
 		t.Fatal(err)

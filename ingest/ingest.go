@@ -266,7 +266,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	}
 	d := newDecoder(l, b, name)
 	d.noFast = opts.noFast
-	d.hooks = opts.Decoders
+	d.setHooks(opts.Decoders)
 	d.ops.hint = hint
 	d.gz = gz
 	if err := d.run(); err != nil {

@@ -121,21 +121,22 @@ type parallelRead struct {
 	failed atomic.Bool
 
 	// Merge state: touched by the block being merged only (turn order).
-	gb      *model.Builder
-	gi      *decoder // the global interning caches (no lexer)
-	ops     []model.Op
-	n       int64
-	size    int64
-	mops    model.Store[model.Mop]
-	polls   model.Store[model.KeyPoll]
-	reads   model.Store[model.Read]
-	elems   model.Store[model.MsgID]
-	xrecs   model.Store[model.ExtRec]
-	xwords  model.Store[int64]
-	xkeys   model.Store[model.KeyID]
-	extras  []model.OpExtra
-	pending map[int32]int64 // process -> global position of its open invocation
-	drop    []int64         // invocations whose micro-ops their completion carries
+	gb       *model.Builder
+	gi       *decoder // the global interning caches (no lexer)
+	ops      []model.Op
+	n        int64
+	size     int64
+	mops     model.Store[model.Mop]
+	polls    model.Store[model.KeyPoll]
+	reads    model.Store[model.Read]
+	elems    model.Store[model.MsgID]
+	xrecs    model.Store[model.ExtRec]
+	xwords   model.Store[int64]
+	xkeys    model.Store[model.KeyID]
+	extSpans []model.Span
+	extras   []model.OpExtra
+	pending  map[int32]int64 // process -> global position of its open invocation
+	drop     []int64         // invocations whose micro-ops their completion carries
 }
 
 // workers is the number of blocks decoded at once for opts: one per core
@@ -357,7 +358,7 @@ func (pr *parallelRead) decode(b *block, ops []model.Op) *part {
 	lb := model.NewBuilder(pr.name)
 	d := newDecoder(l, lb, pr.name)
 	d.noFast = pr.noFast
-	d.hooks = pr.hooks
+	d.setHooks(pr.hooks)
 	d.part = &partOut{last: b.last}
 	d.ops.hint = int(bytes.Count(b.data, []byte{'\n'})) + 1
 	if cap(ops) >= d.ops.hint {
@@ -444,9 +445,13 @@ func (pr *parallelRead) merge(p *part) bool {
 	}
 	p.extras = h.Extras
 	pr.extras = append(pr.extras, h.Extras...)
-	for i := range pr.extras[exBase:] {
-		e := &pr.extras[int(exBase)+i]
-		e.Ext = e.Ext.Rebase(xrecB)
+	if len(h.ExtSpans) > 0 {
+		for len(pr.extSpans) < int(exBase) {
+			pr.extSpans = append(pr.extSpans, model.Span{})
+		}
+		for _, sp := range h.ExtSpans {
+			pr.extSpans = append(pr.extSpans, sp.Rebase(xrecB))
+		}
 	}
 	if need := base + int64(len(p.ops)); need > int64(cap(pr.ops)) {
 		// Room for the ops of the whole file, at the ops per byte of the
@@ -570,7 +575,7 @@ func (pr *parallelRead) finish() *model.History {
 	h := pr.gb.History()
 	h.Ops = pr.ops
 	h.MopStore, h.PollStore, h.ReadStore, h.ElemStore = pr.mops, pr.polls, pr.reads, pr.elems
-	h.ExtRecs, h.ExtWords, h.ExtKeys = pr.xrecs, pr.xwords, pr.xkeys
+	h.ExtSpans, h.ExtRecs, h.ExtWords, h.ExtKeys = pr.extSpans, pr.xrecs, pr.xwords, pr.xkeys
 	h.Extras = pr.extras
 	return h
 }

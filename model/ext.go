@@ -5,14 +5,15 @@ package model
 // not decode itself, such as the abort workload's poll maps
 // ({:topic "t1" :offsets [1 2 3]}) or its :rebalance-log map.
 //
-// An op holds it in its rarer fields (OpExtra.Ext): a run of ExtRecs, one
-// per form a decoder read, in the order they were read. A record is a kind
+// An op that has it has rarer fields (Op.Extra), and History.ExtSpans,
+// beside History.Extras, locates its run of ExtRecs, one per form a
+// decoder read, in the order they were read. A record is a kind
 // the decoder chose, the decoder that wrote it (Owner), and two runs of
 // dense integers, its words (int64s: offsets, flags, counts, whatever the
 // workload encodes) and its keys (KeyIDs, interned like a send's key, so
 // that a topic named in a poll map and in a subscribe are one key). Their
 // meaning is the workload's own: model only stores them. Op stays 40
-// bytes; an op without such data costs nothing more.
+// bytes and OpExtra 80; a history without such data costs nothing more.
 
 // ExtOwner names the decoder that wrote an ExtRec: 1 + its index in
 // History.ExtOwners. 0 is no decoder.
@@ -33,8 +34,8 @@ type ExtRec struct {
 // ExtOf returns the workload records of op, in the order they were read;
 // nil when it has none. The slice aliases the history.
 func (h *History) ExtOf(op *Op) []ExtRec {
-	if e := h.extra(op); e != nil {
-		return h.ExtRecs.Get(e.Ext)
+	if i := int(op.Extra) - 1; i >= 0 && i < len(h.ExtSpans) {
+		return h.ExtRecs.Get(h.ExtSpans[i])
 	}
 	return nil
 }
@@ -71,5 +72,10 @@ func (b *Builder) ExtKeys(n int) (Span, []KeyID) { return b.h.ExtKeys.Alloc(n) }
 func (b *Builder) SetExt(op *Op, recs ...ExtRec) {
 	sp, dst := b.h.ExtRecs.Alloc(len(recs))
 	copy(dst, recs)
-	b.Extra(op).Ext = sp
+	b.Extra(op)
+	i := int(op.Extra) - 1
+	for len(b.h.ExtSpans) <= i {
+		b.h.ExtSpans = append(b.h.ExtSpans, Span{})
+	}
+	b.h.ExtSpans[i] = sp
 }

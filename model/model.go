@@ -263,8 +263,6 @@ type OpExtra struct {
 	Rebalance []KeyID
 	// Error is the :error text, if any, for display.
 	Error string
-	// Ext locates the op's workload records in History.ExtRecs (ext.go).
-	Ext Span
 }
 
 func (h *History) extra(op *Op) *OpExtra {
@@ -359,7 +357,12 @@ type History struct {
 	// ElemStore holds the elements of list-append reads (MopReadList).
 	ElemStore Store[MsgID]
 	// ExtRecs, ExtWords and ExtKeys hold what workloads' own decoders read
-	// (ext.go); ExtOwners names those decoders (ExtRec.Owner).
+	// (ext.go); ExtOwners names those decoders (ExtRec.Owner). ExtSpans,
+	// indexed like Extras, locates an op's records in ExtRecs; it is nil
+	// when no op has any, and may be shorter than Extras (the ops past its
+	// end have none), so that it costs nothing where no workload decoder
+	// wrote.
+	ExtSpans  []Span
 	ExtRecs   Store[ExtRec]
 	ExtWords  Store[int64]
 	ExtKeys   Store[KeyID]
