@@ -769,7 +769,7 @@ func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF
 		d.extra(&op).Rebalance = d.rebalance()
 	}
 	if d.hx != nil && len(d.hx.xrecs) > 0 {
-		d.storeExt(&op)
+		d.storeExt()
 	}
 	if op.Process != model.NoProcess {
 		d.settle(op.Process, op.Type == model.Invoke || op.Mops.N == 0)

@@ -202,7 +202,8 @@ func (v *Value) Key() (model.KeyID, error) {
 
 // Map reads a map, calling fn for each entry in order with the key's name
 // (a keyword without its colon, a string, a symbol; "" for a key of any
-// other kind) and the entry's value. A value fn does not read is skipped.
+// other kind) and the entry's value, which is valid only during the call.
+// A value fn does not read is skipped.
 // A form that is not a map is an error ("expected a map, found ...").
 func (v *Value) Map(fn func(key string, val *Value) error) error {
 	v.done = true
@@ -214,7 +215,8 @@ func (v *Value) Map(fn func(key string, val *Value) error) error {
 		return v.Errorf("expected a map, found %s", d.describe())
 	}
 	o, _ := d.opener()
-	elem := &Value{d: d}
+	elem := d.takeValue()
+	defer d.putValue(elem)
 	for {
 		if c, err := d.nextClose(o); err != nil {
 			return err
@@ -245,7 +247,8 @@ func (v *Value) Map(fn func(key string, val *Value) error) error {
 }
 
 // Seq reads a vector, list or set (a JSON array), calling fn for each
-// element in order. An element fn does not read is skipped. Any other form
+// element in order; elem is valid only during the call. An element fn
+// does not read is skipped. Any other form
 // is an error ("expected a vector, found ...").
 func (v *Value) Seq(fn func(elem *Value) error) error {
 	v.done = true
@@ -257,7 +260,8 @@ func (v *Value) Seq(fn func(elem *Value) error) error {
 		}
 		return v.Errorf("expected a vector, found %s", d.describe())
 	}
-	elem := &Value{d: d}
+	elem := d.takeValue()
+	defer d.putValue(elem)
 	for {
 		if c, err := d.nextClose(o); err != nil {
 			return err
@@ -293,6 +297,18 @@ func (w *ExtWriter) Word(x int64) {
 	w.d.hx.xrecs[w.rec].w1++
 }
 
+// Len is the number of words in the record so far.
+func (w *ExtWriter) Len() int {
+	r := &w.d.hx.xrecs[w.rec]
+	return int(r.w1 - r.w0)
+}
+
+// SetWord replaces the record's word i (i < Len): room taken with Word
+// for what is known only later (a count, flags).
+func (w *ExtWriter) SetWord(i int, x int64) {
+	w.d.hx.xwords[int(w.d.hx.xrecs[w.rec].w0)+i] = x
+}
+
 // Key appends a key (from Value.Key) to the record.
 func (w *ExtWriter) Key(k model.KeyID) {
 	w.d.hx.xkeys = append(grow(w.d.hx.xkeys), k)
@@ -311,7 +327,26 @@ type hookScratch struct {
 	xkeys    []model.KeyID
 	xout     []model.ExtRec
 	fieldBuf []byte
+	sub      lexer // reads a captured :value (offerValue)
+	w        ExtWriter
+	free     []*Value // Values for reuse: a Decode and each Map and Seq take one
 }
+
+// takeValue returns a Value at the current token, reused if one is free:
+// reading a form allocates nothing once the first ops are read.
+func (d *decoder) takeValue() *Value {
+	hx := d.hx
+	if n := len(hx.free); n > 0 {
+		v := hx.free[n-1]
+		hx.free = hx.free[:n-1]
+		v.done = false
+		return v
+	}
+	return &Value{d: d}
+}
+
+// putValue frees v for reuse; it must not be used afterwards.
+func (d *decoder) putValue(v *Value) { d.hx.free = append(d.hx.free, v) }
 
 // setHooks installs the workload decoders hooks.
 func (d *decoder) setHooks(hooks []ValueDecoder) {
@@ -360,9 +395,11 @@ func (d *decoder) runHook(i int, field, f string) error {
 	d.hx.xrecs = append(d.hx.xrecs, xrec{owner: model.ExtOwner(i + 1),
 		w0: int32(len(d.hx.xwords)), w1: int32(len(d.hx.xwords)),
 		k0: int32(len(d.hx.xkeys)), k1: int32(len(d.hx.xkeys))})
-	v := Value{d: d}
-	w := ExtWriter{d: d, rec: len(d.hx.xrecs) - 1}
-	if err := d.hooks[i].Decode(field, f, &v, &w); err != nil {
+	v := d.takeValue()
+	defer d.putValue(v)
+	w := &d.hx.w
+	*w = ExtWriter{d: d, rec: len(d.hx.xrecs) - 1}
+	if err := d.hooks[i].Decode(field, f, v, w); err != nil {
 		return err
 	}
 	if !v.done {
@@ -394,13 +431,16 @@ func (d *decoder) offerValue(f string) (bool, error) {
 	}
 	raw := d.atomText(&d.hx.vraw)
 	at := d.vpos
-	sub := &lexer{buf: raw, end: len(raw), eof: true, base: at.off, line: at.line, lineStart: at.lineStart,
-		opStart: -1, capStart: -1, json: d.json}
+	sub := &d.hx.sub // reused: its scratch buffers stay
+	*sub = lexer{buf: raw, end: len(raw), eof: true, base: at.off, line: at.line, lineStart: at.lineStart,
+		opStart: -1, capStart: -1, json: d.json, sbuf: sub.sbuf[:0], jstack: sub.jstack[:0]}
 	main := d.l
 	d.l = sub
-	defer func() { d.l = main }()
 	sub.next()
-	if err := d.runHook(i, ValueField, f); err != nil {
+	err := d.runHook(i, ValueField, f)
+	d.l = main
+	sub.buf = nil
+	if err != nil {
 		if err == errEOF { // the captured form is whole: a decoder read past it
 			return true, &lexErr{at, "the " + d.hooks[i].Name() + " decoder read past the end of this value"}
 		}
@@ -409,8 +449,9 @@ func (d *decoder) offerValue(f string) (bool, error) {
 	return true, nil
 }
 
-// storeExt stores the scratch records of the op being read with op.
-func (d *decoder) storeExt(op *model.Op) {
+// storeExt stores the scratch records of the op being read, which will be
+// at position d.n.
+func (d *decoder) storeExt() {
 	recs := slices.Grow(d.hx.xout[:0], len(d.hx.xrecs))[:len(d.hx.xrecs)]
 	d.hx.xout = recs
 	for i, x := range d.hx.xrecs {
@@ -423,7 +464,7 @@ func (d *decoder) storeExt(op *model.Op) {
 		r.Keys, ks = d.b.ExtKeys(int(x.k1 - x.k0))
 		copy(ks, d.hx.xkeys[x.k0:x.k1])
 	}
-	d.b.SetExt(op, recs...)
+	d.b.SetExtAt(int(d.n), recs...)
 	d.resetExt()
 }
 

@@ -53,8 +53,9 @@ func (abortDecoder) Decode(field, f string, v *Value, w *ExtWriter) error {
 	switch {
 	case field == "rebalance-log":
 		w.SetKind(kRebalance)
-		var n [2]int64
-		err := v.Map(func(k string, ev *Value) error {
+		w.Word(0) // events before
+		w.Word(0) // events during
+		return v.Map(func(k string, ev *Value) error {
 			i := 0
 			switch k {
 			case "before":
@@ -63,8 +64,9 @@ func (abortDecoder) Decode(field, f string, v *Value, w *ExtWriter) error {
 			default:
 				return nil
 			}
-			return ev.Seq(func(e *Value) error {
-				n[i]++
+			n := 0
+			err := ev.Seq(func(e *Value) error {
+				n++
 				return e.Map(func(k string, ks *Value) error {
 					if k != "keys" {
 						return nil
@@ -76,10 +78,9 @@ func (abortDecoder) Decode(field, f string, v *Value, w *ExtWriter) error {
 					})
 				})
 			})
+			w.SetWord(i, int64(n))
+			return err
 		})
-		w.Word(n[0])
-		w.Word(n[1])
-		return err
 	case f == "assign" || f == "subscribe":
 		w.SetKind(kTopic)
 		id, err := v.Key()
@@ -107,8 +108,8 @@ func (abortDecoder) Decode(field, f string, v *Value, w *ExtWriter) error {
 		return v.Errorf("the value of a poll must be a map or nil, found %s", v.Describe())
 	}
 	at := v.Pos()
+	w.Word(0) // the flags, set below
 	var flags int64
-	var offsets []int64
 	topic := false
 	err := v.Map(func(k string, x *Value) error {
 		switch k {
@@ -127,7 +128,7 @@ func (abortDecoder) Decode(field, f string, v *Value, w *ExtWriter) error {
 			flags |= 2
 			return x.Seq(func(o *Value) error {
 				n, err := o.Int()
-				offsets = append(offsets, n)
+				w.Word(n)
 				return err
 			})
 		}
@@ -139,10 +140,7 @@ func (abortDecoder) Decode(field, f string, v *Value, w *ExtWriter) error {
 	if flags&2 != 0 && !topic {
 		return v.ErrorAt(at, "a poll with offsets needs a topic")
 	}
-	w.Word(flags)
-	for _, o := range offsets {
-		w.Word(o)
-	}
+	w.SetWord(0, flags)
 	return nil
 }
 

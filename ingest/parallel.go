@@ -446,9 +446,9 @@ func (pr *parallelRead) merge(p *part) bool {
 	p.extras = h.Extras
 	pr.extras = append(pr.extras, h.Extras...)
 	if len(h.ExtSpans) > 0 {
-		for len(pr.extSpans) < int(exBase) {
-			pr.extSpans = append(pr.extSpans, model.Span{})
-		}
+		// the column beside the ops: none for the ops before the block
+		// that have none
+		pr.extSpans = append(pr.extSpans, make([]model.Span, base-int64(len(pr.extSpans)))...)
 		for _, sp := range h.ExtSpans {
 			pr.extSpans = append(pr.extSpans, sp.Rebase(xrecB))
 		}

@@ -5,15 +5,16 @@ package model
 // not decode itself, such as the abort workload's poll maps
 // ({:topic "t1" :offsets [1 2 3]}) or its :rebalance-log map.
 //
-// An op that has it has rarer fields (Op.Extra), and History.ExtSpans,
-// beside History.Extras, locates its run of ExtRecs, one per form a
-// decoder read, in the order they were read. A record is a kind
-// the decoder chose, the decoder that wrote it (Owner), and two runs of
-// dense integers, its words (int64s: offsets, flags, counts, whatever the
-// workload encodes) and its keys (KeyIDs, interned like a send's key, so
-// that a topic named in a poll map and in a subscribe are one key). Their
-// meaning is the workload's own: model only stores them. Op stays 40
-// bytes and OpExtra 80; a history without such data costs nothing more.
+// History.ExtSpans, a column beside History.Ops (nil when no op has any),
+// locates an op's run of ExtRecs, one per form a decoder read, in the
+// order they were read. A record is a kind the decoder chose, the decoder
+// that wrote it (Owner), and two runs of dense integers, its words (int64s:
+// offsets, flags, counts, whatever the workload encodes) and its keys
+// (KeyIDs, interned like a send's key, so that a topic named in a poll map
+// and in a subscribe are one key). Their meaning is the workload's own:
+// model only stores them. Op stays 40 bytes and OpExtra 80: a history
+// without such data costs nothing more, one with it 8 bytes per op for the
+// column, plus its records.
 
 // ExtOwner names the decoder that wrote an ExtRec: 1 + its index in
 // History.ExtOwners. 0 is no decoder.
@@ -31,10 +32,11 @@ type ExtRec struct {
 	Owner ExtOwner
 }
 
-// ExtOf returns the workload records of op, in the order they were read;
-// nil when it has none. The slice aliases the history.
-func (h *History) ExtOf(op *Op) []ExtRec {
-	if i := int(op.Extra) - 1; i >= 0 && i < len(h.ExtSpans) {
+// ExtAt returns the workload records of the op at position i of
+// History.Ops, in the order they were read; nil when it has none. The
+// slice aliases the history. O(1).
+func (h *History) ExtAt(i int) []ExtRec {
+	if i < len(h.ExtSpans) {
 		return h.ExtRecs.Get(h.ExtSpans[i])
 	}
 	return nil
@@ -67,15 +69,14 @@ func (b *Builder) ExtWords(n int) (Span, []int64) { return b.h.ExtWords.Alloc(n)
 // ExtKeys stores n keys and returns their span and the slice to fill.
 func (b *Builder) ExtKeys(n int) (Span, []KeyID) { return b.h.ExtKeys.Alloc(n) }
 
-// SetExt stores recs as op's workload records (their spans filled with
-// ExtWords and ExtKeys), replacing any it had.
-func (b *Builder) SetExt(op *Op, recs ...ExtRec) {
+// SetExtAt stores recs (their spans filled with ExtWords and ExtKeys) as
+// the workload records of the op at position i of History.Ops, replacing
+// any it had.
+func (b *Builder) SetExtAt(i int, recs ...ExtRec) {
 	sp, dst := b.h.ExtRecs.Alloc(len(recs))
 	copy(dst, recs)
-	b.Extra(op)
-	i := int(op.Extra) - 1
-	for len(b.h.ExtSpans) <= i {
-		b.h.ExtSpans = append(b.h.ExtSpans, Span{})
+	if len(b.h.ExtSpans) <= i {
+		b.h.ExtSpans = append(b.h.ExtSpans, make([]Span, i+1-len(b.h.ExtSpans))...)
 	}
 	b.h.ExtSpans[i] = sp
 }

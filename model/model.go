@@ -358,9 +358,9 @@ type History struct {
 	ElemStore Store[MsgID]
 	// ExtRecs, ExtWords and ExtKeys hold what workloads' own decoders read
 	// (ext.go); ExtOwners names those decoders (ExtRec.Owner). ExtSpans,
-	// indexed like Extras, locates an op's records in ExtRecs; it is nil
-	// when no op has any, and may be shorter than Extras (the ops past its
-	// end have none), so that it costs nothing where no workload decoder
+	// indexed like Ops, locates an op's records in ExtRecs; it is nil when
+	// no op has any, and may be shorter than Ops (the ops past its end
+	// have none), so that it costs nothing where no workload decoder
 	// wrote.
 	ExtSpans  []Span
 	ExtRecs   Store[ExtRec]
