@@ -366,8 +366,9 @@ type xrec struct {
 }
 
 // hookName returns b as a string, shared with earlier calls for the same
-// text (map keys and field names repeat from op to op).
-// Past 4096 texts, new ones are not shared.
+// text (map keys and field names repeat from op to op); past 4096
+// different texts, new ones are no longer shared, so that the table stays
+// small whatever the input.
 func (d *decoder) hookName(b []byte) string {
 	if s, ok := d.fnames[string(b)]; ok || len(d.fnames) >= 4096 {
 		if !ok {
