@@ -80,6 +80,12 @@ func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 	return res, h, err
 }
 
+// readOptions are ingest's options for opts, with every workload's value
+// decoder installed: the workload is not known before the history is read.
+func readOptions(opts Options) ingest.Options {
+	return ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes, Decoders: workload.Decoders()}
+}
+
 // Read reads a history from r (named name in messages) and checks it.
 func Read(r io.Reader, name string, opts Options) (*analysis.Result, *model.History, error) {
 	h, err := ReadHistoryFrom(r, name, opts)
