@@ -12,7 +12,9 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // This file builds the view of a transactional history (list-append,
@@ -211,7 +213,7 @@ func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instanc
 			iv.Chain = append(iv.Chain, strings.TrimSpace(l))
 		}
 	}
-	if typ == "incompatible-order" && len(in.Values) == 2 && len(in.Ops) == 2 {
+	if e, ok := workload.Describe(b.res.Workload, typ); ok && e.SideBySide && len(in.Values) == 2 && len(in.Ops) == 2 {
 		iv.Reads = sideBySide(in.Ops, in.Values)
 	}
 }
@@ -219,7 +221,7 @@ func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instanc
 // sideBySide sets two reads of a key side by side around the first
 // element where they differ.
 func sideBySide(ops []int64, lists []analysis.Value) *ReadsView {
-	d := firstDifference(lists[0], lists[1])
+	d := catalog.FirstDifference(lists[0], lists[1])
 	longest := max(len(lists[0].Elems), len(lists[1].Elems))
 	lo, hi := max(0, d-readsContext), min(longest, d+readsContext+1)
 	rv := &ReadsView{Diff: d}

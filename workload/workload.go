@@ -27,10 +27,12 @@ package workload
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -76,49 +78,21 @@ func DefaultOptions() Options {
 	return Options{CycleBudget: 10 * time.Second, StallThreshold: 10 * time.Second}
 }
 
-// Severity says when an anomaly type makes a history invalid.
-type Severity uint8
+// Severity says when an anomaly type makes a history invalid (package
+// catalog).
+type Severity = catalog.Severity
 
 // Severities.
 const (
-	// Bad: every instance makes the history invalid.
-	Bad Severity = iota
-	// Informational: never makes a history invalid.
-	Informational
-	// Conditional: bad or not depending on options, the consumer's mode or
-	// the consistency models; AnomalyType.When says how.
-	Conditional
-	// Undecided: the history could not be fully judged; the verdict is at
-	// best unknown.
-	Undecided
+	Bad           = catalog.Bad
+	Informational = catalog.Informational
+	Conditional   = catalog.Conditional
+	Undecided     = catalog.Undecided
 )
 
-// String returns "bad", "informational", "conditional" or "undecided".
-func (s Severity) String() string {
-	switch s {
-	case Bad:
-		return "bad"
-	case Informational:
-		return "informational"
-	case Conditional:
-		return "conditional"
-	}
-	return "undecided"
-}
-
-// AnomalyType describes one anomaly type of a workload.
-type AnomalyType struct {
-	// Name is the type's name, exactly as the JSON result spells it.
-	Name string
-	// Meaning says in one sentence what an instance shows.
-	Meaning string
-	// Severity and When say when it makes a history invalid.
-	Severity Severity
-	When     string
-	// Doc is the path of its documentation in the repository, with an
-	// anchor (docs/queue.md#lost-write).
-	Doc string
-}
+// AnomalyType describes one anomaly type of a workload: its catalogue
+// entry, written in the package of the workload that reports it.
+type AnomalyType = catalog.Entry
 
 // Workload is one kind of history hindsight checks.
 type Workload struct {
@@ -135,8 +109,16 @@ type Workload struct {
 	// checked.
 	Check func(h *model.History, pairing model.Pairing, o Options) *analysis.Result
 	// Types are every anomaly type the checker can report, in the order
-	// summaries list them.
+	// summaries list them: the workload's catalogue (its analysis
+	// package's Catalogue function).
 	Types []AnomalyType
+	// ExplainStep says why one edge of a cycle exists, in words; nil for
+	// a workload without cycles.
+	ExplainStep func(st analysis.Step, lookup catalog.OpLookup) string
+	// Transactional: the history's ops are transactions judged against
+	// consistency models (the report shows models, the dependency graph
+	// and txn views); false for the queue.
+	Transactional bool
 	// Flags name the command-line options the checker reads.
 	Flags []string
 }
@@ -284,9 +266,9 @@ func Detect(h *model.History) (*Workload, error) {
 	case found != nil:
 		return found, nil
 	case nilReads:
-		return MustLookup("list-append"), nil
+		return MustLookup(txn.ListAppend), nil
 	}
-	return MustLookup("queue"), nil
+	return MustLookup(queue.Workload), nil
 }
 
 func owner(m *model.Mop) *Workload {
@@ -296,32 +278,4 @@ func owner(m *model.Mop) *Workload {
 		}
 	}
 	return nil
-}
-
-// docAnchor is the anchor a heading of text name gets on GitHub: lower
-// case, spaces to hyphens, other punctuation but hyphens dropped.
-func docAnchor(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		case r == ' ':
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
-}
-
-// withDocs fills the Doc of every type of w from its page.
-func withDocs(w *Workload) *Workload {
-	for i := range w.Types {
-		if w.Types[i].Severity == Bad && w.Types[i].When == "" {
-			w.Types[i].When = "always"
-		}
-		if w.Types[i].Doc == "" {
-			w.Types[i].Doc = w.Doc + "#" + docAnchor(w.Types[i].Name)
-		}
-	}
-	return w
 }
