@@ -1,14 +1,37 @@
 // Package workload is the one place that knows hindsight's workloads: for
 // each, its name, how a history is recognised as one of it, its checker and
-// the options it reads, and the anomaly types it reports (with their
-// meaning in a sentence, their documentation page, and when they make a
-// history invalid).
+// the options it reads, and its catalogue of anomaly types.
 //
 // The pipeline (package check), the command line, the scanner's columns,
 // shrink and the report ask this registry; none of them imports a
-// workload's analysis package. Adding a workload means adding its analysis
-// package and one entry here (go/analysis's list of Analyzer values is the
-// model).
+// workload's analysis package. go/analysis's list of Analyzer values is the
+// model.
+//
+// # The catalogue
+//
+// What an anomaly type is, is written once: a catalog.Entry in the
+// package of the workload that reports it (analysis/queue/catalogue.go,
+// analysis/txn/catalogue.go), keyed by workload and name. The entry holds
+// the type's one-sentence meaning, its severity and when it applies, the
+// anchor of its section in docs/<workload>.md, the function that words an
+// instance (in the workload's explain.go), and how the queue's offset
+// timeline draws it. A name two workloads report (G1a, G1c, garbage-read)
+// has one entry in each. A Workload's Types are its catalogue; AllTypes
+// is the union of names that scan's count columns follow; Describe finds
+// an entry by workload and name, and the text and HTML report call its
+// Explain and read its Mark. Nothing outside the workload's packages
+// spells a type's name: the tests in catalogue_test.go fail on a string
+// literal of one in report/, scan/, check/ or cmd/, and on an entry with
+// no docs section, no fixture that produces it (noFixture lists the
+// exceptions with their reasons) or no wording.
+//
+// Adding an anomaly type to a workload: its constant (types.go) and the
+// check that finds it, its entry (catalogue.go) and wording (explain.go)
+// beside them, its section in docs/<workload>.md, and a fixture under
+// testdata/ that shows it. Adding a workload: its analysis package with a
+// checker and a catalogue, its docs page, and one register call here
+// (queue.go and txn.go are the examples); docs/CONTRIBUTING.md walks
+// through both.
 //
 // # Detection
 //
