@@ -126,37 +126,26 @@ func ProvenNote(r *analysis.Result, typ string) string {
 	return fmt.Sprintf("%d of %d proven", n, len(r.Anomalies[typ]))
 }
 
-// rwRegister names the workload whose version-order sources the text
-// summary lists.
-const rwRegister = "rw-register"
-
-// TxnSources names the version-order sources an rw-register check used,
-// for the text summary ("" for other workloads).
+// TxnSources names the version-order sources a check used, for the text
+// summary: its workload's VersionSources ("" for a workload without).
 func TxnSources(r *analysis.Result) string {
-	o := r.Options
-	if r.Workload != rwRegister {
-		return ""
+	if w, ok := workload.Lookup(r.Workload); ok && w.VersionSources != nil {
+		return w.VersionSources(r.Options)
 	}
-	srcs := []string{"the initial state"}
-	for _, f := range []struct {
-		on   *bool
-		name string
-	}{{o.WFRKeys, "--wfr-keys"}, {o.SequentialKeys, "--sequential-keys"}, {o.LinearizableKeys, "--linearizable-keys"}} {
-		if f.on != nil && *f.on {
-			srcs = append(srcs, f.name)
-		}
-	}
-	if o.TransactionOrder != nil {
-		srcs = append(srcs, "--transaction-order")
-	}
-	return strings.Join(srcs, ", ")
+	return ""
 }
 
-// txnUnit names what a transactional history's messages are: list
-// elements or register values.
-func txnUnit(workload string) string {
-	if workload == rwRegister {
-		return "values"
+// txnUnit names what a transactional history's messages are (its
+// workload's Unit; "elements" for an unknown workload).
+func txnUnit(name string) string {
+	if w, ok := workload.Lookup(name); ok && w.Unit != "" {
+		return w.Unit
 	}
 	return "elements"
+}
+
+// lists reports whether the reads of the named workload return lists.
+func lists(name string) bool {
+	w, ok := workload.Lookup(name)
+	return ok && w.Lists
 }

@@ -153,7 +153,7 @@ func (b *builder) txnView(v *View) {
 	v.Stats, v.Options = txnStatFacts(b.res), txnOptionFacts(b.res)
 	b.sections(v)
 	tv := &TxnView{Models: nonNil(b.res.Models), Not: nonNil(b.res.Not), AlsoNot: nonNil(b.res.AlsoNot),
-		List: b.res.Workload == "list-append"}
+		List: lists(b.res.Workload)}
 	tv.Timeline = b.txnTimeline(v)
 	tv.Orders, tv.OrdersTotal = b.orders()
 	if len(tv.Orders) < tv.OrdersTotal {
@@ -168,12 +168,9 @@ func (b *builder) txnView(v *View) {
 }
 
 // written names what a transactional workload writes: list-append appends
-// elements, rw-register writes values.
+// elements, rw-register writes values (the workload's Unit).
 func written(workload string) string {
-	if workload == "list-append" {
-		return "elements written"
-	}
-	return "values written"
+	return txnUnit(workload) + " written"
 }
 
 func txnStatFacts(res *analysis.Result) []Fact {
@@ -308,7 +305,7 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
 		}
 		tip = append(tip, st.Why)
-		links = append(links, markContested(relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, b.res.Workload == "list-append"), 12, tip), st.Contested))
+		links = append(links, markContested(relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, lists(b.res.Workload)), 12, tip), st.Contested))
 	}
 	ch.Option = graphOption(typ, nodes, links)
 	ch.Series = 1

@@ -20,6 +20,8 @@ func init() {
 		Types:         txn.ListAppendCatalogue(),
 		ExplainStep:   stepIn(txn.ListAppend),
 		Transactional: true,
+		Unit:          "elements",
+		Lists:         true,
 	})
 	register(&Workload{
 		Name: txn.RWRegister,
@@ -28,10 +30,12 @@ func init() {
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return txn.CheckRWRegister(h, p, txnOptions(o))
 		},
-		Flags:         []string{"model", "cycle-budget", "wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"},
-		Types:         txn.RWRegisterCatalogue(),
-		ExplainStep:   stepIn(txn.RWRegister),
-		Transactional: true,
+		Flags:          []string{"model", "cycle-budget", "wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"},
+		Types:          txn.RWRegisterCatalogue(),
+		ExplainStep:    stepIn(txn.RWRegister),
+		Transactional:  true,
+		Unit:           "values",
+		VersionSources: txn.VersionSources,
 	})
 }
 

@@ -142,6 +142,16 @@ type Workload struct {
 	// consistency models (the report shows models, the dependency graph
 	// and txn views); false for the queue.
 	Transactional bool
+	// Unit names what a transactional history's messages are in
+	// summaries: "elements" (list-append), "values" (rw-register).
+	Unit string
+	// Lists: a read returns the whole list of a key (list-append), so
+	// the report labels a step by the list's last element.
+	Lists bool
+	// VersionSources names the version-order sources a check ran with,
+	// from its result's options, for the text summary; nil for a workload
+	// with none to choose.
+	VersionSources func(o analysis.Options) string
 	// Flags name the command-line options the checker reads.
 	Flags []string
 }

@@ -395,3 +395,22 @@ func txnStepWhy(workload string, st analysis.Step, lookup catalog.OpLookup) stri
 	_ = lookup
 	return fmt.Sprintf("%s → %s (%s)", from, to, st.Rel)
 }
+
+// VersionSources names the version-order sources an rw-register check
+// ran with (o, the result's options), for the text summary: the initial
+// state, then each source option's flag.
+func VersionSources(o analysis.Options) string {
+	srcs := []string{"the initial state"}
+	for _, f := range []struct {
+		on   *bool
+		name string
+	}{{o.WFRKeys, "--wfr-keys"}, {o.SequentialKeys, "--sequential-keys"}, {o.LinearizableKeys, "--linearizable-keys"}} {
+		if f.on != nil && *f.on {
+			srcs = append(srcs, f.name)
+		}
+	}
+	if o.TransactionOrder != nil {
+		srcs = append(srcs, "--transaction-order")
+	}
+	return strings.Join(srcs, ", ")
+}
