@@ -3,7 +3,9 @@ package queue
 // Anomaly type names, exactly as spec/queue.md §3 spells them. Each doc
 // comment states the property the anomaly violates and the instance fields
 // it carries (JSON names of analysis.Instance); every instance also carries
-// witness, the sorted op indices of its minimal counterexample.
+// witness, the sorted op indices of its minimal counterexample. Each
+// type's meaning, severity, docs section, wording and timeline mark are its
+// entry in catalogue.go (Catalogue), with its wording in explain.go.
 const (
 	// InconsistentOffsets: one offset of a key holds two or more distinct
 	// values. Fields: key, offset, index (the offset's dense position),
