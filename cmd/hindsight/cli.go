@@ -264,7 +264,7 @@ func checkOne(path string, stdin io.Reader, opts check.Options, f *checkFlags, s
 		err error
 	)
 	if path == "-" {
-		res, h, err = check.Read(stdin, "-", opts)
+		res, h, err = check.ReadDigest(stdin, "-", opts)
 	} else {
 		restore, afterRead := memoryBudget(path, budgetRatio)
 		opts.AfterRead = afterRead
@@ -318,6 +318,9 @@ hindsight reports. Takes the same flags as check.`,
 			res, err := check.History(h, opts)
 			if err != nil {
 				return err
+			}
+			if d, err := check.DigestReader(samples.QueueReader()); err == nil {
+				d.Set(res)
 			}
 			if code := emit(res, h, &f, stdout, stderr); code != exitValid {
 				return exitError{code}
