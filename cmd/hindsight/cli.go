@@ -53,12 +53,14 @@ type checkFlags struct {
 	html           string // check --html FILE (report.go)
 	// rw-register's version-order sources
 	wfrKeys, sequentialKeys, linearizableKeys bool
-	transactionOrder                          string // a JSON file
+	transactionOrder                          string    // a JSON file
+	junit                                     *junitOut // --format junit, --junit FILE (junit.go)
+	annotate                                  bool      // check: GitHub Actions annotations (annotate.go)
 }
 
 func (f *checkFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text or json (check and scan: or junit)")
 	fl.BoolVar(&f.wwDeps, "ww-deps", false, "add write-write dependencies (version order) to the dependency graph")
 	fl.StringVar(&f.subVia, "sub-via", "", "treat every consumer as using assign or subscribe (default: per process, from its ops)")
 	fl.DurationVar(&f.cycleBudget, "cycle-budget", 10*time.Second, "time limit for the cycle search in each strongly connected component (0: none)")
@@ -78,6 +80,10 @@ func (f *checkFlags) options() (check.Options, error) {
 	o.Workload = f.workload
 	switch f.format {
 	case "text", "json":
+	case "junit":
+		if f.junit == nil {
+			return o, usageError{fmt.Errorf("--format must be text or json, not %q", f.format)}
+		}
 	default:
 		return o, usageError{fmt.Errorf("--format must be text or json, not %q", f.format)}
 	}
@@ -245,6 +251,9 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 			for _, path := range args {
 				code = worse(code, checkOne(path, stdin, opts, &f, stdout, stderr))
 			}
+			if err := f.writeJUnit(stdout); err != nil {
+				return err
+			}
 			if code != exitValid {
 				return exitError{code}
 			}
@@ -252,6 +261,8 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 		},
 	}
 	f.register(cmd)
+	f.registerJUnit(cmd)
+	f.annotate = true
 	cmd.Flags().StringVar(&f.html, "html", "", "also write the HTML report of the (single) history to this file")
 	return cmd
 }
@@ -274,6 +285,7 @@ func checkOne(path string, stdin io.Reader, opts check.Options, f *checkFlags, s
 	if err != nil {
 		// Unreadable input and internal failures alike: exit 3.
 		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		f.addJUnitError(path, err)
 		return exitInput
 	}
 	return emit(res, h, f, stdout, stderr)
@@ -284,9 +296,15 @@ func emit(res *analysis.Result, h *model.History, f *checkFlags, stdout, stderr 
 		fmt.Fprintf(stderr, "hindsight: warning: %s\n", w)
 	}
 	var err error
-	if f.format == "json" {
+	f.addJUnit(res, h)
+	if f.annotate {
+		annotate(res, h, os.Getenv, stderr)
+	}
+	switch f.format {
+	case "junit":
+	case "json":
 		err = report.JSON(stdout, res)
-	} else {
+	default:
 		err = report.Text(stdout, res, report.HistoryLookup(h), f.maxExamples)
 	}
 	if err != nil {
