@@ -188,6 +188,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.AddCommand(checkCmd(stdin, stdout, stderr), demoCmd(stdout, stderr), reportCmd(stdin, stdout, stderr))
 	root.AddCommand(shrinkCmd(stdin, stdout, stderr))
 	root.AddCommand(scanCmd(stdout, stderr))
+	root.AddCommand(diffCmd(stdout))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	// Profiles for a user whose history hindsight reads slowly: the two
 	// files, sent with the history's size and shape, say where the time
