@@ -85,6 +85,9 @@ func (f *checkFlags) options() (check.Options, error) {
 			return o, usageError{fmt.Errorf("--format must be text or json, not %q", f.format)}
 		}
 	default:
+		if f.junit != nil {
+			return o, usageError{fmt.Errorf("--format must be text, json or junit, not %q", f.format)}
+		}
 		return o, usageError{fmt.Errorf("--format must be text or json, not %q", f.format)}
 	}
 	switch f.subVia {
