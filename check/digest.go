@@ -33,7 +33,8 @@ func (d Digest) Set(r *analysis.Result) {
 
 // DigestFile hashes the history at path as ReadFile reads it (a plain or
 // compressed file, a store directory, ARCHIVE!/member). One pass over the
-// bytes: O(size), constant memory.
+// bytes: O(size), constant memory. A pipe or device has no digest (an
+// error): it cannot be read a second time.
 func DigestFile(path string) (Digest, error) {
 	var rc io.ReadCloser
 	if _, err := os.Stat(path); err != nil {
@@ -49,6 +50,11 @@ func DigestFile(path string) (Digest, error) {
 		file, ok := ingest.StoreFile(path)
 		if !ok {
 			return Digest{}, errors.New(path + ": no history file in this directory")
+		}
+		// Only a regular file can be read twice: a second reader of a
+		// pipe (check <(zcat h.gz)) would take bytes from the history.
+		if fi, err := os.Stat(file); err != nil || !fi.Mode().IsRegular() {
+			return Digest{}, errors.New(file + ": not a regular file; no digest")
 		}
 		f, err := os.Open(file)
 		if err != nil {

@@ -56,3 +56,15 @@ func TestDigest(t *testing.T) {
 		}
 	})
 }
+
+// TestDigestNotRegular: a pipe or a device is never opened a second time
+// for its digest (a second reader of a pipe would steal the history's
+// bytes).
+func TestDigestNotRegular(t *testing.T) {
+	if _, err := os.Stat(os.DevNull); err != nil {
+		t.Skip(err)
+	}
+	if _, err := DigestFile(os.DevNull); err == nil {
+		t.Errorf("%s: digest of a device", os.DevNull)
+	}
+}
