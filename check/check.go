@@ -72,11 +72,19 @@ func inputError(err error) error {
 // File reads and checks the history at path ("-" for standard input, or a
 // Jepsen store directory). It returns the history too, for reports.
 func File(path string, opts Options) (*analysis.Result, *model.History, error) {
+	// The digest (the result's sha256 and bytes) is taken beside the
+	// read, from the page cache; a file it cannot hash has none.
+	digest := make(chan Digest, 1)
+	go func() {
+		d, _ := DigestFile(path)
+		digest <- d
+	}()
 	h, err := ReadHistory(path, opts)
 	if err != nil {
 		return nil, nil, inputError(err)
 	}
 	res, err := History(h, opts)
+	(<-digest).Set(res)
 	return res, h, err
 }
 
