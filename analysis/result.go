@@ -524,8 +524,14 @@ func (s *Points[T]) All() iter.Seq2[int, *T] {
 
 // Result is the outcome of checking one history.
 type Result struct {
-	Schema         string                `json:"schema"`
-	Source         string                `json:"source"`
+	Schema string `json:"schema"`
+	Source string `json:"source"`
+	// SHA256 and Bytes are the SHA-256 (hex) and size of the history's
+	// bytes as stored (package check fills them; a scan row's sha256 and
+	// size_bytes are the same), so that results can be matched across
+	// runs (hindsight diff). Left out when unknown.
+	SHA256         string                `json:"sha256,omitempty"`
+	Bytes          int64                 `json:"bytes,omitempty"`
 	Workload       string                `json:"workload"`
 	Verdict        Verdict               `json:"valid"`
 	AnomalyTypes   []string              `json:"anomaly_types"`

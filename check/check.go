@@ -72,12 +72,26 @@ func inputError(err error) error {
 // File reads and checks the history at path ("-" for standard input, or a
 // Jepsen store directory). It returns the history too, for reports.
 func File(path string, opts Options) (*analysis.Result, *model.History, error) {
+	// The digest (the result's sha256 and bytes) is taken beside the
+	// read, from the page cache; a file it cannot hash has none.
+	digest := make(chan Digest, 1)
+	go func() {
+		d, _ := DigestFile(path)
+		digest <- d
+	}()
 	h, err := ReadHistory(path, opts)
 	if err != nil {
 		return nil, nil, inputError(err)
 	}
 	res, err := History(h, opts)
+	(<-digest).Set(res)
 	return res, h, err
+}
+
+// readOptions are ingest's options for opts, with every workload's value
+// decoder installed: the workload is not known before the history is read.
+func readOptions(opts Options) ingest.Options {
+	return ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes, Decoders: workload.Decoders()}
 }
 
 // Read reads a history from r (named name in messages) and checks it.

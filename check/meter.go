@@ -83,7 +83,7 @@ func AsMemoryCapError(err error) (*MemoryCapError, bool) {
 // standard input), metered by opts.Meter when it is set. Errors in the
 // content are ingest's, as ingest.ReadFile returns them.
 func ReadHistory(path string, opts Options) (*model.History, error) {
-	iopts := ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes}
+	iopts := readOptions(opts)
 	if opts.Meter == nil {
 		return ingest.ReadFile(path, iopts)
 	}
@@ -137,7 +137,7 @@ func ReadHistory(path string, opts Options) (*model.History, error) {
 // ReadHistoryFrom reads a history from r, named name, metered by
 // opts.Meter when it is set.
 func ReadHistoryFrom(r io.Reader, name string, opts Options) (*model.History, error) {
-	iopts := ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes}
+	iopts := readOptions(opts)
 	if opts.Meter == nil {
 		return ingest.Read(r, name, iopts)
 	}

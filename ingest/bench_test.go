@@ -183,11 +183,15 @@ func benchRead(b *testing.B, data []byte, n int) {
 }
 
 func benchReadSized(b *testing.B, data []byte, size int64, n int) {
+	benchReadOpts(b, data, size, n, Options{})
+}
+
+func benchReadOpts(b *testing.B, data []byte, size int64, n int, opts Options) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		h, err := Read(bytes.NewReader(data), "bench", Options{})
+		h, err := Read(bytes.NewReader(data), "bench", opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -201,6 +205,24 @@ func benchReadSized(b *testing.B, data []byte, size int64, n int) {
 func BenchmarkReadEDN(b *testing.B) {
 	const n = 200_000
 	benchRead(b, synthHistory(n, false), n)
+}
+
+// BenchmarkReadEDNDecoders reads the history of BenchmarkReadEDN with a
+// workload's value decoder installed (hook_test.go), which it never
+// claims anything of: what every queue history costs once a workload has
+// a decoder.
+func BenchmarkReadEDNDecoders(b *testing.B) {
+	const n = 200_000
+	data := synthHistory(n, false)
+	benchReadOpts(b, data, int64(len(data)), n, abortOpts)
+}
+
+// BenchmarkReadAbort reads a 200k-op abort-style history through the
+// test decoder (hook_test.go): every op's value is a map it decodes.
+func BenchmarkReadAbort(b *testing.B) {
+	const n = 100_000
+	data := abortHistory(n)
+	benchReadOpts(b, data, int64(len(data)), 2*n, abortOpts)
 }
 
 // BenchmarkReadJSON reads the same history as a JSON array.

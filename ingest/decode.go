@@ -23,12 +23,13 @@ func (e *lexErr) Error() string { return e.msg }
 type valueMode uint8
 
 const (
-	vNone  valueMode = iota // no :value
-	vNil                    // nil
-	vEmpty                  // an empty vector, list or set
-	vMops                   // a vector of vectors: micro-ops
-	vKeys                   // a vector, list or set of atoms: keys
-	vOther                  // anything else
+	vNone    valueMode = iota // no :value
+	vNil                      // nil
+	vEmpty                    // an empty vector, list or set
+	vMops                     // a vector of vectors: micro-ops
+	vKeys                     // a vector, list or set of atoms: keys
+	vOther                    // anything else
+	vClaimed                  // decoded by a ValueDecoder (hook.go)
 )
 
 // satom is an atom in the per-op scratch space; its text lives in the
@@ -156,6 +157,11 @@ type decoder struct {
 	part *partOut
 
 	noFast bool // Options.noFast
+
+	// Workload decoders (Options.Decoders, hook.go) and their scratch
+	// space, allocated only when there are any.
+	hooks []ValueDecoder
+	hx    *hookScratch
 }
 
 func newDecoder(l *lexer, b *model.Builder, name string) *decoder {
@@ -566,9 +572,13 @@ func (d *decoder) readOp(start, brace srcPos) error {
 	d.arena = d.arena[:0]
 	d.rkeys = d.rkeys[:0]
 	d.resetValue()
+	if d.hx != nil {
+		d.resetExt()
+	}
 	d.vmode = vNone
 	op := model.Op{Time: model.NoTime, Process: model.AnonProcess, Line: int32(clampInt(brace.line))}
 	var haveIndex, haveType, haveF bool
+	hookField := false // d.hx.fieldBuf names a field ingest does not know, for a ValueDecoder
 	o := opener{tMapEnd, brace}
 	for {
 		l.next()
@@ -580,6 +590,10 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		f := fNone
 		if isName(l.kind) {
 			f = fieldOf(l.text)
+			if f == fNone && len(d.hooks) > 0 {
+				d.hx.fieldBuf = append(d.hx.fieldBuf[:0], trimColon(l.text)...)
+				hookField = true
+			}
 		} else if err := d.skip(); err != nil {
 			return err
 		}
@@ -650,10 +664,29 @@ func (d *decoder) readOp(start, brace srcPos) error {
 				return err
 			}
 		case fRebalance:
+			if len(d.hooks) > 0 && l.kind != tVecBegin && l.kind != tListBegin {
+				// not the queue's vector of events: perhaps a workload's
+				if ok, err := d.offerField("rebalance-log"); ok || err != nil {
+					if err != nil {
+						return err
+					}
+					break
+				}
+			}
 			if err := d.readRebalance(); err != nil {
 				return err
 			}
 		default:
+			if hookField {
+				ok, err := d.offerField(d.hookName(d.hx.fieldBuf))
+				hookField = false
+				if err != nil {
+					return err
+				}
+				if ok {
+					break
+				}
+			}
 			if err := d.skip(); err != nil {
 				return err
 			}
@@ -680,6 +713,21 @@ func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF
 		// histories have no :f), and its micro-ops must be well formed.
 		op.F = model.FTxn
 	}
+	if d.hx != nil && d.hx.hasVRaw {
+		// a :value ingest does not decode itself: perhaps a workload's
+		f := ""
+		if haveF {
+			f = op.F.String()
+			if op.F == model.FOther {
+				f = d.b.Extra(&op).FName
+			}
+		}
+		if ok, err := d.offerValue(f); err != nil {
+			return err
+		} else if ok {
+			d.vmode = vClaimed
+		}
+	}
 	switch op.F {
 	case model.FSend, model.FPoll, model.FTxn:
 		switch d.vmode {
@@ -693,7 +741,7 @@ func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF
 			} else {
 				op.Mops = d.buildMops()
 			}
-		case vNone, vNil, vEmpty:
+		case vNone, vNil, vEmpty, vClaimed:
 		default:
 			return &lexErr{d.vpos, fmt.Sprintf("%s of a %s op must be a vector of micro-ops", d.fieldName("value"), op.F)}
 		}
@@ -705,7 +753,7 @@ func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF
 				keys[i] = d.key(&d.vkeys[i])
 			}
 			d.extra(&op).Keys = keys
-		case vNone, vNil, vEmpty:
+		case vNone, vNil, vEmpty, vClaimed:
 		default:
 			return &lexErr{d.vpos, fmt.Sprintf("%s of a %s op must be a list of keys", d.fieldName("value"), op.F)}
 		}
@@ -719,6 +767,9 @@ func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF
 	}
 	if len(d.rkeys) > 0 {
 		d.extra(&op).Rebalance = d.rebalance()
+	}
+	if d.hx != nil && len(d.hx.xrecs) > 0 {
+		d.storeExt()
 	}
 	if op.Process != model.NoProcess {
 		d.settle(op.Process, op.Type == model.Invoke || op.Mops.N == 0)
@@ -746,6 +797,9 @@ func (d *decoder) resetValue() {
 	d.reads = d.reads[:0]
 	d.vkeys = d.vkeys[:0]
 	d.hasVErr = false
+	if d.hx != nil {
+		d.hx.hasVRaw = false
+	}
 }
 
 // readValue reads :value, whose first token is current.
@@ -762,6 +816,13 @@ func (d *decoder) readValue() error {
 		return d.readSeq(o, l.kind == tSetBegin)
 	}
 	d.vmode = vOther
+	if len(d.hooks) > 0 {
+		// kept for the workload decoders, which need :f (hook.go)
+		d.hx.vshape = shapeOf(l.kind)
+		raw, err := d.capture()
+		d.hx.vraw, d.hx.hasVRaw = raw, err == nil
+		return err
+	}
 	return d.skip()
 }
 

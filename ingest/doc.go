@@ -121,6 +121,49 @@
 // in. A hand-written nested map moved left to its op's column, and whose
 // first key is an op field, would be taken for the next op.
 //
+// # Workload values
+//
+// Ingest decodes itself the values of the queue and transactional
+// workloads (micro-ops, keys, :rebalance-log vectors; see Decoding
+// choices). A workload whose ops carry values of other shapes (the abort
+// workload's poll maps {:topic "t1" :offsets [1 2 3] :abort? true}, its
+// topic-name subscribes, its :rebalance-log map {:before [...] :during
+// [...]}) decodes them itself through a ValueDecoder that Options.Decoders
+// installs (package workload lists every workload's, and package check
+// passes them). Ingest offers a decoder only what it does not decode
+// itself, so that queue and transactional histories read exactly as
+// without decoders, at the same speed:
+//
+//   - an op's :value that is not nil and not a vector, list or set (a map,
+//     a string, a number, a tagged form...), once the op's map is closed
+//     and its :f known: :value may come before :f, and a decoder claims
+//     a value by its :f and its Shape (a map, a string ...), which is all
+//     it learns before it reads. Such a value is kept as its source text
+//     while the op is read (bounded by the op's own bytes, as an op's
+//     scratch space always is) and then read by a lexer of its own that
+//     numbers lines and columns as the input does;
+//   - an op field ingest does not know (any but :index, :time, :type,
+//     :process, :f, :value, :error and :rebalance-log), and
+//     :rebalance-log when it is not a vector: offered by name and shape
+//     (:f may come later, so a field is claimed without it) and read in
+//     place.
+//
+// The decoders are asked in order; the first whose Claim accepts a form
+// reads it through a Value, a cursor on the token stream (Int, Text, Key,
+// Bool, Map, Seq, Skip: no tree is built), and writes what it keeps
+// through an ExtWriter into one record of the op (model.ExtRec: a kind,
+// words and keys, stored beside the op, never in it; model.Op stays 40
+// bytes). Keys are interned as a send's keys are. A value a decoder
+// accepted is no longer checked by ingest (a poll whose value is a map is
+// then no error). What no decoder claims is decoded, ignored or rejected
+// exactly as without decoders. A decoder's error (Value.Errorf,
+// Value.ErrorAt, or a form of the wrong kind for Int, Map ...) is an
+// *Error with the file, line and column of the form, and an excerpt. The
+// fast path (fastOp) leaves to the general decoder every op with such a
+// value or field, and the parallel reader renumbers the keys of a block's
+// records with the rest of the block, so histories read in parallel get
+// the same records.
+//
 // # Decoding choices
 //
 // Where spec/queue.md is silent:

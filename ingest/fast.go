@@ -224,6 +224,9 @@ func (d *decoder) fastValue(buf []byte, p int) int {
 		return p + 3
 	case c == '[':
 	case c == ':' || c == '"' || c == '-' || c >= '0' && c <= '9':
+		if len(d.hooks) > 0 {
+			return -1 // captured for the workload decoders by readValue
+		}
 		_, q := d.fastAtom(buf, p)
 		d.vmode = vOther
 		return q

@@ -19,7 +19,7 @@ func fuzzRead(t *testing.T, data []byte, opts Options) {
 	h, err := Read(bytes.NewReader(data), "fuzz", opts)
 	h1, err1 := Read(iotest.OneByteReader(bytes.NewReader(data)), "fuzz", opts)
 	// without the fast path: the same history, or the same error
-	hs, errs := Read(bytes.NewReader(data), "fuzz", Options{Format: opts.Format, noFast: true})
+	hs, errs := Read(bytes.NewReader(data), "fuzz", Options{Format: opts.Format, noFast: true, Decoders: opts.Decoders})
 	if (err == nil) != (errs == nil) || err != nil && err.Error() != errs.Error() {
 		t.Fatalf("read with the fast path: %v; without: %v", err, errs)
 	}

@@ -14,7 +14,7 @@ import (
 
 // render writes an op in a compact form for table tests:
 //
-//	INDEX TYPE pPROCESS F [MOP ...] {keys=[...]} {rebal=[...]} {err="..."} {t=TIME}
+//	INDEX TYPE pPROCESS F [MOP ...] {keys=[...]} {rebal=[...]} {ext(OWNER:KIND [key ...] [word ...]) ...} {err="..."} {t=TIME}
 //
 // where a micro-op is send(k,v) in invocation form, send(k,v)@OFF when
 // completed (OFF "nil" for an unknown offset), poll, poll{k:[o=v ...] ...}
@@ -95,6 +95,13 @@ func render(h *model.History, op *model.Op) string {
 	}
 	if len(h.RebalanceOf(op)) > 0 {
 		sb.WriteString(" rebal=" + keys(h, h.RebalanceOf(op)))
+	}
+	var ext []model.ExtRec
+	if i := opPos(h, op); i >= 0 {
+		ext = h.ExtAt(i)
+	}
+	for _, r := range ext {
+		fmt.Fprintf(&sb, " ext(%s:%d %s %v)", h.ExtOwners[r.Owner-1], r.Kind, keys(h, h.ExtKeysOf(&r)), h.ExtWordsOf(&r))
 	}
 	if h.ErrorOf(op) != "" {
 		sb.WriteString(" err=" + strconv.Quote(h.ErrorOf(op)))
@@ -255,9 +262,21 @@ func effectiveMops(h *model.History, op *model.Op) []model.Mop {
 		pairings[h] = p
 	}
 	pairingsMu.Unlock()
-	i := int((uintptr(unsafe.Pointer(op)) - uintptr(unsafe.Pointer(&h.Ops[0]))) / unsafe.Sizeof(*op))
-	if i < 0 || i >= len(h.Ops) || &h.Ops[i] != op {
+	i := opPos(h, op)
+	if i < 0 {
 		return h.MopsOf(op)
 	}
 	return h.InvocationMops(i, p)
+}
+
+// opPos is the position of op in h.Ops; -1 when it is not there.
+func opPos(h *model.History, op *model.Op) int {
+	if len(h.Ops) == 0 {
+		return -1
+	}
+	i := int((uintptr(unsafe.Pointer(op)) - uintptr(unsafe.Pointer(&h.Ops[0]))) / unsafe.Sizeof(*op))
+	if i < 0 || i >= len(h.Ops) || &h.Ops[i] != op {
+		return -1
+	}
+	return i
 }

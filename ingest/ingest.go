@@ -55,6 +55,12 @@ type Options struct {
 
 	noFast bool // tests: read every op with readOp, never fastOp
 
+	// Decoders are the workloads' own decoders, offered in order what
+	// ingest does not decode itself (see the package doc, "Workload
+	// values"); package workload lists them (workload.Decoders). Nil: none,
+	// and such values are decoding errors or ignored as without hooks.
+	Decoders []ValueDecoder
+
 	// MaxBytes, when positive, bounds the history's text (after
 	// decompression) and its bytes as stored: past it, reading stops with
 	// an *Error that wraps ErrTooLarge. It keeps a decompression bomb from
@@ -260,12 +266,14 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	}
 	d := newDecoder(l, b, name)
 	d.noFast = opts.noFast
+	d.setHooks(opts.Decoders)
 	d.ops.hint = hint
 	d.gz = gz
 	if err := d.run(); err != nil {
 		return nil, err
 	}
 	d.settleAll()
+	b.SetExtOwners(hookNames(opts.Decoders))
 	h := b.History()
 	h.Ops = d.ops.join()
 	return h, nil

@@ -100,10 +100,14 @@ type part struct {
 	pollChunks [][]model.KeyPoll
 	readChunks [][]model.Read
 	elemChunks [][]model.MsgID
+	xrecChunks [][]model.ExtRec
+	xkeyChunks [][]model.KeyID
 	mopBase    int32
 	pollB      int32
 	readB      int32
 	elemB      int32
+	xwordB     int32
+	xkeyB      int32
 }
 
 // parallelRead holds the state of one parallel read.
@@ -112,22 +116,27 @@ type parallelRead struct {
 	json   bool
 	bom    bool
 	noFast bool
+	hooks  []ValueDecoder
 
 	failed atomic.Bool
 
 	// Merge state: touched by the block being merged only (turn order).
-	gb      *model.Builder
-	gi      *decoder // the global interning caches (no lexer)
-	ops     []model.Op
-	n       int64
-	size    int64
-	mops    model.Store[model.Mop]
-	polls   model.Store[model.KeyPoll]
-	reads   model.Store[model.Read]
-	elems   model.Store[model.MsgID]
-	extras  []model.OpExtra
-	pending map[int32]int64 // process -> global position of its open invocation
-	drop    []int64         // invocations whose micro-ops their completion carries
+	gb       *model.Builder
+	gi       *decoder // the global interning caches (no lexer)
+	ops      []model.Op
+	n        int64
+	size     int64
+	mops     model.Store[model.Mop]
+	polls    model.Store[model.KeyPoll]
+	reads    model.Store[model.Read]
+	elems    model.Store[model.MsgID]
+	xrecs    model.Store[model.ExtRec]
+	xwords   model.Store[int64]
+	xkeys    model.Store[model.KeyID]
+	extSpans []model.Span
+	extras   []model.OpExtra
+	pending  map[int32]int64 // process -> global position of its open invocation
+	drop     []int64         // invocations whose micro-ops their completion carries
 }
 
 // workers is the number of blocks decoded at once for opts: one per core
@@ -206,7 +215,7 @@ func readParallel(r io.Reader, name string, size int64, opts Options, workers, b
 		return nil, errSequential
 	}
 	pr := &parallelRead{name: name, json: json, bom: bom, gb: model.NewBuilder(name),
-		size: size, pending: map[int32]int64{}, noFast: opts.noFast}
+		size: size, pending: map[int32]int64{}, noFast: opts.noFast, hooks: opts.Decoders}
 	pr.gi = newDecoder(&lexer{}, pr.gb, name)
 
 	blocks := make(chan *block, workers)
@@ -349,6 +358,7 @@ func (pr *parallelRead) decode(b *block, ops []model.Op) *part {
 	lb := model.NewBuilder(pr.name)
 	d := newDecoder(l, lb, pr.name)
 	d.noFast = pr.noFast
+	d.setHooks(pr.hooks)
 	d.part = &partOut{last: b.last}
 	d.ops.hint = int(bytes.Count(b.data, []byte{'\n'})) + 1
 	if cap(ops) >= d.ops.hint {
@@ -371,6 +381,9 @@ func (pr *parallelRead) decode(b *block, ops []model.Op) *part {
 	h.PollStore.Trim()
 	h.ReadStore.Trim()
 	h.ElemStore.Trim()
+	h.ExtRecs.Trim()
+	h.ExtWords.Trim()
+	h.ExtKeys.Trim()
 	return &part{b: lb, h: h, ops: h.Ops, out: d.part, end: b.off + int64(len(b.data))}
 }
 
@@ -404,12 +417,17 @@ func (pr *parallelRead) merge(p *part) bool {
 	}
 	p.mopChunks, p.pollChunks = h.MopStore.Chunks(), h.PollStore.Chunks()
 	p.readChunks, p.elemChunks = h.ReadStore.Chunks(), h.ElemStore.Chunks()
-	var ok [4]bool
+	p.xrecChunks, p.xkeyChunks = h.ExtRecs.Chunks(), h.ExtKeys.Chunks()
+	var ok [7]bool
+	var xrecB int32
 	p.mopBase, ok[0] = pr.mops.Adopt(&h.MopStore)
 	p.pollB, ok[1] = pr.polls.Adopt(&h.PollStore)
 	p.readB, ok[2] = pr.reads.Adopt(&h.ReadStore)
 	p.elemB, ok[3] = pr.elems.Adopt(&h.ElemStore)
-	if ok != [4]bool{true, true, true, true} {
+	xrecB, ok[4] = pr.xrecs.Adopt(&h.ExtRecs)
+	p.xwordB, ok[5] = pr.xwords.Adopt(&h.ExtWords)
+	p.xkeyB, ok[6] = pr.xkeys.Adopt(&h.ExtKeys)
+	if ok != [7]bool{true, true, true, true, true, true, true} {
 		return false
 	}
 	// the ops, with their spans and extras in the history's numbering
@@ -427,6 +445,14 @@ func (pr *parallelRead) merge(p *part) bool {
 	}
 	p.extras = h.Extras
 	pr.extras = append(pr.extras, h.Extras...)
+	if len(h.ExtSpans) > 0 {
+		// the column beside the ops: none for the ops before the block
+		// that have none
+		pr.extSpans = append(pr.extSpans, make([]model.Span, base-int64(len(pr.extSpans)))...)
+		for _, sp := range h.ExtSpans {
+			pr.extSpans = append(pr.extSpans, sp.Rebase(xrecB))
+		}
+	}
 	if need := base + int64(len(p.ops)); need > int64(cap(pr.ops)) {
 		// Room for the ops of the whole file, at the ops per byte of the
 		// blocks so far, with a margin: the history is not held twice
@@ -517,6 +543,18 @@ func (p *part) renumber() {
 			c[i] = mm[c[i]]
 		}
 	}
+	for _, c := range p.xrecChunks {
+		for i := range c {
+			r := &c[i]
+			r.Words = r.Words.Rebase(p.xwordB)
+			r.Keys = r.Keys.Rebase(p.xkeyB)
+		}
+	}
+	for _, c := range p.xkeyChunks {
+		for i := range c {
+			c[i] = km[c[i]]
+		}
+	}
 	for i := range p.extras {
 		e := &p.extras[i]
 		for j, k := range e.Keys {
@@ -533,9 +571,11 @@ func (pr *parallelRead) finish() *model.History {
 	for _, pos := range pr.drop {
 		pr.ops[pos].Mops = model.Span{}
 	}
+	pr.gb.SetExtOwners(hookNames(pr.hooks))
 	h := pr.gb.History()
 	h.Ops = pr.ops
 	h.MopStore, h.PollStore, h.ReadStore, h.ElemStore = pr.mops, pr.polls, pr.reads, pr.elems
+	h.ExtSpans, h.ExtRecs, h.ExtWords, h.ExtKeys = pr.extSpans, pr.xrecs, pr.xwords, pr.xkeys
 	h.Extras = pr.extras
 	return h
 }

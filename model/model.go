@@ -356,6 +356,17 @@ type History struct {
 	ReadStore Store[Read]
 	// ElemStore holds the elements of list-append reads (MopReadList).
 	ElemStore Store[MsgID]
+	// ExtRecs, ExtWords and ExtKeys hold what workloads' own decoders read
+	// (ext.go); ExtOwners names those decoders (ExtRec.Owner). ExtSpans,
+	// indexed like Ops, locates an op's records in ExtRecs; it is nil when
+	// no op has any, and may be shorter than Ops (the ops past its end
+	// have none), so that it costs nothing where no workload decoder
+	// wrote.
+	ExtSpans  []Span
+	ExtRecs   Store[ExtRec]
+	ExtWords  Store[int64]
+	ExtKeys   Store[KeyID]
+	ExtOwners []string
 	// Truncated is set when the input ended in the middle of an op; Ops holds
 	// everything up to the last complete op.
 	Truncated bool

@@ -70,8 +70,8 @@ func TestViewDemo(t *testing.T) {
 		lookup := HistoryLookup(h)
 		for j, in := range sec.Instances {
 			src := &res.Anomalies[row.Type][j]
-			if want := Explain(row.Type, src, lookup); in.Explanation != want {
-				t.Errorf("%s #%d explanation %q, want Explain's %q", row.Type, j+1, in.Explanation, want)
+			if want := ExplainIn(res.Workload, row.Type, src, lookup); in.Explanation != want {
+				t.Errorf("%s #%d explanation %q, want ExplainIn's %q", row.Type, j+1, in.Explanation, want)
 			}
 			if len(in.Witness) != len(src.Witness) || in.WitnessTotal != len(src.Witness) {
 				t.Errorf("%s #%d: %d witness rows, want %d", row.Type, j+1, len(in.Witness), len(src.Witness))

@@ -11,7 +11,9 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // tpt is one point of an offset timeline: an op's completion at x, at
@@ -31,6 +33,13 @@ type mark struct {
 }
 
 // keyLine is everything drawn on one key's timeline.
+// segment is an instance drawn as a line between two points of a key's
+// timeline, with its type.
+type segment struct {
+	typ  string
+	ends [2]mark
+}
+
 type keyLine struct {
 	// the points of ok sends and consumer positions (per process: sends,
 	// polls), info sends, fail sends and info/fail polls, counted in a
@@ -40,7 +49,7 @@ type keyLine struct {
 	plan            *keyPlan // its series, then their points (a second pass)
 	marks           map[string][]mark
 	markTotal       map[string]int
-	stalls          [][2]mark
+	stalls          []segment // instances drawn as a segment (catalog.Segment)
 	anomalies       int
 }
 
@@ -74,19 +83,11 @@ type planSeries struct {
 	red        reducer
 }
 
-// Timeline symbols and colours of anomaly marks; types not listed get the
-// default.
-var markStyle = map[string]struct{ symbol, color string }{
-	"lost-write":           {"pin", "#d62728"},
-	"inconsistent-offsets": {"diamond", "#9467bd"},
-	"duplicate":            {"rect", "#ff7f0e"},
-	"poll-skip":            {"triangle", "#e377c2"},
-	"unseen":               {"emptyCircle", "#8c564b"},
-	"G1a":                  {"roundRect", "#bcbd22"},
-	"garbage-read":         {"arrow", "#17becf"},
-	"torn-transaction":     {"emptyDiamond", "#d62728"},
-	"nonmonotonic-poll":    {"emptyTriangle", "#e377c2"},
-	"nonmonotonic-send":    {"emptyRect", "#ff7f0e"},
+// markOf is the timeline mark of type typ: its catalogue entry's (the
+// zero Mark for a type no entry describes).
+func (b *builder) markOf(typ string) catalog.Mark {
+	e, _ := workload.Describe(b.res.Workload, typ)
+	return e.Mark
 }
 
 // timeline builds the per-key offset timelines: one pass over the ops for
@@ -423,7 +424,7 @@ func (b *builder) markAnomalies(lines []keyLine) {
 		ins := b.res.Anomalies[typ]
 		for i := range ins {
 			in := &ins[i]
-			note := elide(Explain(typ, in, b.lookup), 300)
+			note := elide(ExplainIn(b.res.Workload, typ, in, b.lookup), 300)
 			touched := map[model.KeyID]bool{}
 			add := func(k model.KeyID, p tpt) {
 				touched[k] = true
@@ -433,13 +434,13 @@ func (b *builder) markAnomalies(lines []keyLine) {
 					kl.marks[typ] = append(kl.marks[typ], mark{p, fmt.Sprintf("#%d: %s", i+1, note)})
 				}
 			}
-			b.placeInstance(typ, in, add, func(k model.KeyID, from, to tpt) {
+			b.placeInstance(b.markOf(typ).Place, in, add, func(k model.KeyID, from, to tpt) {
 				touched[k] = true
 				kl := &lines[k]
 				kl.markTotal[typ]++
 				if len(kl.stalls) < b.o.MaxMarks {
 					n := fmt.Sprintf("#%d: %s", i+1, note)
-					kl.stalls = append(kl.stalls, [2]mark{{from, n}, {to, n}})
+					kl.stalls = append(kl.stalls, segment{typ, [2]mark{{from, n}, {to, n}}})
 				}
 			})
 			if k, ok := b.key(in.Key); ok {
@@ -517,7 +518,7 @@ func (b *builder) at(idx int64, off int64) (tpt, bool) {
 
 // placeInstance calls add for each point where an instance shows on a
 // timeline, and seg for a stalled consumer's stretch.
-func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(model.KeyID, tpt), seg func(model.KeyID, tpt, tpt)) {
+func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add func(model.KeyID, tpt), seg func(model.KeyID, tpt, tpt)) {
 	k, hasKey := b.key(in.Key)
 	find := func(idx int64, v *analysis.Value, off int64) {
 		if op := b.op(idx); op != nil && hasKey {
@@ -532,8 +533,8 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 		}
 		return nil
 	}
-	switch typ {
-	case "lost-write":
+	switch place {
+	case catalog.AtWriter:
 		if in.Writer != nil && in.Offset != nil && hasKey {
 			if p, ok := b.at(*in.Writer, *in.Offset); ok {
 				if op := b.op(*in.Writer); op != nil {
@@ -544,13 +545,13 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 				add(k, p)
 			}
 		}
-	case "inconsistent-offsets":
+	case catalog.AtOpsOffset:
 		if in.Offset != nil {
 			for _, idx := range in.Ops {
 				find(idx, nil, *in.Offset)
 			}
 		}
-	case "duplicate":
+	case catalog.AtOffsets:
 		for _, off := range in.Offsets {
 			for _, idx := range in.Witness {
 				if op := b.op(idx); op != nil && op.Type != model.Invoke && hasKey {
@@ -561,15 +562,15 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 				}
 			}
 		}
-	case "G1a", "garbage-read":
+	case catalog.AtReader:
 		if in.Reader != nil && in.Offset != nil {
 			find(*in.Reader, in.Value, *in.Offset)
 		}
-	case "precommitted-read":
+	case catalog.AtOp:
 		if in.Op != nil {
 			find(*in.Op, in.Value, model.NoOffset)
 		}
-	case "unseen":
+	case catalog.AtUnseenSends:
 		want := map[model.Atom]bool{}
 		for _, v := range in.Values {
 			want[v.Atom] = true
@@ -589,15 +590,15 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 				}
 			}
 		}
-	case "poll-skip", "nonmonotonic-poll", "nonmonotonic-send":
+	case catalog.AtLaterOp:
 		if len(in.Ops) == 2 {
 			find(in.Ops[1], second(), model.NoOffset)
 		}
-	case "int-poll-skip", "int-nonmonotonic-poll", "int-send-skip", "int-nonmonotonic-send":
+	case catalog.AtOpSecond:
 		if in.Op != nil {
 			find(*in.Op, second(), model.NoOffset)
 		}
-	case "torn-transaction":
+	case catalog.AtMissing:
 		if in.Op == nil {
 			return
 		}
@@ -612,7 +613,7 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 				}
 			}
 		}
-	case "stalled-consumer":
+	case catalog.Segment:
 		if in.From == nil || in.To == nil || !hasKey {
 			return
 		}
@@ -625,7 +626,7 @@ func (b *builder) placeInstance(typ string, in *analysis.Instance, add func(mode
 		if ok1 && ok2 {
 			seg(k, from, to)
 		}
-	default: // cycles: mark each read along the cycle
+	default: // catalog.AtStepReads: mark each read along the cycle
 		for _, st := range in.Steps {
 			sk, ok := b.key(st.Key)
 			if !ok || st.Value == nil || len(st.Offsets) != 1 {
@@ -684,8 +685,8 @@ func (b *builder) keyTimeline(k model.KeyID, kl *keyLine) TimelineKey {
 		}
 	}
 	for _, st := range kl.stalls {
-		extend(st[0].tpt)
-		extend(st[1].tpt)
+		extend(st.ends[0].tpt)
+		extend(st.ends[1].tpt)
 	}
 	if xlo <= xhi {
 		lo, hi := niceRange(xlo, xhi, 0)
@@ -746,21 +747,22 @@ func (b *builder) keyTimeline(k model.KeyID, kl *keyLine) TimelineKey {
 		for i, m := range ms {
 			data[i] = point(m.tpt, m.note)
 		}
-		st, ok := markStyle[row.Type]
-		if !ok {
-			st.symbol, st.color = "diamond", "#000000"
+		symbol, color := "diamond", "#000000"
+		if mk := b.markOf(row.Type); mk.Symbol != "" {
+			symbol, color = mk.Symbol, mk.Color
 		}
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
-			Name: row.Type, Type: "scatter", Data: data, Symbol: st.symbol, SymbolSize: 14,
-			ItemStyle: &opts.ItemStyle{Color: st.color, BorderColor: "#000000", BorderWidth: 1},
+			Name: row.Type, Type: "scatter", Data: data, Symbol: symbol, SymbolSize: 14,
+			ItemStyle: &opts.ItemStyle{Color: color, BorderColor: "#000000", BorderWidth: 1},
 		})
 	}
 	for _, s := range kl.stalls {
+		color := b.markOf(s.typ).Color
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
-			Name: "stalled-consumer", Type: "line", Data: []any{point(s[0].tpt, s[0].note), point(s[1].tpt, s[1].note)},
+			Name: s.typ, Type: "line", Data: []any{point(s.ends[0].tpt, s.ends[0].note), point(s.ends[1].tpt, s.ends[1].note)},
 			ShowSymbol: opts.Bool(true), Symbol: "circle", SymbolSize: 8,
-			ItemStyle: &opts.ItemStyle{Color: "#d62728"},
-			LineStyle: &opts.LineStyle{Width: 4, Type: "dashed", Color: "#d62728"},
+			ItemStyle: &opts.ItemStyle{Color: color},
+			LineStyle: &opts.LineStyle{Width: 4, Type: "dashed", Color: color},
 		})
 	}
 	if len(c.MultiSeries) == 0 {

@@ -12,7 +12,9 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // This file builds the view of a transactional history (list-append,
@@ -151,7 +153,7 @@ func (b *builder) txnView(v *View) {
 	v.Stats, v.Options = txnStatFacts(b.res), txnOptionFacts(b.res)
 	b.sections(v)
 	tv := &TxnView{Models: nonNil(b.res.Models), Not: nonNil(b.res.Not), AlsoNot: nonNil(b.res.AlsoNot),
-		List: b.res.Workload == "list-append"}
+		List: lists(b.res.Workload)}
 	tv.Timeline = b.txnTimeline(v)
 	tv.Orders, tv.OrdersTotal = b.orders()
 	if len(tv.Orders) < tv.OrdersTotal {
@@ -166,12 +168,9 @@ func (b *builder) txnView(v *View) {
 }
 
 // written names what a transactional workload writes: list-append appends
-// elements, rw-register writes values.
+// elements, rw-register writes values (the workload's Unit).
 func written(workload string) string {
-	if workload == "list-append" {
-		return "elements written"
-	}
-	return "values written"
+	return txnUnit(workload) + " written"
 }
 
 func txnStatFacts(res *analysis.Result) []Fact {
@@ -211,7 +210,7 @@ func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instanc
 			iv.Chain = append(iv.Chain, strings.TrimSpace(l))
 		}
 	}
-	if typ == "incompatible-order" && len(in.Values) == 2 && len(in.Ops) == 2 {
+	if e, ok := workload.Describe(b.res.Workload, typ); ok && e.SideBySide && len(in.Values) == 2 && len(in.Ops) == 2 {
 		iv.Reads = sideBySide(in.Ops, in.Values)
 	}
 }
@@ -219,7 +218,7 @@ func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instanc
 // sideBySide sets two reads of a key side by side around the first
 // element where they differ.
 func sideBySide(ops []int64, lists []analysis.Value) *ReadsView {
-	d := firstDifference(lists[0], lists[1])
+	d := catalog.FirstDifference(lists[0], lists[1])
 	longest := max(len(lists[0].Elems), len(lists[1].Elems))
 	lo, hi := max(0, d-readsContext), min(longest, d+readsContext+1)
 	rv := &ReadsView{Diff: d}
@@ -306,7 +305,7 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
 		}
 		tip = append(tip, st.Why)
-		links = append(links, markContested(relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, b.res.Workload == "list-append"), 12, tip), st.Contested))
+		links = append(links, markContested(relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, lists(b.res.Workload)), 12, tip), st.Contested))
 	}
 	ch.Option = graphOption(typ, nodes, links)
 	ch.Series = 1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's whole test run, as CI runs it (.ci/run calls this script).
 # It installs what the tests need (Debian's chromium for the browser test,
+# xmllint for the JUnit XML test,
 # the npm packages: ECharts for the report, DuckDB for reading Parquet back),
 # then runs formatting and vet checks, every Go test, and short fuzz runs.
 set -euo pipefail
@@ -10,6 +11,7 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "dependencies"
 if [ -x scripts/install-chromium.sh ]; then scripts/install-chromium.sh; fi
+if [ -x scripts/install-tools.sh ]; then scripts/install-tools.sh; fi
 if [ -f package-lock.json ]; then
   if [ -x scripts/assets.sh ]; then scripts/assets.sh; else npm ci --no-audit --no-fund; fi
 fi

@@ -1,14 +1,37 @@
 // Package workload is the one place that knows hindsight's workloads: for
 // each, its name, how a history is recognised as one of it, its checker and
-// the options it reads, and the anomaly types it reports (with their
-// meaning in a sentence, their documentation page, and when they make a
-// history invalid).
+// the options it reads, and its catalogue of anomaly types.
 //
 // The pipeline (package check), the command line, the scanner's columns,
 // shrink and the report ask this registry; none of them imports a
-// workload's analysis package. Adding a workload means adding its analysis
-// package and one entry here (go/analysis's list of Analyzer values is the
-// model).
+// workload's analysis package. go/analysis's list of Analyzer values is the
+// model.
+//
+// # The catalogue
+//
+// What an anomaly type is, is written once: a catalog.Entry in the
+// package of the workload that reports it (analysis/queue/catalogue.go,
+// analysis/txn/catalogue.go), keyed by workload and name. The entry holds
+// the type's one-sentence meaning, its severity and when it applies, the
+// anchor of its section in docs/<workload>.md, the function that words an
+// instance (in the workload's explain.go), and how the queue's offset
+// timeline draws it. A name two workloads report (G1a, G1c, garbage-read)
+// has one entry in each. A Workload's Types are its catalogue; AllTypes
+// is the union of names that scan's count columns follow; Describe finds
+// an entry by workload and name, and the text and HTML report call its
+// Explain and read its Mark. Nothing outside the workload's packages
+// spells a type's name: the tests in catalogue_test.go fail on a string
+// literal of one in report/, scan/, check/ or cmd/, and on an entry with
+// no docs section, no fixture that produces it (noFixture lists the
+// exceptions with their reasons) or no wording.
+//
+// Adding an anomaly type to a workload: its constant (types.go) and the
+// check that finds it, its entry (catalogue.go) and wording (explain.go)
+// beside them, its section in docs/<workload>.md, and a fixture under
+// testdata/ that shows it. Adding a workload: its analysis package with a
+// checker and a catalogue, its docs page, and one register call here
+// (queue.go and txn.go are the examples); docs/CONTRIBUTING.md walks
+// through both.
 //
 // # Detection
 //
@@ -27,10 +50,12 @@ package workload
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -76,49 +101,21 @@ func DefaultOptions() Options {
 	return Options{CycleBudget: 10 * time.Second, StallThreshold: 10 * time.Second}
 }
 
-// Severity says when an anomaly type makes a history invalid.
-type Severity uint8
+// Severity says when an anomaly type makes a history invalid (package
+// catalog).
+type Severity = catalog.Severity
 
 // Severities.
 const (
-	// Bad: every instance makes the history invalid.
-	Bad Severity = iota
-	// Informational: never makes a history invalid.
-	Informational
-	// Conditional: bad or not depending on options, the consumer's mode or
-	// the consistency models; AnomalyType.When says how.
-	Conditional
-	// Undecided: the history could not be fully judged; the verdict is at
-	// best unknown.
-	Undecided
+	Bad           = catalog.Bad
+	Informational = catalog.Informational
+	Conditional   = catalog.Conditional
+	Undecided     = catalog.Undecided
 )
 
-// String returns "bad", "informational", "conditional" or "undecided".
-func (s Severity) String() string {
-	switch s {
-	case Bad:
-		return "bad"
-	case Informational:
-		return "informational"
-	case Conditional:
-		return "conditional"
-	}
-	return "undecided"
-}
-
-// AnomalyType describes one anomaly type of a workload.
-type AnomalyType struct {
-	// Name is the type's name, exactly as the JSON result spells it.
-	Name string
-	// Meaning says in one sentence what an instance shows.
-	Meaning string
-	// Severity and When say when it makes a history invalid.
-	Severity Severity
-	When     string
-	// Doc is the path of its documentation in the repository, with an
-	// anchor (docs/queue.md#lost-write).
-	Doc string
-}
+// AnomalyType describes one anomaly type of a workload: its catalogue
+// entry, written in the package of the workload that reports it.
+type AnomalyType = catalog.Entry
 
 // Workload is one kind of history hindsight checks.
 type Workload struct {
@@ -135,8 +132,26 @@ type Workload struct {
 	// checked.
 	Check func(h *model.History, pairing model.Pairing, o Options) *analysis.Result
 	// Types are every anomaly type the checker can report, in the order
-	// summaries list them.
+	// summaries list them: the workload's catalogue (its analysis
+	// package's Catalogue function).
 	Types []AnomalyType
+	// ExplainStep says why one edge of a cycle exists, in words; nil for
+	// a workload without cycles.
+	ExplainStep func(st analysis.Step, lookup catalog.OpLookup) string
+	// Transactional: the history's ops are transactions judged against
+	// consistency models (the report shows models, the dependency graph
+	// and txn views); false for the queue.
+	Transactional bool
+	// Unit names what a transactional history's messages are in
+	// summaries: "elements" (list-append), "values" (rw-register).
+	Unit string
+	// Lists: a read returns the whole list of a key (list-append), so
+	// the report labels a step by the list's last element.
+	Lists bool
+	// VersionSources names the version-order sources a check ran with,
+	// from its result's options, for the text summary; nil for a workload
+	// with none to choose.
+	VersionSources func(o analysis.Options) string
 	// Flags name the command-line options the checker reads.
 	Flags []string
 }
@@ -284,9 +299,9 @@ func Detect(h *model.History) (*Workload, error) {
 	case found != nil:
 		return found, nil
 	case nilReads:
-		return MustLookup("list-append"), nil
+		return MustLookup(txn.ListAppend), nil
 	}
-	return MustLookup("queue"), nil
+	return MustLookup(queue.Workload), nil
 }
 
 func owner(m *model.Mop) *Workload {
@@ -296,32 +311,4 @@ func owner(m *model.Mop) *Workload {
 		}
 	}
 	return nil
-}
-
-// docAnchor is the anchor a heading of text name gets on GitHub: lower
-// case, spaces to hyphens, other punctuation but hyphens dropped.
-func docAnchor(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		case r == ' ':
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
-}
-
-// withDocs fills the Doc of every type of w from its page.
-func withDocs(w *Workload) *Workload {
-	for i := range w.Types {
-		if w.Types[i].Severity == Bad && w.Types[i].When == "" {
-			w.Types[i].When = "always"
-		}
-		if w.Types[i].Doc == "" {
-			w.Types[i].Doc = w.Doc + "#" + docAnchor(w.Types[i].Name)
-		}
-	}
-	return w
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -112,8 +113,8 @@ func TestAllTypesWithoutRepeats(t *testing.T) {
 func TestDocAnchor(t *testing.T) {
 	for in, want := range map[string]string{"lost-write": "lost-write", "G1c-process": "g1c-process",
 		"G-single-item": "g-single-item", "PL-SS cycle": "pl-ss-cycle"} {
-		if got := docAnchor(in); got != want {
-			t.Errorf("docAnchor(%q) = %q, want %q", in, got, want)
+		if got := catalog.Anchor(in); got != want {
+			t.Errorf("catalog.Anchor(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -132,7 +133,7 @@ func TestDocAnchorsExist(t *testing.T) {
 		anchors := map[string]bool{}
 		for _, line := range strings.Split(string(page), "\n") {
 			if h, ok := strings.CutPrefix(line, "## "); ok {
-				anchors[docAnchor(strings.Trim(h, "`"))] = true
+				anchors[catalog.Anchor(strings.Trim(h, "`"))] = true
 			}
 			for rest := line; ; {
 				_, after, ok := strings.Cut(rest, `<a id="`)

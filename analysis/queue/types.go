@@ -3,7 +3,9 @@ package queue
 // Anomaly type names, exactly as spec/queue.md §3 spells them. Each doc
 // comment states the property the anomaly violates and the instance fields
 // it carries (JSON names of analysis.Instance); every instance also carries
-// witness, the sorted op indices of its minimal counterexample.
+// witness, the sorted op indices of its minimal counterexample. Each
+// type's meaning, severity, docs section, wording and timeline mark are its
+// entry in catalogue.go (Catalogue), with its wording in explain.go.
 const (
 	// InconsistentOffsets: one offset of a key holds two or more distinct
 	// values. Fields: key, offset, index (the offset's dense position),
@@ -90,19 +92,12 @@ const (
 )
 
 // AllTypes lists every anomaly type of the queue workload, in the order the
-// text report shows them.
-var AllTypes = []string{
-	InconsistentOffsets, Duplicate, G1a, PrecommittedRead, LostWrite, Unseen,
-	PollSkip, NonmonotonicPoll, NonmonotonicSend,
-	IntPollSkip, IntNonmonotonicPoll, IntSendSkip, IntNonmonotonicSend,
-	G0, G0Process, G0Realtime, G1c, G1cProcess, G1cRealtime,
-	GarbageRead, TornTransaction, StalledConsumer,
-}
+// text report shows them: the names of Catalogue's entries.
+var AllTypes = names(Catalogue())
 
-// alwaysAllowed are types that never make a history invalid.
-var alwaysAllowed = map[string]bool{
-	IntSendSkip: true, G0: true, G0Process: true, G0Realtime: true, StalledConsumer: true,
-}
+// alwaysAllowed are types that never make a history invalid: the
+// catalogue's informational ones.
+var alwaysAllowed = informational(Catalogue())
 
 // IsBad reports whether an instance of typ makes the history invalid.
 func IsBad(typ string, allowed bool) bool {

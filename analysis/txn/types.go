@@ -5,6 +5,9 @@ package txn
 // instance fields (JSON names of analysis.Instance); every instance also has
 // witness, the sorted op indices (invocations and completions) of its
 // minimal counterexample. Ops are named by the index of their completion.
+// Each type's meaning, severity, docs section and wording are its entry in
+// catalogue.go (ListAppendCatalogue, RWRegisterCatalogue); its wording is
+// in explain.go.
 const (
 	// G1a (aborted read): an ok txn read an element (list-append) or value
 	// (rw-register) that a failed txn wrote. Fields: op, mop, writer, key,

@@ -58,12 +58,14 @@ type checkFlags struct {
 	html           string // check --html FILE (report.go)
 	// rw-register's version-order sources
 	wfrKeys, sequentialKeys, linearizableKeys bool
-	transactionOrder                          string // a JSON file
+	transactionOrder                          string    // a JSON file
+	junit                                     *junitOut // --format junit, --junit FILE (junit.go)
+	annotate                                  bool      // check: GitHub Actions annotations (annotate.go)
 }
 
 func (f *checkFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text or json (check and scan: or junit)")
 	fl.BoolVar(&f.wwDeps, "ww-deps", false, "add write-write dependencies (version order) to the dependency graph")
 	fl.StringVar(&f.subVia, "sub-via", "", "treat every consumer as using assign or subscribe (default: per process, from its ops)")
 	fl.DurationVar(&f.cycleBudget, "cycle-budget", 10*time.Second, "time limit for the cycle search in each strongly connected component (0: none)")
@@ -83,7 +85,14 @@ func (f *checkFlags) options() (check.Options, error) {
 	o.Workload = f.workload
 	switch f.format {
 	case "text", "json":
+	case "junit":
+		if f.junit == nil {
+			return o, usageError{fmt.Errorf("--format must be text or json, not %q", f.format)}
+		}
 	default:
+		if f.junit != nil {
+			return o, usageError{fmt.Errorf("--format must be text, json or junit, not %q", f.format)}
+		}
 		return o, usageError{fmt.Errorf("--format must be text or json, not %q", f.format)}
 	}
 	switch f.subVia {
@@ -197,6 +206,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	root.AddCommand(checkCmd(stdin, stdout, stderr), demoCmd(stdout, stderr), reportCmd(stdin, stdout, stderr))
 	root.AddCommand(shrinkCmd(stdin, stdout, stderr))
 	root.AddCommand(scanCmd(stdout, stderr))
+	root.AddCommand(diffCmd(stdout))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	// Profiles for a user whose history hindsight reads slowly: the two
 	// files, sent with the history's size and shape, say where the time
@@ -275,6 +285,9 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 			for _, path := range args {
 				code.Store(int32(worse(int(code.Load()), checkOne(path, stdin, opts, mc, &f, stdout, stderr))))
 			}
+			if err := f.writeJUnit(stdout); err != nil {
+				return err
+			}
 			if c := int(code.Load()); c != exitValid {
 				return exitError{c}
 			}
@@ -283,6 +296,8 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 	}
 	f.register(cmd)
 	memoryFlag(cmd, &memory)
+	f.registerJUnit(cmd)
+	f.annotate = true
 	cmd.Flags().StringVar(&f.html, "html", "", "also write the HTML report of the (single) history to this file")
 	return cmd
 }
@@ -310,7 +325,7 @@ func checkOne(path string, stdin io.Reader, opts check.Options, mc *memCap, f *c
 	)
 	opts.Meter = mc.meter(path)
 	if path == "-" {
-		res, h, err = check.Read(stdin, "-", opts)
+		res, h, err = check.ReadDigest(stdin, "-", opts)
 	} else {
 		restore, afterRead := memoryBudget(path, budgetRatio, mc)
 		opts.AfterRead = afterRead
@@ -319,11 +334,13 @@ func checkOne(path string, stdin io.Reader, opts check.Options, mc *memCap, f *c
 	}
 	if _, ok := check.AsMemoryCapError(err); ok {
 		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		f.addJUnitError(path, err)
 		return exitMemory
 	}
 	if err != nil {
 		// Unreadable input and internal failures alike: exit 3.
 		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		f.addJUnitError(path, err)
 		return exitInput
 	}
 	return emit(res, h, f, stdout, stderr)
@@ -334,9 +351,15 @@ func emit(res *analysis.Result, h *model.History, f *checkFlags, stdout, stderr 
 		fmt.Fprintf(stderr, "hindsight: warning: %s\n", w)
 	}
 	var err error
-	if f.format == "json" {
+	f.addJUnit(res, h)
+	if f.annotate {
+		annotate(res, h, os.Getenv, stderr)
+	}
+	switch f.format {
+	case "junit":
+	case "json":
 		err = report.JSON(stdout, res)
-	} else {
+	default:
 		err = report.Text(stdout, res, report.HistoryLookup(h), f.maxExamples)
 	}
 	if err != nil {
@@ -378,6 +401,9 @@ hindsight reports. Takes the same flags as check.`,
 			res, err := check.History(h, opts)
 			if err != nil {
 				return err
+			}
+			if d, err := check.DigestReader(samples.QueueReader()); err == nil {
+				d.Set(res)
 			}
 			if code := emit(res, h, &f, stdout, stderr); code != exitValid {
 				return exitError{code}

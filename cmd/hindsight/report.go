@@ -61,7 +61,7 @@ standard output.`,
 				h   *model.History
 			)
 			if args[0] == "-" {
-				res, h, err = check.Read(stdin, "-", opts)
+				res, h, err = check.ReadDigest(stdin, "-", opts)
 			} else {
 				restore, afterRead := memoryBudget(args[0], reportBudgetRatio, mc)
 				defer restore()

@@ -141,17 +141,26 @@ interrupted (the finished rows are in the part files; run again to finish).`,
 			case err != nil:
 				return err
 			}
-			if f.format == "json" {
+			if err := f.scanJUnit(sum); err != nil {
+				return err
+			}
+			switch f.format {
+			case "junit":
+				err = f.writeJUnit(stdout)
+			case "json":
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				err = enc.Encode(sum)
-			} else {
+			default:
 				err = sum.WriteText(stdout, maxTypes)
+			}
+			if err == nil && f.format != "junit" {
+				err = f.writeJUnit(stdout)
 			}
 			if err != nil {
 				return err
 			}
-			if verbose && f.format != "json" {
+			if verbose && f.format == "text" {
 				if err := sum.WriteSkipped(stdout); err != nil {
 					return err
 				}
@@ -163,6 +172,7 @@ interrupted (the finished rows are in the part files; run again to finish).`,
 		},
 	}
 	f.register(cmd)
+	f.registerJUnit(cmd)
 	_ = cmd.Flags().MarkHidden("max-examples")
 	fl := cmd.Flags()
 	fl.IntVarP(&o.Jobs, "jobs", "j", 0, "histories checked at once (default: the number of cores)")
