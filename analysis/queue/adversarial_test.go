@@ -67,5 +67,8 @@ func TestSkippedCapped(t *testing.T) {
 		if got := in.Skipped[0].String(); got != "1" {
 			t.Fatalf("first skipped value %s, want 1", got)
 		}
+		if got, want := skippedVals(&in), "1, 2, 3, 4, 5, 6, 7, 8, … (90 more)"; got != want {
+			t.Fatalf("skipped worded %q, want %q", got, want)
+		}
 	}
 }
