@@ -118,7 +118,7 @@ func TestHugeAbortedReadBounded(t *testing.T) {
 		t.Fatalf("last G1a: mop %v, mop_elements %v, element %v; want the first %d of %d elements, element %d",
 			in.Mop, in.MopElements, in.Element, MaxMopElements, n, n-1)
 	}
-	if got := cutMopText(&in); !strings.HasSuffix(got, "30 31], the first of 2000 elements") {
+	if got := cutMopText(&in); !strings.HasSuffix(got, "30 31]], the first of 2000 elements") {
 		t.Fatalf("mop worded %q, want the first %d of %d elements", got, MaxMopElements, n)
 	}
 }
