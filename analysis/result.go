@@ -297,6 +297,12 @@ type Instance struct {
 	// list (unseen); Count has the full number.
 	Truncated bool    `json:"values_truncated,omitempty"`
 	Witness   []int64 `json:"witness"`
+	// SkippedCount is how many values a skip jumped over, set only when
+	// Skipped lists just the first of them (queue.MaxSkipped).
+	SkippedCount *int64 `json:"skipped_count,omitempty"`
+	// MopElements is the number of elements of the read Mop names, set
+	// only when Mop lists just the first of them (txn.MaxMopElements).
+	MopElements *int64 `json:"mop_elements,omitempty"`
 }
 
 // I returns a pointer to i, for Instance fields.

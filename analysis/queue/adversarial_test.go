@@ -27,9 +27,6 @@ func TestAdversarialAllocs(t *testing.T) {
 	for i := range adversarials {
 		a := &adversarials[i]
 		t.Run(a.name, func(t *testing.T) {
-			if a.knownQuadratic() && !*quadratic {
-				t.Skip("known O(n²); run with -adversarial.quadratic")
-			}
 			var bytes [2]uint64
 			for j, size := range []int{n, 10 * n} {
 				h, p := a.read(t, size)
@@ -43,5 +40,35 @@ func TestAdversarialAllocs(t *testing.T) {
 				t.Errorf("n=%d: %d bytes, n=%d: %d bytes: %.1f-fold, want at most 12", n, bytes[0], 10*n, bytes[1], ratio)
 			}
 		})
+	}
+}
+
+// TestSkippedCapped checks that a poll-skip over many values lists the
+// first MaxSkipped of them and counts them all in SkippedCount.
+func TestSkippedCapped(t *testing.T) {
+	a := &adversarials[0]
+	for i := range adversarials {
+		if adversarials[i].name == "poll-skip-back-and-forth" {
+			a = &adversarials[i]
+		}
+	}
+	const n = 100
+	h, p := a.read(t, n)
+	res := Check(h, p, DefaultOptions())
+	a.verify(t, res)
+	ins := res.Anomalies[PollSkip]
+	if len(ins) == 0 {
+		t.Fatal("no poll-skip")
+	}
+	for _, in := range ins {
+		if len(in.Skipped) != MaxSkipped || in.SkippedCount == nil || *in.SkippedCount != n-2 {
+			t.Fatalf("skipped %d values, count %v; want %d listed of %d", len(in.Skipped), in.SkippedCount, MaxSkipped, n-2)
+		}
+		if got := in.Skipped[0].String(); got != "1" {
+			t.Fatalf("first skipped value %s, want 1", got)
+		}
+		if got, want := skippedVals(&in), "1, 2, 3, 4, 5, 6, 7, 8, … (90 more)"; got != want {
+			t.Fatalf("skipped worded %q, want %q", got, want)
+		}
 	}
 }

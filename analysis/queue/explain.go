@@ -61,7 +61,7 @@ func explainPollSkip(in *analysis.Instance, _ lookup) string {
 		last, next = in.Values[0].String(), in.Values[1].String()
 	}
 	return fmt.Sprintf("key %s: process %s's op %d read up to %s; its next poll, op %d, started at %s, %s positions on, skipping %s.%s",
-		catalog.Val(in.Key), catalog.I64(in.Process), in.Ops[0], last, in.Ops[1], next, catalog.I64(in.Delta), catalog.Vals(in.Skipped), allowedNote(in))
+		catalog.Val(in.Key), catalog.I64(in.Process), in.Ops[0], last, in.Ops[1], next, catalog.I64(in.Delta), skippedVals(in), allowedNote(in))
 }
 
 func explainNonmonotonicPoll(in *analysis.Instance, _ lookup) string {
@@ -76,7 +76,7 @@ func explainNonmonotonicSend(in *analysis.Instance, _ lookup) string {
 
 func explainIntPollSkip(in *analysis.Instance, l lookup) string {
 	return fmt.Sprintf("key %s: %s read %s then %s, skipping %s in between.",
-		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), catalog.Vals(in.Skipped))
+		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), skippedVals(in))
 }
 
 func explainIntNonmonotonicPoll(in *analysis.Instance, l lookup) string {
@@ -86,7 +86,7 @@ func explainIntNonmonotonicPoll(in *analysis.Instance, l lookup) string {
 
 func explainIntSendSkip(in *analysis.Instance, l lookup) string {
 	return fmt.Sprintf("key %s: %s sent %s then %s, and %s landed between them (allowed: other producers' writes interleave).",
-		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), catalog.Vals(in.Skipped))
+		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), skippedVals(in))
 }
 
 func explainIntNonmonotonicSend(in *analysis.Instance, l lookup) string {
@@ -222,4 +222,15 @@ func explainCycle(meaning string) func(*analysis.Instance, lookup) string {
 		sb.WriteString(".")
 		return sb.String()
 	}
+}
+
+// skippedVals lists a skip's skipped values as catalog.Vals does, counting
+// in the elision those the instance left out (SkippedCount, MaxSkipped).
+func skippedVals(in *analysis.Instance) string {
+	if in.SkippedCount == nil || int(*in.SkippedCount) <= len(in.Skipped) {
+		return catalog.Vals(in.Skipped)
+	}
+	vs := in.Skipped[:min(catalog.MaxListed, len(in.Skipped))]
+	more := int(*in.SkippedCount) - len(vs)
+	return strings.Join([]string{catalog.Vals(vs), fmt.Sprintf("… (%d more)", more)}, ", ")
 }

@@ -115,13 +115,18 @@
 // positions indexed by key once it holds many (posList); lost-write,
 // unseen and torn-transaction, O(messages + mops) plus a sort of the unseen
 // values; the dependency graph, O(edges log edges), its realtime edges the
-// frontier reduction, O(ops · concurrency). Two outputs are not bounded
-// that way: poll-skip lists every value it skipped, so a consumer jumping
-// back and forth over n values k times lists k·n; and the realtime lag
-// (its series and stalled-consumer) samples, at each poll, every key the
-// consumer holds a position on, as Jepsen's realtime-lag does, so one
-// consumer polling n keys one at a time costs O(n²) (the adversarial
-// history one-process-many-keys, run with -adversarial.quadratic).
+// frontier reduction, O(ops · concurrency). A poll-skip or int-*-skip lists
+// at most MaxSkipped of the values it jumped over and counts them all in
+// skipped_count (docs/queue.md#poll-skip), so a consumer jumping back and
+// forth over n values k times costs O(k) output, not O(k·n). The realtime
+// lag (its series, the worst lag and stalled-consumer) samples, at each
+// poll, every key the consumer holds, as Jepsen's realtime-lag does, but
+// takes a sample explicitly only where a key's state may have changed and
+// accounts for the runs of polls between at once (lag.go), so one consumer
+// polling n keys one at a time costs O(n log n) (the adversarial history
+// one-process-many-keys). The realtime edges share the txn workloads'
+// limit: k ops concurrent with each other and all followed by k more make
+// k² edges (analysis/txn's package doc says why and what would fix it).
 package queue
 
 import (
@@ -872,13 +877,23 @@ func (c *checker) checkReads(ri int32, r *rec, mops []model.Mop, done []int32) {
 	}
 }
 
-// skipped lists the values kept at positions strictly between a and b.
-func (c *checker) skipped(k model.KeyID, a, b int32) []analysis.Value {
-	var vs []analysis.Value
-	for p := a + 1; p < b; p++ {
-		vs = append(vs, c.msgVal(c.kept[k][p]))
+// MaxSkipped is the most skipped values a poll-skip or int-poll-skip
+// instance lists (the first ones, in log order); SkippedCount says how many
+// there were in all when the list is cut (docs/queue.md#poll-skip).
+const MaxSkipped = 32
+
+// setSkipped lists in in.Skipped the values kept at positions strictly
+// between a and b, at most MaxSkipped of them, and sets in.SkippedCount
+// when there are more: O(MaxSkipped), so a consumer jumping back and forth
+// over n values k times costs O(k), not O(k·n).
+func (c *checker) setSkipped(in *analysis.Instance, k model.KeyID, a, b int32) {
+	n := int64(b - a - 1)
+	for p := a + 1; p < b && p <= a+MaxSkipped; p++ {
+		in.Skipped = append(in.Skipped, c.msgVal(c.kept[k][p]))
 	}
-	return vs
+	if n > MaxSkipped {
+		in.SkippedCount = analysis.I(n)
+	}
 }
 
 // writerOfPos returns the rec that wrote the value kept at position p of k,
@@ -986,7 +1001,7 @@ func (c *checker) internalStep(r int32, skipT, nonmonoT string, prev lastSeen, k
 		Witness: c.witness(r),
 	}
 	if delta > 1 {
-		in.Skipped = c.skipped(k, prev.pos, p)
+		c.setSkipped(&in, k, prev.pos, p)
 		in.Witness = append(in.Witness, c.witness(c.proofOfPos(k, prev.pos+1))...)
 		c.res.Add(skipT, in)
 		return
@@ -1137,7 +1152,7 @@ func (c *checker) processStep(proc int32, ps *procState, prev, next posAt, poll 
 		in.Allowed = ps.subscribed
 	}
 	if delta > 1 {
-		in.Skipped = c.skipped(next.key, prev.pos, next.pos)
+		c.setSkipped(&in, next.key, prev.pos, next.pos)
 		in.Witness = append(in.Witness, c.witness(c.proofOfPos(next.key, prev.pos+1))...)
 		c.res.Add(PollSkip, in)
 		return

@@ -87,6 +87,42 @@ func TestHugeGarbageReadBounded(t *testing.T) {
 	}
 }
 
+// TestHugeAbortedReadBounded checks that a read of n elements of a failed
+// append, n G1a instances, prints O(n) JSON: each instance's mop lists
+// the read's first MaxMopElements elements and mop_elements its length.
+func TestHugeAbortedReadBounded(t *testing.T) {
+	const n = 2000
+	var a *adversarial
+	for i := range adversarials {
+		if adversarials[i].name == "list-append/huge-read-aborted" {
+			a = &adversarials[i]
+		}
+	}
+	h, p := a.read(t, n)
+	res := a.check(h, p, a.opts())
+	a.verify(t, res)
+	out, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) > 2<<20 {
+		t.Errorf("JSON result is %d bytes, want under 2 MB", len(out))
+	}
+	ins := res.Anomalies[G1a]
+	if len(ins) != n {
+		t.Fatalf("%d G1a instances, want %d", len(ins), n)
+	}
+	in := ins[n-1]
+	if in.Mop == nil || len(in.Mop.Value.Elems) != MaxMopElements || in.MopElements == nil || *in.MopElements != n ||
+		in.Element == nil || in.Element.String() != fmt.Sprint(n-1) {
+		t.Fatalf("last G1a: mop %v, mop_elements %v, element %v; want the first %d of %d elements, element %d",
+			in.Mop, in.MopElements, in.Element, MaxMopElements, n, n-1)
+	}
+	if got := cutMopText(&in); !strings.HasSuffix(got, "30 31]], the first of 2000 elements") {
+		t.Fatalf("mop worded %q, want the first %d of %d elements", got, MaxMopElements, n)
+	}
+}
+
 func slicesContain(s []string, x string) bool {
 	for _, y := range s {
 		if y == x {

@@ -248,6 +248,34 @@
 //     frontier reduction, O(ops · concurrency): k txns all concurrent with
 //     each other and all followed by k more make k² edges (a transitive
 //     reduction, as in Elle).
+//
+// The three quadratic edge sets, and what would make them linear. Each
+// is a complete bipartite graph A × B, which no edge-list encoding can
+// make smaller without new vertices; each is the transitive reduction
+// already, so no edge can be dropped.
+//
+//   - Realtime: after the frontier reduction, A is the frontier (the txns
+//     completed and not yet superseded) when a batch B of txns is invoked
+//     before any member of A is superseded. The fix is a barrier vertex
+//     per frontier change: A → barrier → B, |A| + |B| edges, and one per
+//     invocation that sees a new frontier, so O(ops) edges in all. It
+//     touches everything downstream: the graph would hold vertices that
+//     are no txn (graph.Graph, the SCC pass, cycle.go's typed BFS, which
+//     would count a path a → barrier → b as one realtime step of one
+//     type, the budget's step counts, explanations and witnesses, which
+//     would name the two txns and never the barrier, and the proof checker,
+//     which would check the step a → b against the history's line order).
+//     Not done: the cycle search and every explanation would change at
+//     once, for histories (thousands of txns concurrent with thousands
+//     more) no database test produces, and whose edges still fit the
+//     memory cap.
+//   - linearizable-keys: the same frontier reduction per key, over the
+//     txns touching the key, so O(mops · concurrency) edges, and the same
+//     barrier per key and frontier change would make it O(mops).
+//   - transaction-order: each pair of consecutive positions a, b of a key
+//     links every txn of a to every txn of b, |a|·|b| edges; a barrier
+//     vertex between a and b makes it |a| + |b|. Only an adversarial order
+//     (many txns claiming one position) makes a group large.
 //   - Cycle search: linear in a component for the types it rules out,
 //     bounded by --cycle-budget otherwise; each step it explains costs
 //     O(mops of its txns).

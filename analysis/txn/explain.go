@@ -15,6 +15,15 @@ import (
 // 5, because ..."), every ww and rw step naming the read that showed its
 // version order. Catalogue binds each type to its explanation.
 
+// cutMopText is mopText of in's Mop, saying when it lists only the first
+// of the read's elements (MopElements, MaxMopElements).
+func cutMopText(in *analysis.Instance) string {
+	if in.MopElements == nil {
+		return mopText(in.Mop)
+	}
+	return fmt.Sprintf("%s, the first of %d elements", mopText(in.Mop), *in.MopElements)
+}
+
 func mopText(m *analysis.Mop) string {
 	if m == nil {
 		return "a read"
@@ -27,7 +36,7 @@ func mopText(m *analysis.Mop) string {
 type named struct{ key, op, writer, elem, mop string }
 
 func names(in *analysis.Instance, lookup catalog.OpLookup) named {
-	n := named{key: catalog.Val(in.Key), op: "an op", writer: "an op", elem: catalog.Val(in.Element), mop: mopText(in.Mop)}
+	n := named{key: catalog.Val(in.Key), op: "an op", writer: "an op", elem: catalog.Val(in.Element), mop: cutMopText(in)}
 	if in.Op != nil {
 		n.op = catalog.OpName(lookup, *in.Op)
 	}

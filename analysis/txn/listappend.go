@@ -821,10 +821,30 @@ func (la *listAppend) lostUpdates(g lostKey, cands []lostCand) {
 	}
 }
 
+// MaxMopElements is the most elements of a read a G1a or G1b instance's
+// mop lists (the first ones); when the read holds more, the instance's
+// mop_elements says how many (docs/list-append.md#g1a). Elle prints the
+// whole read in each G1a instance, one instance per aborted element, so a
+// read of n such elements would print n² of them.
+const MaxMopElements = 32
+
+// cutMop renders read m for a G1a or G1b instance: the whole micro-op, or,
+// for a list of more than MaxMopElements elements, its first
+// MaxMopElements and the list's length.
+func (c *checker) cutMop(m *model.Mop) (*analysis.Mop, *int64) {
+	es := c.h.ElemsOf(m)
+	if m.Kind != model.MopReadList || len(es) <= MaxMopElements {
+		return c.mopVal(m), nil
+	}
+	mv := &analysis.Mop{F: ":" + m.Kind.String(), Key: analysis.V(c.h.Keys[m.Key]), Value: c.listVal(es[:MaxMopElements])}
+	return mv, analysis.I(int64(len(es)))
+}
+
 // abortedAndIntermediate reports G1a (an element of a failed append) and
 // G1b (a list ending in another txn's intermediate append) for ok rec r.
-// The G1a instances of one read share one copy of it (Mop), so a read of
-// n aborted elements costs O(n) memory, not O(n²).
+// The instances of one read share one copy of it (Mop), cut to its first
+// MaxMopElements elements, so a read of n aborted elements costs O(n)
+// memory and output, not O(n²).
 func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 	c := la.c
 	for i := range mops {
@@ -834,12 +854,13 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 			continue
 		}
 		var mv *analysis.Mop
+		var ml *int64
 		for _, e := range es {
 			if w := la.writer[e]; w >= 0 && c.recs[w].typ == model.Fail {
 				if mv == nil {
-					mv = c.mopVal(m)
+					mv, ml = c.cutMop(m)
 				}
-				c.add(G1a, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: mv, Writer: analysis.I(c.idx(w)),
+				c.add(G1a, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.I(c.idx(w)),
 					Key: c.keyVal(m.Key), Element: analysis.VP(c.h.MsgValue(e)), Witness: c.witness(r, w)})
 			}
 		}
@@ -849,9 +870,9 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 		last := es[len(es)-1]
 		if w := la.writer[last]; w >= 0 && w != r && la.interm[last] {
 			if mv == nil {
-				mv = c.mopVal(m)
+				mv, ml = c.cutMop(m)
 			}
-			c.add(G1b, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: mv, Writer: analysis.I(c.idx(w)),
+			c.add(G1b, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.I(c.idx(w)),
 				Key: c.keyVal(m.Key), Element: analysis.VP(c.h.MsgValue(last)), Witness: c.witness(r, w)})
 		}
 	}
@@ -1097,17 +1118,26 @@ func (la *listAppend) garbage(r int32, mops []model.Mop) {
 		if !ok {
 			continue
 		}
-		var bad []analysis.Value
+		// count them first, so that the list is made once at its size, not
+		// regrown (a Value is tens of bytes)
+		n := 0
 		seen.reset()
 		for _, e := range es {
-			if la.writer[e] >= 0 {
-				continue
+			if _, dup := seen.get(int32(e)); la.writer[e] < 0 && !dup {
+				seen.set(int32(e), 1)
+				n++
 			}
-			if _, dup := seen.get(int32(e)); dup {
-				continue
+		}
+		if n == 0 {
+			continue
+		}
+		bad := make([]analysis.Value, 0, n)
+		seen.reset()
+		for _, e := range es {
+			if _, dup := seen.get(int32(e)); la.writer[e] < 0 && !dup {
+				seen.set(int32(e), 1)
+				bad = append(bad, c.msgVal(e))
 			}
-			seen.set(int32(e), 1)
-			bad = append(bad, c.msgVal(e))
 		}
 		if len(bad) == 0 {
 			continue

@@ -1,6 +1,9 @@
 package txn
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -13,8 +16,7 @@ import (
 // nonCycle runs the per-txn checks and reports lost updates.
 func (rw *rwRegister) nonCycle() {
 	c := rw.c
-	lost := map[regLostKey][]int32{}
-	var lostOrder []regLostKey
+	var lost []regLost
 	for r := range c.recs {
 		r := int32(r)
 		rc := &c.recs[r]
@@ -23,25 +25,48 @@ func (rw *rwRegister) nonCycle() {
 			rw.abortedAndIntermediate(r, mops)
 			rw.internal(r, mops)
 			rw.futureRead(r, mops)
-			rw.lostUpdateOf(r, mops, lost, &lostOrder)
+			rw.lostUpdateOf(r, mops, &lost)
 		}
 		if rc.vertex >= 0 {
 			rw.garbage(r, mops)
 		}
 	}
-	for _, g := range lostOrder {
-		if recs := lost[g]; len(recs) > 1 {
-			in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(recs...)}
-			v := analysis.V(model.NilAtom)
-			if g.v != nilVal {
-				v = c.msgVal(g.v)
-			}
-			in.Value = &v
-			for _, x := range recs {
-				in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
-			}
-			c.add(LostUpdate, in)
+	// group the candidates by key and value (a stable sort keeps each
+	// group's txns in order), then report the groups of two or more in
+	// the order their first candidate was found
+	slices.SortStableFunc(lost, func(a, b regLost) int {
+		return cmp.Or(cmp.Compare(a.k, b.k), cmp.Compare(a.v, b.v))
+	})
+	type group struct{ first, from, to int }
+	var groups []group
+	for i := 0; i < len(lost); {
+		j := i + 1
+		for j < len(lost) && lost[j].regLostKey == lost[i].regLostKey {
+			j++
 		}
+		if j-i > 1 {
+			groups = append(groups, group{lost[i].seq, i, j})
+		}
+		i = j
+	}
+	slices.SortFunc(groups, func(a, b group) int { return cmp.Compare(a.first, b.first) })
+	var recs []int32
+	for _, gr := range groups {
+		g := lost[gr.from].regLostKey
+		recs = recs[:0]
+		for _, x := range lost[gr.from:gr.to] {
+			recs = append(recs, x.r)
+		}
+		in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(recs...)}
+		v := analysis.V(model.NilAtom)
+		if g.v != nilVal {
+			v = c.msgVal(g.v)
+		}
+		in.Value = &v
+		for _, x := range recs {
+			in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
+		}
+		c.add(LostUpdate, in)
 	}
 }
 
@@ -156,6 +181,14 @@ func (rw *rwRegister) futureRead(r int32, mops []model.Mop) {
 	}
 }
 
+// regLost is one lost-update candidate: ok rec r read value v of key k
+// and then wrote k; seq is its place in the order found.
+type regLost struct {
+	regLostKey
+	r   int32
+	seq int
+}
+
 // regLostKey groups lost-update candidates: a key and the value read.
 type regLostKey struct {
 	k model.KeyID
@@ -177,7 +210,7 @@ type regFirst struct {
 // (Elle's lost-update-cases; nil counts). A value written by more than one
 // txn is passed over: two reads of it need not be of one version. The keys
 // are a list indexed by key (keyMarks): O(mops).
-func (rw *rwRegister) lostUpdateOf(r int32, mops []model.Mop, groups map[regLostKey][]int32, order *[]regLostKey) {
+func (rw *rwRegister) lostUpdateOf(r int32, mops []model.Mop, cands *[]regLost) {
 	seen := rw.firsts[:0]
 	defer func() { rw.firsts = seen[:0] }()
 	at := &rw.keyMarks
@@ -202,11 +235,7 @@ func (rw *rwRegister) lostUpdateOf(r int32, mops []model.Mop, groups map[regLost
 			if !rw.usable(seen[j].v) {
 				continue
 			}
-			g := regLostKey{m.Key, seen[j].v}
-			if _, ok := groups[g]; !ok {
-				*order = append(*order, g)
-			}
-			groups[g] = append(groups[g], r)
+			*cands = append(*cands, regLost{regLostKey{m.Key, seen[j].v}, r, len(*cands)})
 		case model.MopRead:
 			if j < 0 {
 				at.set(int32(m.Key), int32(len(seen)))

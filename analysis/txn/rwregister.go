@@ -224,6 +224,11 @@ func (rw *rwRegister) index() {
 	rw.tstart = make([]int32, len(c.recs)+1)
 	rw.keyMarks, rw.msgMarks = newMarks(len(h.Keys)), newMarks(nm)
 	at := &rw.keyMarks // key -> its touch in this txn
+	nmops := 0
+	for r := range c.recs {
+		nmops += len(c.mops(int32(r)))
+	}
+	rw.touches = make([]touch, 0, nmops) // at most one a micro-op: no regrowing a huge txn's
 	for r := range c.recs {
 		r := int32(r)
 		typ := c.recs[r].typ

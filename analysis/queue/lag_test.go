@@ -1,0 +1,175 @@
+package queue
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// lagOf runs lag on a fresh checker of h and returns its result.
+func lagOf(h *model.History, p model.Pairing, opts Options, ref bool) *analysis.Result {
+	c := check(h, p, opts)
+	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
+	if ref {
+		c2.refLagAndStalls()
+	} else {
+		c2.lagAndStalls()
+	}
+	return c2.res
+}
+
+// TestLagReference compares lag.go with the explicit walk that samples
+// every held key at every poll (refLagAndStalls) on fuzzed histories, with
+// nondecreasing times, coarse ones and times jittered back: the worst lag and the
+// stalled-consumer instances must be identical, and the series the
+// reference's with some samples inside runs left out, keeping each
+// process and key's first and last.
+func TestLagReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 600 {
+		data := make([]byte, 40+rng.IntN(400))
+		for j := range data {
+			data[j] = byte(rng.UintN(256))
+		}
+		var h *model.History
+		if i%2 == 0 {
+			h = fuzzHistory(data)
+		} else {
+			h = lagHistory(rng)
+		}
+		if i%3 == 1 { // coarse times: many equal, so lags of 0 that grow
+			for j := range h.Ops {
+				h.Ops[j].Time /= 6
+			}
+		}
+		if i%3 == 2 { // times that go back
+			for j := range h.Ops {
+				if rng.IntN(4) == 0 {
+					h.Ops[j].Time -= int64(rng.IntN(12))
+				}
+			}
+		}
+		p, err := model.Pair(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := DefaultOptions()
+		opts.Series = true
+		opts.StallThreshold = time.Duration(rng.IntN(4)) * time.Nanosecond
+		got, want := lagOf(h, p, opts, false), lagOf(h, p, opts, true)
+		name := fmt.Sprintf("history %d", i)
+		if !reflect.DeepEqual(got.Stats, want.Stats) {
+			t.Fatalf("%s: stats %+v, want %+v", name, got.Stats, want.Stats)
+		}
+		gj, _ := json.Marshal(got.Anomalies)
+		wj, _ := json.Marshal(want.Anomalies)
+		if string(gj) != string(wj) {
+			t.Fatalf("%s: stalls\n got %s\nwant %s", name, gj, wj)
+		}
+		var gs, ws []analysis.LagPoint
+		for _, x := range got.Series.Lag.All() {
+			gs = append(gs, x)
+		}
+		for _, x := range want.Series.Lag.All() {
+			ws = append(ws, x)
+		}
+		type pk struct {
+			proc int32
+			key  model.KeyID
+		}
+		first, last := map[pk]int{}, map[pk]int{}
+		for j, x := range ws {
+			if _, ok := first[pk{x.Process, x.Key}]; !ok {
+				first[pk{x.Process, x.Key}] = j
+			}
+			last[pk{x.Process, x.Key}] = j
+		}
+		kept := map[int]bool{}
+		j := 0
+		for _, x := range gs {
+			for j < len(ws) && ws[j] != x {
+				j++
+			}
+			if j == len(ws) {
+				t.Fatalf("%s: series point %+v is not the reference's, or out of order\n got %v\nwant %v", name, x, gs, ws)
+			}
+			kept[j] = true
+			j++
+		}
+		for k, f := range first {
+			if !kept[f] || !kept[last[k]] {
+				t.Fatalf("%s: series lacks the first or last sample of %v\n got %v\nwant %v", name, k, gs, ws)
+			}
+		}
+	}
+}
+
+// lagHistory is a random history of consumers assigned to a few of six
+// keys, polling some of them, while producers send to them in order or
+// not, with times that often repeat: long runs of held keys left unpolled,
+// lags of 0 that grow, acknowledgements that move a held key's next offset.
+func lagHistory(rng *rand.Rand) *model.History {
+	b := model.NewBuilder("lag")
+	keys := make([]model.KeyID, 6)
+	for k := range keys {
+		keys[k] = b.Key(model.IntAtom(int64(k)))
+	}
+	var next [6]int64 // next offset per key
+	var sent [6][]int64
+	t, idx := int64(0), int64(0)
+	add := func(op model.Op) {
+		op.Index, op.Time = idx, t
+		idx++
+		t += int64(rng.IntN(3))
+		b.Add(op)
+	}
+	val := int64(0)
+	for range 20 + rng.IntN(80) {
+		proc := int32(rng.IntN(5))
+		switch x := rng.IntN(10); {
+		case x == 0 && proc < 3: // assign a few keys
+			var ks []model.KeyID
+			for range 1 + rng.IntN(4) {
+				ks = append(ks, keys[rng.IntN(6)])
+			}
+			op := model.Op{Type: model.Invoke, Process: proc, F: model.FAssign}
+			b.SetKeys(&op, ks)
+			add(op)
+			op.Type = model.OK
+			add(op)
+		case proc >= 3: // send, at the next offset or a gap
+			k := rng.IntN(6)
+			off := next[k] + int64(rng.IntN(2))
+			next[k] = off + 1
+			if rng.IntN(4) == 0 && off > 2 {
+				off -= 2 // out of order
+			}
+			val++
+			m := model.Mop{Kind: model.MopSend, Key: keys[k], Msg: b.Msg(keys[k], b.Value(model.IntAtom(val))), Offset: model.NoOffset}
+			add(model.Op{Type: model.Invoke, Process: proc, F: model.FSend, Mops: b.StoreMops(m)})
+			m.Done, m.Offset = true, off
+			sent[k] = append(sent[k], off)
+			add(model.Op{Type: model.OK, Process: proc, F: model.FSend, Mops: b.StoreMops(m)})
+		default: // poll some keys, often none
+			var kps []model.KeyPoll
+			for range rng.IntN(3) / 2 * (1 + rng.IntN(2)) {
+				k := rng.IntN(6)
+				var reads []model.Read
+				if len(sent[k]) > 0 {
+					off := sent[k][rng.IntN(len(sent[k]))]
+					reads = append(reads, model.NewRead(off, b.Msg(keys[k], b.Value(model.IntAtom(1000+off)))))
+				}
+				kps = append(kps, model.KeyPoll{Key: keys[k], Reads: b.StoreReads(reads...)})
+			}
+			add(model.Op{Type: model.Invoke, Process: proc, F: model.FPoll, Mops: b.StoreMops(model.Mop{Kind: model.MopPoll})})
+			add(model.Op{Type: model.OK, Process: proc, F: model.FPoll, Mops: b.StoreMops(model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(kps...)})})
+		}
+	}
+	return b.History()
+}

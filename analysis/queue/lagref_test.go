@@ -1,0 +1,252 @@
+package queue
+
+// The realtime lag as it was computed before lag.go, sampling every held
+// key at every poll explicitly: O(polls × held keys). It is the reference
+// TestLagReference compares lag.go with.
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// refLagProc is what the lag computation remembers of one process: its
+// assignment, and per key its position and its open stall.
+type refLagProc struct {
+	assigned  []model.KeyID
+	hasAssign bool
+	keys      []refLagKey // in order of first use
+	idx       []int32     // key -> 1 + its index in keys, for few keys (refDenseKeys)
+	idxMap    map[model.KeyID]int32
+}
+
+// refLagKey is one key of a refLagProc.
+type refLagKey struct {
+	key     model.KeyID
+	hasPos  bool
+	pos     int64 // offset of the last read
+	inStall bool
+	st      stall
+}
+
+// refDenseKeys is the most keys for which a refLagProc indexes its keys by an
+// array (4 bytes a key per process) rather than a map.
+const refDenseKeys = 1024
+
+// get returns k's entry, or nil; nk is the history's number of keys.
+func (lp *refLagProc) get(k model.KeyID, nk int) *refLagKey {
+	var i int32
+	if nk <= refDenseKeys {
+		if lp.idx == nil {
+			return nil
+		}
+		i = lp.idx[k]
+	} else {
+		i = lp.idxMap[k]
+	}
+	if i == 0 {
+		return nil
+	}
+	return &lp.keys[i-1]
+}
+
+// entry returns k's entry, adding it if need be.
+func (lp *refLagProc) entry(k model.KeyID, nk int) *refLagKey {
+	if e := lp.get(k, nk); e != nil {
+		return e
+	}
+	lp.keys = append(lp.keys, refLagKey{key: k})
+	i := int32(len(lp.keys))
+	if nk <= refDenseKeys {
+		if lp.idx == nil {
+			lp.idx = make([]int32, nk)
+		}
+		lp.idx[k] = i
+	} else {
+		if lp.idxMap == nil {
+			lp.idxMap = map[model.KeyID]int32{}
+		}
+		lp.idxMap[k] = i
+	}
+	return &lp.keys[i-1]
+}
+
+// lagAndStalls computes realtime lag at every ok poll (kept in the series
+// only with Options.Series), the worst lag, and stalled-consumer. It walks
+// the history by position, so acks count only before a poll's invocation.
+func (c *checker) refLagAndStalls() {
+	nk := len(c.h.Keys)
+	ev := c.events()
+	acks := c.ackLogs()
+	procs := make([]refLagProc, len(c.procIDs))
+	worst := int64(-1)
+	var worstProc int32
+	var worstKey model.KeyID
+	var worstOp int64
+	var keys []model.KeyID // keys sampled at one poll, reused
+	inKeys := make([]uint32, nk)
+	stamp := uint32(0)
+	threshold := c.opts.StallThreshold.Nanoseconds()
+	closeStall := func(proc int32, k model.KeyID, s *stall) {
+		if s.polls < 2 || s.lastTime-s.since < threshold || threshold <= 0 {
+			return
+		}
+		in := analysis.Instance{
+			Key: c.keyVal(k), Process: analysis.I(int64(proc)),
+			From: analysis.I(c.compIdx(s.fromRec)), To: analysis.I(c.compIdx(s.lastRec)),
+			DurationS: analysis.F(float64(s.lastTime-s.since) / 1e9),
+			Witness:   c.witness(s.fromRec, s.lastRec, s.ackRec),
+		}
+		in.StuckOffset = analysis.I(s.pos) // -1: nothing read yet
+		if a := &acks[k]; a.count > 0 {
+			in.AckedOffset = analysis.I(a.offs[a.maxAt])
+		}
+		c.res.Add(StalledConsumer, in)
+	}
+	for i := range c.h.Ops {
+		op := &c.h.Ops[i]
+		if !op.IsClient() {
+			continue
+		}
+		if op.Type == model.Invoke {
+			ri := ev[i]
+			if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
+				continue
+			}
+			comp := c.op(c.recs[ri].comp)
+			if comp.F != model.FPoll && comp.F != model.FTxn {
+				continue
+			}
+			lp := &procs[c.recs[ri].proc]
+			keys = keys[:0]
+			stamp++
+			hasPoll := false
+			mops := c.h.MopsOf(comp)
+			for mi := range mops {
+				if mops[mi].Kind != model.MopPoll {
+					continue
+				}
+				hasPoll = true
+				for _, kp := range c.h.PollsOf(&mops[mi]) {
+					if inKeys[kp.Key] != stamp {
+						inKeys[kp.Key] = stamp
+						keys = append(keys, kp.Key)
+					}
+					if rs := c.h.ReadsOf(&kp); len(rs) > 0 {
+						e := lp.entry(kp.Key, nk)
+						e.pos, e.hasPos = rs[len(rs)-1].Offset(), true
+					}
+				}
+			}
+			if !hasPoll {
+				continue
+			}
+			if lp.hasAssign {
+				for _, k := range lp.assigned {
+					if inKeys[k] != stamp {
+						inKeys[k] = stamp
+						keys = append(keys, k)
+					}
+				}
+			} else {
+				for j := range lp.keys {
+					if k := lp.keys[j].key; lp.keys[j].hasPos && inKeys[k] != stamp {
+						inKeys[k] = stamp
+						keys = append(keys, k)
+					}
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				pos := int64(-1)
+				e := lp.get(k, nk)
+				if e != nil && e.hasPos {
+					pos = e.pos
+				}
+				lag := int64(0)
+				a := &acks[k]
+				aj := a.next(pos)
+				if aj >= 0 {
+					lag = op.Time - a.times[aj]
+				}
+				if c.opts.Series {
+					c.res.Series.Lag.Append(analysis.LagPoint{
+						Time: op.Time, OpIndex: comp.Index, Process: op.Process, Key: k, LagNS: lag, Offset: pos})
+				}
+				if lag > worst {
+					worst, worstProc, worstKey, worstOp = lag, op.Process, k, comp.Index
+				}
+				if e != nil && e.inStall && (e.st.pos != pos || lag <= 0) {
+					closeStall(op.Process, k, &e.st)
+					e.inStall = false
+				}
+				if lag > 0 {
+					if e == nil {
+						e = lp.entry(k, nk)
+					}
+					if !e.inStall {
+						e.inStall = true
+						e.st = stall{pos: pos, since: op.Time, fromRec: ri, ackRec: a.ops[aj]}
+					}
+					e.st.lastTime, e.st.lastRec = op.Time, ri
+					e.st.polls++
+				}
+			}
+			continue
+		}
+		ri := ev[i] // a completion: never an open invocation's rec
+		if ri < 0 {
+			continue
+		}
+		switch op.F {
+		case model.FAssign, model.FSubscribe:
+			if op.Type == model.Fail {
+				continue
+			}
+			lp := &procs[c.recs[ri].proc]
+			lp.hasAssign = true
+			lp.assigned = c.h.KeysOf(op)
+			for j := range lp.keys {
+				if e := &lp.keys[j]; e.hasPos && !slices.Contains(lp.assigned, e.key) {
+					e.hasPos = false
+				}
+			}
+		case model.FSend, model.FTxn:
+			if op.Type != model.OK || op.Time == model.NoTime {
+				continue
+			}
+			for _, m := range c.h.MopsOf(op) {
+				if m.Kind == model.MopSend && m.Done && m.Offset != model.NoOffset {
+					acks[m.Key].add(m.Offset, op.Time, ri) //nolint
+				}
+			}
+		}
+	}
+	if worst >= 0 {
+		c.res.Stats.WorstLagS = float64(worst) / 1e9
+		c.res.Stats.WorstLagProcess = analysis.I(int64(worstProc))
+		c.res.Stats.WorstLagKey = c.keyVal(worstKey)
+		c.res.Stats.WorstLagOp = analysis.I(worstOp)
+	}
+	// close open stalls in a fixed order: by process id, then key
+	order := make([]int32, len(procs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(c.procIDs[a], c.procIDs[b]) })
+	var open []*refLagKey
+	for _, p := range order {
+		open = open[:0]
+		for j := range procs[p].keys {
+			if e := &procs[p].keys[j]; e.inStall {
+				open = append(open, e)
+			}
+		}
+		slices.SortFunc(open, func(a, b *refLagKey) int { return cmp.Compare(a.key, b.key) })
+		for _, e := range open {
+			closeStall(c.procIDs[p], e.key, &e.st)
+		}
+	}
+}
