@@ -1,22 +1,11 @@
 package queue
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/scaling"
 )
-
-// allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc,
-// deterministic enough to compare sizes; not a time).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestAdversarialAllocs checks each adversarial history of
 // BenchmarkAdversarial at n and 10n, with write-write edges and the
@@ -33,10 +22,10 @@ func TestAdversarialAllocs(t *testing.T) {
 				opts := DefaultOptions()
 				opts.WWDeps, opts.Series = true, true
 				var res *analysis.Result
-				bytes[j] = allocated(func() { res = Check(h, p, opts) })
+				bytes[j] = scaling.Allocated(func() { res = Check(h, p, opts) })
 				a.verify(t, res)
 			}
-			if ratio := float64(bytes[1]) / float64(bytes[0]); ratio > 12 {
+			if ratio := float64(bytes[1]) / float64(bytes[0]); ratio > scaling.MaxGrowth {
 				t.Errorf("n=%d: %d bytes, n=%d: %d bytes: %.1f-fold, want at most 12", n, bytes[0], 10*n, bytes[1], ratio)
 			}
 		})

@@ -3,14 +3,12 @@ package txn
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/scaling"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -204,16 +202,9 @@ func BenchmarkAdversarial(b *testing.B) {
 }
 
 // BenchmarkAdversarialRatio is BenchmarkAdversarial made to resist a busy
-// machine: it checks each history at n = 10,000 and 10n, interleaved,
-// ratioRounds times, each after a garbage collection and with the
-// collector off while it runs (its concurrent workers compete with every
-// other process for the cores, which made the same history's ratio swing
-// from 6 to 17 between runs), and reports the fastest of each (ns/n,
-// ns/10n), their ratio (ratio, at most 12 for O(n log n)), the ratio of
-// the fastest CPU times (cpu-ratio, on unix: the time the process held a
-// core, which a busy machine disturbs less than wall time), and the ratio
-// of bytes allocated (alloc-ratio), which is what the collector's work
-// grows with and which no other process disturbs. Run with -benchtime 1x.
+// machine: each history at n = 10,000 and 10n, interleaved, the fastest of
+// five rounds each with the collector off, and the ratios of wall time, CPU
+// time and bytes allocated (scaling.Ratio). Run with -benchtime 1x.
 func BenchmarkAdversarialRatio(b *testing.B) {
 	const n, ratioRounds = 10_000, 5
 	for i := range adversarials {
@@ -227,33 +218,10 @@ func BenchmarkAdversarialRatio(b *testing.B) {
 			for j, size := range []int{n, 10 * n} {
 				in[j].h, in[j].p = a.read(b, size)
 			}
-			best := [2]time.Duration{math.MaxInt64, math.MaxInt64}
-			bestCPU := best
-			var bytes [2]uint64
-			for b.Loop() {
-				for range ratioRounds {
-					for j := range in {
-						var before, after runtime.MemStats
-						runtime.GC()
-						gc := debug.SetGCPercent(-1)
-						runtime.ReadMemStats(&before)
-						start, cpu := time.Now(), cpuTime()
-						res := adversarialCheck(a, in[j].h, in[j].p)
-						d, dc := time.Since(start), cpuTime()-cpu
-						runtime.ReadMemStats(&after)
-						debug.SetGCPercent(gc)
-						a.verify(b, res)
-						best[j], bestCPU[j] = min(best[j], d), min(bestCPU[j], dc)
-						bytes[j] = after.TotalAlloc - before.TotalAlloc
-					}
-				}
-			}
-			b.ReportMetric(float64(best[0].Nanoseconds()), "ns/n")
-			b.ReportMetric(float64(best[1].Nanoseconds()), "ns/10n")
-			b.ReportMetric(float64(best[1])/float64(best[0]), "ratio")
-			b.ReportMetric(float64(bytes[1])/float64(bytes[0]), "alloc-ratio")
-			if bestCPU[0] > 0 {
-				b.ReportMetric(float64(bestCPU[1])/float64(bestCPU[0]), "cpu-ratio")
+			var res [2]*analysis.Result
+			scaling.Ratio(b, ratioRounds, func(j int) { res[j] = adversarialCheck(a, in[j].h, in[j].p) })
+			for j := range res {
+				a.verify(b, res[j])
 			}
 		})
 	}

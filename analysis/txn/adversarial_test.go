@@ -3,24 +3,13 @@ package txn
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/scaling"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 )
-
-// allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc,
-// deterministic enough to compare sizes; not a time).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestAdversarialAllocs checks each adversarial history of
 // BenchmarkAdversarial at n and 10n and requires the bytes allocated by
@@ -36,10 +25,10 @@ func TestAdversarialAllocs(t *testing.T) {
 				h, p := a.read(t, size)
 				opts := a.opts()
 				var res *analysis.Result
-				bytes[j] = allocated(func() { res = a.check(h, p, opts) })
+				bytes[j] = scaling.Allocated(func() { res = a.check(h, p, opts) })
 				a.verify(t, res)
 			}
-			if ratio := float64(bytes[1]) / float64(bytes[0]); ratio > 12 {
+			if ratio := float64(bytes[1]) / float64(bytes[0]); ratio > scaling.MaxGrowth {
 				t.Errorf("n=%d: %d bytes, n=%d: %d bytes: %.1f-fold, want at most 12", n, bytes[0], 10*n, bytes[1], ratio)
 			}
 		})
@@ -60,7 +49,7 @@ func TestHugeGarbageReadBounded(t *testing.T) {
 	h, p := testhist.Read(t, strings.NewReader(string(l.Bytes())), "huge-garbage.edn")
 	var res *analysis.Result
 	var out []byte
-	used := allocated(func() {
+	used := scaling.Allocated(func() {
 		res = CheckListAppend(h, p, DefaultOptions())
 		var err error
 		if out, err = json.Marshal(res); err != nil {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package txn
+package scaling
 
 import "time"
 
