@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -103,9 +105,18 @@ standard output.`,
 	return cmd
 }
 
+// commandLine and clock give a report's header its command line (the
+// arguments hindsight was run with, as a shell reads them back) and time;
+// tests fix them.
+var (
+	commandLine = func() string { return report.ShellJoin(append([]string{"hindsight"}, os.Args[1:]...)) }
+	clock       = time.Now
+)
+
 // writeReport builds the view of res and writes the page to path, or to w
 // when w is not nil. The file appears only when complete.
 func writeReport(path string, w io.Writer, res *analysis.Result, h *model.History, opts report.ViewOptions) error {
+	opts.Command, opts.Made = commandLine(), clock()
 	v := report.BuildView(res, h, opts)
 	if w != nil {
 		return report.WriteHTML(w, v)
