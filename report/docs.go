@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io/fs"
 	"path"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -80,12 +81,19 @@ func renderDocSection(doc string) *DocSection {
 
 // findSection finds in a Markdown page the "## " heading whose anchor is
 // anchor and returns its text and the lines up to the next "# " or "## "
-// heading; headings inside fenced code blocks do not count.
+// heading; headings inside fenced code blocks do not count. A heading
+// with a placeholder in angle brackets ("`<model>-cycle-exists`") stands
+// for every type its pattern matches (strong-pl-2-cycle-exists) and is
+// taken when no heading is exactly the anchor.
 func findSection(src, anchor string) (heading, body string, ok bool) {
+	type section struct {
+		heading string
+		lines   []string
+	}
 	var (
-		in    bool
-		fence bool
-		lines []string
+		fence           bool
+		cur             *section
+		exact, patterns []*section
 	)
 	for line := range strings.Lines(src) {
 		trimmed := strings.TrimRight(line, "\r\n")
@@ -93,19 +101,45 @@ func findSection(src, anchor string) (heading, body string, ok bool) {
 			fence = !fence
 		}
 		if !fence && (strings.HasPrefix(trimmed, "## ") || strings.HasPrefix(trimmed, "# ")) {
-			if in {
-				break
+			cur = nil
+			h, isH2 := strings.CutPrefix(trimmed, "## ")
+			if !isH2 {
+				continue
 			}
-			if h, isH2 := strings.CutPrefix(trimmed, "## "); isH2 && catalog.Anchor(h) == anchor {
-				in, heading = true, strings.TrimSpace(strings.ReplaceAll(h, "`", ""))
+			if catalog.Anchor(h) == anchor {
+				cur = &section{heading: h}
+				exact = append(exact, cur)
+			} else if placeholderRE(h).MatchString(anchor) {
+				cur = &section{heading: h}
+				patterns = append(patterns, cur)
 			}
 			continue
 		}
-		if in {
-			lines = append(lines, line)
+		if cur != nil {
+			cur.lines = append(cur.lines, line)
 		}
 	}
-	return heading, strings.Join(lines, ""), in
+	found := append(exact, patterns...)
+	if len(found) == 0 {
+		return "", "", false
+	}
+	s := found[0]
+	return strings.TrimSpace(strings.ReplaceAll(s.heading, "`", "")), strings.Join(s.lines, ""), true
+}
+
+var placeholder = regexp.MustCompile(`<[^<>]+>`)
+
+// placeholderRE matches the anchors a heading with placeholders stands
+// for; one without any matches nothing.
+func placeholderRE(heading string) *regexp.Regexp {
+	parts := placeholder.Split(heading, -1)
+	if len(parts) < 2 {
+		return regexp.MustCompile(`^\b$`)
+	}
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(catalog.Anchor(p))
+	}
+	return regexp.MustCompile("^" + strings.Join(parts, "[a-z0-9_-]+") + "$")
 }
 
 // docMarkdown renders documentation sections: GitHub tables, raw HTML

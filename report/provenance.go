@@ -28,7 +28,7 @@ func CheckCommand(res *analysis.Result, history, html string) string {
 	flag(o.WFRKeys, "--wfr-keys")
 	flag(o.SequentialKeys, "--sequential-keys")
 	flag(o.LinearizableKeys, "--linearizable-keys")
-	if o.SubVia != "" {
+	if o.SubVia != "" && o.SubVia != "auto" {
 		args = append(args, "--sub-via", o.SubVia)
 	}
 	if o.CycleBudgetS != 10 {
