@@ -151,13 +151,18 @@ var docMarkdown = goldmark.New(
 
 // unlink replaces every link and image of a document by its text (an
 // autolink by its label): a report attached to a ticket opens offline,
-// and a link to another page of the repository would lead nowhere.
+// and a link to another page of the repository would lead nowhere. It
+// also moves headings two levels down (### becomes h5), below the page's
+// own h3 of the type and h4 of its instances.
 type unlink struct{}
 
 // Transform implements parser.ASTTransformer.
 func (unlink) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	var nodes []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			h.Level = min(h.Level+2, 6)
+		}
 		if entering {
 			switch n.Kind() {
 			case ast.KindLink, ast.KindImage, ast.KindAutoLink:
