@@ -174,7 +174,7 @@ func writeReport(t *testing.T, dir, name, path string, wwDeps bool) string {
 		res, h = mustCheck(t, path, checkOpts(wwDeps))
 	}
 	out := filepath.Join(dir, name+".html")
-	if err := WriteHTMLFile(out, BuildView(res, h, ViewOptions{})); err != nil {
+	if err := WriteHTMLFile(out, BuildView(res, h, ViewOptions{Command: testCommand, Made: testMade})); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -271,6 +271,7 @@ func TestBrowser(t *testing.T) {
 			case tc.hostile:
 				checkHostile(t, tctx, hostileStrings, hostileProbes)
 			}
+			checkDocs(t, tctx, tc.verdict == "INVALID")
 			png, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
 			if err != nil {
 				t.Fatal(err)
@@ -480,5 +481,51 @@ func checkHostile(t *testing.T, ctx context.Context, hostile []string, probes []
 		if err != nil || n != 0 {
 			t.Errorf("after the tooltip of %s: %d elements made from history text (%v)", id, n, err)
 		}
+	}
+}
+
+// docsState is what checkDocs reads of the page.
+type docsState struct {
+	Folded, Open int
+	Visible      bool
+	Text, Header string
+}
+
+// checkDocs checks that the page's header block shows, and on a page with
+// anomalies (docs true) that each type's documentation is folded, and that
+// a click on the first one's summary opens it and shows its text. The
+// caller's request check then proves the click fetched nothing.
+func checkDocs(t *testing.T, ctx context.Context, docs bool) {
+	t.Helper()
+	const read = `(function () {
+  var d = document.querySelector('details.docs'), p = document.getElementById('provenance');
+  var body = d ? d.querySelector('.docs-body') : null;
+  return {Folded: document.querySelectorAll('details.docs:not([open])').length,
+    Open: document.querySelectorAll('details.docs[open]').length,
+    Visible: body ? body.checkVisibility() : false,
+    Text: body ? body.innerText : '', Header: p ? p.innerText : ''};
+})()`
+	before, err := chromedp.Run(ctx, chromedp.Evaluate[docsState](read))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(before.Header, testCommand) || !strings.Contains(before.Header, "2026-01-02T03:04:05Z") {
+		t.Errorf("the header block shows %q", before.Header)
+	}
+	if !docs {
+		return
+	}
+	if before.Folded == 0 || before.Open != 0 || before.Visible || before.Text != "" {
+		t.Fatalf("the docs sections are not all folded: %+v", before)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("details.docs summary"))); err != nil {
+		t.Fatal(err)
+	}
+	after, err := chromedp.Run(ctx, chromedp.Evaluate[docsState](read))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Open != 1 || !after.Visible || len(strings.TrimSpace(after.Text)) < 40 {
+		t.Errorf("a click did not open the docs section: %+v", after)
 	}
 }

@@ -42,6 +42,12 @@ type ViewOptions struct {
 	// timeline: every one in an anomaly shown, and an even sample of the
 	// rest.
 	MaxTxns int
+	// Command is the command line that made the report, shown in the
+	// page's header (for a report scan --html-dir wrote: the equivalent
+	// check --html command); Made is when it was made. Empty and zero are
+	// left out of the header, so a test's page stays deterministic.
+	Command string
+	Made    time.Time
 }
 
 // DefaultViewOptions are the bounds used when a ViewOptions field is zero:
@@ -123,6 +129,11 @@ type View struct {
 	// of hindsight --version), so a page attached to a ticket can be
 	// reproduced; empty when the result does not say.
 	Build string `json:"build,omitempty"`
+	// Provenance is the page's header block: the hindsight build, the
+	// history's file name, size and SHA-256, the command line that made
+	// the report and when (provenance), so a page attached to a bug
+	// ticket says what it is about and how to make it again.
+	Provenance []Fact `json:"provenance,omitempty"`
 	// Omissions say, in plain words, what the page leaves out.
 	Omissions []string `json:"omissions"`
 	// Txn is the view of a transactional history (list-append,
@@ -158,6 +169,9 @@ type Section struct {
 	// in the repository (docs/queue.md#lost-write).
 	Doc     string `json:"doc"`
 	DocPath string `json:"doc_path,omitempty"`
+	// Docs is the section of DocPath, embedded in the page folded under
+	// the type; nil when the documentation has no such section.
+	Docs *DocSection `json:"-"`
 	// Shown is how many instances are listed (at most MaxInstances).
 	Shown     int            `json:"shown"`
 	Instances []InstanceView `json:"instances"`
@@ -314,6 +328,7 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 	if res.Hindsight != nil {
 		v.Build = res.Hindsight.String() + "; ECharts " + EChartsVersion()
 	}
+	v.Provenance = provenance(res, v.Build, o)
 	if b.txn {
 		b.txnView(v)
 		return v
@@ -369,6 +384,28 @@ func (b *builder) sections(v *View) {
 		}
 		v.Sections = append(v.Sections, sec)
 	}
+}
+
+// provenance is the header block of the page of res (View.Provenance):
+// only the facts that are known.
+func provenance(res *analysis.Result, build string, o ViewOptions) []Fact {
+	var facts []Fact
+	add := func(label, value string) {
+		if value != "" {
+			facts = append(facts, Fact{label, value})
+		}
+	}
+	add("hindsight", build)
+	add("history", res.Source)
+	if res.Bytes > 0 || res.SHA256 != "" {
+		add("size", thousands(res.Bytes)+" "+plural(res.Bytes, "byte", "bytes"))
+	}
+	add("sha256", res.SHA256)
+	add("command", o.Command)
+	if !o.Made.IsZero() {
+		add("made", o.Made.UTC().Format(time.RFC3339))
+	}
+	return facts
 }
 
 func nonNil(s []string) []string {

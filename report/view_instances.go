@@ -173,6 +173,7 @@ func (b *builder) section(tv TypeView) Section {
 	sec := Section{TypeView: tv, Instances: []InstanceView{}}
 	if t, ok := workload.Describe(b.res.Workload, tv.Type); ok {
 		sec.Doc, sec.DocPath = t.Meaning, t.Doc
+		sec.Docs = docSection(t.Doc)
 	}
 	if sec.Doc == "" {
 		sec.Doc = "An anomaly type this report has no description for; see the explanation of each instance."

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
@@ -39,9 +40,15 @@ func reportName(path string) string {
 	return fmt.Sprintf("%s-%08x.html", name, h.Sum32())
 }
 
-// writeReport writes the HTML report of one history (package report).
+// reportClock is when a report is made, for its header; tests fix it.
+var reportClock = time.Now
+
+// writeReport writes the HTML report of one history (package report) to
+// path; its header names the hindsight check --html command that makes the
+// same report of that history.
 func writeReport(path string, res *analysis.Result, h *model.History) error {
-	return report.WriteHTMLFile(path, report.BuildView(res, h, report.ViewOptions{}))
+	opts := report.ViewOptions{Command: report.CheckCommand(res, res.Source, filepath.Base(path)), Made: reportClock()}
+	return report.WriteHTMLFile(path, report.BuildView(res, h, opts))
 }
 
 // indexRow is one history listed in index.html.

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -80,6 +81,15 @@ func TestHTMLReports(t *testing.T) {
 		}
 	}
 	noTemps(t, opts.HTMLDir)
+	// a report's header names the check --html command that makes it
+	rep, err := os.ReadFile(filepath.Join(opts.HTMLDir, reportName(evil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := report.ShellJoin([]string{"hindsight", "check", "--html", reportName(evil), "--workload", "queue", evil})
+	if !strings.Contains(html.UnescapeString(string(rep)), cmd) {
+		t.Errorf("the report of %s does not name the command %s", evil, cmd)
+	}
 
 	// A rerun takes everything from the cache and keeps the reports; a
 	// deleted report is written again.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +57,7 @@ type checkFlags struct {
 	models         []string
 	inputFormat    string
 	html           string // check --html FILE (report.go)
+	command        string // the command line, for the --html report's header
 	// rw-register's version-order sources
 	wfrKeys, sequentialKeys, linearizableKeys bool
 	transactionOrder                          string    // a JSON file
@@ -235,7 +237,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			}
 		}
 	}()
-	err := root.Execute()
+	err := root.ExecuteContext(context.WithValue(context.Background(), argvKey{}, args))
 	var ee exitError
 	switch {
 	case err == nil:
@@ -272,6 +274,7 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 			if err := f.checkHTML(len(args), &opts); err != nil {
 				return err
 			}
+			f.command = commandLine(cmd)
 			mc, err := newMemCap(memory)
 			if err != nil {
 				return err
@@ -366,7 +369,7 @@ func emit(res *analysis.Result, h *model.History, f *checkFlags, stdout, stderr 
 		fmt.Fprintf(stderr, "hindsight: writing the result: %v\n", err)
 		return exitInput
 	}
-	return emitHTML(f.html, res, h, res.Verdict.ExitCode(), stderr)
+	return emitHTML(f.html, f.command, res, h, res.Verdict.ExitCode(), stderr)
 }
 
 func demoCmd(stdout, stderr io.Writer) *cobra.Command {

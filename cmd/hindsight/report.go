@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -78,6 +79,7 @@ standard output.`,
 			if out != "-" {
 				w = nil
 			}
+			view.Command = commandLine(cmd)
 			if err := writeReport(out, w, res, h, view); err != nil {
 				return err
 			}
@@ -103,9 +105,26 @@ standard output.`,
 	return cmd
 }
 
+// argvKey keys run's arguments in the context of its commands.
+type argvKey struct{}
+
+// commandLine is the command line of the run cmd is part of, as a shell
+// reads it back ("hindsight" and run's arguments), for a report's header.
+func commandLine(cmd *cobra.Command) string {
+	var args []string
+	if ctx := cmd.Context(); ctx != nil {
+		args, _ = ctx.Value(argvKey{}).([]string)
+	}
+	return report.ShellJoin(append([]string{"hindsight"}, args...))
+}
+
+// clock is when a report is made, for its header; a test fixes it.
+var clock = time.Now
+
 // writeReport builds the view of res and writes the page to path, or to w
 // when w is not nil. The file appears only when complete.
 func writeReport(path string, w io.Writer, res *analysis.Result, h *model.History, opts report.ViewOptions) error {
+	opts.Made = clock()
 	v := report.BuildView(res, h, opts)
 	if w != nil {
 		return report.WriteHTML(w, v)
@@ -132,11 +151,12 @@ func (f *checkFlags) checkHTML(histories int, opts *check.Options) error {
 
 // emitHTML writes the report for check --html, after the verdict was
 // printed. It returns an exit status: exitInput on failure, else code.
-func emitHTML(path string, res *analysis.Result, h *model.History, code int, stderr io.Writer) int {
+// command is the command line for the report's header.
+func emitHTML(path, command string, res *analysis.Result, h *model.History, code int, stderr io.Writer) int {
 	if path == "" {
 		return code
 	}
-	if err := writeReport(path, nil, res, h, report.ViewOptions{}); err != nil {
+	if err := writeReport(path, nil, res, h, report.ViewOptions{Command: command}); err != nil {
 		fmt.Fprintf(stderr, "hindsight: %v\n", err)
 		return exitInput
 	}

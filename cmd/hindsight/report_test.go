@@ -1,6 +1,7 @@
 package main
 
 import (
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +71,18 @@ func TestReportCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.html")); err == nil {
 		t.Error("check --html with two histories wrote a file")
+	}
+	// each page's header names the command line that wrote it
+	for file, args := range map[string][]string{
+		out: cases[0].args, filepath.Join(dir, "c.html"): cases[2].args} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := report.ShellJoin(append([]string{"hindsight"}, args...))
+		if !strings.Contains(html.UnescapeString(string(b)), "<th>command</th><td>"+want+"</td>") {
+			t.Errorf("%s: the header does not name the command %s", file, want)
+		}
 	}
 }
 
