@@ -280,10 +280,7 @@ history (JSON Lines). The exit status is the worst over all histories.`,
 				return err
 			}
 			var code atomic.Int32
-			mc.trip = func(err *check.MemoryCapError) {
-				fmt.Fprintf(stderr, "hindsight: %v\n", err)
-				exitProcess(worse(int(code.Load()), exitMemory))
-			}
+			mc.trip = memoryTrip(&f, &code, stdout, stderr)
 			defer mc.watch()()
 			for _, path := range args {
 				code.Store(int32(worse(int(code.Load()), checkOne(path, stdin, opts, mc, &f, stdout, stderr))))
@@ -311,6 +308,21 @@ var testPanic func(path string)
 // checkOne checks one history, prints its result and returns its exit
 // status. A panic while checking it is reported as an internal error
 // (exit 5), not taken for a verdict.
+// memoryTrip is what check does when its watchdog finds the process past
+// the memory cap in the middle of a history: the message, the JUnit XML
+// with the suites already made and an error suite for that history, and
+// exit 4 (or the worse status of the histories before it).
+func memoryTrip(f *checkFlags, code *atomic.Int32, stdout, stderr io.Writer) func(*check.MemoryCapError) {
+	return func(err *check.MemoryCapError) {
+		fmt.Fprintf(stderr, "hindsight: %v\n", err)
+		f.addJUnitError(err.Path, err)
+		if werr := f.writeJUnit(stdout); werr != nil {
+			fmt.Fprintf(stderr, "hindsight: %v\n", werr)
+		}
+		exitProcess(worse(int(code.Load()), exitMemory))
+	}
+}
+
 func checkOne(path string, stdin io.Reader, opts check.Options, mc *memCap, f *checkFlags, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +25,8 @@ import (
 // checked.
 type junitOut struct {
 	file   string // --junit FILE, or ""
-	suites []report.JUnitSuite
+	mu     sync.Mutex
+	suites []report.JUnitSuite // under mu: the memory cap's watchdog writes them too
 }
 
 // registerJUnit adds --junit FILE to check and scan.
@@ -41,14 +43,19 @@ func (f *checkFlags) wantsJUnit() bool {
 // addJUnit adds the suite of a checked history.
 func (f *checkFlags) addJUnit(res *analysis.Result, h *model.History) {
 	if f.wantsJUnit() {
-		f.junit.suites = append(f.junit.suites, report.JUnitSuiteOf(report.JUnitResult(res, report.HistoryLookup(h), f.maxExamples)))
+		suite := report.JUnitSuiteOf(report.JUnitResult(res, report.HistoryLookup(h), f.maxExamples))
+		f.junit.mu.Lock()
+		f.junit.suites = append(f.junit.suites, suite)
+		f.junit.mu.Unlock()
 	}
 }
 
 // addJUnitError adds the suite of a history that could not be read.
 func (f *checkFlags) addJUnitError(path string, err error) {
 	if f.wantsJUnit() {
+		f.junit.mu.Lock()
 		f.junit.suites = append(f.junit.suites, report.JUnitUnreadable(path, "", 0, err.Error()))
+		f.junit.mu.Unlock()
 	}
 }
 
@@ -59,7 +66,10 @@ func (f *checkFlags) writeJUnit(stdout io.Writer) error {
 		return nil
 	}
 	var b bytes.Buffer
-	if err := report.WriteJUnit(&b, f.junit.suites); err != nil {
+	f.junit.mu.Lock()
+	err := report.WriteJUnit(&b, f.junit.suites)
+	f.junit.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	if f.format == "junit" {

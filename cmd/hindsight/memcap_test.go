@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	junit "github.com/joshdk/go-junit"
 
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/report"
@@ -148,5 +154,43 @@ func TestPanicIsInternalError(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "timeout-retry-duplicate-invalid.edn") {
 		t.Errorf("the other history was not printed: %q", stdout)
+	}
+}
+
+// TestMemoryTripWritesJUnit: when the watchdog stops check in the middle
+// of a history, the --junit file still holds the suites of the histories
+// before it and an error suite naming the one it stopped, and the exit
+// status is 4, or the worse status of the histories before it.
+func TestMemoryTripWritesJUnit(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "results.xml")
+	var f checkFlags
+	f.junit = &junitOut{file: out}
+	f.addJUnitError("first.edn", errors.New("first.edn:1:1: unexpected '}'"))
+	var status []int
+	defer func(e func(int)) { exitProcess = e }(exitProcess)
+	exitProcess = func(code int) { status = append(status, code) }
+	var code atomic.Int32
+	code.Store(exitInvalid)
+	var stderr strings.Builder
+	memoryTrip(&f, &code, io.Discard, &stderr)(&check.MemoryCapError{Path: "big.edn", Cap: 4 << 20, Flag: "--memory", Why: "the process's memory reached 5.0 MiB"})
+	if len(status) != 1 || status[0] != exitMemory {
+		t.Errorf("exit %v, want [%d]", status, exitMemory)
+	}
+	if !strings.Contains(stderr.String(), "big.edn: could not be judged within the memory cap") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	suites, err := junit.IngestFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range suites {
+		names = append(names, s.Name)
+	}
+	if !slices.Equal(names, []string{"first.edn", "big.edn"}) {
+		t.Errorf("suites %v, want first.edn and big.edn", names)
+	}
+	if n := len(suites); n == 2 && (suites[1].Totals.Error != 1 || !strings.Contains(suites[1].Tests[0].Error.Error(), "memory cap")) {
+		t.Errorf("big.edn's suite: %+v", suites[1])
 	}
 }
