@@ -1,5 +1,5 @@
 // Package queue checks Kafka-style queue histories: the semantics of
-// spec/queue.md, which follows Jepsen's jepsen.tests.kafka checker and
+// docs/queue.md, which follows Jepsen's jepsen.tests.kafka checker and
 // departs from it where that checker is nondeterministic, crashes or misses
 // something.
 //
@@ -11,7 +11,7 @@
 // records too (they move consumer positions); only send, poll and txn records
 // are vertices of the dependency graph.
 //
-// # Choices where spec/queue.md is silent
+// # Choices the anomaly definitions leave open
 //
 //   - Positions. Order comparisons (skips, nonmonotonic, internal checks)
 //     use a value's position in the version order: the last position at
@@ -82,7 +82,9 @@
 //   - A history where no send, poll or txn completed ok has nothing to
 //     judge: unknown.
 //
-// # Jepsen checker behaviour not copied (spec/queue.md §7)
+// # Jepsen checker behaviour not copied
+//
+// For users, docs/queue.md#where-hindsight-departs-from-jepsens-checker.
 //
 //   - Hash-order choice at conflicting offsets: Jepsen keeps one value per
 //     offset, picked in hash order, and gives the others no position, so
@@ -910,7 +912,7 @@ func (c *checker) proofOfPos(k model.KeyID, p int32) int32 {
 // position pb: delta is pb - pa, and ordered is false when a and b are two
 // distinct values of one position (a conflicting offset). The log does not
 // order those, so going from one to the other is neither a skip nor a step
-// back (spec/queue.md §2); the same value twice is a repeat.
+// back (Positions, in the package doc); the same value twice is a repeat.
 func step(pa int32, a model.MsgID, pb int32, b model.MsgID) (delta int64, ordered bool) {
 	return int64(pb - pa), pa != pb || a == b
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// CheckListAppend analyses a list-append history (spec/txn.md): its
+// CheckListAppend analyses a list-append history (docs/list-append.md): its
 // non-cycle anomalies, the dependency graph inferred from the lists read,
 // and the cycles of that graph, judged against opts.Models. pairing must
 // come from model.Pair(h).
@@ -409,7 +409,7 @@ func (la *listAppend) prev(k model.KeyID, m model.MsgID) (p model.MsgID, init bo
 	return o[len(o)-1], false
 }
 
-// emit adds the data edges (spec/txn.md §3, list-append): wr from the
+// emit adds the data edges (docs/list-append.md#the-workload): wr from the
 // appender of the last element of each external read to the reader; ww from
 // the appender of each element to the appender of the next; rw from each
 // txn whose external read ended in a state to the appender of the next
@@ -709,7 +709,8 @@ func (pi *pairIndex) contradictions(c *checker, a, b model.MsgID) []int64 {
 	return ops
 }
 
-// nonCycle finds the anomalies that need no graph (spec/txn.md §4).
+// nonCycle finds the anomalies that need no graph
+// (docs/list-append.md#types-at-a-glance).
 func (la *listAppend) nonCycle() {
 	c := la.c
 	var lost []lostCand // lost-update candidates, grouped below

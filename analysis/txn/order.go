@@ -20,7 +20,7 @@ func (c *checker) emitOrder(add func(from, to int32, rel graph.Rel)) {
 }
 
 // emitProcess links each ok txn of a process to the process's next ok txn
-// (spec/txn.md §2).
+// (docs/README.md#cycles).
 func (c *checker) emitProcess(add func(from, to int32, rel graph.Rel)) {
 	last := map[int32]int32{} // process -> vertex of its latest ok txn
 	for r, p := range c.okTxns() {

@@ -8,10 +8,11 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// This file holds rw-register's checks that need no graph (spec/txn.md §4):
-// G1a, G1b, internal, future-read, lost-update and garbage-read; cyclic-
-// versions comes with the version orders (rwversions.go) and
-// duplicate-writes with the writer index (rwregister.go).
+// This file holds rw-register's checks that need no graph
+// (docs/rw-register.md#types-at-a-glance): G1a, G1b, internal, future-read,
+// lost-update and garbage-read; cyclic-versions comes with the version
+// orders (rwversions.go) and duplicate-writes with the writer index
+// (rwregister.go).
 
 // nonCycle runs the per-txn checks and reports lost updates.
 func (rw *rwRegister) nonCycle() {

@@ -10,7 +10,7 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// CheckRWRegister analyses an rw-register history (spec/txn.md): its
+// CheckRWRegister analyses an rw-register history (docs/rw-register.md): its
 // non-cycle anomalies, the per-key version orders inferred from the initial
 // state and the sources opts asks for, the dependency graph, and the cycles
 // of that graph, judged against opts.Models. pairing must come from
@@ -76,8 +76,8 @@ type touch struct {
 	write model.MsgID
 }
 
-// source is where a version-order edge came from (spec/txn.md §3), in the
-// order sources are merged.
+// source is where a version-order edge came from
+// (docs/rw-register.md#version-orders), in the order sources are merged.
 type source uint8
 
 const (
@@ -387,7 +387,7 @@ func (rw *rwRegister) readers() {
 
 func (rw *rwRegister) readersOf(st int32) []int32 { return rw.rrecs[rw.rstart[st]:rw.rstart[st+1]] }
 
-// emit adds the data edges (spec/txn.md §3, rw-register): wr from the
+// emit adds the data edges (docs/rw-register.md#the-workload): wr from the
 // writer of each value to each txn whose external read saw it; and for
 // each edge v1 < v2 of a key's version order, ww from the writer of v1 and
 // rw from each reader of v1 to the writer of v2. Writers are the txns whose

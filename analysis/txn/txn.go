@@ -28,9 +28,9 @@ type Options struct {
 	// (Result.Series.Orders, or Versions for rw-register) for the HTML
 	// report.
 	Series bool
-	// Version-order sources of rw-register (spec/txn.md §3), each an
-	// assumption about the system: within a txn, a write follows the read
-	// of the same key (WFRKeys); each key is sequentially consistent, so
+	// Version-order sources of rw-register (docs/rw-register.md#version-orders),
+	// each an assumption about the system: within a txn, a write follows the
+	// read of the same key (WFRKeys); each key is sequentially consistent, so
 	// process order orders its versions (SequentialKeys); each key is
 	// linearizable, so real-time order does (LinearizableKeys). List-append
 	// ignores them.
