@@ -74,8 +74,8 @@ type Value struct {
 	Elems []Value
 }
 
-// V wraps an atom.
-func V(a model.Atom) Value { return Value{Atom: a} }
+// AtomValue wraps an atom.
+func AtomValue(a model.Atom) Value { return Value{Atom: a} }
 
 // ListValue returns the list of the given values.
 func ListValue(elems []Value) Value {
@@ -306,14 +306,14 @@ type Instance struct {
 	MopElements *int64 `json:"mop_elements,omitempty"`
 }
 
-// I returns a pointer to i, for Instance fields.
-func I(i int64) *int64 { return &i }
+// IntPtr returns a pointer to i, for Instance fields.
+func IntPtr(i int64) *int64 { return &i }
 
-// F returns a pointer to f, for Instance fields.
-func F(f float64) *float64 { return &f }
+// FloatPtr returns a pointer to f, for Instance fields.
+func FloatPtr(f float64) *float64 { return &f }
 
-// VP returns a pointer to the Value of a.
-func VP(a model.Atom) *Value { v := Value{Atom: a}; return &v }
+// AtomValuePtr returns a pointer to the Value of a.
+func AtomValuePtr(a model.Atom) *Value { v := Value{Atom: a}; return &v }
 
 // Stats are counts about the history and the run.
 type Stats struct {

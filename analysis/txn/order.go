@@ -99,7 +99,7 @@ func (c *checker) orderStep(u, v int32, rel graph.Rel) analysis.Step {
 	if rel == graph.Process {
 		p := c.h.Ops[c.recs[u].comp].Process
 		if p >= 0 {
-			st.Process = analysis.I(int64(p))
+			st.Process = analysis.IntPtr(int64(p))
 		}
 	}
 	return st
