@@ -16,7 +16,7 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// Schema is the version tag of the JSON result (spec/results.md).
+// Schema is the version tag of the JSON result (docs/README.md#json-output).
 const Schema = "hindsight.check/v1"
 
 // Verdict is the outcome of a check.
@@ -52,7 +52,8 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 	return []byte(`"unknown"`), nil
 }
 
-// ExitCode maps a verdict to the process exit status of spec/results.md.
+// ExitCode maps a verdict to the process exit status of
+// docs/README.md#exit-status.
 func (v Verdict) ExitCode() int {
 	switch v {
 	case Valid:
@@ -73,8 +74,8 @@ type Value struct {
 	Elems []Value
 }
 
-// V wraps an atom.
-func V(a model.Atom) Value { return Value{Atom: a} }
+// AtomValue wraps an atom.
+func AtomValue(a model.Atom) Value { return Value{Atom: a} }
 
 // ListValue returns the list of the given values.
 func ListValue(elems []Value) Value {
@@ -305,14 +306,14 @@ type Instance struct {
 	MopElements *int64 `json:"mop_elements,omitempty"`
 }
 
-// I returns a pointer to i, for Instance fields.
-func I(i int64) *int64 { return &i }
+// IntPtr returns a pointer to i, for Instance fields.
+func IntPtr(i int64) *int64 { return &i }
 
-// F returns a pointer to f, for Instance fields.
-func F(f float64) *float64 { return &f }
+// FloatPtr returns a pointer to f, for Instance fields.
+func FloatPtr(f float64) *float64 { return &f }
 
-// VP returns a pointer to the Value of a.
-func VP(a model.Atom) *Value { v := Value{Atom: a}; return &v }
+// AtomValuePtr returns a pointer to the Value of a.
+func AtomValuePtr(a model.Atom) *Value { v := Value{Atom: a}; return &v }
 
 // Stats are counts about the history and the run.
 type Stats struct {
@@ -328,8 +329,8 @@ type Stats struct {
 	FailOps   int64 `json:"fail_ops"`
 	// OpenOps are invocations that never completed (taken as info).
 	OpenOps int64 `json:"open_ops"`
-	// Unpositioned counts comparisons skipped because a value was never
-	// observed in the log (spec/queue.md §3, last paragraph).
+	// Unpositioned counts comparisons skipped because a value was never observed
+	// in the log (analysis/queue's package doc, "What stays unpositioned").
 	Unpositioned int64 `json:"unpositioned_skipped"`
 	// Graph figures: vertices, edges, nontrivial strongly connected
 	// components and the size of the largest.

@@ -285,10 +285,11 @@ func TestCorpusListAppend(t *testing.T) {
 
 // TestCorpusRWRegister checks the rw-register histories of shared/corpus
 // against the verdicts SOURCES.md records for them (Elle's test, elle-cli's
-// test.sh, or the run's own results.edn), under the options those runs
-// used, and under the default strict-serializable. Where hindsight departs
-// by design it is pinned: a read of a value no op wrote is a garbage-read,
-// bad under every model (spec/txn.md §4; Elle passes it, jepsen-io/elle#8).
+// test.sh, or the run's own results.edn), under the options those runs used,
+// and under the default strict-serializable. Where hindsight departs by
+// design it is pinned: a read of a value no op wrote is a garbage-read, bad
+// under every model (docs/rw-register.md#garbage-read; Elle passes it,
+// jepsen-io/elle#8).
 func TestCorpusRWRegister(t *testing.T) {
 	corpusDir := testpaths.Corpus(t)
 	for _, tc := range []struct {

@@ -16,7 +16,7 @@ const (
 	// EDN writes one Jepsen op map per line, as Jepsen's history.edn does.
 	EDN Format = iota
 	// JSON writes one JSON object per line; type, f and keywords are strings
-	// without the leading colon, micro-ops are arrays (spec/queue.md §1).
+	// without the leading colon, micro-ops are arrays (ingest's package doc).
 	JSON
 )
 

@@ -1,11 +1,11 @@
 // Package gen writes deterministic, Jepsen-shaped histories for tests and
-// benchmarks: Kafka queue histories (Write, spec/queue.md) and Elle's
+// benchmarks: Kafka queue histories (Write, docs/queue.md) and Elle's
 // list-append and rw-register transactional histories (WriteTxn,
-// spec/txn.md). The same Config or TxnConfig always gives the same bytes
-// (one PCG source from math/rand/v2, no map iteration). A queue history
-// without faults is valid under spec/queue.md; a transactional one without
-// faults is strict serializable. Faults are injected on request, each
-// documented with what a checker must then report.
+// docs/list-append.md, docs/rw-register.md). The same Config or TxnConfig
+// always gives the same bytes (one PCG source from math/rand/v2, no map
+// iteration). A queue history without faults is valid under docs/queue.md; a
+// transactional one without faults is strict serializable. Faults are
+// injected on request, each documented with what a checker must then report.
 //
 // # Queue output
 //
@@ -74,7 +74,7 @@
 // spread points of the first 70% of the history, interleaved by kind, and
 // carried out one at a time (a Stall may overlap others). Each is recorded
 // in Stats.Injections (see Injection for the fields), and produces, under
-// spec/queue.md:
+// docs/queue.md:
 //
 //   - LostWrite: an ok single send is acknowledged at offset o, but the
 //     broker drops the message; o stays taken and later sends go above it.
@@ -87,7 +87,7 @@
 //     a value at one of its positions (hindsight and Jepsen: the last one),
 //     so readers of the copies also show int-poll-skip or poll-skip (the
 //     copy at o looks one position too far) and int-nonmonotonic-poll or
-//     nonmonotonic-poll (the copy at o+1 repeats it); spec/queue.md leaves
+//     nonmonotonic-poll (the copy at o+1 repeats it); docs/queue.md leaves
 //     this open (fixture duplicate-send-and-poll-offsets).
 //   - InconsistentOffset: an ok single send of v2 is acknowledged at the
 //     offset o of a message v1 that is already stored and already seen (acked

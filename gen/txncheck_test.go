@@ -9,7 +9,7 @@ package gen
 //   - checkSerial replays the history in completion order and checks every
 //     ok read against that serial execution (the oracle of a clean run);
 //   - detect looks for the non-cycle anomalies and two simple cycle
-//     patterns directly, each by its definition in spec/txn.md §4;
+//     patterns directly, each by its definition in docs/list-append.md;
 //   - depGraph builds the dependency graph Elle would infer (ww, wr, rw,
 //     process, realtime) for scc.
 
@@ -372,7 +372,8 @@ type txnFinding struct {
 	ops  []int64 // completion indices involved
 }
 
-// Detector kinds, each named by the spec/txn.md §4 type it stands for.
+// Detector kinds, each named by the anomaly type it stands for
+// (docs/list-append.md#types-at-a-glance).
 // "stale" is the pattern behind G-single-item-realtime: a read missing a
 // write that completed before the reader began. "G0" is a two-txn write
 // cycle of list-append: their appends ordered both ways in the key orders
@@ -668,7 +669,7 @@ func isCycleType(t string) bool {
 	return false
 }
 
-// depGraph builds the dependency graph of spec/txn.md §2-3 over the ok and
+// depGraph builds the dependency graph of docs/README.md#cycles over the ok and
 // info txns (nodes 0..len(txns)-1; fail txns have no edges), plus one
 // auxiliary node per line that carries the realtime order: an ok completion
 // at line c links to aux c, aux i to aux i+1, and aux i to the txn invoked

@@ -13,11 +13,13 @@ type Workload uint8
 // Workloads histgen can write. Write produces Queue histories, WriteTxn the
 // other two.
 const (
-	// Queue is the Kafka queue workload of spec/queue.md (Write).
+	// Queue is the Kafka queue workload of docs/queue.md (Write).
 	Queue Workload = iota
-	// ListAppend is Elle's list-append workload of spec/txn.md (WriteTxn).
+	// ListAppend is Elle's list-append workload of docs/list-append.md
+	// (WriteTxn).
 	ListAppend
-	// RWRegister is Elle's rw-register workload of spec/txn.md (WriteTxn).
+	// RWRegister is Elle's rw-register workload of docs/rw-register.md
+	// (WriteTxn).
 	RWRegister
 	numWorkloads
 )
@@ -115,7 +117,7 @@ func (k TxnFaultKind) AppliesTo(w Workload) bool {
 	return false
 }
 
-// Anomalies returns the anomaly types (the names of spec/txn.md §4) that
+// Anomalies returns the anomaly types (the headings of docs/<workload>.md) that
 // hindsight must report for one injection of k into workload w, checked with
 // the default options (strict-serializable, no rw-register version-order
 // flags), and, in withWFR, the further types --wfr-keys adds (rw-register

@@ -2,7 +2,8 @@
 //
 // # Formats
 //
-// A history is a sequence of op maps (spec/queue.md §1), in one of:
+// A history is a sequence of op maps (docs/README.md#ops-and-their-indices),
+// in one of:
 //
 //   - EDN: one map per line (or several per line, or one spread over lines),
 //     or one top-level vector or list of maps. All of EDN that Jepsen writes is
@@ -166,7 +167,7 @@
 //
 // # Decoding choices
 //
-// Where spec/queue.md is silent:
+// Where the docs leave the format open:
 //
 //   - :index must be an integer (nil counts as missing); a missing index is
 //     the op's 0-based position among the op maps. :time that is not an

@@ -1,16 +1,18 @@
 // Package model holds a history in the form every analysis works on: operations
 // whose keys, values, messages and processes are interned to dense integers.
 //
-// A queue history is a sequence of operations (spec/queue.md §1). Each client
-// operation is an invocation followed by a completion of the same process; the
-// completion's micro-ops carry what happened (offsets of sends, what polls read).
-// Everything here is built by package ingest through a Builder and is read-only
-// afterwards.
+// A queue history is a sequence of operations
+// (docs/README.md#ops-and-their-indices). Each client operation is an
+// invocation followed by a completion of the same process; the completion's
+// micro-ops carry what happened (offsets of sends, what polls read).
+// Everything here is built by package ingest through a Builder and is
+// read-only afterwards.
 //
 // Interning:
 //   - Keys are interned by their text, so the JSON poll-map key "3" and the
-//     integer key 3 are one key (spec/queue.md §1). The atom kept for output is
-//     the first one seen in a typed position (a send, an assign, an EDN map key).
+//     integer key 3 are one key (ingest's package doc). The atom kept for
+//     output is the first one seen in a typed position (a send, an assign, an
+//     EDN map key).
 //   - Values are interned by kind and text (the integer 3 and the string "3"
 //     are different values).
 //   - A message is a (key, value) pair; values are unique per key, so a message
@@ -144,7 +146,8 @@ func ParseFunc(s string) Func {
 type MopKind uint8
 
 // Micro-op kinds: the queue's sends and polls, the transactional workloads'
-// appends, writes and reads (spec/txn.md §1).
+// appends, writes and reads (docs/list-append.md#the-workload,
+// docs/rw-register.md#the-workload).
 const (
 	// MopSend is [:send k v] (invocation form) or [:send k [offset v]].
 	MopSend MopKind = iota
@@ -461,7 +464,7 @@ func (a Atom) String() string {
 }
 
 // PlainText is the atom's text without quotes: the text of a key in the sense
-// of spec/queue.md §1 ("3" and 3 have the same text).
+// of ingest's package doc ("3" and 3 have the same text).
 func (a Atom) PlainText() string {
 	if a.Kind == KInt {
 		return strconv.FormatInt(a.Int, 10)

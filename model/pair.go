@@ -50,11 +50,12 @@ func (e *ValidationError) Error() string {
 }
 
 // Pair computes the invocation/completion pairing of h and validates it
-// (spec/queue.md §1): for each client process an invocation is completed by
-// the next non-invoke op of that process. Two invocations in a row, a
-// completion with no invocation, and two ops with the same :index are
-// problems; all are collected into one *ValidationError. An invocation that
-// is never completed stays open (Partner -1), which analyses treat as info.
+// (docs/README.md#ops-and-their-indices): for each client process an
+// invocation is completed by the next non-invoke op of that process. Two
+// invocations in a row, a completion with no invocation, and two ops with the
+// same :index are problems; all are collected into one *ValidationError. An
+// invocation that is never completed stays open (Partner -1), which analyses
+// treat as info.
 //
 // Cost: O(ops) time, O(processes) extra memory (plus O(ops) for the index
 // uniqueness check).

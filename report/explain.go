@@ -1,6 +1,6 @@
-// Package report turns analysis results into what people and programs read:
-// a text summary, the stable JSON of spec/results.md, and (html.go) a
-// self-contained HTML page. It never searches the history for anomalies
+// Package report turns analysis results into what people and programs read: a
+// text summary, the stable JSON of docs/README.md#json-output, and (html.go)
+// a self-contained HTML page. It never searches the history for anomalies
 // again: every sentence is built from an instance's own fields, with the
 // history consulted only to name an op's process and outcome.
 //

@@ -15,9 +15,9 @@ import (
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
-// JSON writes r as one line of the v1 JSON of spec/results.md. Map keys are
-// sorted and instances are in the result's order, so the same input and
-// options give the same bytes apart from stats.elapsed_ms.
+// JSON writes r as one line of the v1 JSON of docs/README.md#json-output. Map
+// keys are sorted and instances are in the result's order, so the same input
+// and options give the same bytes apart from stats.elapsed_ms.
 func JSON(w io.Writer, r *analysis.Result) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

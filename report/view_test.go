@@ -471,16 +471,16 @@ func TestReducerIsMinMax(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for range 3000 {
 		n := r.IntN(300)
-		pts := make([]tpt, n)
+		pts := make([]timelinePoint, n)
 		for i := range pts {
-			pts[i] = tpt{x: float64(i), y: float64(r.IntN(20)), op: int64(i)}
+			pts[i] = timelinePoint{x: float64(i), y: float64(r.IntN(20)), op: int64(i)}
 		}
 		budget := r.IntN(n + 10)
 		red := newReducer(n, budget)
 		for _, p := range pts {
 			red.add(p)
 		}
-		want := minMax(slices.Clone(pts), budget, func(p *tpt) float64 { return p.y })
+		want := minMax(slices.Clone(pts), budget, func(p *timelinePoint) float64 { return p.y })
 		if got := red.points(); !slices.Equal(got, want) {
 			t.Fatalf("%d points, budget %d:\n got %v\nwant %v", n, budget, got, want)
 		}

@@ -16,9 +16,9 @@ import (
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
-// tpt is one point of an offset timeline: an op's completion at x, at
-// offset y.
-type tpt struct {
+// timelinePoint is one point of an offset timeline: an op's completion at
+// x, at offset y.
+type timelinePoint struct {
 	x    float64
 	y    float64
 	op   int64
@@ -28,7 +28,7 @@ type tpt struct {
 
 // mark is an anomaly drawn on a timeline.
 type mark struct {
-	tpt
+	timelinePoint
 	note string
 }
 
@@ -44,13 +44,13 @@ type keyLine struct {
 	// the points of ok sends and consumer positions (per process: sends,
 	// polls), info sends, fail sends and info/fail polls, counted in a
 	// first pass over the history
-	procs           map[int32]*[2]int
-	info, fail, ifp int
-	plan            *keyPlan // its series, then their points (a second pass)
-	marks           map[string][]mark
-	markTotal       map[string]int
-	stalls          []segment // instances drawn as a segment (catalog.Segment)
-	anomalies       int
+	procs                     map[int32]*[2]int
+	info, fail, infoFailPolls int
+	plan                      *keyPlan // its series, then their points (a second pass)
+	marks                     map[string][]mark
+	markTotal                 map[string]int
+	stalls                    []segment // instances drawn as a segment (catalog.Segment)
+	anomalies                 int
 }
 
 // Kinds of point of a key's timeline, in keyLine.
@@ -72,10 +72,10 @@ type keyPlan struct {
 	// index in series of each kind of point: per own process (sends,
 	// polls), then the other processes' sends and polls, info, fail,
 	// info/fail polls; -1 when the series is empty
-	sendOf, pollOf        []int
-	otherSend, otherPoll  int
-	infoAt, failAt, ifpAt int
-	total, kept           int
+	sendOf, pollOf                 []int
+	otherSend, otherPoll           int
+	infoAt, failAt, infoFailPollAt int
+	total, kept                    int
 }
 
 type planSeries struct {
@@ -104,22 +104,22 @@ func (b *builder) timeline() Timeline {
 	}
 	// First pass: count each key's points, so that the second keeps only
 	// those drawn, never all of them (millions in a large history).
-	untimed := b.timelinePoints(func(k model.KeyID, kind int, p tpt) {
-		kl := &lines[k]
+	untimed := b.timelinePoints(func(k model.KeyID, kind int, p timelinePoint) {
+		line := &lines[k]
 		switch kind {
 		case ptSend, ptPoll:
-			c := kl.procs[p.proc]
+			c := line.procs[p.proc]
 			if c == nil {
 				c = new([2]int)
-				kl.procs[p.proc] = c
+				line.procs[p.proc] = c
 			}
 			c[kind]++
 		case ptInfo:
-			kl.info++
+			line.info++
 		case ptFail:
-			kl.fail++
+			line.fail++
 		case ptIfp:
-			kl.ifp++
+			line.infoFailPolls++
 		}
 	})
 	if untimed > 0 {
@@ -145,9 +145,9 @@ func (b *builder) timeline() Timeline {
 		lines[k].plan = b.planKey(&lines[k], perKey)
 	}
 	// Second pass: each drawn key's points, downsampled as they come.
-	b.timelinePoints(func(k model.KeyID, kind int, p tpt) {
-		if pl := lines[k].plan; pl != nil {
-			pl.add(kind, p)
+	b.timelinePoints(func(k model.KeyID, kind int, p timelinePoint) {
+		if plan := lines[k].plan; plan != nil {
+			plan.add(kind, p)
 		}
 	})
 	var total, kept int
@@ -173,7 +173,7 @@ func (b *builder) timeline() Timeline {
 // the position a poll left a consumer at (ptPoll, ok polls; ptIfp, info and
 // fail polls), an info or fail send (ptInfo, ptFail; at offset -1 unless
 // acknowledged). It returns how many completions have no time.
-func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p tpt)) int {
+func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelinePoint)) int {
 	untimed := 0
 	for i := range b.h.Ops {
 		op := &b.h.Ops[i]
@@ -190,7 +190,7 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p tpt)) int
 			m := &mops[mi]
 			switch m.Kind {
 			case model.MopSend:
-				p := tpt{x: x, y: -1, op: op.Index, proc: op.Process, msg: m.Msg}
+				p := timelinePoint{x: x, y: -1, op: op.Index, proc: op.Process, msg: m.Msg}
 				if m.Done && m.Offset != model.NoOffset {
 					p.y = float64(m.Offset)
 				}
@@ -209,7 +209,7 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p tpt)) int
 						continue
 					}
 					rd := reads[len(reads)-1]
-					p := tpt{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}
+					p := timelinePoint{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}
 					if op.Type == model.OK {
 						point(kp.Key, ptPoll, p)
 					} else {
@@ -226,89 +226,89 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p tpt)) int
 // series per process for the busiest (sends and positions), one for the
 // rest, and the info sends, fail sends and info/fail polls; and shares the
 // budget of points among them (allocate).
-func (b *builder) planKey(kl *keyLine, budget int) *keyPlan {
+func (b *builder) planKey(line *keyLine, budget int) *keyPlan {
 	// processes by how much they did on this key; the busiest get series
-	ranked := make([]int32, 0, len(kl.procs))
-	for p := range kl.procs {
+	ranked := make([]int32, 0, len(line.procs))
+	for p := range line.procs {
 		ranked = append(ranked, p)
 	}
-	work := func(p int32) int { return kl.procs[p][ptSend] + kl.procs[p][ptPoll] }
+	work := func(p int32) int { return line.procs[p][ptSend] + line.procs[p][ptPoll] }
 	slices.SortFunc(ranked, func(a, c int32) int {
 		if d := cmp.Compare(work(c), work(a)); d != 0 {
 			return d
 		}
 		return cmp.Compare(a, c)
 	})
-	pl := &keyPlan{own: ranked, otherSend: -1, otherPoll: -1, infoAt: -1, failAt: -1, ifpAt: -1}
+	plan := &keyPlan{own: ranked, otherSend: -1, otherPoll: -1, infoAt: -1, failAt: -1, infoFailPollAt: -1}
 	if len(ranked) > b.o.MaxSeries+1 {
-		pl.own = ranked[:b.o.MaxSeries]
+		plan.own = ranked[:b.o.MaxSeries]
 	}
-	slices.Sort(pl.own)
-	pl.rest = len(ranked) - len(pl.own)
-	pl.slot = make(map[int32]int, len(pl.own))
-	for i, p := range pl.own {
-		pl.slot[p] = i + 1
+	slices.Sort(plan.own)
+	plan.rest = len(ranked) - len(plan.own)
+	plan.slot = make(map[int32]int, len(plan.own))
+	for i, p := range plan.own {
+		plan.slot[p] = i + 1
 	}
 	var sizes []int
 	add := func(name, kind string, n int) int {
 		if n == 0 {
 			return -1
 		}
-		pl.series = append(pl.series, planSeries{name: name, kind: kind})
+		plan.series = append(plan.series, planSeries{name: name, kind: kind})
 		sizes = append(sizes, n)
-		return len(pl.series) - 1
+		return len(plan.series) - 1
 	}
 	var otherSends, otherPolls int
-	for p, c := range kl.procs {
-		if pl.slot[p] == 0 {
+	for p, c := range line.procs {
+		if plan.slot[p] == 0 {
 			otherSends += c[ptSend]
 			otherPolls += c[ptPoll]
 		}
 	}
-	pl.sendOf, pl.pollOf = make([]int, len(pl.own)), make([]int, len(pl.own))
-	for i, p := range pl.own {
-		pl.sendOf[i] = add("sends · process "+strconv.Itoa(int(p)), "send", kl.procs[p][ptSend])
+	plan.sendOf, plan.pollOf = make([]int, len(plan.own)), make([]int, len(plan.own))
+	for i, p := range plan.own {
+		plan.sendOf[i] = add("sends · process "+strconv.Itoa(int(p)), "send", line.procs[p][ptSend])
 	}
-	for i, p := range pl.own {
-		pl.pollOf[i] = add("position · process "+strconv.Itoa(int(p)), "pos", kl.procs[p][ptPoll])
+	for i, p := range plan.own {
+		plan.pollOf[i] = add("position · process "+strconv.Itoa(int(p)), "pos", line.procs[p][ptPoll])
 	}
-	pl.otherSend = add(fmt.Sprintf("sends · %d other processes", pl.rest), "other-send", otherSends)
-	pl.otherPoll = add(fmt.Sprintf("positions · %d other processes", pl.rest), "other-pos", otherPolls)
-	pl.infoAt = add("info sends", "info", kl.info)
-	pl.failAt = add("fail sends", "fail", kl.fail)
-	pl.ifpAt = add("info/fail polls", "ifpoll", kl.ifp)
+	plan.otherSend = add(fmt.Sprintf("sends · %d other processes", plan.rest), "other-send", otherSends)
+	plan.otherPoll = add(fmt.Sprintf("positions · %d other processes", plan.rest), "other-pos", otherPolls)
+	plan.infoAt = add("info sends", "info", line.info)
+	plan.failAt = add("fail sends", "fail", line.fail)
+	plan.infoFailPollAt = add("info/fail polls", "ifpoll", line.infoFailPolls)
 	quota := allocate(sizes, budget, b.o.MaxPoints, 50)
-	for i := range pl.series {
-		pl.series[i].red = newReducer(sizes[i], quota[i])
-		pl.total += sizes[i]
+	for i := range plan.series {
+		plan.series[i].red = newReducer(sizes[i], quota[i])
+		plan.total += sizes[i]
 	}
-	return pl
+	return plan
 }
 
 // add takes one point of the key, in history order.
-func (pl *keyPlan) add(kind int, p tpt) {
+func (plan *keyPlan) add(kind int, p timelinePoint) {
 	at := -1
 	switch kind {
 	case ptSend, ptPoll:
-		i := pl.slot[p.proc]
+		i := plan.slot[p.proc]
 		switch {
 		case i > 0 && kind == ptSend:
-			at = pl.sendOf[i-1]
+			at = plan.sendOf[i-1]
 		case i > 0:
-			at = pl.pollOf[i-1]
+			at = plan.pollOf[i-1]
 		case kind == ptSend:
-			at = pl.otherSend
+			at = plan.otherSend
 		default:
-			at = pl.otherPoll
+			at = plan.otherPoll
 		}
 	case ptInfo:
-		at = pl.infoAt
+		at = plan.infoAt
 	case ptFail:
-		at = pl.failAt
+		at = plan.failAt
 	case ptIfp:
-		at = pl.ifpAt
+		at = plan.infoFailPollAt
 	}
-	pl.series[at].red.add(p)
+	plan.series[at].red.add(p)
 }
 
 // reducer is minMax over a series of known length n, fed one point at a
@@ -316,9 +316,9 @@ func (pl *keyPlan) add(kind int, p tpt) {
 // of points, not the history.
 type reducer struct {
 	n, budget   int
-	i           int   // points seen
-	all         []tpt // every point, when n <= budget
-	first, last tpt
+	i           int             // points seen
+	all         []timelinePoint // every point, when n <= budget
+	first, last timelinePoint
 	buckets     int
 	bk          []bucketPick
 }
@@ -326,7 +326,7 @@ type reducer struct {
 // bucketPick is the lowest and highest point of one run of the series (the
 // first of equal ones), with their positions in it.
 type bucketPick struct {
-	lo, hi   tpt
+	lo, hi   timelinePoint
 	loI, hiI int
 	set      bool
 }
@@ -340,7 +340,7 @@ func newReducer(n, budget int) reducer {
 	return r
 }
 
-func (r *reducer) add(p tpt) {
+func (r *reducer) add(p timelinePoint) {
 	i := r.i
 	r.i++
 	if i == 0 {
@@ -372,14 +372,14 @@ func (r *reducer) add(p tpt) {
 }
 
 // points returns what minMax would return for the whole series.
-func (r *reducer) points() []tpt {
+func (r *reducer) points() []timelinePoint {
 	switch {
 	case r.n <= r.budget:
 		return r.all
 	case r.budget < 4:
-		return []tpt{r.first, r.last}
+		return []timelinePoint{r.first, r.last}
 	}
-	out := make([]tpt, 0, r.budget)
+	out := make([]timelinePoint, 0, r.budget)
 	out = append(out, r.first)
 	for _, bp := range r.bk {
 		switch {
@@ -426,21 +426,21 @@ func (b *builder) markAnomalies(lines []keyLine) {
 			in := &ins[i]
 			note := elide(ExplainIn(b.res.Workload, typ, in, b.lookup), 300)
 			touched := map[model.KeyID]bool{}
-			add := func(k model.KeyID, p tpt) {
+			add := func(k model.KeyID, p timelinePoint) {
 				touched[k] = true
-				kl := &lines[k]
-				kl.markTotal[typ]++
-				if len(kl.marks[typ]) < b.o.MaxMarks {
-					kl.marks[typ] = append(kl.marks[typ], mark{p, fmt.Sprintf("#%d: %s", i+1, note)})
+				line := &lines[k]
+				line.markTotal[typ]++
+				if len(line.marks[typ]) < b.o.MaxMarks {
+					line.marks[typ] = append(line.marks[typ], mark{p, fmt.Sprintf("#%d: %s", i+1, note)})
 				}
 			}
-			b.placeInstance(b.markOf(typ).Place, in, add, func(k model.KeyID, from, to tpt) {
+			b.placeInstance(b.markOf(typ).Place, in, add, func(k model.KeyID, from, to timelinePoint) {
 				touched[k] = true
-				kl := &lines[k]
-				kl.markTotal[typ]++
-				if len(kl.stalls) < b.o.MaxMarks {
+				line := &lines[k]
+				line.markTotal[typ]++
+				if len(line.stalls) < b.o.MaxMarks {
 					n := fmt.Sprintf("#%d: %s", i+1, note)
-					kl.stalls = append(kl.stalls, segment{typ, [2]mark{{from, n}, {to, n}}})
+					line.stalls = append(line.stalls, segment{typ, [2]mark{{from, n}, {to, n}}})
 				}
 			})
 			if k, ok := b.key(in.Key); ok {
@@ -473,10 +473,10 @@ func (b *builder) markAnomalies(lines []keyLine) {
 
 // locate finds, in op's micro-ops, a send or read of key k with value v
 // (any value if nil) at offset off (any if model.NoOffset).
-func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int64) (tpt, bool) {
+func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int64) (timelinePoint, bool) {
 	x, ok := b.clock.x(op)
 	if !ok {
-		return tpt{}, false
+		return timelinePoint{}, false
 	}
 	match := func(m model.MsgID, o int64) bool {
 		return (off == model.NoOffset || o == off) && (v == nil || b.h.MsgValue(m) == v.Atom)
@@ -485,7 +485,7 @@ func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int
 		switch m.Kind {
 		case model.MopSend:
 			if m.Key == k && m.Done && m.Offset != model.NoOffset && match(m.Msg, m.Offset) {
-				return tpt{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg}, true
+				return timelinePoint{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg}, true
 			}
 		case model.MopPoll:
 			for _, kp := range b.h.PollsOf(&m) {
@@ -494,31 +494,31 @@ func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int
 				}
 				for _, rd := range b.h.ReadsOf(&kp) {
 					if match(rd.Msg, rd.Offset()) {
-						return tpt{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}, true
+						return timelinePoint{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}, true
 					}
 				}
 			}
 		}
 	}
-	return tpt{}, false
+	return timelinePoint{}, false
 }
 
 // at places a mark at op idx, offset off, without looking into the op.
-func (b *builder) at(idx int64, off int64) (tpt, bool) {
+func (b *builder) at(idx int64, off int64) (timelinePoint, bool) {
 	op := b.op(idx)
 	if op == nil {
-		return tpt{}, false
+		return timelinePoint{}, false
 	}
 	x, ok := b.clock.x(op)
 	if !ok {
-		return tpt{}, false
+		return timelinePoint{}, false
 	}
-	return tpt{x: x, y: float64(off), op: idx, proc: op.Process, msg: -1}, true
+	return timelinePoint{x: x, y: float64(off), op: idx, proc: op.Process, msg: -1}, true
 }
 
 // placeInstance calls add for each point where an instance shows on a
 // timeline, and seg for a stalled consumer's stretch.
-func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add func(model.KeyID, tpt), seg func(model.KeyID, tpt, tpt)) {
+func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add func(model.KeyID, timelinePoint), seg func(model.KeyID, timelinePoint, timelinePoint)) {
 	k, hasKey := b.key(in.Key)
 	find := func(idx int64, v *analysis.Value, off int64) {
 		if op := b.op(idx); op != nil && hasKey {
@@ -586,7 +586,7 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 			}
 			for _, m := range b.h.MopsOf(op) {
 				if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset != model.NoOffset && want[b.h.MsgValue(m.Msg)] {
-					add(k, tpt{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg})
+					add(k, timelinePoint{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg})
 				}
 			}
 		}
@@ -644,26 +644,26 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 // keyTimeline builds one key's chart option within budget points for its
 // sends and polls (marks come on top). It returns the key's picker entry,
 // and the number of send and poll points before and after downsampling.
-func (b *builder) keyTimeline(k model.KeyID, kl *keyLine) TimelineKey {
+func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 	name := b.keyName(k)
-	tk := TimelineKey{Key: name, Anomalies: kl.anomalies, Label: "key " + name}
-	if kl.anomalies > 0 {
-		tk.Label += fmt.Sprintf(" (%d %s)", kl.anomalies, plural(int64(kl.anomalies), "anomaly", "anomalies"))
+	tk := TimelineKey{Key: name, Anomalies: line.anomalies, Label: "key " + name}
+	if line.anomalies > 0 {
+		tk.Label += fmt.Sprintf(" (%d %s)", line.anomalies, plural(int64(line.anomalies), "anomaly", "anomalies"))
 	}
 	type series struct {
 		name, kind string // kind: send, pos, other-send, other-pos, info, fail, ifpoll
-		pts        []tpt
+		pts        []timelinePoint
 	}
-	pl := kl.plan
-	ss := make([]series, len(pl.series))
-	for i := range pl.series {
-		ps := &pl.series[i]
+	plan := line.plan
+	ss := make([]series, len(plan.series))
+	for i := range plan.series {
+		ps := &plan.series[i]
 		ss[i] = series{ps.name, ps.kind, ps.red.points()}
-		pl.kept += len(ss[i].pts)
+		plan.kept += len(ss[i].pts)
 	}
-	if pl.kept < pl.total {
+	if plan.kept < plan.total {
 		tk.Note = fmt.Sprintf("Sends and polls downsampled from %s to %s points (lowest and highest offset of each run kept); anomaly marks are not downsampled.",
-			thousands(int64(pl.total)), thousands(int64(pl.kept)))
+			thousands(int64(plan.total)), thousands(int64(plan.kept)))
 	}
 
 	c := charts.NewLine()
@@ -671,7 +671,7 @@ func (b *builder) keyTimeline(k model.KeyID, kl *keyLine) TimelineKey {
 	d := b.clock.decimals
 	// fit the axes to what is drawn, with a margin so edge points show whole
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	extend := func(p tpt) {
+	extend := func(p timelinePoint) {
 		xlo, xhi, ylo, yhi = min(xlo, p.x), max(xhi, p.x), min(ylo, p.y), max(yhi, p.y)
 	}
 	for _, s := range ss {
@@ -679,14 +679,14 @@ func (b *builder) keyTimeline(k model.KeyID, kl *keyLine) TimelineKey {
 			extend(p)
 		}
 	}
-	for _, ms := range kl.marks {
+	for _, ms := range line.marks {
 		for _, m := range ms {
-			extend(m.tpt)
+			extend(m.timelinePoint)
 		}
 	}
-	for _, st := range kl.stalls {
-		extend(st.ends[0].tpt)
-		extend(st.ends[1].tpt)
+	for _, st := range line.stalls {
+		extend(st.ends[0].timelinePoint)
+		extend(st.ends[1].timelinePoint)
 	}
 	if xlo <= xhi {
 		lo, hi := niceRange(xlo, xhi, 0)
@@ -700,7 +700,7 @@ func (b *builder) keyTimeline(k model.KeyID, kl *keyLine) TimelineKey {
 		c.XAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
 		c.YAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
 	}
-	point := func(p tpt, note string) []any {
+	point := func(p timelinePoint, note string) []any {
 		var v any
 		if p.msg >= 0 {
 			v = b.atomJSON(b.h.MsgValue(p.msg))
@@ -739,13 +739,13 @@ func (b *builder) keyTimeline(k model.KeyID, kl *keyLine) TimelineKey {
 	}
 	// anomaly marks, in the order of the type table
 	for _, row := range TypeRows(b.res) {
-		ms := kl.marks[row.Type]
+		ms := line.marks[row.Type]
 		if len(ms) == 0 {
 			continue
 		}
 		data := make([]any, len(ms))
 		for i, m := range ms {
-			data[i] = point(m.tpt, m.note)
+			data[i] = point(m.timelinePoint, m.note)
 		}
 		symbol, color := "diamond", "#000000"
 		if mk := b.markOf(row.Type); mk.Symbol != "" {
@@ -756,10 +756,10 @@ func (b *builder) keyTimeline(k model.KeyID, kl *keyLine) TimelineKey {
 			ItemStyle: &opts.ItemStyle{Color: color, BorderColor: "#000000", BorderWidth: 1},
 		})
 	}
-	for _, s := range kl.stalls {
+	for _, s := range line.stalls {
 		color := b.markOf(s.typ).Color
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
-			Name: s.typ, Type: "line", Data: []any{point(s.ends[0].tpt, s.ends[0].note), point(s.ends[1].tpt, s.ends[1].note)},
+			Name: s.typ, Type: "line", Data: []any{point(s.ends[0].timelinePoint, s.ends[0].note), point(s.ends[1].timelinePoint, s.ends[1].note)},
 			ShowSymbol: opts.Bool(true), Symbol: "circle", SymbolSize: 8,
 			ItemStyle: &opts.ItemStyle{Color: color},
 			LineStyle: &opts.LineStyle{Width: 4, Type: "dashed", Color: color},

@@ -534,7 +534,7 @@ func TestWriteListAndSideBySide(t *testing.T) {
 	list := func(xs ...int) analysis.Value {
 		var vs []analysis.Value
 		for _, x := range xs {
-			vs = append(vs, analysis.V(model.IntAtom(int64(x))))
+			vs = append(vs, analysis.AtomValue(model.IntAtom(int64(x))))
 		}
 		return analysis.ListValue(vs)
 	}

@@ -12,14 +12,13 @@ import (
 
 // MemoryFactor is the peak memory, in bytes, that checking a history takes
 // per byte of its uncompressed text, and MemoryFactorHTML the same when its
-// HTML report is written too (the time series, the report's view). When
-// they were chosen, /usr/bin/time -v measured peak resident sets of 2.2 to
-// 3.2 times the text size for `hindsight check` and 3.3 to 5.5 for `hindsight
-// report` (generated queue histories of 149 to 466 MB). Since the history
-// model shrank, the same measure gives 1.6 to 1.9 for check (without its
-// own memory limit, which the scanner does not set) and 2.7 for report on
-// 1M-op histories of 120 to 155 MB; the factors are kept as a safe margin
-// for denser histories.
+// HTML report is written too (the time series, the report's view).
+// /usr/bin/time -v measures peak resident sets of 1.6 to 1.9 times the text
+// size for `hindsight check` (without its own memory limit, which the
+// scanner does not set) and 2.7 for `hindsight report`, on 1M-op histories
+// of 120 to 155 MB. The factors cover the larger peaks of 2.2 to 3.2 (check)
+// and 3.3 to 5.5 (report) measured on generated queue histories of 149 to
+// 466 MB with a larger op model, as a margin for denser histories.
 const (
 	MemoryFactor     = 4
 	MemoryFactorHTML = 6

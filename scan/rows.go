@@ -92,7 +92,7 @@ type AnomalyRow struct {
 	// Bad says whether this instance makes the history invalid.
 	Bad bool `json:"bad"`
 	// Instance is the whole instance as JSON, in the shape of
-	// spec/results.md, for fields without a column of their own.
+	// docs/README.md#json-output, for fields without a column of their own.
 	Instance string `json:"instance"`
 }
 

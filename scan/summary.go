@@ -15,7 +15,7 @@ import (
 	"github.com/hindsight-dev/hindsight/check"
 )
 
-// Exit statuses of spec/results.md.
+// Exit statuses of docs/README.md#exit-status.
 const (
 	ExitValid   = 0
 	ExitInvalid = 1
@@ -88,7 +88,7 @@ type TypeSummary struct {
 	Instances int64 `json:"instances"`
 }
 
-// ExitCode is the exit status of the scan (spec/results.md, over all
+// ExitCode is the exit status of the scan (docs/README.md#exit-status, over all
 // histories): 3 when any history could not be read, parsed or checked for
 // another reason than memory, else 4 when any could not be judged within
 // the memory budget, else 1 when any is invalid, else 2 when any is

@@ -95,7 +95,7 @@ func sampleInstance(name string) analysis.Instance {
 		n := int64(4)
 		return analysis.Instance{SpecType: "G-single-item", SCCSize: &n, DoesNotContain: []string{"G0", "G1c"}}
 	}
-	k, v0, v1 := analysis.VP(model.KeywordAtom("x")), analysis.V(model.IntAtom(1)), analysis.V(model.IntAtom(2))
+	k, v0, v1 := analysis.AtomValuePtr(model.KeywordAtom("x")), analysis.AtomValue(model.IntAtom(1)), analysis.AtomValue(model.IntAtom(2))
 	return analysis.Instance{Cycle: []int64{1, 3}, Not: "serializable", Subgraph: "ww+wr+rw", Witness: []int64{0, 1, 2, 3},
 		Steps: []analysis.Step{{From: 1, To: 3, Rel: "wr", Key: k, Value: &v0},
 			{From: 3, To: 1, Rel: "rw", Key: k, Values: []analysis.Value{v0, v1}}}}

@@ -31,7 +31,7 @@ func Example() {
 func ExampleDescribe() {
 	e, _ := workload.Describe("queue", "lost-write")
 	off, maxOff, writer, reader := int64(3), int64(7), int64(4), int64(19)
-	in := analysis.Instance{Key: analysis.VP(model.IntAtom(1)), Value: analysis.VP(model.IntAtom(42)),
+	in := analysis.Instance{Key: analysis.AtomValuePtr(model.IntAtom(1)), Value: analysis.AtomValuePtr(model.IntAtom(42)),
 		Offset: &off, Writer: &writer, MaxRead: &reader, MaxReadOffset: &maxOff}
 	fmt.Println(e.Explain(&in, nil))
 	// Output:

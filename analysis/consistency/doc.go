@@ -1,11 +1,12 @@
 // Package consistency is Elle's consistency-model lattice, for the
-// list-append and rw-register checkers (spec/txn.md §5): which models imply
-// which, which anomaly types each model forbids, which anomaly types imply
-// which, and what follows from them: the types that make a history invalid
-// under the models asked for (Prohibited), the models a set of found types
-// rules out (Boundary, Elle's `:not` and `:also-not`), the order and pruning
-// of the per-component cycle search (CycleTypes, ImpliedAnomalies), and
-// Elle's cycle-exists projections (Projections, CycleExists).
+// list-append and rw-register checkers
+// (docs/list-append.md#consistency-models): which models imply which, which
+// anomaly types each model forbids, which anomaly types imply which, and what
+// follows from them: the types that make a history invalid under the models
+// asked for (Prohibited), the models a set of found types rules out
+// (Boundary, Elle's `:not` and `:also-not`), the order and pruning of the
+// per-component cycle search (CycleTypes, ImpliedAnomalies), and Elle's
+// cycle-exists projections (Projections, CycleExists).
 //
 // It holds data and set arithmetic only; it never looks at a history.
 //

@@ -1,5 +1,5 @@
-// Package graph is the dependency graph of spec/queue.md §4 and spec/txn.md
-// §3: a compact, immutable directed graph whose edges carry a set of
+// Package graph is the dependency graph of docs/README.md#cycles: a
+// compact, immutable directed graph whose edges carry a set of
 // relations (ww, wr, rw, process, realtime), its strongly connected
 // components, and a typed shortest-cycle search.
 //

@@ -5,10 +5,11 @@ import (
 	"time"
 )
 
-// This file is the cycle search of the transactional workloads (spec/txn.md
-// §4): cycles classified by the relation each step stands for, with rules
-// on how many anti-dependency (rw) steps a cycle has and whether two of
-// them may follow each other.
+// This file is the cycle search of the transactional workloads
+// (docs/README.md#cycles and docs/list-append.md#types-at-a-glance): cycles
+// classified by the relation each step stands for, with rules on how many
+// anti-dependency (rw) steps a cycle has and whether two of them may follow
+// each other.
 
 // Precedence is an order of the five relations: the effective relation of
 // an edge is the first of them it carries. Elle's explainers justify an

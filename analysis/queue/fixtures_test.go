@@ -88,7 +88,7 @@ func without(s, drop []string) []string {
 }
 
 func valueJSON(a model.Atom) string {
-	b, _ := json.Marshal(analysis.V(a))
+	b, _ := json.Marshal(analysis.AtomValue(a))
 	return string(b)
 }
 

@@ -5,7 +5,7 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// buildGraph builds the dependency graph of spec/queue.md §4 on the send,
+// buildGraph builds the dependency graph of docs/README.md#cycles on the send,
 // poll and txn records, every edge of it, the plain way: each relation's
 // edges emitted in turn. It returns the graph and, per vertex, its record.
 // cycles works on the same graph held as a depGraph, which makes only the

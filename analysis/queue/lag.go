@@ -581,9 +581,9 @@ func (c *checker) lagAndStalls() {
 	}
 	if w := &ls.worst; w.anything {
 		c.res.Stats.WorstLagS = float64(w.lag) / 1e9
-		c.res.Stats.WorstLagProcess = analysis.I(int64(w.proc))
+		c.res.Stats.WorstLagProcess = analysis.IntPtr(int64(w.proc))
 		c.res.Stats.WorstLagKey = c.keyVal(w.key)
-		c.res.Stats.WorstLagOp = analysis.I(w.opIndex)
+		c.res.Stats.WorstLagOp = analysis.IntPtr(w.opIndex)
 	}
 	threshold := c.opts.StallThreshold.Nanoseconds()
 	closeStall := func(proc int32, k model.KeyID, s *stall, acked int64, hasAcked bool) {
@@ -591,14 +591,14 @@ func (c *checker) lagAndStalls() {
 			return
 		}
 		in := analysis.Instance{
-			Key: c.keyVal(k), Process: analysis.I(int64(proc)),
-			From: analysis.I(c.compIdx(s.fromRec)), To: analysis.I(c.compIdx(s.lastRec)),
-			DurationS: analysis.F(float64(s.lastTime-s.since) / 1e9),
+			Key: c.keyVal(k), Process: analysis.IntPtr(int64(proc)),
+			From: analysis.IntPtr(c.compIdx(s.fromRec)), To: analysis.IntPtr(c.compIdx(s.lastRec)),
+			DurationS: analysis.FloatPtr(float64(s.lastTime-s.since) / 1e9),
 			Witness:   c.witness(s.fromRec, s.lastRec, s.ackRec),
 		}
-		in.StuckOffset = analysis.I(s.pos) // -1: nothing read yet
+		in.StuckOffset = analysis.IntPtr(s.pos) // -1: nothing read yet
 		if hasAcked {
-			in.AckedOffset = analysis.I(acked)
+			in.AckedOffset = analysis.IntPtr(acked)
 		}
 		c.res.Add(StalledConsumer, in)
 	}

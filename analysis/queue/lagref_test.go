@@ -94,14 +94,14 @@ func (c *checker) refLagAndStalls() {
 			return
 		}
 		in := analysis.Instance{
-			Key: c.keyVal(k), Process: analysis.I(int64(proc)),
-			From: analysis.I(c.compIdx(s.fromRec)), To: analysis.I(c.compIdx(s.lastRec)),
-			DurationS: analysis.F(float64(s.lastTime-s.since) / 1e9),
+			Key: c.keyVal(k), Process: analysis.IntPtr(int64(proc)),
+			From: analysis.IntPtr(c.compIdx(s.fromRec)), To: analysis.IntPtr(c.compIdx(s.lastRec)),
+			DurationS: analysis.FloatPtr(float64(s.lastTime-s.since) / 1e9),
 			Witness:   c.witness(s.fromRec, s.lastRec, s.ackRec),
 		}
-		in.StuckOffset = analysis.I(s.pos) // -1: nothing read yet
+		in.StuckOffset = analysis.IntPtr(s.pos) // -1: nothing read yet
 		if a := &acks[k]; a.count > 0 {
-			in.AckedOffset = analysis.I(a.offs[a.maxAt])
+			in.AckedOffset = analysis.IntPtr(a.offs[a.maxAt])
 		}
 		c.res.Add(StalledConsumer, in)
 	}
@@ -226,9 +226,9 @@ func (c *checker) refLagAndStalls() {
 	}
 	if worst >= 0 {
 		c.res.Stats.WorstLagS = float64(worst) / 1e9
-		c.res.Stats.WorstLagProcess = analysis.I(int64(worstProc))
+		c.res.Stats.WorstLagProcess = analysis.IntPtr(int64(worstProc))
 		c.res.Stats.WorstLagKey = c.keyVal(worstKey)
-		c.res.Stats.WorstLagOp = analysis.I(worstOp)
+		c.res.Stats.WorstLagOp = analysis.IntPtr(worstOp)
 	}
 	// close open stalls in a fixed order: by process id, then key
 	order := make([]int32, len(procs))

@@ -1,5 +1,5 @@
 // Package queue checks Kafka-style queue histories: the semantics of
-// spec/queue.md, which follows Jepsen's jepsen.tests.kafka checker and
+// docs/queue.md, which follows Jepsen's jepsen.tests.kafka checker and
 // departs from it where that checker is nondeterministic, crashes or misses
 // something.
 //
@@ -11,7 +11,7 @@
 // records too (they move consumer positions); only send, poll and txn records
 // are vertices of the dependency graph.
 //
-// # Choices where spec/queue.md is silent
+// # Choices the anomaly definitions leave open
 //
 //   - Positions. Order comparisons (skips, nonmonotonic, internal checks)
 //     use a value's position in the version order: the last position at
@@ -82,7 +82,9 @@
 //   - A history where no send, poll or txn completed ok has nothing to
 //     judge: unknown.
 //
-// # Jepsen checker behaviour not copied (spec/queue.md §7)
+// # Jepsen checker behaviour not copied
+//
+// For users, docs/queue.md#where-hindsight-departs-from-jepsens-checker.
 //
 //   - Hash-order choice at conflicting offsets: Jepsen keeps one value per
 //     offset, picked in hash order, and gives the others no position, so
@@ -245,7 +247,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		Options: analysis.Options{
 			WWDeps: &opts.WWDeps, SubVia: opts.SubVia.String(),
 			CycleBudgetS:   opts.CycleBudget.Seconds(),
-			StallThreshold: analysis.F(opts.StallThreshold.Seconds()),
+			StallThreshold: analysis.FloatPtr(opts.StallThreshold.Seconds()),
 		},
 		Warnings: h.Warnings,
 	}}
@@ -355,9 +357,9 @@ func (c *checker) compIdx(r int32) int64 { return c.idx(c.recs[r].comp) }
 
 func (c *checker) mops(r int32) []model.Mop { return c.h.MopsOf(c.op(c.recs[r].comp)) }
 
-func (c *checker) keyVal(k model.KeyID) *analysis.Value { return analysis.VP(c.h.Keys[k]) }
+func (c *checker) keyVal(k model.KeyID) *analysis.Value { return analysis.AtomValuePtr(c.h.Keys[k]) }
 
-func (c *checker) msgVal(m model.MsgID) analysis.Value { return analysis.V(c.h.MsgValue(m)) }
+func (c *checker) msgVal(m model.MsgID) analysis.Value { return analysis.AtomValue(c.h.MsgValue(m)) }
 
 func (c *checker) msgValP(m model.MsgID) *analysis.Value { v := c.msgVal(m); return &v }
 
@@ -673,7 +675,7 @@ func (c *checker) buildLog() {
 			slices.SortFunc(vals, func(a, b analysis.Value) int { return lessCmp(a.Atom, b.Atom) })
 			slices.Sort(ops)
 			c.res.Add(InconsistentOffsets, analysis.Instance{
-				Key: c.keyVal(e.key), Offset: analysis.I(e.off), Index: analysis.I(int64(pos)),
+				Key: c.keyVal(e.key), Offset: analysis.IntPtr(e.off), Index: analysis.IntPtr(int64(pos)),
 				Values: vals, Ops: slices.Compact(ops), Witness: c.witness(recs...),
 			})
 		}
@@ -695,7 +697,7 @@ func (c *checker) buildLog() {
 		slices.Sort(offs)
 		c.res.Add(Duplicate, analysis.Instance{
 			Key: c.keyVal(c.h.Msgs[m].Key), Value: c.msgValP(m),
-			Count: analysis.I(int64(len(offs))), Offsets: offs, Witness: c.witness(recs...),
+			Count: analysis.IntPtr(int64(len(offs))), Offsets: offs, Witness: c.witness(recs...),
 		})
 	}
 }
@@ -857,18 +859,18 @@ func (c *checker) checkReads(ri int32, r *rec, mops []model.Mop, done []int32) {
 				switch {
 				case w < 0:
 					c.res.Add(GarbageRead, analysis.Instance{
-						Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset()),
-						Reader: analysis.I(reader), Witness: c.witness(ri),
+						Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.IntPtr(rd.Offset()),
+						Reader: analysis.IntPtr(reader), Witness: c.witness(ri),
 					})
 				case w == ri:
 					c.res.Add(PrecommittedRead, analysis.Instance{
-						Op: analysis.I(reader), Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg),
+						Op: analysis.IntPtr(reader), Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg),
 						Witness: c.witness(ri),
 					})
 				case r.typ == model.OK && c.recs[w].typ == model.Fail:
 					c.res.Add(G1a, analysis.Instance{
-						Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.I(rd.Offset()),
-						Reader: analysis.I(reader), Writer: analysis.I(c.compIdx(w)),
+						Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.IntPtr(rd.Offset()),
+						Reader: analysis.IntPtr(reader), Writer: analysis.IntPtr(c.compIdx(w)),
 						Witness: c.witness(w, ri),
 					})
 				}
@@ -892,7 +894,7 @@ func (c *checker) setSkipped(in *analysis.Instance, k model.KeyID, a, b int32) {
 		in.Skipped = append(in.Skipped, c.msgVal(c.kept[k][p]))
 	}
 	if n > MaxSkipped {
-		in.SkippedCount = analysis.I(n)
+		in.SkippedCount = analysis.IntPtr(n)
 	}
 }
 
@@ -910,7 +912,7 @@ func (c *checker) proofOfPos(k model.KeyID, p int32) int32 {
 // position pb: delta is pb - pa, and ordered is false when a and b are two
 // distinct values of one position (a conflicting offset). The log does not
 // order those, so going from one to the other is neither a skip nor a step
-// back (spec/queue.md §2); the same value twice is a repeat.
+// back (Positions, in the package doc); the same value twice is a repeat.
 func step(pa int32, a model.MsgID, pb int32, b model.MsgID) (delta int64, ordered bool) {
 	return int64(pb - pa), pa != pb || a == b
 }
@@ -996,8 +998,8 @@ func (c *checker) internalStep(r int32, skipT, nonmonoT string, prev lastSeen, k
 		return
 	}
 	in := analysis.Instance{
-		Key: c.keyVal(k), Op: analysis.I(c.compIdx(r)),
-		Values: []analysis.Value{c.msgVal(prev.msg), c.msgVal(m)}, Delta: analysis.I(delta),
+		Key: c.keyVal(k), Op: analysis.IntPtr(c.compIdx(r)),
+		Values: []analysis.Value{c.msgVal(prev.msg), c.msgVal(m)}, Delta: analysis.IntPtr(delta),
 		Witness: c.witness(r),
 	}
 	if delta > 1 {
@@ -1135,10 +1137,10 @@ func (c *checker) processStep(proc int32, ps *procState, prev, next posAt, poll 
 		return
 	}
 	in := analysis.Instance{
-		Key: c.keyVal(next.key), Process: analysis.I(int64(proc)),
+		Key: c.keyVal(next.key), Process: analysis.IntPtr(int64(proc)),
 		Ops:     []int64{c.compIdx(prev.rec), c.compIdx(next.rec)},
 		Values:  []analysis.Value{c.msgVal(prev.msg), c.msgVal(next.msg)},
-		Delta:   analysis.I(delta),
+		Delta:   analysis.IntPtr(delta),
 		Witness: c.witness(prev.rec, next.rec),
 	}
 	if !poll {
@@ -1238,10 +1240,10 @@ func (c *checker) checkLostAndUnseen() {
 			off = o
 		}
 		c.res.Add(LostWrite, analysis.Instance{
-			Key: c.keyVal(k), Value: c.msgValP(m), Offset: analysis.I(off),
-			Index: analysis.I(int64(c.first[m])), MaxReadIndex: analysis.I(int64(maxFirst[k])),
-			Writer: analysis.I(c.compIdx(w)), MaxRead: analysis.I(c.compIdx(maxReader[k])),
-			MaxReadOffset: analysis.I(c.offsets[k][maxFirst[k]]),
+			Key: c.keyVal(k), Value: c.msgValP(m), Offset: analysis.IntPtr(off),
+			Index: analysis.IntPtr(int64(c.first[m])), MaxReadIndex: analysis.IntPtr(int64(maxFirst[k])),
+			Writer: analysis.IntPtr(c.compIdx(w)), MaxRead: analysis.IntPtr(c.compIdx(maxReader[k])),
+			MaxReadOffset: analysis.IntPtr(c.offsets[k][maxFirst[k]]),
 			Witness:       c.witness(w, maxReader[k]),
 		})
 	}
@@ -1255,7 +1257,7 @@ func (c *checker) checkLostAndUnseen() {
 			}
 			return lessCmp(c.h.MsgValue(a), c.h.MsgValue(b))
 		})
-		in := analysis.Instance{Key: c.keyVal(model.KeyID(k)), Count: analysis.I(int64(len(ms)))}
+		in := analysis.Instance{Key: c.keyVal(model.KeyID(k)), Count: analysis.IntPtr(int64(len(ms)))}
 		if len(ms) > c.opts.MaxUnseenValues {
 			ms = ms[:c.opts.MaxUnseenValues]
 			in.Truncated = true
@@ -1325,7 +1327,7 @@ func (c *checker) checkLostAndUnseen() {
 			reason = "aborted"
 		}
 		c.res.Add(TornTransaction, analysis.Instance{
-			Op: analysis.I(c.compIdx(rr)), Seen: seen, Missing: missing, Reason: reason,
+			Op: analysis.IntPtr(c.compIdx(rr)), Seen: seen, Missing: missing, Reason: reason,
 			Witness: c.witness(proofs...),
 		})
 	}

@@ -147,7 +147,7 @@ func (c *checker) events() []int32 {
 }
 
 // seriesAndStalls computes the unseen-over-time and realtime-lag series
-// (spec/queue.md §5), the worst lag, and stalled-consumer.
+// (docs/queue.md#unseen), the worst lag, and stalled-consumer.
 func (c *checker) seriesAndStalls() {
 	if c.opts.Series {
 		c.unseenSeries()
@@ -156,7 +156,7 @@ func (c *checker) seriesAndStalls() {
 }
 
 // unseenSeries computes the unseen count per key after each ok op, as
-// change points (spec/queue.md §5).
+// change points (docs/queue.md#unseen).
 func (c *checker) unseenSeries() {
 	nk := len(c.h.Keys)
 	sentOK := make([]bool, len(c.h.Msgs))

@@ -138,7 +138,7 @@ func (c *checker) cycles(g *graph.Graph) {
 			}
 			in := c.cycleInstance(cyc)
 			in.Not, in.Subgraph = p.Not(), subgraphText(p)
-			in.SCCSize = analysis.I(int64(len(comp)))
+			in.SCCSize = analysis.IntPtr(int64(len(comp)))
 			in.SCC = c.compIndices(comp)
 			c.add(p.Anomaly(), in)
 			return true
@@ -186,7 +186,7 @@ func (c *checker) timeout(g *graph.Graph, comp []int32, current string, searched
 			notFound = append(notFound, t)
 		}
 	}
-	in := analysis.Instance{SpecType: current, DoesNotContain: notFound, SCCSize: analysis.I(int64(len(comp)))}
+	in := analysis.Instance{SpecType: current, DoesNotContain: notFound, SCCSize: analysis.IntPtr(int64(len(comp)))}
 	if notFound == nil {
 		in.DoesNotContain = []string{}
 	}

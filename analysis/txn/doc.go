@@ -1,7 +1,7 @@
 // Package txn checks the transactional histories of Elle's workloads,
-// list-append and rw-register: spec/txn.md, which follows Elle
-// (jepsen-io/elle) and departs from it where noted. A checker returns an
-// analysis.Result; it never prints.
+// list-append and rw-register (docs/list-append.md, docs/rw-register.md),
+// following Elle (jepsen-io/elle) and departing from it where noted. A
+// checker returns an analysis.Result; it never prints.
 //
 // # Shape of a check
 //
@@ -60,7 +60,7 @@
 // Elle treats a read order no append explains, incompatible-order, the same
 // way).
 //
-// # List-append choices (where spec/txn.md is silent, or departs from Elle)
+// # List-append choices (ours, where Elle is silent or we depart from it)
 //
 //   - Reads. An ok txn's [:r k nil] reads the empty list, as Elle's read
 //     index has it; an info txn's nil reads nothing. Version orders come
@@ -70,10 +70,10 @@
 //     one element as its order (Elle's values-from-single-appends). Of two
 //     equally long longest reads, the one first read later wins (Elle's
 //     pick is hash order).
-//   - Edges. Only external reads (those before the txn's first append to
-//     the key) make wr and rw edges (spec/txn.md §3; Elle also makes rw
-//     edges from reads after a txn's own append, which its explainer then
-//     justifies as ww on the same edge). An append no read showed comes
+//   - Edges. Only external reads (those before the txn's first append to the
+//     key) make wr and rw edges (docs/list-append.md#the-workload; Elle also
+//     makes rw edges from reads after a txn's own append, which its explainer
+//     then justifies as ww on the same edge). An append no read showed comes
 //     after the last element of the order, or after the empty state when no
 //     read showed any element.
 //   - Explanations. Each ww and rw step names the read that showed the
@@ -127,7 +127,7 @@
 //   - Open invocations count as info txns: their appends may have happened,
 //     and are order sources like any info txn's (Elle ignores them).
 //
-// # RW-register choices (where spec/txn.md is silent, or departs from Elle)
+// # RW-register choices (ours, where Elle is silent or we depart from it)
 //
 //   - Reads and writes. A txn's external read of a key is its first
 //     micro-op on it when that is a read; its external write, its last
@@ -172,15 +172,15 @@
 //     which can also link past such a txn along a path that avoids it.
 //     Both orders are sound under the flag's assumption.
 //   - cyclic-versions. A source whose new edges would make a key's order
-//     cyclic is dropped for that key only, as spec/txn.md §3 says (Elle
-//     drops it for every key when any key's order turns cyclic). One
-//     instance per strongly connected set of values; its sources are the
-//     ones merged for that key, the dropped one last (Elle's :sources); it
-//     also holds a shortest cycle through the set's first value, each edge
-//     with the source and ops that put it there (ours: Elle has a TODO to
-//     "justify exactly why we inferred a version order"), and those ops
-//     are its witness. An edge given by two sources keeps the first one's
-//     reason. A txn's own v < v is no edge.
+//     cyclic is dropped for that key only, as
+//     docs/rw-register.md#cyclic-versions says (Elle drops it for every key
+//     when any key's order turns cyclic). One instance per strongly connected
+//     set of values; its sources are the ones merged for that key, the
+//     dropped one last (Elle's :sources); it also holds a shortest cycle
+//     through the set's first value, each edge with the source and ops that
+//     put it there (ours: Elle has a TODO to "justify exactly why we inferred
+//     a version order"), and those ops are its witness. An edge given by two
+//     sources keeps the first one's reason. A txn's own v < v is no edge.
 //   - ww and rw. For each edge v1 < v2 of the accepted orders (not their
 //     transitive closure, as in Elle): the external writer of v1 → the
 //     external writer of v2 (ww), and each txn whose external read saw v1
@@ -201,17 +201,16 @@
 //     usual case with --wfr-keys) is a G1c, and the write cycle itself
 //     shows as PL-1-cycle-exists, as in Elle.
 //   - Non-cycle checks, on ok txns: G1a (any read of a value a failed txn
-//     wrote), G1b (any read of a value another txn overwrote within
-//     itself, whatever that txn's type), internal (Elle's
-//     op-internal-case: a read must match the txn's last write of the key,
-//     or its first read before any write; a read of nil is a state of its
-//     own, as Elle's fixtures assert; the first per txn), lost-update (a
-//     first access that reads, then a write; nil counts; as list-append,
-//     a write before any read takes the txn out for that key) and
-//     future-read (ours for registers, spec/txn.md §4: a read of a value
-//     only the txn itself writes, later; Elle has no such check). On ok
-//     and info txns: garbage-read (a value no op of any type wrote; once
-//     per txn and value).
+//     wrote), G1b (any read of a value another txn overwrote within itself,
+//     whatever that txn's type), internal (Elle's op-internal-case: a read
+//     must match the txn's last write of the key, or its first read before
+//     any write; a read of nil is a state of its own, as Elle's fixtures
+//     assert; the first per txn), lost-update (a first access that reads,
+//     then a write; nil counts; as list-append, a write before any read takes
+//     the txn out for that key) and future-read (ours for registers,
+//     docs/rw-register.md#future-read: a read of a value only the txn itself
+//     writes, later; Elle has no such check). On ok and info txns:
+//     garbage-read (a value no op of any type wrote; once per txn and value).
 //   - Empty graph. Elle's realtime graph also links ok txns to the failed
 //     txns invoked after them; a failed txn is no vertex here, but such an
 //     edge keeps the graph from counting as empty, for both workloads.

@@ -83,9 +83,10 @@ func (fc *fixtureCheck) describe() string {
 	return fmt.Sprintf("models %v, anomalies %v%s", *fc.Options.Models, fc.Options.Anomalies, flags)
 }
 
-// refusedVerdicts pins hindsight's verdict on the histories Elle refuses
-// with an exception (the fixtures ending -error): spec/txn.md says what to
-// do instead, and the instances Elle's finder reports must still be found.
+// refusedVerdicts pins hindsight's verdict on the histories Elle refuses with
+// an exception (the fixtures ending -error): the package doc says what
+// hindsight does instead, and the instances Elle's finder reports must still
+// be found.
 var refusedVerdicts = map[string]analysis.Verdict{
 	"duplicate-appends-rejected-error":      analysis.Unknown, // duplicate-appends
 	"g1a-reads-of-failed-append-error":      analysis.Invalid, // G1a, and a garbage read
@@ -125,15 +126,15 @@ func TestListAppendFixtures(t *testing.T) {
 }
 
 // TestRWRegisterFixtures runs every check of every rw-register fixture
-// (Elle's own tests) the same way, with the departures spec/txn.md makes
-// (garbageFixtures).
+// (Elle's own tests) the same way, with the departures docs/rw-register.md
+// describes (garbageFixtures).
 func TestRWRegisterFixtures(t *testing.T) {
 	runFixtures(t, "rw-register", CheckRWRegister)
 }
 
-// garbageFixtures are the rw-register fixtures (all their checks) that
-// read a value no op wrote: hindsight reports garbage-read there, which is
-// bad under every model (spec/txn.md §4, jepsen-io/elle#8), so their
+// garbageFixtures are the rw-register fixtures (all their checks) that read a
+// value no op wrote: hindsight reports garbage-read there, which is bad under
+// every model (docs/rw-register.md#garbage-read, jepsen-io/elle#8), so their
 // verdict is invalid and their types are Elle's plus garbage-read; not and
 // also_not then count the garbage read as an aborted read, so they are not
 // compared. Each entry names the read.

@@ -11,7 +11,7 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// CheckListAppend analyses a list-append history (spec/txn.md): its
+// CheckListAppend analyses a list-append history (docs/list-append.md): its
 // non-cycle anomalies, the dependency graph inferred from the lists read,
 // and the cycles of that graph, judged against opts.Models. pairing must
 // come from model.Pair(h).
@@ -409,7 +409,7 @@ func (la *listAppend) prev(k model.KeyID, m model.MsgID) (p model.MsgID, init bo
 	return o[len(o)-1], false
 }
 
-// emit adds the data edges (spec/txn.md §3, list-append): wr from the
+// emit adds the data edges (docs/list-append.md#the-workload): wr from the
 // appender of the last element of each external read to the reader; ww from
 // the appender of each element to the appender of the next; rw from each
 // txn whose external read ended in a state to the appender of the next
@@ -479,7 +479,7 @@ func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
 			es := c.h.ElemsOf(m)
 			if len(es) > 0 && la.writer[es[len(es)-1]] == u {
 				last := es[len(es)-1]
-				st.Key, st.Value = c.keyVal(m.Key), analysis.VP(c.h.MsgValue(last))
+				st.Key, st.Value = c.keyVal(m.Key), analysis.AtomValuePtr(c.h.MsgValue(last))
 				st.Mops = []int{la.appendIndex(u, last), i}
 				return st
 			}
@@ -501,7 +501,7 @@ func (la *listAppend) explain(u, v int32, rel graph.Rel) analysis.Step {
 			if from < 0 {
 				continue
 			}
-			pv := analysis.V(model.NilAtom)
+			pv := analysis.AtomValue(model.NilAtom)
 			if !init {
 				pv = c.msgVal(p)
 			}
@@ -565,13 +565,13 @@ func (la *listAppend) justify(st *analysis.Step, m *model.Mop, p model.MsgID, in
 	if la.clean[k] {
 		if la.pos[m.Msg] >= 0 {
 			if r := la.shownBy[m.Msg]; r >= 0 {
-				st.OrderOp = analysis.I(c.idx(r))
+				st.OrderOp = analysis.IntPtr(c.idx(r))
 			}
 			return
 		}
 		st.Unread = true
 		if r := la.orderSrc[k]; r >= 0 {
-			st.OrderOp = analysis.I(c.idx(r))
+			st.OrderOp = analysis.IntPtr(c.idx(r))
 		}
 		return
 	}
@@ -583,11 +583,11 @@ func (la *listAppend) justify(st *analysis.Step, m *model.Mop, p model.MsgID, in
 	sup, read := pi.claim(a, m.Msg)
 	switch {
 	case sup >= 0:
-		st.OrderOp = analysis.I(c.idx(sup))
+		st.OrderOp = analysis.IntPtr(c.idx(sup))
 	default:
 		st.Unread, st.Placed = !read, read
 		if r := la.orderSrc[k]; r >= 0 {
-			st.OrderOp = analysis.I(c.idx(r))
+			st.OrderOp = analysis.IntPtr(c.idx(r))
 		}
 	}
 	if ops := pi.contradictions(c, a, m.Msg); len(ops) > 0 {
@@ -606,7 +606,7 @@ func (la *listAppend) orderOp(key *analysis.Value) *int64 {
 	if !ok || la.orderSrc[k] < 0 {
 		return nil
 	}
-	return analysis.I(la.c.idx(la.orderSrc[k]))
+	return analysis.IntPtr(la.c.idx(la.orderSrc[k]))
 }
 
 // maxContradictions is how many contradicting reads a contested step
@@ -709,7 +709,8 @@ func (pi *pairIndex) contradictions(c *checker, a, b model.MsgID) []int64 {
 	return ops
 }
 
-// nonCycle finds the anomalies that need no graph (spec/txn.md §4).
+// nonCycle finds the anomalies that need no graph
+// (docs/list-append.md#types-at-a-glance).
 func (la *listAppend) nonCycle() {
 	c := la.c
 	var lost []lostCand // lost-update candidates, grouped below
@@ -815,7 +816,7 @@ func (la *listAppend) lostUpdates(g lostKey, cands []lostCand) {
 		v := c.listVal(readOf(run[0]))
 		in.Value = &v
 		for _, x := range recs {
-			in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
+			in.Txns = append(in.Txns, analysis.AtomValue(model.IntAtom(c.idx(x))))
 		}
 		c.add(LostUpdate, in)
 	}
@@ -836,8 +837,8 @@ func (c *checker) cutMop(m *model.Mop) (*analysis.Mop, *int64) {
 	if m.Kind != model.MopReadList || len(es) <= MaxMopElements {
 		return c.mopVal(m), nil
 	}
-	mv := &analysis.Mop{F: ":" + m.Kind.String(), Key: analysis.V(c.h.Keys[m.Key]), Value: c.listVal(es[:MaxMopElements])}
-	return mv, analysis.I(int64(len(es)))
+	mv := &analysis.Mop{F: ":" + m.Kind.String(), Key: analysis.AtomValue(c.h.Keys[m.Key]), Value: c.listVal(es[:MaxMopElements])}
+	return mv, analysis.IntPtr(int64(len(es)))
 }
 
 // abortedAndIntermediate reports G1a (an element of a failed append) and
@@ -860,8 +861,8 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 				if mv == nil {
 					mv, ml = c.cutMop(m)
 				}
-				c.add(G1a, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.I(c.idx(w)),
-					Key: c.keyVal(m.Key), Element: analysis.VP(c.h.MsgValue(e)), Witness: c.witness(r, w)})
+				c.add(G1a, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
+					Key: c.keyVal(m.Key), Element: analysis.AtomValuePtr(c.h.MsgValue(e)), Witness: c.witness(r, w)})
 			}
 		}
 		if len(es) == 0 {
@@ -872,8 +873,8 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 			if mv == nil {
 				mv, ml = c.cutMop(m)
 			}
-			c.add(G1b, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.I(c.idx(w)),
-				Key: c.keyVal(m.Key), Element: analysis.VP(c.h.MsgValue(last)), Witness: c.witness(r, w)})
+			c.add(G1b, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
+				Key: c.keyVal(m.Key), Element: analysis.AtomValuePtr(c.h.MsgValue(last)), Witness: c.witness(r, w)})
 		}
 	}
 }
@@ -943,12 +944,12 @@ func (la *listAppend) internal(r int32, mops []model.Mop) {
 				if bad {
 					exp := c.listVal(s.es)
 					if s.isNil {
-						exp = analysis.V(model.NilAtom)
+						exp = analysis.AtomValue(model.NilAtom)
 					}
 					if !s.known {
-						exp.Elems = append([]analysis.Value{analysis.V(model.Atom{Kind: model.KOther, Text: "..."})}, exp.Elems...)
+						exp.Elems = append([]analysis.Value{analysis.AtomValue(model.Atom{Kind: model.KOther, Text: "..."})}, exp.Elems...)
 					}
-					c.add(Internal, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+					c.add(Internal, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
 						Expected: &exp, Witness: c.witness(r)})
 					return
 				}
@@ -996,8 +997,8 @@ func (la *listAppend) futureRead(r int32, mops []model.Mop) {
 			continue
 		}
 		if j, _ := readAt.get(int32(m.Msg)); j >= 0 && j < int32(i) {
-			c.add(FutureRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(&mops[j]), Key: c.keyVal(m.Key),
-				Element: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+			c.add(FutureRead, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(&mops[j]), Key: c.keyVal(m.Key),
+				Element: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
 			return
 		}
 	}
@@ -1099,7 +1100,7 @@ func (la *listAppend) duplicateElements(r int32, mops []model.Mop) {
 			b, _ := json.Marshal(c.msgVal(e))
 			dup[string(b)] = int64(n)
 		}
-		c.add(DuplicateElements, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+		c.add(DuplicateElements, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
 			Duplicates: dup, Witness: c.witness(r)})
 	}
 }
@@ -1142,7 +1143,7 @@ func (la *listAppend) garbage(r int32, mops []model.Mop) {
 		if len(bad) == 0 {
 			continue
 		}
-		c.add(GarbageRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+		c.add(GarbageRead, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
 			Element: &bad[0], Values: bad, Witness: c.witness(r)})
 	}
 }
@@ -1172,8 +1173,8 @@ func (la *listAppend) dirtyUpdates() {
 				for _, x := range vs {
 					in.Values = append(in.Values, c.msgVal(x))
 				}
-				in.Txns = []analysis.Value{analysis.V(model.IntAtom(c.idx(t1))),
-					analysis.V(model.Atom{Kind: model.KOther, Text: "..."}), analysis.V(model.IntAtom(c.idx(t2)))}
+				in.Txns = []analysis.Value{analysis.AtomValue(model.IntAtom(c.idx(t1))),
+					analysis.AtomValue(model.Atom{Kind: model.KOther, Text: "..."}), analysis.AtomValue(model.IntAtom(c.idx(t2)))}
 				c.add(DirtyUpdate, in)
 				t1, t1typ, vs = t2, t2typ, []model.MsgID{e}
 			case t2typ == model.OK || t2typ == model.Fail && t1typ != model.Fail:
@@ -1205,7 +1206,7 @@ func (la *listAppend) duplicateAppends() {
 		for _, r := range recs {
 			ops = append(ops, c.idx(r))
 		}
-		c.add(DuplicateAppends, analysis.Instance{Key: c.keyVal(k), Value: analysis.VP(c.h.MsgValue(m)), Ops: ops,
+		c.add(DuplicateAppends, analysis.Instance{Key: c.keyVal(k), Value: analysis.AtomValuePtr(c.h.MsgValue(m)), Ops: ops,
 			Witness: c.witness(recs...)})
 		c.unknownReason("%s: value %s was appended to key %s by %s, so the order of that key cannot be inferred; "+
 			"it was left out of the dependency graph", DuplicateAppends, c.h.MsgValue(m), c.h.Keys[k], opList(ops))

@@ -20,7 +20,7 @@ func (c *checker) emitOrder(add func(from, to int32, rel graph.Rel)) {
 }
 
 // emitProcess links each ok txn of a process to the process's next ok txn
-// (spec/txn.md §2).
+// (docs/README.md#cycles).
 func (c *checker) emitProcess(add func(from, to int32, rel graph.Rel)) {
 	last := map[int32]int32{} // process -> vertex of its latest ok txn
 	for r, p := range c.okTxns() {
@@ -99,7 +99,7 @@ func (c *checker) orderStep(u, v int32, rel graph.Rel) analysis.Step {
 	if rel == graph.Process {
 		p := c.h.Ops[c.recs[u].comp].Process
 		if p >= 0 {
-			st.Process = analysis.I(int64(p))
+			st.Process = analysis.IntPtr(int64(p))
 		}
 	}
 	return st

@@ -8,10 +8,11 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// This file holds rw-register's checks that need no graph (spec/txn.md §4):
-// G1a, G1b, internal, future-read, lost-update and garbage-read; cyclic-
-// versions comes with the version orders (rwversions.go) and
-// duplicate-writes with the writer index (rwregister.go).
+// This file holds rw-register's checks that need no graph
+// (docs/rw-register.md#types-at-a-glance): G1a, G1b, internal, future-read,
+// lost-update and garbage-read; cyclic-versions comes with the version
+// orders (rwversions.go) and duplicate-writes with the writer index
+// (rwregister.go).
 
 // nonCycle runs the per-txn checks and reports lost updates.
 func (rw *rwRegister) nonCycle() {
@@ -58,13 +59,13 @@ func (rw *rwRegister) nonCycle() {
 			recs = append(recs, x.r)
 		}
 		in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(recs...)}
-		v := analysis.V(model.NilAtom)
+		v := analysis.AtomValue(model.NilAtom)
 		if g.v != nilVal {
 			v = c.msgVal(g.v)
 		}
 		in.Value = &v
 		for _, x := range recs {
-			in.Txns = append(in.Txns, analysis.V(model.IntAtom(c.idx(x))))
+			in.Txns = append(in.Txns, analysis.AtomValue(model.IntAtom(c.idx(x))))
 		}
 		c.add(LostUpdate, in)
 	}
@@ -99,12 +100,12 @@ func (rw *rwRegister) abortedAndIntermediate(r int32, mops []model.Mop) {
 			continue
 		}
 		if c.recs[w].typ == model.Fail {
-			c.add(G1a, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.I(c.idx(w)),
-				Key: c.keyVal(m.Key), Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r, w)})
+			c.add(G1a, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
+				Key: c.keyVal(m.Key), Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r, w)})
 		}
 		if w != r && rw.interm[m.Msg] {
-			c.add(G1b, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.I(c.idx(w)),
-				Key: c.keyVal(m.Key), Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r, w)})
+			c.add(G1b, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
+				Key: c.keyVal(m.Key), Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r, w)})
 		}
 	}
 }
@@ -146,11 +147,11 @@ func (rw *rwRegister) internal(r int32, mops []model.Mop) {
 			continue
 		}
 		if m.Kind == model.MopRead && state[j].val != v {
-			exp := analysis.V(model.NilAtom)
+			exp := analysis.AtomValue(model.NilAtom)
 			if state[j].val != nilVal {
 				exp = c.msgVal(state[j].val)
 			}
-			c.add(Internal, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+			c.add(Internal, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
 				Expected: &exp, Witness: c.witness(r)})
 			return
 		}
@@ -174,8 +175,8 @@ func (rw *rwRegister) futureRead(r int32, mops []model.Mop) {
 			continue
 		}
 		if _, wroteBefore := written.get(int32(m.Msg)); !wroteBefore {
-			c.add(FutureRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-				Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+			c.add(FutureRead, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+				Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
 			return
 		}
 	}
@@ -261,7 +262,7 @@ func (rw *rwRegister) garbage(r int32, mops []model.Mop) {
 			continue
 		}
 		seen.set(int32(m.Msg), 1)
-		c.add(GarbageRead, analysis.Instance{Op: analysis.I(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-			Value: analysis.VP(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+		c.add(GarbageRead, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+			Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// CheckRWRegister analyses an rw-register history (spec/txn.md): its
+// CheckRWRegister analyses an rw-register history (docs/rw-register.md): its
 // non-cycle anomalies, the per-key version orders inferred from the initial
 // state and the sources opts asks for, the dependency graph, and the cycles
 // of that graph, judged against opts.Models. pairing must come from
@@ -36,7 +36,7 @@ func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *ana
 	c.res.Options.WFRKeys, c.res.Options.SequentialKeys, c.res.Options.LinearizableKeys =
 		flag(opts.WFRKeys), flag(opts.SequentialKeys), flag(opts.LinearizableKeys)
 	if opts.TransactionOrder != nil {
-		c.res.Options.TransactionOrder = analysis.I(int64(len(opts.TransactionOrder)))
+		c.res.Options.TransactionOrder = analysis.IntPtr(int64(len(opts.TransactionOrder)))
 	}
 	rw := &rwRegister{c: c}
 	c.inf = rw
@@ -76,8 +76,8 @@ type touch struct {
 	write model.MsgID
 }
 
-// source is where a version-order edge came from (spec/txn.md §3), in the
-// order sources are merged.
+// source is where a version-order edge came from
+// (docs/rw-register.md#version-orders), in the order sources are merged.
 type source uint8
 
 const (
@@ -172,7 +172,7 @@ func (rw *rwRegister) nodeOf(k model.KeyID, m model.MsgID) int32 {
 // state.
 func (rw *rwRegister) valueOf(n int32) analysis.Value {
 	if int(n) >= len(rw.c.h.Msgs) {
-		return analysis.V(model.NilAtom)
+		return analysis.AtomValue(model.NilAtom)
 	}
 	return rw.c.msgVal(model.MsgID(n))
 }
@@ -346,8 +346,8 @@ func (rw *rwRegister) duplicateWrites() {
 			ops = append(ops, c.idx(w))
 		}
 		rd := reader[m]
-		c.add(DuplicateWrites, analysis.Instance{Key: c.keyVal(k), Value: analysis.VP(c.h.MsgValue(m)), Ops: ops,
-			Reader: analysis.I(c.idx(rd)), Witness: c.witness(append(slices.Clone(writers), rd)...)})
+		c.add(DuplicateWrites, analysis.Instance{Key: c.keyVal(k), Value: analysis.AtomValuePtr(c.h.MsgValue(m)), Ops: ops,
+			Reader: analysis.IntPtr(c.idx(rd)), Witness: c.witness(append(slices.Clone(writers), rd)...)})
 		c.unknownReason("%s: value %s was written to key %s by %s and read by op %d, so which write that read saw "+
 			"cannot be told; the key was left out of the dependency graph", DuplicateWrites, c.h.MsgValue(m), c.h.Keys[k],
 			opList(ops), c.idx(rd))
@@ -387,7 +387,7 @@ func (rw *rwRegister) readers() {
 
 func (rw *rwRegister) readersOf(st int32) []int32 { return rw.rrecs[rw.rstart[st]:rw.rstart[st+1]] }
 
-// emit adds the data edges (spec/txn.md §3, rw-register): wr from the
+// emit adds the data edges (docs/rw-register.md#the-workload): wr from the
 // writer of each value to each txn whose external read saw it; and for
 // each edge v1 < v2 of a key's version order, ww from the writer of v1 and
 // rw from each reader of v1 to the writer of v2. Writers are the txns whose
@@ -517,7 +517,7 @@ func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 		switch rel {
 		case graph.WR:
 			if tv.read >= 0 && rw.extWriter(tv.read) == u {
-				st.Key, st.Value = c.keyVal(k), analysis.VP(c.h.MsgValue(tv.read))
+				st.Key, st.Value = c.keyVal(k), analysis.AtomValuePtr(c.h.MsgValue(tv.read))
 				_, uw := rw.extMops(u, k)
 				vr, _ := rw.extMops(v, k)
 				st.Mops = []int{uw, vr}
@@ -590,7 +590,7 @@ func (rw *rwRegister) justification(e vedge) (by string, op *int64, ops []int64)
 	switch e.src {
 	case srcInitial:
 	case srcWFR:
-		op = analysis.I(c.idx(e.a))
+		op = analysis.IntPtr(c.idx(e.a))
 	default:
 		ops = []int64{c.idx(e.a), c.idx(e.b)}
 	}

@@ -9,11 +9,12 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// This file infers rw-register version orders (spec/txn.md §3; Elle's
-// rw_register version-graphs): per key, a partial order over its values
-// and its initial state, merged from the sources the options ask for, in
-// Elle's order. A source whose edges would make a key's order cyclic is
-// dropped for that key and reported as cyclic-versions.
+// This file infers rw-register version orders
+// (docs/rw-register.md#version-orders; Elle's rw_register version-graphs):
+// per key, a partial order over its values and its initial state, merged from
+// the sources the options ask for, in Elle's order. A source whose edges
+// would make a key's order cyclic is dropped for that key and reported as
+// cyclic-versions.
 
 // versionOrders builds rw.ver from every source asked for.
 func (rw *rwRegister) versionOrders() {

@@ -28,9 +28,9 @@ type Options struct {
 	// (Result.Series.Orders, or Versions for rw-register) for the HTML
 	// report.
 	Series bool
-	// Version-order sources of rw-register (spec/txn.md §3), each an
-	// assumption about the system: within a txn, a write follows the read
-	// of the same key (WFRKeys); each key is sequentially consistent, so
+	// Version-order sources of rw-register (docs/rw-register.md#version-orders),
+	// each an assumption about the system: within a txn, a write follows the
+	// read of the same key (WFRKeys); each key is sequentially consistent, so
 	// process order orders its versions (SequentialKeys); each key is
 	// linearizable, so real-time order does (LinearizableKeys). List-append
 	// ignores them.
@@ -200,9 +200,9 @@ func (c *checker) witness(recs ...int32) []int64 {
 	return w
 }
 
-func (c *checker) keyVal(k model.KeyID) *analysis.Value { return analysis.VP(c.h.Keys[k]) }
+func (c *checker) keyVal(k model.KeyID) *analysis.Value { return analysis.AtomValuePtr(c.h.Keys[k]) }
 
-func (c *checker) msgVal(m model.MsgID) analysis.Value { return analysis.V(c.h.MsgValue(m)) }
+func (c *checker) msgVal(m model.MsgID) analysis.Value { return analysis.AtomValue(c.h.MsgValue(m)) }
 
 // listVal is the list value of the given elements.
 func (c *checker) listVal(ms []model.MsgID) analysis.Value {
@@ -216,7 +216,7 @@ func (c *checker) listVal(ms []model.MsgID) analysis.Value {
 // mopVal renders micro-op m of a txn for JSON: its name as the EDN keyword
 // it is (":r", ":append", ":w"), its key and its value.
 func (c *checker) mopVal(m *model.Mop) *analysis.Mop {
-	out := &analysis.Mop{F: ":" + m.Kind.String(), Key: analysis.V(c.h.Keys[m.Key]), Value: analysis.V(model.NilAtom)}
+	out := &analysis.Mop{F: ":" + m.Kind.String(), Key: analysis.AtomValue(c.h.Keys[m.Key]), Value: analysis.AtomValue(model.NilAtom)}
 	switch m.Kind {
 	case model.MopReadList:
 		out.Value = c.listVal(c.h.ElemsOf(m))

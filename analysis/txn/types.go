@@ -1,13 +1,13 @@
 package txn
 
-// Anomaly type names of the transactional workloads, as spec/txn.md §4 and
-// Elle spell them. Each doc comment states the property violated and the
-// instance fields (JSON names of analysis.Instance); every instance also has
-// witness, the sorted op indices (invocations and completions) of its
-// minimal counterexample. Ops are named by the index of their completion.
-// Each type's meaning, severity, docs section and wording are its entry in
-// catalogue.go (ListAppendCatalogue, RWRegisterCatalogue); its wording is
-// in explain.go.
+// Anomaly type names of the transactional workloads, as the headings of
+// docs/list-append.md and docs/rw-register.md and Elle spell them. Each doc
+// comment states the property violated and the instance fields (JSON names of
+// analysis.Instance); every instance also has witness, the sorted op indices
+// (invocations and completions) of its minimal counterexample. Ops are named
+// by the index of their completion. Each type's meaning, severity, docs
+// section and wording are its entry in catalogue.go (ListAppendCatalogue,
+// RWRegisterCatalogue); its wording is in explain.go.
 const (
 	// G1a (aborted read): an ok txn read an element (list-append) or value
 	// (rw-register) that a failed txn wrote. Fields: op, mop, writer, key,
@@ -70,15 +70,16 @@ const (
 	CycleSearchTimeout = "cycle-search-timeout"
 )
 
-// Cycle anomaly types: each names the relations on the cycle (spec/txn.md
-// §4). Fields: cycle (op indices, from the lowest), steps (from, to, rel,
-// key, value or values, mops, and for ww/rw the order_op whose read showed
-// the order; contested, contradicted_by and placed when a read contradicts
-// that order), proof ("proven", "assumes" with assumes, "given" with given;
-// package doc, "Proofs and contested orders"). The -process and -realtime
-// forms also have process or realtime steps. <model>-cycle-exists instances (a cycle in the part of the
-// graph a model must keep acyclic, found when no typed witness rules that
-// model out) have not, subgraph, scc_size, scc, cycle and steps.
+// Cycle anomaly types: each names the relations on the cycle
+// (docs/list-append.md#types-at-a-glance). Fields: cycle (op indices, from
+// the lowest), steps (from, to, rel, key, value or values, mops, and for
+// ww/rw the order_op whose read showed the order; contested, contradicted_by
+// and placed when a read contradicts that order), proof ("proven", "assumes"
+// with assumes, "given" with given; package doc, "Proofs and contested
+// orders"). The -process and -realtime forms also have process or realtime
+// steps. <model>-cycle-exists instances (a cycle in the part of the graph a
+// model must keep acyclic, found when no typed witness rules that model out)
+// have not, subgraph, scc_size, scc, cycle and steps.
 const (
 	G0               = "G0"
 	G1c              = "G1c"

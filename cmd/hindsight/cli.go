@@ -26,7 +26,7 @@ import (
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
-// Exit statuses of spec/results.md.
+// Exit statuses of docs/README.md#exit-status.
 const (
 	exitValid   = 0
 	exitInvalid = 1

@@ -37,7 +37,7 @@ const (
 	budgetRatio       = 1.5
 	reportBudgetRatio = 2.0
 	txnBudgetRatio    = 2.0
-	processFootprnt   = 56 << 20 // binary, runtime, stacks and heap fragmentation
+	processFootprint  = 56 << 20 // binary, runtime, stacks and heap fragmentation
 	budgetMinFile     = 64 << 20 // below this, the defaults are fine
 	headroom          = 1.25     // live heap times this, when raising the limit
 )
@@ -56,11 +56,11 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 	if !ok || size < budgetMinFile {
 		return nothing, nil
 	}
-	limit := mc.soft(int64(ratio*float64(size)) - processFootprnt)
+	limit := mc.soft(int64(ratio*float64(size)) - processFootprint)
 	prev := debug.SetMemoryLimit(limit)
 	return func() { debug.SetMemoryLimit(prev) }, func(h *model.History, w *workload.Workload) {
 		if w.Name != "queue" {
-			limit = mc.soft(int64(max(ratio, txnBudgetRatio)*float64(size)) - processFootprnt)
+			limit = mc.soft(int64(max(ratio, txnBudgetRatio)*float64(size)) - processFootprint)
 			debug.SetMemoryLimit(limit)
 		}
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}

@@ -66,7 +66,7 @@ func TestMemoryBudgetForALargeFile(t *testing.T) {
 	f.Close()
 	before := debug.SetMemoryLimit(-1)
 	restore, after := memoryBudget(path, reportBudgetRatio, &memCap{limit: 1 << 50})
-	want := int64(reportBudgetRatio*size) - processFootprnt
+	want := int64(reportBudgetRatio*size) - processFootprint
 	if got := debug.SetMemoryLimit(-1); got != want || after == nil {
 		t.Errorf("limit %d, want %d", got, want)
 	}

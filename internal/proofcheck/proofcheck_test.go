@@ -326,7 +326,7 @@ func clone(in analysis.Instance) analysis.Instance {
 	return out
 }
 
-var bogus = analysis.V(model.IntAtom(-987654321))
+var bogus = analysis.AtomValue(model.IntAtom(-987654321))
 
 var mutations = []mutation{
 	{"a step's value", func(_ *string, in *analysis.Instance) bool {
