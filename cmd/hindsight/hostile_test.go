@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -20,16 +19,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	kflate "github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/internal/testpack"
 	"github.com/hindsight-dev/hindsight/report"
+	"github.com/hindsight-dev/hindsight/scan"
 )
 
 // The hostile-input suite (issue 17): every input a careless or malicious
@@ -428,12 +424,12 @@ func hostileCases() []hostileCase {
 					t.Errorf("%d rows, want 4", len(rows))
 				}
 				for _, r := range rows {
-					p, v, e := fmt.Sprint(r["path"]), fmt.Sprint(r["verdict"]), fmt.Sprint(r["error"])
+					p, v, e := r.Path, r.Verdict, r.Error
 					switch {
-					case v == "valid" && fmt.Sprint(r["ops"]) == fmt.Sprint(understatedOps):
+					case v == "valid" && r.Ops == understatedOps:
 					case v == "error" && strings.HasPrefix(e, p) && strings.Contains(e, "memory"):
 					default:
-						t.Errorf("%s: verdict %s, %v ops, error %q; want valid with %d ops, or an error naming the memory cap", p, v, r["ops"], e, understatedOps)
+						t.Errorf("%s: verdict %s, %v ops, error %q; want valid with %d ops, or an error naming the memory cap", p, v, r.Ops, e, understatedOps)
 					}
 				}
 			},
@@ -492,7 +488,10 @@ func hostileCases() []hostileCase {
 				}
 				n := 0
 				for _, p := range parts {
-					rows, err := readParquetRows(p)
+					if !strings.HasPrefix(filepath.Base(p), "histories") {
+						continue // the anomalies parts hold instances, not rows of histories
+					}
+					rows, err := scan.ReadHistories(p)
 					if err != nil {
 						t.Errorf("%s: %v", p, err)
 					}
@@ -612,7 +611,7 @@ func hostileCases() []hostileCase {
 				if len(rows) != 1 {
 					t.Fatalf("%d rows, want one: %v", len(rows), rows)
 				}
-				p, v, e := fmt.Sprint(rows[0]["path"]), fmt.Sprint(rows[0]["verdict"]), fmt.Sprint(rows[0]["error"])
+				p, v, e := rows[0].Path, rows[0].Verdict, rows[0].Error
 				if !strings.HasPrefix(p, "bad.zip") || v != "error" || !strings.HasPrefix(e, p+": ") || strings.Contains(e, "negative offset") {
 					t.Errorf("row %s: verdict %s, error %q; want an error naming it, in words", p, v, e)
 				}
@@ -761,9 +760,9 @@ func checkStep(t *testing.T, what, dir string, s hostileStep, r hostileResult) {
 		}
 	}
 	if os.Getenv("HOSTILE_DUMP") != "" {
-		if rows, err := readParquetRows(filepath.Join(dir, "out", "histories.parquet")); err == nil {
+		if rows, err := scan.ReadHistories(filepath.Join(dir, "out", "histories.parquet")); err == nil {
 			for _, r := range rows {
-				t.Logf("row %v %v %v %q", r["path"], r["verdict"], r["ops"], r["error"])
+				t.Logf("row %v %v %v %q", r.Path, r.Verdict, r.Ops, r.Error)
 			}
 		}
 	}
@@ -773,11 +772,11 @@ func checkStep(t *testing.T, what, dir string, s hostileStep, r hostileResult) {
 }
 
 // checkRows compares a histories table with the rows wanted, by path.
-func checkRows(t *testing.T, what string, rows []map[string]any, want map[string]rowWant) {
+func checkRows(t *testing.T, what string, rows []scan.HistoryRow, want map[string]rowWant) {
 	t.Helper()
-	got := map[string]map[string]any{}
+	got := map[string]scan.HistoryRow{}
 	for _, r := range rows {
-		got[fmt.Sprint(r["path"])] = r
+		got[r.Path] = r
 	}
 	for p, w := range want {
 		r, ok := got[p]
@@ -785,11 +784,8 @@ func checkRows(t *testing.T, what string, rows []map[string]any, want map[string
 			t.Errorf("%s: no row for %s; rows: %v", what, p, slices.Sorted(maps.Keys(got)))
 			continue
 		}
-		errText := ""
-		if e, ok := r["error"].(string); ok {
-			errText = e
-		}
-		if v := fmt.Sprint(r["verdict"]); v != w.verdict {
+		errText := r.Error
+		if v := r.Verdict; v != w.verdict {
 			t.Errorf("%s: %s: verdict %s, want %s (error %q)", what, p, v, w.verdict, errText)
 		}
 		if len(w.errs) == 0 && w.verdict != "error" && errText != "" {
@@ -800,8 +796,8 @@ func checkRows(t *testing.T, what string, rows []map[string]any, want map[string
 				t.Errorf("%s: %s: error %q does not match %q", what, p, errText, e)
 			}
 		}
-		if w.ops >= 0 && fmt.Sprint(r["ops"]) != fmt.Sprint(w.ops) {
-			t.Errorf("%s: %s: %v ops, want %d", what, p, r["ops"], w.ops)
+		if w.ops >= 0 && r.Ops != w.ops {
+			t.Errorf("%s: %s: %v ops, want %d", what, p, r.Ops, w.ops)
 		}
 	}
 	for p := range got {
@@ -811,51 +807,15 @@ func checkRows(t *testing.T, what string, rows []map[string]any, want map[string
 	}
 }
 
-// readHistories reads a histories table with arrow-go, each row as a map
-// from column name to its JSON-decoded value.
-func readHistories(t *testing.T, path string) []map[string]any {
+// readHistories reads a histories table (scan.ReadHistories: the same
+// reader hindsight diff uses).
+func readHistories(t *testing.T, path string) []scan.HistoryRow {
 	t.Helper()
-	rows, err := readParquetRows(path)
+	rows, err := scan.ReadHistories(path)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return rows
-}
-
-func readParquetRows(path string) ([]map[string]any, error) {
-	pf, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		return nil, err
-	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		return nil, err
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	defer tbl.Release()
-	tr := array.NewTableReader(tbl, 1<<16)
-	defer tr.Release()
-	var rows []map[string]any
-	for tr.Next() {
-		var buf bytes.Buffer
-		if err := array.RecordToJSON(tr.RecordBatch(), &buf); err != nil {
-			return nil, err
-		}
-		dec := json.NewDecoder(&buf)
-		dec.UseNumber()
-		for dec.More() {
-			var m map[string]any
-			if err := dec.Decode(&m); err != nil {
-				return nil, err
-			}
-			rows = append(rows, m)
-		}
-	}
-	return rows, tr.Err()
 }
 
 // Generators. Each writes its input straight to disk; none holds an
