@@ -274,29 +274,12 @@ func TestArchiveLinkArgument(t *testing.T) {
 // TestArchiveZipLinks scans a zip holding a history and a symbolic link
 // to it (zip -y): the link is a row with the history's result.
 func TestArchiveZipLinks(t *testing.T) {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range []struct {
-		name, body string
-		link       bool
-	}{{"run/latest.edn", "1/history.edn", true}, {"run/1/history.edn", string(readTestdata(t, "lost-write-invalid.edn")), false}} {
-		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
-		if e.link {
-			h.SetMode(os.ModeSymlink | 0o777)
-		}
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write([]byte(e.body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	zipped := testpack.ZipEntries(t, []testpack.Entry{
+		{Name: "run/latest.edn", Symlink: "1/history.edn"},
+		{Name: "run/1/history.edn", Body: string(readTestdata(t, "lost-write-invalid.edn"))},
+	})
 	p := filepath.Join(t.TempDir(), "l.zip")
-	writeFile(t, p, buf.Bytes())
+	writeFile(t, p, zipped)
 	opts := testOptions(t)
 	mustRun(t, []string{p}, opts)
 	got := rowsByPath(t, opts.OutDir)

@@ -218,34 +218,13 @@ func BenchmarkResolveLongName(b *testing.B) {
 // zipLinks returns a zip holding a file and symbolic links as zip -y
 // stores them (the target as content, a symlink's Unix mode).
 func zipLinks(t *testing.T) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range []struct {
-		name, body string
-		link       bool
-	}{
-		{"s.edn", "r/h.edn", true},
-		{"r/h.edn", "{:r 1}", false},
-		{"latest", "r", true},
-		{"esc.edn", "../../secret.edn", true},
-		{"loop.edn", "loop.edn", true},
-	} {
-		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
-		if e.link {
-			h.SetMode(fs.ModeSymlink | 0o777)
-		}
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write([]byte(e.body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testpack.ZipEntries(t, []testpack.Entry{
+		{Name: "s.edn", Symlink: "r/h.edn"},
+		{Name: "r/h.edn", Body: "{:r 1}"},
+		{Name: "latest", Symlink: "r"},
+		{Name: "esc.edn", Symlink: "../../secret.edn"},
+		{Name: "loop.edn", Symlink: "loop.edn"},
+	})
 }
 
 // TestZipLinks walks and opens a zip's symbolic links: resolved like a

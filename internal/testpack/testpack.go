@@ -112,14 +112,38 @@ func TarEntries(t testing.TB, entries []Entry) []byte {
 // (zip.Store or zip.Deflate).
 func Zip(t testing.TB, files []File, method uint16) []byte {
 	t.Helper()
+	entries := make([]Entry, len(files))
+	for i, f := range files {
+		entries[i] = Entry{Name: f.Name, Body: f.Body}
+	}
+	return zipEntries(t, entries, method)
+}
+
+// ZipEntries returns a deflated zip archive of entries, in order: files,
+// and symbolic links as zip -y stores them (the target as the content,
+// with a symlink's Unix mode). Zip has no hard links or folder entries;
+// those fields are ignored.
+func ZipEntries(t testing.TB, entries []Entry) []byte {
+	t.Helper()
+	return zipEntries(t, entries, zip.Deflate)
+}
+
+func zipEntries(t testing.TB, entries []Entry, method uint16) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for _, f := range files {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: method})
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: e.Name, Method: method}
+		body := e.Body
+		if e.Symlink != "" {
+			h.SetMode(fs.ModeSymlink | 0o777)
+			body = e.Symlink
+		}
+		w, err := zw.CreateHeader(h)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.Write([]byte(f.Body)); err != nil {
+		if _, err := w.Write([]byte(body)); err != nil {
 			t.Fatal(err)
 		}
 	}
