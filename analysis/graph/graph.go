@@ -254,12 +254,17 @@ type Graph struct {
 	rel   []Rel
 	// reverse adjacency, built on first use by To.
 	rstart, rfrom []int32
+	// hubs are the last hubs vertices (hubs.go); viaHubs counts the
+	// realtime edges they stand for.
+	hubs    int32
+	viaHubs int64
 }
 
 // N is the number of vertices.
 func (g *Graph) N() int { return len(g.start) - 1 }
 
-// E is the number of (merged) edges.
+// E is the number of (merged) edges, hub edges included (Edges counts
+// the edges between real vertices the graph stands for).
 func (g *Graph) E() int { return len(g.to) }
 
 // Out returns the targets and relations of v's outgoing edges, sorted by
@@ -269,13 +274,19 @@ func (g *Graph) Out(v int32) ([]int32, []Rel) {
 	return g.to[a:b], g.rel[a:b]
 }
 
-// RelBetween returns the relations of the edge u → v, or 0.
+// RelBetween returns the relations of the edge u → v, or 0; between real
+// vertices of a graph with hubs, Realtime too when u reaches v through
+// hubs (hubs.go).
 func (g *Graph) RelBetween(u, v int32) Rel {
+	var r Rel
 	to, rel := g.Out(u)
 	if i, ok := slices.BinarySearch(to, v); ok {
-		return rel[i]
+		r = rel[i]
 	}
-	return 0
+	if g.hubs > 0 && r&Realtime == 0 && !g.IsHub(u) && !g.IsHub(v) && g.viaHub(u, v) {
+		r |= Realtime
+	}
+	return r
 }
 
 // Edge is an edge of a Graph as a gonum graph.Edge.

@@ -1,10 +1,5 @@
 package graph
 
-import (
-	"slices"
-	"time"
-)
-
 // This file is the cycle search of the transactional workloads
 // (docs/README.md#cycles and docs/list-append.md#types-at-a-glance): cycles
 // classified by the relation each step stands for, with rules on how many
@@ -71,6 +66,9 @@ type Spec struct {
 	// RWNonadjacent.
 	RW    RWRule
 	MinRW int
+	// Union makes every step take all the relations of Allowed its edge
+	// carries at once (ShortestCycle's queries); it overrides Effective.
+	Union bool
 	// Effective makes every step take its edge's effective relation
 	// (Effective); otherwise a step may take any relation its edge carries
 	// that the spec allows.
@@ -93,6 +91,9 @@ func (sp *Spec) effective(r Rel) Rel {
 // options says what a step along an edge with relations r may take: a
 // relation other than rw (0: none), and whether it may take rw.
 func (sp *Spec) options(r Rel) (other Rel, rw bool) {
+	if sp.Union {
+		return r & sp.Allowed &^ RW, r&RW != 0 && sp.RW != RWNone
+	}
 	if sp.Effective {
 		e := sp.effective(r)
 		if e == RW {
@@ -160,218 +161,6 @@ func (sp *Spec) closes(st int32, d int) bool {
 // startsOnRW says whether every wanted cycle can be rotated to start with
 // an rw step, so that only tails of rw edges need be tried as starts.
 func (sp *Spec) startsOnRW() bool { return sp.RW == RWSingle || sp.RW == RWAdjacent }
-
-// ShortestTyped returns a shortest simple cycle within comp (a strongly
-// connected component from SCC) that satisfies sp, and the relation each of
-// its steps took (Cycle.Rels holds one relation a step). It first splits
-// comp into the strongly connected components of the edges sp can use at
-// all and keeps the starts that lie in one holding the relations the cycle
-// needs (a linear test that rules most types out at once); then it
-// searches breadth-first from each start over states (vertex, required
-// relations taken, rw state), bounded by the shortest cycle found so far.
-// The search stops at the deadline (zero: none); exhausted then says the
-// answer may not be the shortest, or that one may exist though none was
-// found. Cycles are rotated to start at their smallest vertex.
-//
-// Under the rules that fix a rotation (RWSingle and RWAdjacent start on an
-// rw step; RWNonadjacent ends on a non-rw step) and with two required
-// relations, a closed walk that repeats a vertex is not a cycle and is
-// passed over, so the result is the shortest simple cycle the search trees
-// reach, which is the shortest that exists in all but contrived graphs.
-//
-// Cost: O(|comp| + E_comp) for the split; then O(starts · S · (|comp| +
-// E_comp)) time in the worst case, S = 2^len(Required) · (6 under
-// RWNonadjacent, else 1), pruned by the best length found; O(|comp| · S)
-// scratch memory.
-func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (best Cycle, found, exhausted bool) {
-	g := s.g
-	nreq := len(sp.Required)
-	rwn := int32(sp.rwStates())
-	S := int32(1<<nreq) * rwn
-	full := int32(1)<<nreq - 1
-	for i, v := range comp {
-		s.comp[v] = int32(i) + 1
-	}
-	defer func() {
-		for _, v := range comp {
-			s.comp[v] = 0
-		}
-	}()
-	local := func(v int32) int32 { return s.comp[v] - 1 }
-	usable := func(r Rel) bool { o, rw := sp.options(r); return o != 0 || rw }
-	part := s.partition(comp, usable)
-	reqBits := func(r Rel) int32 {
-		var f int32
-		for i, x := range sp.Required {
-			if r&x != 0 {
-				f |= 1 << i
-			}
-		}
-		return f
-	}
-	// Which parts hold every required relation (and an rw step, if the rule
-	// needs one) on an edge inside them?
-	needRW := sp.RW == RWSingle || sp.RW == RWAdjacent || sp.RW == RWNonadjacent && sp.MinRW > 0
-	partHas := map[int32]int32{} // part -> required bits seen (bit nreq: rw)
-	var starts []int32
-	for i, v := range comp {
-		p := part[i]
-		if p < 0 {
-			continue
-		}
-		to, rel := g.Out(v)
-		for j, w := range to {
-			if s.comp[w] == 0 || part[local(w)] != p {
-				continue
-			}
-			o, rw := sp.options(rel[j])
-			bits := reqBits(o)
-			if rw {
-				bits |= reqBits(RW) | 1<<nreq
-			}
-			partHas[p] |= bits
-			if rw && sp.startsOnRW() && (len(starts) == 0 || starts[len(starts)-1] != v) {
-				starts = append(starts, v)
-			}
-		}
-	}
-	want := full
-	if needRW {
-		want |= 1 << nreq
-	}
-	okPart := func(p int32) bool { return p >= 0 && partHas[p]&want == want }
-	if !sp.startsOnRW() {
-		for i, v := range comp {
-			if okPart(part[i]) {
-				starts = append(starts, v)
-			}
-		}
-	} else {
-		starts = slices.DeleteFunc(starts, func(v int32) bool { return !okPart(part[local(v)]) })
-	}
-	if len(starts) == 0 {
-		return Cycle{}, false, false
-	}
-
-	nstates := len(comp) * int(S)
-	if cap(s.stamp) < nstates {
-		s.stamp = make([]uint32, nstates)
-		s.parent = make([]int32, nstates)
-		s.gen = 0
-	}
-	if cap(s.via) < nstates {
-		s.via = make([]Rel, nstates)
-	}
-	s.stamp, s.parent, s.via = s.stamp[:nstates], s.parent[:nstates], s.via[:nstates]
-	removable := (sp.RW == RWNone || sp.RW == RWFree) && nreq <= 1
-	bestLen := len(comp) + 1
-	checkEvery := 0
-	for _, start := range starts {
-		if bestLen == 2 || s.comp[start] == 0 {
-			if bestLen == 2 {
-				break
-			}
-			continue
-		}
-		s.gen++
-		if s.gen == 0 {
-			clear(s.stamp)
-			s.gen = 1
-		}
-		sp0 := part[local(start)]
-		st0 := local(start) * S
-		s.stamp[st0], s.parent[st0], s.via[st0] = s.gen, -1, 0
-		s.queue = append(s.queue[:0], st0)
-		depth, levelEnd := 0, 1
-		closed := int32(-1)
-		var closeRel Rel
-		for qi := 0; qi < len(s.queue) && closed < 0; qi++ {
-			if qi == levelEnd {
-				depth++
-				levelEnd = len(s.queue)
-			}
-			if depth+1 >= bestLen {
-				break
-			}
-			cur := s.queue[qi]
-			v := comp[cur/S]
-			flags, rwst := (cur%S)/rwn, (cur%S)%rwn
-			to, rel := g.Out(v)
-			for j, w := range to {
-				if s.comp[w] == 0 || part[local(w)] != sp0 {
-					continue
-				}
-				o, rw := sp.options(rel[j])
-				for k := 0; k < 2; k++ {
-					var taken Rel
-					if k == 0 {
-						taken = o
-					} else if rw {
-						taken = RW
-					}
-					if taken == 0 {
-						continue
-					}
-					nrw, ok := sp.stepRW(rwst, depth, taken == RW)
-					if !ok {
-						continue
-					}
-					s.Steps++
-					checkEvery++
-					nf := flags | reqBits(taken)
-					if w == start {
-						if nf == full && sp.closes(nrw, depth) && s.simple(cur, S) {
-							closed, closeRel = cur, taken
-							break
-						}
-						continue
-					}
-					ns := local(w)*S + nf*rwn + nrw
-					if s.stamp[ns] == s.gen {
-						continue
-					}
-					s.stamp[ns], s.parent[ns], s.via[ns] = s.gen, cur, taken
-					s.queue = append(s.queue, ns)
-				}
-				if closed >= 0 {
-					break
-				}
-			}
-			if checkEvery >= 4096 {
-				checkEvery = 0
-				if past(deadline) {
-					exhausted = true
-					break
-				}
-			}
-		}
-		if closed >= 0 {
-			if path := s.path(closed); len(path) < bestLen {
-				bestLen, found = len(path), true
-				rels := make([]Rel, len(path))
-				for i := 1; i < len(path); i++ {
-					rels[i-1] = s.via[path[i]]
-				}
-				rels[len(path)-1] = closeRel
-				best = Cycle{Vertices: make([]int32, len(path)), Rels: rels}
-				for i, st := range path {
-					best.Vertices[i] = comp[st/S]
-				}
-			}
-		}
-		if exhausted || found && sp.FirstFound {
-			break
-		}
-		if removable {
-			s.comp[start] = 0
-		}
-	}
-	if !found {
-		return Cycle{}, false, exhausted
-	}
-	best.rotateToSmallest()
-	return best, true, exhausted
-}
 
 // partition returns, for each vertex of comp (by position), the number of
 // its strongly connected component within comp when only edges whose

@@ -1,0 +1,185 @@
+package graph
+
+import "slices"
+
+// This file keeps realtime order sparse. Real-time order links every txn
+// of a frontier (the ok txns completed and not yet superseded) to each txn
+// invoked while it holds; n txns running at once and n more invoked after
+// them make n² edges. Here a frontier that is a window of one sequence
+// (the ok vertices in completion order, from which completions remove a
+// prefix) reaches the invoked vertex through hubs instead: vertices of the
+// graph that stand for no op, one for each inner node of a segment tree
+// over the sequence. Each sequence vertex has an edge to its tree parent,
+// each hub to its own parent, and a window [lo, hi) reaches its target
+// from the O(log n) tree nodes that cover it, so the graph keeps
+// O(n + invocations · log n) edges for what would be their product.
+//
+// A hub only passes realtime order on: u reaches v through hubs exactly
+// when u → v is a realtime edge, and every edge into, out of and between
+// hubs carries Realtime alone. Each vertex has at most one edge to a hub
+// and the hubs form a forest, so the hubs a vertex reaches are a chain.
+// SCC hides the hubs and the searches step through them in one realtime
+// step, so no cycle, explanation or witness ever names one (see
+// Searcher).
+
+// MinHubWindow is the longest window linked to its target directly; longer
+// windows go through hubs. Below it hubs would save little, and histories
+// that never run this many txns at once keep the plain graph.
+const MinHubWindow = 32
+
+// Windows links windows of one sequence of vertices to targets (see the
+// comment at the top of hubs.go). Call Need for every window first, then
+// Hubs to number the hub vertices, then, inside the emitter of BuildFunc
+// (which calls it twice), Tree once and Link for each window.
+type Windows struct {
+	seq  []int32
+	base int32 // the first hub's vertex, once numbered
+	used bool  // some window needs hubs
+}
+
+// NewWindows prepares windows over seq (vertices; each vertex of a graph
+// may be in one sequence only).
+func NewWindows(seq []int32) *Windows { return &Windows{seq: seq, base: -1} }
+
+// Need notes a window [lo, hi) of the sequence.
+func (w *Windows) Need(lo, hi int) {
+	if hi-lo > MinHubWindow {
+		w.used = true
+	}
+}
+
+// Hubs numbers the hub vertices from base on and returns how many there
+// are (0 when no window needs them).
+func (w *Windows) Hubs(base int32) int {
+	w.base = base
+	if !w.used || len(w.seq) < 2 {
+		w.used = false
+		return 0
+	}
+	return len(w.seq) - 1
+}
+
+// node is the vertex of segment tree node i: inner nodes 1..m-1 are hubs,
+// nodes m..2m-1 the sequence's vertices.
+func (w *Windows) node(i int) int32 {
+	m := len(w.seq)
+	if i >= m {
+		return w.seq[i-m]
+	}
+	return w.base + int32(i) - 1
+}
+
+// Tree emits the edges from each vertex of the sequence and each hub to
+// its parent hub.
+func (w *Windows) Tree(add func(from, to int32, rel Rel)) {
+	if !w.used {
+		return
+	}
+	for i := 2; i < 2*len(w.seq); i++ {
+		add(w.node(i), w.node(i/2), Realtime)
+	}
+}
+
+// Link emits what links every vertex of window [lo, hi) to target with
+// relation Realtime: the edges themselves for a short window, else edges
+// from the tree nodes that cover it. It returns how many of the window's
+// vertices reach target through a hub.
+func (w *Windows) Link(lo, hi int, target int32, add func(from, to int32, rel Rel)) (viaHubs int64) {
+	if !w.used || hi-lo <= MinHubWindow {
+		for _, u := range w.seq[lo:hi] {
+			add(u, target, Realtime)
+		}
+		return 0
+	}
+	m := len(w.seq)
+	viaHubs = int64(hi - lo)
+	for l, r := lo+m, hi+m; l < r; l, r = l>>1, r>>1 {
+		if l&1 == 1 {
+			if l >= m {
+				viaHubs--
+			}
+			add(w.node(l), target, Realtime)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			if r >= m {
+				viaHubs--
+			}
+			add(w.node(r), target, Realtime)
+		}
+	}
+	return viaHubs
+}
+
+// BuildHubs is BuildFunc for a graph of real vertices 0..real-1 and hubs
+// real..real+hubs-1 (from Windows), whose hub paths stand for viaHubs
+// realtime edges (the sum of Link's results, for Edges).
+func BuildHubs(real, hubs int, viaHubs int64, emit func(add func(from, to int32, rel Rel))) *Graph {
+	g := BuildFunc(real+hubs, emit)
+	g.hubs, g.viaHubs = int32(hubs), viaHubs
+	return g
+}
+
+// Real is the number of vertices that are not hubs: 0..Real()-1.
+func (g *Graph) Real() int { return g.N() - int(g.hubs) }
+
+// IsHub reports whether v is a hub.
+func (g *Graph) IsHub(v int32) bool { return g.hubs > 0 && int(v) >= g.Real() }
+
+// Edges is the number of edges between real vertices the graph stands
+// for: its merged edges between them plus the realtime edges its hubs
+// stand for, each pair counted once. Without hubs it is E. Cost: O(E log²
+// V) with hubs.
+func (g *Graph) Edges() int64 {
+	if g.hubs == 0 {
+		return int64(g.E())
+	}
+	n := int32(g.Real())
+	e := g.viaHubs
+	for u := range n {
+		to, rel := g.Out(u)
+		for j, v := range to {
+			if v >= n {
+				continue
+			}
+			e++
+			if rel[j]&Realtime == 0 && g.viaHub(u, v) {
+				e-- // also a hub path: counted among viaHubs
+			}
+		}
+	}
+	return e
+}
+
+// hubOf returns the hub v has an edge to, or -1. Rows are sorted by target
+// and hubs come after the real vertices, so it is the row's last target.
+func (g *Graph) hubOf(v int32) int32 {
+	if g.hubs == 0 {
+		return -1
+	}
+	a, b := g.start[v], g.start[v+1]
+	if a < b && g.IsHub(g.to[b-1]) {
+		return g.to[b-1]
+	}
+	return -1
+}
+
+// viaHub reports whether real vertex u reaches real vertex v through hubs,
+// which makes u → v a realtime edge. O(log V · log degree).
+func (g *Graph) viaHub(u, v int32) bool {
+	for h := g.hubOf(u); h >= 0; h = g.hubOf(h) {
+		to, _ := g.Out(h)
+		if _, ok := slices.BinarySearch(to, v); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hasDirect reports whether u has an edge of its own to v.
+func (g *Graph) hasDirect(u, v int32) bool {
+	to, _ := g.Out(u)
+	_, ok := slices.BinarySearch(to, v)
+	return ok
+}
