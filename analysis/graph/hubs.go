@@ -138,13 +138,13 @@ func (g *Graph) Edges() int64 {
 	n := int32(g.Real())
 	e := g.viaHubs
 	for u := range n {
-		to, rel := g.Out(u)
-		for j, v := range to {
+		to, _ := g.Out(u)
+		for _, v := range to {
 			if v >= n {
 				continue
 			}
 			e++
-			if rel[j]&Realtime == 0 && g.viaHub(u, v) {
+			if g.viaHub(u, v) {
 				e-- // also a hub path: counted among viaHubs
 			}
 		}

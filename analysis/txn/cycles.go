@@ -171,7 +171,7 @@ func (c *checker) cycles(g *graph.Graph) {
 			}
 		}
 		if timedOut {
-			c.timeout(g, comp, current, searched)
+			c.timeout(s, comp, current, searched)
 		}
 	}
 }
@@ -179,7 +179,7 @@ func (c *checker) cycles(g *graph.Graph) {
 // timeout records that the search of comp ran out of its budget while
 // looking for current, after searching for the types in searched, and adds
 // a fallback cycle of the component (classified by its steps).
-func (c *checker) timeout(g *graph.Graph, comp []int32, current string, searched []string) {
+func (c *checker) timeout(s *graph.Searcher, comp []int32, current string, searched []string) {
 	var notFound []string
 	for _, t := range searched {
 		if len(c.res.Anomalies[t]) == 0 {
@@ -195,39 +195,9 @@ func (c *checker) timeout(g *graph.Graph, comp []int32, current string, searched
 	c.unknownReason("%s: the cycle search ran out of its budget (%s) in a component of %d txns starting at op %d, "+
 		"while looking for %s; cycles of later types may be missing", CycleSearchTimeout, c.opts.CycleBudget,
 		len(comp), c.idx(c.vrec[comp[0]]), current)
-	cyc := fallbackCycle(g, comp, c.prec)
+	cyc := s.AnyCycle(comp, c.prec)
 	in = c.cycleInstance(cyc)
 	c.add(classify(cyc.Rels), in)
-}
-
-// fallbackCycle finds some cycle in comp, a strongly connected component,
-// by walking from its first vertex along the first edge that stays in the
-// component until a vertex repeats (Elle's fallback-cycle). Steps take their
-// edges' effective relations (in precedence prec). O(|comp| + E_comp).
-func fallbackCycle(g *graph.Graph, comp []int32, prec *graph.Precedence) graph.Cycle {
-	in := map[int32]bool{}
-	for _, v := range comp {
-		in[v] = true
-	}
-	at := map[int32]int{}
-	var path []int32
-	var rels []graph.Rel
-	v := comp[0]
-	for {
-		if i, ok := at[v]; ok {
-			return graph.Cycle{Vertices: path[i:], Rels: rels[i:]}
-		}
-		at[v] = len(path)
-		path = append(path, v)
-		to, rel := g.Out(v)
-		for j, w := range to {
-			if in[w] && w != v {
-				rels = append(rels, prec.Effective(rel[j]))
-				v = w
-				break
-			}
-		}
-	}
 }
 
 // cycleInstance turns a cycle of vertices into an instance rotated to its

@@ -7,17 +7,9 @@ import (
 	"iter"
 )
 
-// emitOrder adds the order edges the models need (c.orderRel): realtime
-// edges, which subsume process order since a process runs one txn at a
-// time, or else process edges, or none (Elle's additional-graphs).
-func (c *checker) emitOrder(add func(from, to int32, rel graph.Rel)) {
-	switch c.orderRel {
-	case graph.Realtime:
-		c.emitRealtime(add)
-	case graph.Process:
-		c.emitProcess(add)
-	}
-}
+// The order edges the models need (c.orderRel): realtime edges, which
+// subsume process order since a process runs one txn at a time, or else
+// process edges, or none (Elle's additional-graphs).
 
 // emitProcess links each ok txn of a process to the process's next ok txn
 // (docs/README.md#cycles).
@@ -52,21 +44,36 @@ func (c *checker) okTxns() iter.Seq2[int32, int32] {
 	}
 }
 
-// emitRealtime adds A → B whenever ok txn A completed before B was invoked,
-// as a transitive reduction kept sparse by a frontier (Elle's
-// realtime-graph, research/elle.md A.3): the ok txns completed so far that
-// no later-completed txn follows. At each invocation every frontier txn is
-// linked to the invoked txn (ok or info: an info txn may take effect after
-// its invocation); at each ok completion the txns that were in the frontier
-// when it was invoked leave it (they reach later txns through it) and it
-// joins. Failed txns are no vertices; info txns get edges in, never out.
-// Cost: O(ops · frontier) time and edges, frontier ≈ concurrency.
-func (c *checker) emitRealtime(add func(from, to int32, rel graph.Rel)) {
-	type member struct {
-		vertex int32
-		since  int32 // position where it joined
-	}
-	var frontier []member
+// realtime is the realtime order of the ok and info txns: A → B whenever
+// ok txn A completed before B was invoked, as a transitive reduction kept
+// sparse by a frontier (Elle's realtime-graph, research/elle.md A.3): the
+// ok txns completed so far that no later-completed txn follows. At each
+// invocation every frontier txn is linked to the invoked txn (ok or info:
+// an info txn may take effect after its invocation); at each ok completion
+// the txns that were in the frontier when it was invoked leave it (they
+// reach later txns through it) and it joins. Failed txns are no vertices;
+// info txns get edges in, never out.
+//
+// Txns join the frontier in completion order and leave it in the same
+// order, so the frontier is a window of seq, the ok vertices in completion
+// order; windows longer than graph.MinHubWindow reach their txn through
+// hubs. Cost: O(ops log ops) time and edges (O(ops · frontier) without
+// hubs, frontier ≈ concurrency).
+type realtime struct {
+	seq     []int32 // ok vertices in completion order
+	windows []window
+	w       *graph.Windows
+}
+
+// window says that seq[lo:hi] is the frontier at target's invocation.
+type window struct{ target, lo, hi int32 }
+
+// realtimeWindows walks the history once for the frontier at each
+// invocation.
+func (c *checker) realtimeWindows() *realtime {
+	rt := &realtime{}
+	var entry []int32 // per seq position: the op position where it joined
+	head := 0
 	for i := range c.h.Ops {
 		r := c.recAt[i]
 		if r < 0 {
@@ -77,19 +84,45 @@ func (c *checker) emitRealtime(add func(from, to int32, rel graph.Rel)) {
 			continue
 		}
 		if int32(i) == rc.inv {
-			for _, f := range frontier {
-				add(f.vertex, rc.vertex, graph.Realtime)
+			if head < len(rt.seq) {
+				rt.windows = append(rt.windows, window{rc.vertex, int32(head), int32(len(rt.seq))})
 			}
 		}
 		if int32(i) == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
-			kept := frontier[:0]
-			for _, f := range frontier {
-				if f.since > rc.inv {
-					kept = append(kept, f)
-				}
+			for head < len(rt.seq) && entry[head] < rc.inv {
+				head++
 			}
-			frontier = append(kept, member{rc.vertex, int32(i)})
+			rt.seq = append(rt.seq, rc.vertex)
+			entry = append(entry, int32(i))
 		}
+	}
+	rt.w = graph.NewWindows(rt.seq)
+	for _, w := range rt.windows {
+		rt.w.Need(int(w.lo), int(w.hi))
+	}
+	return rt
+}
+
+// hubs numbers the hubs after the n txn vertices and counts the edges they
+// stand for (nil: none).
+func (rt *realtime) hubs(n int32) (hubs int, viaHubs int64) {
+	if rt == nil {
+		return 0, 0
+	}
+	hubs = rt.w.Hubs(n)
+	if hubs > 0 {
+		for _, w := range rt.windows {
+			viaHubs += rt.w.Link(int(w.lo), int(w.hi), w.target, func(int32, int32, graph.Rel) {})
+		}
+	}
+	return hubs, viaHubs
+}
+
+// emit adds the realtime edges, and the hubs' own.
+func (rt *realtime) emit(add func(from, to int32, rel graph.Rel)) {
+	rt.w.Tree(add)
+	for _, w := range rt.windows {
+		rt.w.Link(int(w.lo), int(w.hi), w.target, add)
 	}
 }
 

@@ -235,10 +235,22 @@ func (c *checker) add(typ string, in analysis.Instance) { c.res.Add(typ, in) }
 
 // graph builds the dependency graph on the vertices (ok and info txns):
 // the workload's data edges plus process or realtime order.
+// Realtime order goes through hubs where many txns run at once
+// (graph.Windows).
 func (c *checker) graph() *graph.Graph {
-	return graph.BuildFunc(len(c.vrec), func(add func(from, to int32, rel graph.Rel)) {
+	var rt *realtime
+	if c.orderRel == graph.Realtime {
+		rt = c.realtimeWindows()
+	}
+	n := int32(len(c.vrec))
+	hubs, viaHubs := rt.hubs(n)
+	return graph.BuildHubs(int(n), hubs, viaHubs, func(add func(from, to int32, rel graph.Rel)) {
 		c.inf.emit(add)
-		c.emitOrder(add)
+		if rt != nil {
+			rt.emit(add)
+		} else if c.orderRel == graph.Process {
+			c.emitProcess(add)
+		}
 	})
 }
 
@@ -247,7 +259,7 @@ func (c *checker) graph() *graph.Graph {
 func (c *checker) run(start time.Time) *analysis.Result {
 	g := c.graph()
 	st := &c.res.Stats
-	st.GraphVertices, st.GraphEdges = int64(g.N()), int64(g.E())
+	st.GraphVertices, st.GraphEdges = int64(g.Real()), g.Edges()
 	if g.E() == 0 && !c.realtimeToFailed() {
 		c.add(EmptyTransactionGraph, analysis.Instance{Witness: []int64{}})
 		c.res.UnknownReasons = append(c.res.UnknownReasons, EmptyTransactionGraph+
