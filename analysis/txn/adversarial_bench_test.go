@@ -111,6 +111,12 @@ var adversarials = []adversarial{
 		}
 		return &l
 	}, analysis.Valid, []string{}},
+	// list-append: n txns running at once, each appending to its own key,
+	// then n more, each reading one of those keys back (n² realtime
+	// pairs, which the graph keeps through hubs).
+	{"list-append/concurrent-batches", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		return concurrentBatches(n, -1)
+	}, analysis.Valid, []string{}},
 	// rw-register: one txn reading n keys, values nobody wrote.
 	{"rw-register/huge-read-garbage", CheckRWRegister, allSources, func(n int) *testhist.Lines {
 		var l testhist.Lines
@@ -161,6 +167,31 @@ var adversarials = []adversarial{
 		}
 		return &l
 	}, analysis.Valid, []string{}},
+}
+
+// concurrentBatches is n list-append txns invoked at once, each appending
+// to its own key, completed, then n more at once, txn i reading key i; the
+// reader of key stale (if any) sees nil, though the append completed
+// before it was invoked.
+func concurrentBatches(n, stale int) *testhist.Lines {
+	var l testhist.Lines
+	for p := range n {
+		l.Op("invoke", p, "txn", fmt.Sprintf("[[:append %d %d]]", p, p))
+	}
+	for p := range n {
+		l.Op("ok", p, "txn", fmt.Sprintf("[[:append %d %d]]", p, p))
+	}
+	for p := range n {
+		l.Op("invoke", p, "txn", fmt.Sprintf("[[:r %d nil]]", p))
+	}
+	for p := range n {
+		read := fmt.Sprintf("[%d]", p)
+		if p == stale {
+			read = "nil"
+		}
+		l.Op("ok", p, "txn", fmt.Sprintf("[[:r %d %s]]", p, read))
+	}
+	return &l
 }
 
 // read parses an adversarial history of size n.
