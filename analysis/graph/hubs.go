@@ -28,77 +28,95 @@ import "slices"
 const MinHubWindow = 32
 
 // Windows links windows of one sequence of vertices to targets (see the
-// comment at the top of hubs.go). Call Need for every window first, then
-// Hubs to number the hub vertices, then, inside the emitter of BuildFunc
-// (which calls it twice), Tree once and Link for each window.
+// comment at the top of hubs.go). Set Seq and Add every window, then call
+// Number, then Emit inside the emitter of BuildFunc or BuildHubs (which
+// calls it twice). The zero value is ready for use.
 type Windows struct {
-	seq  []int32
-	base int32 // the first hub's vertex, once numbered
-	used bool  // some window needs hubs
+	// Seq is the sequence the windows are ranges of (vertices; each vertex
+	// of a graph may be in one sequence only).
+	Seq     []int32
+	windows []window
+	base    int32 // the first hub's vertex
+	used    bool  // some window goes through hubs
 }
 
-// NewWindows prepares windows over seq (vertices; each vertex of a graph
-// may be in one sequence only).
-func NewWindows(seq []int32) *Windows { return &Windows{seq: seq, base: -1} }
+// window links Seq[lo:hi] to target.
+type window struct{ lo, hi, target int32 }
 
-// Need notes a window [lo, hi) of the sequence.
-func (w *Windows) Need(lo, hi int) {
-	if hi-lo > MinHubWindow {
-		w.used = true
+// Add notes that every vertex of Seq[lo:hi] is to be linked to target (an
+// empty window is dropped).
+func (w *Windows) Add(lo, hi int, target int32) {
+	if lo < hi {
+		w.windows = append(w.windows, window{int32(lo), int32(hi), target})
 	}
 }
 
-// Hubs numbers the hub vertices from base on and returns how many there
-// are (0 when no window needs them).
-func (w *Windows) Hubs(base int32) int {
-	w.base = base
-	if !w.used || len(w.seq) < 2 {
-		w.used = false
-		return 0
+// Number numbers the hub vertices from base on. It returns how many there
+// are (0 when every window is short) and how many of the windows' edges
+// go through them, for BuildHubs.
+func (w *Windows) Number(base int32) (hubs int, viaHubs int64) {
+	w.base, w.used = base, false
+	if len(w.Seq) < 2 {
+		return 0, 0
 	}
-	return len(w.seq) - 1
+	for _, x := range w.windows {
+		if x.hi-x.lo > MinHubWindow {
+			w.used = true
+			break
+		}
+	}
+	if !w.used {
+		return 0, 0
+	}
+	for _, x := range w.windows {
+		viaHubs += w.link(x, func(int32, int32, Rel) {})
+	}
+	return len(w.Seq) - 1, viaHubs
 }
 
 // node is the vertex of segment tree node i: inner nodes 1..m-1 are hubs,
 // nodes m..2m-1 the sequence's vertices.
 func (w *Windows) node(i int) int32 {
-	m := len(w.seq)
+	m := len(w.Seq)
 	if i >= m {
-		return w.seq[i-m]
+		return w.Seq[i-m]
 	}
 	return w.base + int32(i) - 1
 }
 
-// Tree emits the edges from each vertex of the sequence and each hub to
-// its parent hub.
-func (w *Windows) Tree(add func(from, to int32, rel Rel)) {
-	if !w.used {
-		return
+// Emit adds the edges from each vertex of the sequence and each hub to its
+// parent hub, and what links each window to its target with relation
+// Realtime.
+func (w *Windows) Emit(add func(from, to int32, rel Rel)) {
+	if w.used {
+		for i := 2; i < 2*len(w.Seq); i++ {
+			add(w.node(i), w.node(i/2), Realtime)
+		}
 	}
-	for i := 2; i < 2*len(w.seq); i++ {
-		add(w.node(i), w.node(i/2), Realtime)
+	for _, x := range w.windows {
+		w.link(x, add)
 	}
 }
 
-// Link emits what links every vertex of window [lo, hi) to target with
-// relation Realtime: the edges themselves for a short window, else edges
-// from the tree nodes that cover it. It returns how many of the window's
-// vertices reach target through a hub.
-func (w *Windows) Link(lo, hi int, target int32, add func(from, to int32, rel Rel)) (viaHubs int64) {
+// link emits the edges of one window: the edges themselves for a short
+// window, else edges from the tree nodes that cover it. It returns how
+// many of the window's vertices reach the target through a hub.
+func (w *Windows) link(x window, add func(from, to int32, rel Rel)) (viaHubs int64) {
+	lo, hi := int(x.lo), int(x.hi)
 	if !w.used || hi-lo <= MinHubWindow {
-		for _, u := range w.seq[lo:hi] {
-			add(u, target, Realtime)
+		for _, u := range w.Seq[lo:hi] {
+			add(u, x.target, Realtime)
 		}
 		return 0
 	}
-	m := len(w.seq)
+	m := len(w.Seq)
 	viaHubs = int64(hi - lo)
 	for l, r := lo+m, hi+m; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
 			if l >= m {
 				viaHubs--
 			}
-			add(w.node(l), target, Realtime)
+			add(w.node(l), x.target, Realtime)
 			l++
 		}
 		if r&1 == 1 {
@@ -106,15 +124,15 @@ func (w *Windows) Link(lo, hi int, target int32, add func(from, to int32, rel Re
 			if r >= m {
 				viaHubs--
 			}
-			add(w.node(r), target, Realtime)
+			add(w.node(r), x.target, Realtime)
 		}
 	}
 	return viaHubs
 }
 
 // BuildHubs is BuildFunc for a graph of real vertices 0..real-1 and hubs
-// real..real+hubs-1 (from Windows), whose hub paths stand for viaHubs
-// realtime edges (the sum of Link's results, for Edges).
+// real..real+hubs-1 (numbered by Windows), whose hub paths stand for
+// viaHubs realtime edges (the sum of Number's counts, for Edges).
 func BuildHubs(real, hubs int, viaHubs int64, emit func(add func(from, to int32, rel Rel))) *Graph {
 	g := BuildFunc(real+hubs, emit)
 	g.hubs, g.viaHubs = int32(hubs), viaHubs

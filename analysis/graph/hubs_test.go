@@ -70,23 +70,16 @@ func randomHubPair(r *rand.Rand, n int) hubPair {
 			b.Add(u, w.target, Realtime)
 		}
 	}
-	ws := NewWindows(seq32)
+	ws := Windows{Seq: seq32}
 	for _, w := range wins {
-		ws.Need(w.lo, w.hi)
+		ws.Add(w.lo, w.hi, w.target)
 	}
-	hubs := ws.Hubs(int32(n))
-	var via int64
-	for _, w := range wins {
-		via += ws.Link(w.lo, w.hi, w.target, func(int32, int32, Rel) {})
-	}
+	hubs, via := ws.Number(int32(n))
 	hubbed := BuildHubs(n, hubs, via, func(add func(from, to int32, rel Rel)) {
 		for _, e := range direct {
 			add(e.from, e.to, e.rel)
 		}
-		ws.Tree(add)
-		for _, w := range wins {
-			ws.Link(w.lo, w.hi, w.target, add)
-		}
+		ws.Emit(add)
 	})
 	return hubPair{plain: b.Build(n), hubbed: hubbed, n: n}
 }
@@ -188,21 +181,12 @@ func TestWindowsEdges(t *testing.T) {
 	for i := range seq {
 		seq[i] = int32(i)
 	}
-	ws := NewWindows(seq)
-	for range n {
-		ws.Need(0, n)
-	}
-	hubs := ws.Hubs(2 * n)
-	var via int64
+	ws := Windows{Seq: seq}
 	for v := range int32(n) {
-		via += ws.Link(0, n, n+v, func(int32, int32, Rel) {})
+		ws.Add(0, n, n+v)
 	}
-	g := BuildHubs(2*n, hubs, via, func(add func(from, to int32, rel Rel)) {
-		ws.Tree(add)
-		for v := range int32(n) {
-			ws.Link(0, n, n+v, add)
-		}
-	})
+	hubs, via := ws.Number(2 * n)
+	g := BuildHubs(2*n, hubs, via, ws.Emit)
 	if hubs != n-1 || g.E() > 2*n+n*2*10 || g.Edges() != n*n {
 		t.Errorf("hubs %d, edges %d, standing for %d; want %d hubs, at most %d edges, standing for %d",
 			hubs, g.E(), g.Edges(), n-1, 2*n+n*2*10, n*n)
@@ -219,16 +203,14 @@ func TestHubsRedeliverBlocked(t *testing.T) {
 	for i := range seq {
 		seq[i] = int32(i + 1) // v, w, then fillers
 	}
-	ws := NewWindows(seq)
-	ws.Need(0, m)
-	hubs := ws.Hubs(m + 1)
-	via := ws.Link(0, m, x, func(int32, int32, Rel) {})
+	ws := Windows{Seq: seq}
+	ws.Add(0, m, x)
+	hubs, via := ws.Number(m + 1)
 	g := BuildHubs(m+1, hubs, via, func(add func(from, to int32, rel Rel)) {
 		add(x, v, Realtime)
 		add(x, w, Realtime)
 		add(v, x, WR)
-		ws.Tree(add)
-		ws.Link(0, m, x, add)
+		ws.Emit(add)
 	})
 	comps := g.SCC()
 	if len(comps) != 1 || !slices.Equal(comps[0], []int32{x, v, w}) {

@@ -31,7 +31,38 @@ func sendAll(k string, from, to int) (inv, ok string) {
 	return testhist.Ints(from, to, "[:send "+k+" %d]"), testhist.Ints(from, to, "[:send "+k+" [%d %d]]")
 }
 
+// concurrentBatches: one op invoked first and completed last, sending 0
+// to x (and, with cycle, polling z); a poll completed at once reads x's 0
+// before its send is acknowledged (a backward edge that makes every op one
+// stretch to search); then n sends to y running at once, completed, then
+// n more sends to z running at once (n² realtime pairs, which the graph
+// keeps through hubs), and a poll of them all. With cycle, the first op's poll reads the first z:
+// its send → the early poll → every y send → the first z send → it, a
+// cycle of wr and realtime steps.
+func concurrentBatches(n int, cycle bool) *testhist.Lines {
+	var l testhist.Lines
+	first, firstOK := "[[:send :x 0]]", "[[:send :x [0 0]]]"
+	if cycle {
+		first, firstOK = "[[:send :x 0] [:poll]]", "[[:send :x [0 0]] [:poll {:z [[0 0]]}]]"
+	}
+	l.Op("invoke", 0, "txn", first)
+	l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x [[0 0]]}]]")
+	for _, k := range []string{":y", ":z"} {
+		for p := range n {
+			l.Op("invoke", 2+p, "send", fmt.Sprintf("[[:send %s %d]]", k, p))
+		}
+		for p := range n {
+			l.Op("ok", 2+p, "send", fmt.Sprintf("[[:send %s [%d %d]]]", k, p, p))
+		}
+	}
+	l.Op("ok", 0, "txn", firstOK)
+	l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:y ["+testhist.Ints(0, n, "[%d %d]")+"] :z ["+testhist.Ints(0, n, "[%d %d]")+"]}]]")
+	return &l
+}
+
 var adversarials = []adversarial{
+	// n ops running at once, then n more, in one stretch (realtime hubs)
+	{"concurrent-batches", func(n int) *testhist.Lines { return concurrentBatches(n, false) }, analysis.Valid, []string{}},
 	// one poll returning n messages, each sent by its own op
 	{"huge-poll", func(n int) *testhist.Lines {
 		var l testhist.Lines

@@ -97,13 +97,20 @@ func (c *checker) newDepGraph() *depGraph {
 
 // eachPred calls f for each predecessor u of vertex v (u -> v an edge of
 // buildGraph's graph, before merging; self-loops included), with its
-// relation.
+// relation. The realtime ones are a window of order, which only the tests
+// walk one by one: census counts them, and scc and inside link them
+// through hubs (graph.Windows).
 func (d *depGraph) eachPred(v int32, f func(u int32, rel graph.Rel)) {
-	if u := d.prev[v]; u >= 0 {
-		f(u, graph.Process)
-	}
 	for _, u := range d.order[d.rtLo[v]:d.rtHi[v]] {
 		f(u, graph.Realtime)
+	}
+	d.eachDataPred(v, f)
+}
+
+// eachDataPred is eachPred without the realtime predecessors.
+func (d *depGraph) eachDataPred(v int32, f func(u int32, rel graph.Rel)) {
+	if u := d.prev[v]; u >= 0 {
+		f(u, graph.Process)
 	}
 	c := d.c
 	if r := &c.recs[d.vrec[v]]; r.comp != r.inv {
@@ -150,12 +157,9 @@ func (d *depGraph) census() (edges int64, stretches [][2]int32) {
 	var lo int32             // the current stretch starts there, if reach >= 0
 	for v := range int32(n) {
 		rlo, rhi := d.rtLo[v], d.rtHi[v]
-		back := int32(-1) // the highest source of a backward edge into v
-		d.eachPred(v, func(u int32, rel graph.Rel) {
-			if rel == graph.Realtime {
-				edges++ // distinct, and always from an earlier vertex
-				return
-			}
+		edges += int64(rhi - rlo) // distinct, and always from earlier vertices
+		back := int32(-1)         // the highest source of a backward edge into v
+		d.eachDataPred(v, func(u int32, rel graph.Rel) {
 			if u == v || seen[u] == v+1 {
 				return
 			}
@@ -188,14 +192,27 @@ func (d *depGraph) census() (edges int64, stretches [][2]int32) {
 // components, with the stretch's first vertex added back, are the ones
 // inside it. A stretch is usually a few vertices; at worst (one backward
 // edge across the whole history) it is every vertex, and its graph as
-// large as buildGraph's.
+// large as buildGraph's, less the realtime edges hubs stand for.
 func (d *depGraph) scc(stretches [][2]int32) [][]int32 {
 	var comps [][]int32
 	for _, st := range stretches {
 		lo, hi := st[0], st[1]
-		g := graph.BuildFunc(int(hi-lo+1), func(add func(from, to int32, rel graph.Rel)) {
+		// the ok vertices of the stretch are a run of order
+		plo, _ := slices.BinarySearch(d.order, lo)
+		phi, _ := slices.BinarySearch(d.order, hi+1)
+		rt := graph.Windows{Seq: slices.Clone(d.order[plo:phi])}
+		for i := range rt.Seq {
+			rt.Seq[i] -= lo
+		}
+		for v := lo; v <= hi; v++ {
+			wlo, whi := max(d.rtLo[v], int32(plo)), min(d.rtHi[v], int32(phi))
+			rt.Add(int(wlo)-plo, int(whi)-plo, v-lo)
+		}
+		hubs, viaHubs := rt.Number(hi - lo + 1)
+		g := graph.BuildHubs(int(hi-lo+1), hubs, viaHubs, func(add func(from, to int32, rel graph.Rel)) {
+			rt.Emit(add)
 			for v := lo; v <= hi; v++ {
-				d.eachPred(v, func(u int32, rel graph.Rel) {
+				d.eachDataPred(v, func(u int32, rel graph.Rel) {
 					if u >= lo && u <= hi {
 						add(u-lo, v-lo, rel)
 					}
@@ -214,19 +231,41 @@ func (d *depGraph) scc(stretches [][2]int32) [][]int32 {
 
 // inside returns the graph on all of buildGraph's vertices that holds
 // only the edges inside the components comps (from scc): what the cycle
-// search of a component looks at, with the same relations.
+// search of a component looks at, with the same relations (the realtime
+// ones through hubs where the component runs many ops at once).
 func (d *depGraph) inside(comps [][]int32) *graph.Graph {
-	n := len(d.vrec)
-	compOf := filled(n, -1)
+	n := int32(len(d.vrec))
+	compOf := filled(int(n), -1)
+	ordPos := filled(int(n), -1)
+	for i, v := range d.order {
+		ordPos[v] = int32(i)
+	}
+	links := make([]graph.Windows, len(comps))
+	hubs, viaHubs := int32(0), int64(0)
 	for ci, comp := range comps {
+		rt := &links[ci]
+		var pos []int32 // the positions in order of the component's ok vertices (rt.Seq)
 		for _, v := range comp {
 			compOf[v] = int32(ci)
+			if ordPos[v] >= 0 {
+				rt.Seq, pos = append(rt.Seq, v), append(pos, ordPos[v])
+			}
 		}
+		for _, v := range comp {
+			wlo, _ := slices.BinarySearch(pos, d.rtLo[v])
+			whi, _ := slices.BinarySearch(pos, d.rtHi[v])
+			rt.Add(wlo, whi, v)
+		}
+		h, via := rt.Number(n + hubs)
+		hubs, viaHubs = hubs+int32(h), viaHubs+via
 	}
-	return graph.BuildFunc(n, func(add func(from, to int32, rel graph.Rel)) {
+	return graph.BuildHubs(int(n), int(hubs), viaHubs, func(add func(from, to int32, rel graph.Rel)) {
+		for i := range links {
+			links[i].Emit(add)
+		}
 		for ci, comp := range comps {
 			for _, v := range comp {
-				d.eachPred(v, func(u int32, rel graph.Rel) {
+				d.eachDataPred(v, func(u int32, rel graph.Rel) {
 					if compOf[u] == int32(ci) {
 						add(u, v, rel)
 					}

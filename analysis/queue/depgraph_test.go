@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -15,8 +16,9 @@ import (
 
 // sameGraph checks depGraph, which cycles uses, against the graph
 // buildGraph makes: the edge count, the components, and every edge inside
-// a component with its relations. It returns the number of components.
-func sameGraph(t *testing.T, c *checker) int {
+// a component with its relations. It returns the number of components,
+// and whether the graph of their insides has hubs.
+func sameGraph(t *testing.T, c *checker) (int, bool) {
 	t.Helper()
 	g, vrec := c.buildGraph()
 	d := c.newDepGraph()
@@ -39,7 +41,7 @@ func sameGraph(t *testing.T, c *checker) int {
 		t.Fatalf("components %v, want %v", comps, want)
 	}
 	if len(comps) == 0 {
-		return 0
+		return 0, false
 	}
 	sub := d.inside(comps)
 	for _, comp := range comps {
@@ -52,13 +54,26 @@ func sameGraph(t *testing.T, c *checker) int {
 					wantTo, wantRel = append(wantTo, u), append(wantRel, rel[i])
 				}
 			}
-			gotTo, gotRel := sub.Out(v)
-			if !slices.Equal(gotTo, wantTo) || !slices.Equal(gotRel, wantRel) {
-				t.Errorf("vertex %d: edges %v %v inside its component, want %v %v", v, gotTo, gotRel, wantTo, wantRel)
+			if sub.Real() == sub.N() { // no hubs: the very rows
+				gotTo, gotRel := sub.Out(v)
+				if !slices.Equal(gotTo, wantTo) || !slices.Equal(gotRel, wantRel) {
+					t.Errorf("vertex %d: edges %v %v inside its component, want %v %v", v, gotTo, gotRel, wantTo, wantRel)
+				}
+				continue
+			}
+			// hubs stand for realtime edges: every pair of the component
+			for _, u := range comp {
+				want := graph.Rel(0)
+				if i, ok := slices.BinarySearch(wantTo, u); ok {
+					want = wantRel[i]
+				}
+				if got := sub.RelBetween(v, u); got != want {
+					t.Fatalf("vertex %d -> %d: %v inside its component, want %v", v, u, got, want)
+				}
 			}
 		}
 	}
-	return len(comps)
+	return len(comps), sub.Real() < sub.N()
 }
 
 // chain builds n ok transactions of one process, one after the other, the
@@ -103,7 +118,8 @@ func TestDepGraphMatchesBuildGraph(t *testing.T) {
 				h, p := testhist.Queue(t, cfg)
 				opts := DefaultOptions()
 				opts.WWDeps = ww
-				total += sameGraph(t, check(h, p, opts))
+				n, _ := sameGraph(t, check(h, p, opts))
+				total += n
 			})
 		}
 	}
@@ -113,14 +129,21 @@ func TestDepGraphMatchesBuildGraph(t *testing.T) {
 	t.Run("chain", func(t *testing.T) {
 		h, p := chain(200)
 		c := check(h, p, DefaultOptions())
-		if n := sameGraph(t, c); n != 1 {
+		if n, _ := sameGraph(t, c); n != 1 {
 			t.Errorf("%d components in the chain, want 1", n)
+		}
+	})
+	t.Run("batches through hubs", func(t *testing.T) {
+		l := concurrentBatches(300, true)
+		h, p := testhist.Read(t, bytes.NewReader(l.Bytes()), "batches.edn")
+		if n, hubs := sameGraph(t, check(h, p, DefaultOptions())); n != 1 || !hubs {
+			t.Errorf("%d components, hubs %v; want 1 component searched through hubs", n, hubs)
 		}
 	})
 	t.Run("ring", func(t *testing.T) {
 		h, p := ring(300)
 		c := check(h, p, DefaultOptions())
-		if n := sameGraph(t, c); n != 1 {
+		if n, _ := sameGraph(t, c); n != 1 {
 			t.Errorf("%d components in the ring, want 1", n)
 		}
 	})

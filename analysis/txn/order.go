@@ -44,7 +44,7 @@ func (c *checker) okTxns() iter.Seq2[int32, int32] {
 	}
 }
 
-// realtime is the realtime order of the ok and info txns: A → B whenever
+// realtimeWindows is the realtime order of the ok and info txns: A → B whenever
 // ok txn A completed before B was invoked, as a transitive reduction kept
 // sparse by a frontier (Elle's realtime-graph, research/elle.md A.3): the
 // ok txns completed so far that no later-completed txn follows. At each
@@ -56,22 +56,11 @@ func (c *checker) okTxns() iter.Seq2[int32, int32] {
 //
 // Txns join the frontier in completion order and leave it in the same
 // order, so the frontier is a window of seq, the ok vertices in completion
-// order; windows longer than graph.MinHubWindow reach their txn through
-// hubs. Cost: O(ops log ops) time and edges (O(ops · frontier) without
-// hubs, frontier ≈ concurrency).
-type realtime struct {
-	seq     []int32 // ok vertices in completion order
-	windows []window
-	w       *graph.Windows
-}
-
-// window says that seq[lo:hi] is the frontier at target's invocation.
-type window struct{ target, lo, hi int32 }
-
-// realtimeWindows walks the history once for the frontier at each
-// invocation.
-func (c *checker) realtimeWindows() *realtime {
-	rt := &realtime{}
+// order (graph.Windows), and windows longer than graph.MinHubWindow reach
+// their txn through hubs. Cost: O(ops log ops) time and edges (O(ops ·
+// frontier) without hubs, frontier ≈ concurrency).
+func (c *checker) realtimeWindows() *graph.Windows {
+	rt := &graph.Windows{}
 	var entry []int32 // per seq position: the op position where it joined
 	head := 0
 	for i := range c.h.Ops {
@@ -84,46 +73,17 @@ func (c *checker) realtimeWindows() *realtime {
 			continue
 		}
 		if int32(i) == rc.inv {
-			if head < len(rt.seq) {
-				rt.windows = append(rt.windows, window{rc.vertex, int32(head), int32(len(rt.seq))})
-			}
+			rt.Add(head, len(rt.Seq), rc.vertex)
 		}
 		if int32(i) == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
-			for head < len(rt.seq) && entry[head] < rc.inv {
+			for head < len(rt.Seq) && entry[head] < rc.inv {
 				head++
 			}
-			rt.seq = append(rt.seq, rc.vertex)
+			rt.Seq = append(rt.Seq, rc.vertex)
 			entry = append(entry, int32(i))
 		}
 	}
-	rt.w = graph.NewWindows(rt.seq)
-	for _, w := range rt.windows {
-		rt.w.Need(int(w.lo), int(w.hi))
-	}
 	return rt
-}
-
-// hubs numbers the hubs after the n txn vertices and counts the edges they
-// stand for (nil: none).
-func (rt *realtime) hubs(n int32) (hubs int, viaHubs int64) {
-	if rt == nil {
-		return 0, 0
-	}
-	hubs = rt.w.Hubs(n)
-	if hubs > 0 {
-		for _, w := range rt.windows {
-			viaHubs += rt.w.Link(int(w.lo), int(w.hi), w.target, func(int32, int32, graph.Rel) {})
-		}
-	}
-	return hubs, viaHubs
-}
-
-// emit adds the realtime edges, and the hubs' own.
-func (rt *realtime) emit(add func(from, to int32, rel graph.Rel)) {
-	rt.w.Tree(add)
-	for _, w := range rt.windows {
-		rt.w.Link(int(w.lo), int(w.hi), w.target, add)
-	}
 }
 
 // orderStep explains a process or realtime edge from rec u to rec v.

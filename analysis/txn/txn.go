@@ -238,17 +238,16 @@ func (c *checker) add(typ string, in analysis.Instance) { c.res.Add(typ, in) }
 // Realtime order goes through hubs where many txns run at once
 // (graph.Windows).
 func (c *checker) graph() *graph.Graph {
-	var rt *realtime
-	if c.orderRel == graph.Realtime {
-		rt = c.realtimeWindows()
-	}
 	n := int32(len(c.vrec))
-	hubs, viaHubs := rt.hubs(n)
+	var rt graph.Windows
+	if c.orderRel == graph.Realtime {
+		rt = *c.realtimeWindows()
+	}
+	hubs, viaHubs := rt.Number(n)
 	return graph.BuildHubs(int(n), hubs, viaHubs, func(add func(from, to int32, rel graph.Rel)) {
 		c.inf.emit(add)
-		if rt != nil {
-			rt.emit(add)
-		} else if c.orderRel == graph.Process {
+		rt.Emit(add)
+		if c.orderRel == graph.Process {
 			c.emitProcess(add)
 		}
 	})
