@@ -238,43 +238,23 @@
 //     lists hash alike but differ is sorted apart, O(L · g log g).
 //   - dirty-update: O(elements of the version orders).
 //   - RW-register version orders: O(mops) per source, plus a sort of
-//     their edges and an SCC pass per source; linearizable-keys is
-//     O(mops · concurrency), and transaction-order makes |a|·|b| edges
-//     between two groups of txns sharing a position, which only an
-//     adversarial order would make large.
+//     their edges and an SCC pass per source. linearizable-keys and
+//     transaction-order can ask for a complete bipartite set of version
+//     edges (k txns touching a key at once, then k more; k txns claiming
+//     one position, then k at the next): their edges are counted per key
+//     before any is made, and past 8 per touch of a key plus 2^20 the keys
+//     costing most are left out of that source, each with an unknown
+//     reason (orderBudget, as rwBudget caps the rw edges from one version).
 //   - Graph: O(edges log edges) to build, about five edges per txn; rw
 //     edges from one version are capped (rwBudget). Realtime edges are the
-//     frontier reduction, O(ops · concurrency): k txns all concurrent with
-//     each other and all followed by k more make k² edges (a transitive
-//     reduction, as in Elle).
-//
-// The three quadratic edge sets, and what would make them linear. Each
-// is a complete bipartite graph A × B, which no edge-list encoding can
-// make smaller without new vertices; each is the transitive reduction
-// already, so no edge can be dropped.
-//
-//   - Realtime: after the frontier reduction, A is the frontier (the txns
-//     completed and not yet superseded) when a batch B of txns is invoked
-//     before any member of A is superseded. The fix is a barrier vertex
-//     per frontier change: A → barrier → B, |A| + |B| edges, and one per
-//     invocation that sees a new frontier, so O(ops) edges in all. It
-//     touches everything downstream: the graph would hold vertices that
-//     are no txn (graph.Graph, the SCC pass, cycle.go's typed BFS, which
-//     would count a path a → barrier → b as one realtime step of one
-//     type, the budget's step counts, explanations and witnesses, which
-//     would name the two txns and never the barrier, and the proof checker,
-//     which would check the step a → b against the history's line order).
-//     Not done: the cycle search and every explanation would change at
-//     once, for histories (thousands of txns concurrent with thousands
-//     more) no database test produces, and whose edges still fit the
-//     memory cap.
-//   - linearizable-keys: the same frontier reduction per key, over the
-//     txns touching the key, so O(mops · concurrency) edges, and the same
-//     barrier per key and frontier change would make it O(mops).
-//   - transaction-order: each pair of consecutive positions a, b of a key
-//     links every txn of a to every txn of b, |a|·|b| edges; a barrier
-//     vertex between a and b makes it |a| + |b|. Only an adversarial order
-//     (many txns claiming one position) makes a group large.
+//     frontier reduction (a transitive reduction, as in Elle): k txns all
+//     concurrent with each other and all followed by k more would be k²
+//     edges, which the graph keeps through hubs (graph.Windows: a segment
+//     tree of vertices that are no txn over the frontier, which is a window
+//     of the ok txns in completion order) as O(ops log ops) edges. Hubs
+//     never show: SCC leaves them out, the search takes a path through them
+//     as one realtime step, and graph_edges counts the edges they stand
+//     for.
 //   - Cycle search: linear in a component for the types it rules out,
 //     bounded by --cycle-budget otherwise; each step it explains costs
 //     O(mops of its txns).

@@ -130,11 +130,23 @@ func (rw *rwRegister) sequential(add func(k model.KeyID, from, to model.MsgID, a
 // frontier txn is linked to the invoked one; at each ok completion the
 // txns that were in the frontier when it was invoked leave it and it
 // joins. Info txns touch a key only by writing it, take edges in and never
-// out. O(mops · frontier), frontier ≈ concurrency.
+// out. Members join and leave a key's frontier in completion order, so
+// each frontier is a window of the key's members, and the edges a key
+// would get are counted before any is made (orderBudget).
+// O(mops + edges), edges ≈ mops · frontier within the budget.
 func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
 	c := rw.c
+	nk := len(c.h.Keys)
 	type member struct{ rec, t, since int32 }
-	frontier := make([][]member, len(c.h.Keys))
+	type window struct {
+		key    model.KeyID
+		lo, hi int32
+		rec    int32
+		first  model.MsgID
+	}
+	members := make([][]member, nk) // per key, in completion order
+	head := make([]int32, nk)       // per key, the frontier's first member
+	var windows []window
 	for i := range c.h.Ops {
 		r := c.recAt[i]
 		if r < 0 {
@@ -147,34 +159,81 @@ func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID,
 		if int32(i) == rc.inv {
 			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
 				t := &rw.touches[j]
-				v2 := first(t, rc.typ)
-				if v2 == noVal {
-					continue
-				}
-				for _, f := range frontier[t.key] {
-					add(t.key, final(&rw.touches[f.t], model.OK), v2, f.rec, r)
+				if v2 := first(t, rc.typ); v2 != noVal && head[t.key] < int32(len(members[t.key])) {
+					windows = append(windows, window{t.key, head[t.key], int32(len(members[t.key])), r, v2})
 				}
 			}
 		}
 		if int32(i) == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
 			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
 				k := rw.touches[j].key
-				kept := frontier[k][:0]
-				for _, f := range frontier[k] {
-					if f.since > rc.inv {
-						kept = append(kept, f)
-					}
+				for head[k] < int32(len(members[k])) && members[k][head[k]].since < rc.inv {
+					head[k]++
 				}
-				frontier[k] = append(kept, member{r, j, int32(i)})
+				members[k] = append(members[k], member{r, j, int32(i)})
 			}
 		}
 	}
+	cost := make([]int64, nk)
+	for _, w := range windows {
+		cost[w.key] += int64(w.hi - w.lo)
+	}
+	dropped := rw.orderBudget(srcLinearizable, cost, "txns that ran at once")
+	for _, w := range windows {
+		if dropped[w.key] {
+			continue
+		}
+		for _, f := range members[w.key][w.lo:w.hi] {
+			add(w.key, final(&rw.touches[f.t], model.OK), w.first, f.rec, w.rec)
+		}
+	}
+}
+
+// orderBudget keeps a version-order source's edges linear in the history,
+// as rwBudget keeps the rw edges: cost holds, per key, the candidate edges
+// the source would give it; when they exceed 8 per touch of a key plus
+// 2^20 in all, the keys costing the most are left out of the source until
+// the rest fit, each with an unknown reason naming why (what are the
+// source's own words for what made the edges many). It returns the keys
+// left out.
+func (rw *rwRegister) orderBudget(s source, cost []int64, what string) []bool {
+	c := rw.c
+	var total int64
+	for _, n := range cost {
+		total += n
+	}
+	budget := 8*int64(len(rw.touches)) + 1<<20
+	dropped := make([]bool, len(cost))
+	if total <= budget {
+		return dropped
+	}
+	keys := make([]model.KeyID, 0, len(cost))
+	for k, n := range cost {
+		if n > 0 {
+			keys = append(keys, model.KeyID(k))
+		}
+	}
+	slices.SortFunc(keys, func(x, y model.KeyID) int { return cmp.Or(cmp.Compare(cost[y], cost[x]), cmp.Compare(x, y)) })
+	for _, k := range keys {
+		if total <= budget {
+			break
+		}
+		total -= cost[k]
+		dropped[k] = true
+		c.unknownReason("rw-register: %s would order the values of key %s by %d pairs of %s; "+
+			"it was left out for that key to keep the graph linear in the history, so the version order it gives "+
+			"there was not used and cycles through it were not searched", s, c.h.Keys[k], cost[k], what)
+	}
+	return dropped
 }
 
 // txnOrder: the commit order given (Options.TransactionOrder, Elle's
 // :transaction-order): per key, the external writes of the txns it
 // positions, sorted by position; each precedes the writes of the next
 // position. Txns sharing a position are not ordered with each other.
+// Edges: the product of the sizes of each two groups of neighbouring
+// positions, under orderBudget (only many txns claiming one position make
+// it large).
 func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
 	c := rw.c
 	type pw struct {
@@ -201,7 +260,10 @@ func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, 
 	slices.SortFunc(ws, func(x, y pw) int {
 		return cmp.Or(cmp.Compare(x.key, y.key), cmp.Compare(x.pos, y.pos), cmp.Compare(x.rec, y.rec))
 	})
-	// link each group of equal positions to the next group of its key
+	// groups of equal positions, each to be linked to the next of its key
+	type group struct{ i, j, next int }
+	var groups []group
+	cost := make([]int64, len(c.h.Keys))
 	for i := 0; i < len(ws); {
 		j := i
 		for j < len(ws) && ws[j].key == ws[i].key && ws[j].pos == ws[i].pos {
@@ -211,12 +273,20 @@ func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, 
 		for next < len(ws) && ws[next].key == ws[i].key && ws[next].pos == ws[j].pos {
 			next++
 		}
-		for a := i; a < j; a++ {
-			for b := j; b < next; b++ {
+		groups = append(groups, group{i, j, next})
+		cost[ws[i].key] += int64(j-i) * int64(next-j)
+		i = j
+	}
+	dropped := rw.orderBudget(srcTxnOrder, cost, "txns at neighbouring positions")
+	for _, g := range groups {
+		if dropped[ws[g.i].key] {
+			continue
+		}
+		for a := g.i; a < g.j; a++ {
+			for b := g.j; b < g.next; b++ {
 				add(ws[a].key, ws[a].write, ws[b].write, ws[a].rec, ws[b].rec)
 			}
 		}
-		i = j
 	}
 }
 
