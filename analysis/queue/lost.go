@@ -230,7 +230,7 @@ func (c *checker) sentOffsets() []int64 {
 	}
 	for ri := range c.recs {
 		for _, mo := range c.mops(int32(ri)) {
-			if mo.Kind == model.MopSend && mo.Done && mo.Offset != model.NoOffset && c.writer[mo.Msg] == int32(ri) {
+			if acknowledges(&mo) && c.writer[mo.Msg] == int32(ri) {
 				off[mo.Msg] = mo.Offset
 			}
 		}
