@@ -102,6 +102,20 @@
 //     next read of k is compared with the last value actually read, so a
 //     skip across empty polls is still a poll-skip.
 //
+// # The code
+//
+// Check (check.go) numbers the ops as records (checker.go) and runs three
+// groups of passes at once. The first scans the messages and builds the
+// log (log.go: positions, inconsistent-offsets, duplicate), then goes
+// through the ops once for the order checks (order.go: int-*, poll-skip,
+// nonmonotonic-*) and ends with lost-write, unseen and torn-transaction
+// (lost.go). The second computes the series and the realtime lag
+// (series.go; lag.go, with lagkeys.go, acks.go and stalls.go) and then the
+// dependency graph and its cycles (depgraph.go, cycles.go). The third
+// finds the reads' writers (reads.go: G1a, precommitted-read,
+// garbage-read). The anomaly types are in types.go, their catalogue
+// entries in catalogue.go, their wording in explain.go.
+//
 // # Cost
 //
 // n is the size of the history: ops, micro-ops and values read. Every
