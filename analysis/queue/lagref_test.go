@@ -18,8 +18,7 @@ type refLagProc struct {
 	assigned  []model.KeyID
 	hasAssign bool
 	keys      []refLagKey // in order of first use
-	idx       []int32     // key -> 1 + its index in keys, for few keys (refDenseKeys)
-	idxMap    map[model.KeyID]int32
+	index     keyIndex    // key -> its index in keys
 }
 
 // refLagKey is one key of a refLagProc.
@@ -31,25 +30,12 @@ type refLagKey struct {
 	st      stall
 }
 
-// refDenseKeys is the most keys for which a refLagProc indexes its keys by an
-// array (4 bytes a key per process) rather than a map.
-const refDenseKeys = 1024
-
 // get returns k's entry, or nil; nk is the history's number of keys.
 func (lp *refLagProc) get(k model.KeyID, nk int) *refLagKey {
-	var i int32
-	if nk <= refDenseKeys {
-		if lp.idx == nil {
-			return nil
-		}
-		i = lp.idx[k]
-	} else {
-		i = lp.idxMap[k]
+	if i := lp.index.get(k, nk); i >= 0 {
+		return &lp.keys[i]
 	}
-	if i == 0 {
-		return nil
-	}
-	return &lp.keys[i-1]
+	return nil
 }
 
 // entry returns k's entry, adding it if need be.
@@ -58,19 +44,9 @@ func (lp *refLagProc) entry(k model.KeyID, nk int) *refLagKey {
 		return e
 	}
 	lp.keys = append(lp.keys, refLagKey{key: k})
-	i := int32(len(lp.keys))
-	if nk <= refDenseKeys {
-		if lp.idx == nil {
-			lp.idx = make([]int32, nk)
-		}
-		lp.idx[k] = i
-	} else {
-		if lp.idxMap == nil {
-			lp.idxMap = map[model.KeyID]int32{}
-		}
-		lp.idxMap[k] = i
-	}
-	return &lp.keys[i-1]
+	i := int32(len(lp.keys) - 1)
+	lp.index.set(k, nk, i)
+	return &lp.keys[i]
 }
 
 // lagAndStalls computes realtime lag at every ok poll (kept in the series
@@ -88,22 +64,9 @@ func (c *checker) refLagAndStalls() {
 	var keys []model.KeyID // keys sampled at one poll, reused
 	inKeys := make([]uint32, nk)
 	stamp := uint32(0)
-	threshold := c.opts.StallThreshold.Nanoseconds()
 	closeStall := func(proc int32, k model.KeyID, s *stall) {
-		if s.polls < 2 || s.lastTime-s.since < threshold || threshold <= 0 {
-			return
-		}
-		in := analysis.Instance{
-			Key: c.keyVal(k), Process: analysis.IntPtr(int64(proc)),
-			From: analysis.IntPtr(c.compIdx(s.fromRec)), To: analysis.IntPtr(c.compIdx(s.lastRec)),
-			DurationS: analysis.FloatPtr(float64(s.lastTime-s.since) / 1e9),
-			Witness:   c.witness(s.fromRec, s.lastRec, s.ackRec),
-		}
-		in.StuckOffset = analysis.IntPtr(s.pos) // -1: nothing read yet
-		if a := &acks[k]; a.count > 0 {
-			in.AckedOffset = analysis.IntPtr(a.offs[a.maxAt])
-		}
-		c.res.Add(StalledConsumer, in)
+		acked, hasAcked := acks[k].highest()
+		c.reportStall(proc, k, s, acked, hasAcked)
 	}
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]

@@ -1,0 +1,216 @@
+package analysis
+
+import "slices"
+
+// Step is one edge of a dependency cycle, explained.
+type Step struct {
+	From int64  `json:"from"`
+	To   int64  `json:"to"`
+	Rel  string `json:"rel"`
+	// Key and Value say which read created a wr edge; Key and Values (the
+	// value written by From, then by To) which version order created a ww
+	// edge. Process and realtime steps carry neither.
+	Key    *Value  `json:"key,omitempty"`
+	Value  *Value  `json:"value,omitempty"`
+	Values []Value `json:"values,omitempty"`
+	// Offsets are the offsets behind a ww step (From's value, To's value),
+	// or the offset a wr step's read saw; for the report's explanation.
+	Offsets []int64 `json:"offsets,omitempty"`
+	// Mops locate a transactional step's micro-ops: the index of the mop
+	// in From's value, then in To's.
+	Mops []int `json:"mops,omitempty"`
+	// Process is the process of a process step.
+	Process *int64 `json:"process,omitempty"`
+	// OrderOp is the op whose read showed the version order behind a ww or
+	// rw step (Values[0] right before Values[1], or Values[0] as the last
+	// element read when Unread). Unread says Values[1] was never read: it
+	// was appended after the last element any read showed.
+	OrderOp *int64 `json:"order_op,omitempty"`
+	Unread  bool   `json:"unread,omitempty"`
+	// OrderBy names the source of the version order behind an rw-register
+	// ww or rw step (Values[0] before Values[1] in Key's version order):
+	// "initial-state" (nil precedes every value; no op), "wfr-keys" (op
+	// OrderOp read Values[0] and then wrote Values[1]), "sequential-keys"
+	// (one process ran OrderOps[0], whose last value of Key was Values[0],
+	// and then OrderOps[1], whose first value of it was Values[1]),
+	// "linearizable-keys" (OrderOps[0] completed before OrderOps[1] was
+	// invoked, same values) or "transaction-order" (the commit order given
+	// puts OrderOps[0], which wrote Values[0], right before OrderOps[1],
+	// which wrote Values[1]). List-append steps leave it empty.
+	OrderBy  string  `json:"order_by,omitempty"`
+	OrderOps []int64 `json:"order_ops,omitempty"`
+	// Contested marks a ww or rw step whose version order (Values[0] right
+	// before Values[1] in Key's order) some read of Key contradicts: the
+	// step assumes the order the checker chose, it does not prove it.
+	// ContradictedBy lists the ops whose reads contradict it (the first
+	// few, by op index); a read there that shows Values[1] proves that the
+	// element was read, so the step never calls it unread.
+	Contested      bool    `json:"contested,omitempty"`
+	ContradictedBy []int64 `json:"contradicted_by,omitempty"`
+	// Placed marks a contested list-append step whose Values[1] some read
+	// shows (ContradictedBy's first op) but no read shows right after
+	// Values[0]: the chosen order placed it after its last element, which
+	// OrderOp's read shows (where Unread would be claimed if nobody had
+	// read it).
+	Placed bool `json:"placed,omitempty"`
+}
+
+// Proof states of a cycle instance (Instance.Proof).
+const (
+	// Proven: every step follows from the history alone.
+	Proven = "proven"
+	// Assumes: some step rests on a version order that a read of the
+	// history contradicts (Instance.Assumes lists them).
+	Assumes = "assumes"
+	// Given: no step is contested, but some step rests on a version order
+	// the user gave as an option (Instance.Given names them).
+	Given = "given"
+)
+
+// Assumption is a contested version order a cycle instance rests on: the
+// order of Key, from the read of OrderOp (when one gave it), which the
+// reads of ContradictedBy contradict.
+type Assumption struct {
+	Key            *Value  `json:"key"`
+	OrderOp        *int64  `json:"order_op,omitempty"`
+	ContradictedBy []int64 `json:"contradicted_by"`
+}
+
+// VersionStep is one edge of an rw-register version order, with why it
+// holds: Values[0] came before Values[1] (null: the initial state) in the
+// key's version order, by the source OrderBy and its ops, as on Step.
+type VersionStep struct {
+	Values   []Value `json:"values"`
+	OrderBy  string  `json:"order_by"`
+	OrderOp  *int64  `json:"order_op,omitempty"`
+	OrderOps []int64 `json:"order_ops,omitempty"`
+}
+
+// Instance is one occurrence of an anomaly. Fields not used by its type are
+// left nil and omitted from JSON; which ones each type uses is documented on
+// its constant in package queue or txn. Witness is always set.
+type Instance struct {
+	Key           *Value   `json:"key,omitempty"`
+	Value         *Value   `json:"value,omitempty"`
+	Values        []Value  `json:"values,omitempty"`
+	Offset        *int64   `json:"offset,omitempty"`
+	Offsets       []int64  `json:"offsets,omitempty"`
+	Index         *int64   `json:"index,omitempty"`
+	MaxReadIndex  *int64   `json:"max_read_index,omitempty"`
+	Writer        *int64   `json:"writer,omitempty"`
+	MaxRead       *int64   `json:"max_read,omitempty"`
+	MaxReadOffset *int64   `json:"max_read_offset,omitempty"`
+	Reader        *int64   `json:"reader,omitempty"`
+	Op            *int64   `json:"op,omitempty"`
+	Ops           []int64  `json:"ops,omitempty"`
+	Count         *int64   `json:"count,omitempty"`
+	Delta         *int64   `json:"delta,omitempty"`
+	Skipped       []Value  `json:"skipped,omitempty"`
+	Process       *int64   `json:"process,omitempty"`
+	From          *int64   `json:"from,omitempty"`
+	To            *int64   `json:"to,omitempty"`
+	DurationS     *float64 `json:"duration_s,omitempty"`
+	StuckOffset   *int64   `json:"stuck_offset,omitempty"`
+	AckedOffset   *int64   `json:"acknowledged_offset,omitempty"`
+	Seen          []Pair   `json:"seen,omitempty"`
+	Missing       []Pair   `json:"missing,omitempty"`
+	Reason        string   `json:"reason,omitempty"`
+	Cycle         []int64  `json:"cycle,omitempty"`
+	Steps         []Step   `json:"steps,omitempty"`
+	// Proof says what a cycle instance's steps rest on (Proven, Assumes or
+	// Given); Assumes lists the contested keys when some step is
+	// contested, Given the options (wfr-keys, sequential-keys,
+	// linearizable-keys, transaction-order) some step's order comes from.
+	Proof   string       `json:"proof,omitempty"`
+	Assumes []Assumption `json:"assumes,omitempty"`
+	Given   []string     `json:"given,omitempty"`
+	// Fields of the transactional workloads (their types' doc comments in
+	// package txn say which each uses).
+	Mop            *Mop             `json:"mop,omitempty"`
+	Element        *Value           `json:"element,omitempty"`
+	Expected       *Value           `json:"expected,omitempty"`
+	Duplicates     map[string]int64 `json:"duplicates,omitempty"`
+	Txns           []Value          `json:"txns,omitempty"`
+	Not            string           `json:"not,omitempty"`
+	Subgraph       string           `json:"subgraph,omitempty"`
+	SCCSize        *int64           `json:"scc_size,omitempty"`
+	SCC            []int64          `json:"scc,omitempty"`
+	SpecType       string           `json:"anomaly_spec_type,omitempty"`
+	DoesNotContain []string         `json:"does_not_contain,omitempty"`
+	// Sources and VersionCycle belong to rw-register's cyclic-versions:
+	// the version-order sources merged for the key (the last one made the
+	// cycle and was dropped for it), and a shortest cycle of the key's
+	// version order, each edge with the source and ops that put it there.
+	Sources      []string      `json:"sources,omitempty"`
+	VersionCycle []VersionStep `json:"version_cycle,omitempty"`
+	// Allowed marks an instance that does not make the history invalid
+	// although others of its type might (a poll-skip of a subscribed
+	// consumer, a G1c that needs a ww edge under --ww-deps).
+	Allowed bool `json:"allowed,omitempty"`
+	// Truncated is set when Values holds only the first values of a long
+	// list (unseen); Count has the full number.
+	Truncated bool    `json:"values_truncated,omitempty"`
+	Witness   []int64 `json:"witness"`
+	// SkippedCount is how many values a skip jumped over, set only when
+	// Skipped lists just the first of them (queue.MaxSkipped).
+	SkippedCount *int64 `json:"skipped_count,omitempty"`
+	// MopElements is the number of elements of the read Mop names, set
+	// only when Mop lists just the first of them (txn.MaxMopElements).
+	MopElements *int64 `json:"mop_elements,omitempty"`
+}
+
+// IntPtr returns a pointer to i, for Instance fields.
+func IntPtr(i int64) *int64 { return &i }
+
+// FloatPtr returns a pointer to f, for Instance fields.
+func FloatPtr(f float64) *float64 { return &f }
+
+// givenSources are the version-order sources (Step.OrderBy) that come from
+// an option the user gave, not from the history.
+var givenSources = []string{"wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"}
+
+// SetProof fills a cycle instance's Proof, Assumes and Given from its
+// steps: Assumes when some step is Contested (one Assumption per key, in
+// the order the steps name them, with the union of their ContradictedBy
+// ops, sorted), else Given when some step's OrderBy is an option's, else
+// Proven. orderOp, when not nil, returns the op whose read gave a contested
+// key's version order. O(steps · keys of the cycle).
+func (in *Instance) SetProof(orderOp func(key *Value) *int64) {
+	in.Assumes, in.Given = nil, nil
+	for _, st := range in.Steps {
+		if st.OrderBy != "" && slices.Contains(givenSources, st.OrderBy) && !slices.Contains(in.Given, st.OrderBy) {
+			in.Given = append(in.Given, st.OrderBy)
+		}
+		if !st.Contested || st.Key == nil {
+			continue
+		}
+		i := slices.IndexFunc(in.Assumes, func(a Assumption) bool {
+			return !a.Key.Less(st.Key.Atom) && !st.Key.Less(a.Key.Atom)
+		})
+		if i < 0 {
+			a := Assumption{Key: st.Key}
+			if orderOp != nil {
+				a.OrderOp = orderOp(st.Key)
+			}
+			in.Assumes = append(in.Assumes, a)
+			i = len(in.Assumes) - 1
+		}
+		in.Assumes[i].ContradictedBy = append(in.Assumes[i].ContradictedBy, st.ContradictedBy...)
+	}
+	for i := range in.Assumes {
+		slices.Sort(in.Assumes[i].ContradictedBy)
+		in.Assumes[i].ContradictedBy = slices.Compact(in.Assumes[i].ContradictedBy)
+		if in.Assumes[i].ContradictedBy == nil {
+			in.Assumes[i].ContradictedBy = []int64{}
+		}
+	}
+	slices.Sort(in.Given)
+	switch {
+	case len(in.Assumes) > 0:
+		in.Proof = Assumes
+	case len(in.Given) > 0:
+		in.Proof = Given
+	default:
+		in.Proof = Proven
+	}
+}

@@ -1,0 +1,189 @@
+package queue
+
+import (
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// SubVia overrides the per-process assign/subscribe rule.
+type SubVia uint8
+
+// SubVia values.
+const (
+	// SubAuto decides per process from its assign/subscribe ops.
+	SubAuto SubVia = iota
+	// SubAssign makes every poll-skip and nonmonotonic-poll bad.
+	SubAssign
+	// SubSubscribe makes every poll-skip and nonmonotonic-poll allowed.
+	SubSubscribe
+)
+
+// String returns "auto", "assign" or "subscribe".
+func (s SubVia) String() string {
+	switch s {
+	case SubAssign:
+		return "assign"
+	case SubSubscribe:
+		return "subscribe"
+	}
+	return "auto"
+}
+
+// Options tune the check.
+type Options struct {
+	// WWDeps adds write-write edges to the dependency graph.
+	WWDeps bool
+	// SubVia overrides per-process detection of assign/subscribe.
+	SubVia SubVia
+	// CycleBudget bounds the cycle search in each strongly connected
+	// component; zero means no bound.
+	CycleBudget time.Duration
+	// StallThreshold is the shortest stall reported as stalled-consumer.
+	StallThreshold time.Duration
+	// MaxUnseenValues caps the values listed per unseen instance (0: 1000).
+	MaxUnseenValues int
+	// Series keeps the unseen-over-time and realtime-lag series in the
+	// result (Result.Series) for the HTML report. They hold a point per ok
+	// op and per polled key, so a plain check leaves them out.
+	Series bool
+}
+
+// DefaultOptions are the defaults of the command line.
+func DefaultOptions() Options {
+	return Options{CycleBudget: 10 * time.Second, StallThreshold: 10 * time.Second}
+}
+
+// Check analyses a queue history. pairing must come from model.Pair(h).
+// Cost: O(ops + reads + edges log edges) time plus the cycle search, which
+// is bounded per component by opts.CycleBudget; memory O(ops + messages +
+// edges).
+func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Result {
+	return check(h, pairing, opts).res
+}
+
+// check is Check, returning the checker for tests to look into.
+func check(h *model.History, pairing model.Pairing, opts Options) *checker {
+	if opts.MaxUnseenValues <= 0 {
+		opts.MaxUnseenValues = 1000
+	}
+	start := time.Now()
+	c := &checker{h: h, opts: opts, res: &analysis.Result{
+		Schema:   analysis.Schema,
+		Source:   h.Source,
+		Workload: "queue",
+		Options: analysis.Options{
+			WWDeps: &opts.WWDeps, SubVia: opts.SubVia.String(),
+			CycleBudgetS:   opts.CycleBudget.Seconds(),
+			StallThreshold: analysis.FloatPtr(opts.StallThreshold.Seconds()),
+		},
+		Warnings: h.Warnings,
+	}}
+	c.records(pairing)
+	// The checks run as three groups at once: the message and log checks
+	// here; the series, stalls and cycles on c2, which reads the message
+	// tables once they are built; and the reads' writers (checkReads) on
+	// c3, from when the messages' writers are known. The groups add
+	// anomalies of different types, each in the order a sequential run
+	// adds them, into results of their own. (Three groups on two cores:
+	// the scheduler spreads the third over the time the other two leave.)
+	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
+	c3 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs}
+	logged, done, readsDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		c2.seriesAndStalls()
+		// The graph waits for the version order: ww edges and their
+		// explanations need it, and its working space is freed once the
+		// log's is (the two at once would push a large history past its
+		// memory budget).
+		<-logged
+		c2.writer = c.writer
+		c2.versionOrder = c.versionOrder
+		c2.cycles()
+	}()
+	c.scanMessages()
+	c3.writer = c.writer
+	go func() {
+		defer close(readsDone)
+		c3.checkAllReads()
+	}()
+	c.buildLog()
+	close(logged)
+	c.checkRecs()
+	c.checkLostAndUnseen()
+	<-done
+	<-readsDone
+	c.join(c2)
+	c.joinAnomalies(c3)
+	if h.Truncated {
+		c.res.UnknownReasons = append(c.res.UnknownReasons,
+			"the input was cut off in the middle of an op; only the complete ops before it were analysed")
+	}
+	if c.res.Stats.OKOps == 0 || !c.anyOKData() {
+		c.res.UnknownReasons = append(c.res.UnknownReasons,
+			"no send, poll or txn op completed ok: there is nothing to judge")
+	}
+	c.res.Finish(func(typ string, in *analysis.Instance) bool { return IsBad(typ, in.Allowed) })
+	c.res.Stats.ElapsedMS = time.Since(start).Milliseconds()
+	return c
+}
+
+// join takes in what c2, the second group of checks, found: its anomaly
+// types (none of which c adds), its statistics and series, and its
+// reasons for an unknown verdict (c has none yet).
+func (c *checker) join(c2 *checker) {
+	c.joinAnomalies(c2)
+	r, r2 := c.res, c2.res
+	st, st2 := &r.Stats, &r2.Stats
+	st.WorstLagS, st.WorstLagProcess, st.WorstLagKey, st.WorstLagOp = st2.WorstLagS, st2.WorstLagProcess, st2.WorstLagKey, st2.WorstLagOp
+	st.GraphVertices, st.GraphEdges = st2.GraphVertices, st2.GraphEdges
+	st.Components, st.LargestComponent = st2.Components, st2.LargestComponent
+	r.Series = r2.Series
+	r.UnknownReasons = append(r2.UnknownReasons, r.UnknownReasons...)
+}
+
+// joinAnomalies takes in the anomalies another group of checks found, of
+// types c does not add.
+func (c *checker) joinAnomalies(o *checker) {
+	r := c.res
+	for typ, ins := range o.res.Anomalies {
+		if r.Anomalies == nil {
+			r.Anomalies = map[string][]analysis.Instance{}
+		}
+		r.Anomalies[typ] = ins
+	}
+}
+
+// anyOKData reports whether some send, poll or txn op completed ok.
+func (c *checker) anyOKData() bool {
+	for _, r := range c.recs {
+		if r.typ == model.OK && r.vertex >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRecs runs the checks that go through the ops one by one: each
+// op's reads are looked at by checkInternal, checkProcesses and the search
+// for the max reads of checkLostAndUnseen in turn, while they are in
+// cache, rather than in three passes over the history. (checkReads makes
+// a pass of its own, on the other goroutine.)
+func (c *checker) checkRecs() {
+	c.maxReads()
+	var is internalState
+	ps := processState{procs: make([]procState, len(c.procIDs))}
+	for i := range c.recs {
+		ri := int32(i)
+		r := &c.recs[i]
+		op := c.op(r.comp)
+		mops := c.h.MopsOf(op)
+		c.checkInternal(ri, op, mops, &is)
+		c.checkProcesses(ri, r, op, mops, &ps)
+		if !c.ordered {
+			c.maxReader(ri, r, mops)
+		}
+	}
+}

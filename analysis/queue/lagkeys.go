@@ -1,0 +1,192 @@
+package queue
+
+import "github.com/hindsight-dev/hindsight/model"
+
+// lagProc is what the lag computation remembers of one process.
+type lagProc struct {
+	assigned  []model.KeyID
+	hasAssign bool
+	keys      []lagKey // in order of first use
+	index     keyIndex // key -> its index in keys
+	posKeys   []int32  // entries with a position (hasPos), maybe stale
+	dirty     []int32  // entries to sample at the next poll
+	polls     []lagPollRec
+	unordered bool // a poll's time went back: sample every held key at each poll
+}
+
+// lagKey is one key of a lagProc.
+type lagKey struct {
+	key       model.KeyID
+	hasPos    bool
+	inPosKeys bool
+	pos       int64 // offset of the last read
+	held      bool  // sampled at each poll (assigned, or has a position before any assign)
+	dirty     bool
+	ver       uint32 // bumped whenever its lagIndex references go stale
+	last      int32  // index in polls of its last sample, explicit or accounted
+	aj        int    // at the last sample: the next acknowledged offset's index, or -1
+	ackTime   int64  // and its acknowledgement time and rec
+	ackRec    int32
+	inStall   bool
+	st        stall
+}
+
+// denseKeys is the most keys for which a keyIndex indexes keys by an
+// array (4 bytes a key per process) rather than a map.
+const denseKeys = 1024
+
+// keyIndex maps the keys of one process to the index of their entry in a
+// list of its own: through an array when the history has at most denseKeys
+// keys, else through a map.
+type keyIndex struct {
+	dense []int32 // key -> 1 + its index
+	other map[model.KeyID]int32
+}
+
+// get returns k's index, or -1; nk is the history's number of keys.
+func (x *keyIndex) get(k model.KeyID, nk int) int32 {
+	var i int32
+	if nk <= denseKeys {
+		if x.dense == nil {
+			return -1
+		}
+		i = x.dense[k]
+	} else {
+		i = x.other[k]
+	}
+	return i - 1
+}
+
+// set gives k index i.
+func (x *keyIndex) set(k model.KeyID, nk int, i int32) {
+	if nk <= denseKeys {
+		if x.dense == nil {
+			x.dense = make([]int32, nk)
+		}
+		x.dense[k] = i + 1
+	} else {
+		if x.other == nil {
+			x.other = map[model.KeyID]int32{}
+		}
+		x.other[k] = i + 1
+	}
+}
+
+// get returns k's entry index, or -1; nk is the history's number of keys.
+func (lp *lagProc) get(k model.KeyID, nk int) int32 { return lp.index.get(k, nk) }
+
+// entry returns k's entry index, adding it if need be.
+func (lp *lagProc) entry(k model.KeyID, nk int) int32 {
+	if e := lp.get(k, nk); e >= 0 {
+		return e
+	}
+	lp.keys = append(lp.keys, lagKey{key: k, last: -1, aj: -1})
+	i := int32(len(lp.keys) - 1)
+	lp.index.set(k, nk, i)
+	return i
+}
+
+// lagRef names a held key of a process in a lagIndex.
+type lagRef struct {
+	proc, entry int32
+	ver         uint32
+}
+
+// lagIndex is one key's held entries by position: bucket j holds those
+// whose next offset (the first above their position) is the key's j-th
+// offset, with a Fenwick tree counting references per bucket (stale ones
+// included, dropped when their bucket is emptied).
+type lagIndex struct {
+	buckets [][]lagRef
+	count   fenwick
+}
+
+// indexEntry files held entry i of process p under its next offset.
+func (ls *lagState) indexEntry(p, i int32, pos int64) {
+	e := &ls.procs[p].keys[i]
+	offs := ls.acks[e.key].offs
+	j := firstAbove(offs, pos)
+	if j == len(offs) {
+		return // no acknowledgement can come after its position
+	}
+	x := &ls.index[e.key]
+	if x.buckets == nil {
+		x.buckets = make([][]lagRef, len(offs))
+		x.count = make(fenwick, len(offs)+1)
+	}
+	e.ver++
+	x.buckets[j] = append(x.buckets[j], lagRef{p, i, e.ver})
+	x.count.add(j, 1)
+}
+
+// markDirty has entry i of process p sampled at the process's next poll.
+func (ls *lagState) markDirty(p, i int32) {
+	lp := &ls.procs[p]
+	e := &lp.keys[i]
+	if !e.dirty {
+		e.dirty = true
+		lp.dirty = append(lp.dirty, i)
+	}
+}
+
+// acked is called when the acknowledgement of key k's j-th offset was added
+// or moved earlier: every held entry whose next offset it now is, those
+// filed in buckets after the previous acknowledged offset up to j, has its
+// run accounted for and is sampled at its process's next poll.
+func (ls *lagState) acked(k model.KeyID, j int) {
+	x := &ls.index[k]
+	if x.buckets == nil {
+		return
+	}
+	a := &ls.acks[k]
+	lo := 0
+	if before := a.tree.prefix(j); before > 0 {
+		lo = a.tree.kth(before) + 1
+	}
+	for {
+		below := x.count.prefix(lo)
+		if below == x.count.prefix(len(x.buckets)) {
+			return
+		}
+		b := x.count.kth(below + 1)
+		if b > j {
+			return
+		}
+		refs := x.buckets[b]
+		x.buckets[b] = nil
+		x.count.add(b, -int32(len(refs)))
+		for _, r := range refs {
+			lp := &ls.procs[r.proc]
+			e := &lp.keys[r.entry]
+			if e.ver != r.ver || !e.held || e.dirty {
+				continue
+			}
+			e.ver++
+			ls.catchUp(r.proc, e, int32(len(lp.polls)))
+			ls.markDirty(r.proc, r.entry)
+		}
+	}
+}
+
+// hold makes entry i of process p held from now on (sampled at each poll).
+func (ls *lagState) hold(p, i int32) {
+	lp := &ls.procs[p]
+	e := &lp.keys[i]
+	if e.held {
+		return
+	}
+	e.held, e.last = true, int32(len(lp.polls)-1)
+	ls.markDirty(p, i)
+}
+
+// release stops sampling entry i of process p, after accounting for its run.
+func (ls *lagState) release(p, i int32) {
+	lp := &ls.procs[p]
+	e := &lp.keys[i]
+	if !e.held {
+		return
+	}
+	ls.catchUp(p, e, int32(len(lp.polls)))
+	e.held = false
+	e.ver++
+}

@@ -1,0 +1,86 @@
+package queue
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// stall is a run of one process's polls of one key at which its position
+// stood at pos and its lag stayed above zero: from the poll of rec fromRec
+// (time since) to that of lastRec (time lastTime), polls polls in all,
+// ackRec the send whose acknowledgement it lagged behind first.
+type stall struct {
+	pos              int64
+	since, lastTime  int64
+	fromRec, lastRec int32
+	ackRec           int32
+	polls            int
+}
+
+// closedStall is a stall closed at the poll at history position hp.
+type closedStall struct {
+	hp       int32
+	proc     int32
+	key      model.KeyID
+	st       stall
+	acked    int64 // the key's highest acknowledged offset then
+	hasAcked bool
+}
+
+// reportStalls reports stalled-consumer for the stalls lagAndStalls found:
+// first those closed during the history, in the order a walk sampling every
+// key at every poll would close them (by poll, then key), then those still
+// open, by process id, then key.
+func (c *checker) reportStalls(ls *lagState) {
+	slices.SortFunc(ls.closed, func(a, b closedStall) int {
+		return cmp.Or(cmp.Compare(a.hp, b.hp), cmp.Compare(a.key, b.key))
+	})
+	for i := range ls.closed {
+		x := &ls.closed[i]
+		c.reportStall(x.proc, x.key, &x.st, x.acked, x.hasAcked)
+	}
+	order := make([]int32, len(ls.procs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(c.procIDs[a], c.procIDs[b]) })
+	var open []*lagKey
+	for _, p := range order {
+		open = open[:0]
+		for j := range ls.procs[p].keys {
+			if e := &ls.procs[p].keys[j]; e.inStall {
+				open = append(open, e)
+			}
+		}
+		slices.SortFunc(open, func(a, b *lagKey) int { return cmp.Compare(a.key, b.key) })
+		for _, e := range open {
+			acked, hasAcked := ls.acks[e.key].highest()
+			c.reportStall(c.procIDs[p], e.key, &e.st, acked, hasAcked)
+		}
+	}
+}
+
+// reportStall reports stall s of process proc on key k as stalled-consumer
+// when it spans two polls or more and lasted at least
+// Options.StallThreshold; acked is the key's highest acknowledged offset
+// when the stall closed, if hasAcked.
+func (c *checker) reportStall(proc int32, k model.KeyID, s *stall, acked int64, hasAcked bool) {
+	threshold := c.opts.StallThreshold.Nanoseconds()
+	if s.polls < 2 || s.lastTime-s.since < threshold || threshold <= 0 {
+		return
+	}
+	in := analysis.Instance{
+		Key: c.keyVal(k), Process: analysis.IntPtr(int64(proc)),
+		From: analysis.IntPtr(c.compIdx(s.fromRec)), To: analysis.IntPtr(c.compIdx(s.lastRec)),
+		DurationS: analysis.FloatPtr(float64(s.lastTime-s.since) / 1e9),
+		Witness:   c.witness(s.fromRec, s.lastRec, s.ackRec),
+	}
+	in.StuckOffset = analysis.IntPtr(s.pos) // -1: nothing read yet
+	if hasAcked {
+		in.AckedOffset = analysis.IntPtr(acked)
+	}
+	c.res.Add(StalledConsumer, in)
+}

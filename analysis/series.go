@@ -1,0 +1,164 @@
+package analysis
+
+import (
+	"iter"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// UnseenPoint is one change of a key's unseen count: after the ok op at
+// position Op (index OpIndex, time Time), Count ok-sent values of Key had not
+// been read by an ok poll. Between points the count stays.
+type UnseenPoint struct {
+	Time    int64
+	OpIndex int64
+	Key     model.KeyID
+	Count   int32
+}
+
+// LagPoint is one realtime-lag sample: at the ok poll OpIndex of Process
+// (stamped with its invocation Time), Key lagged LagNS nanoseconds behind the
+// acknowledged log; Offset is the consumer's position after the poll (-1:
+// nothing read yet).
+type LagPoint struct {
+	Time    int64
+	OpIndex int64
+	Process int32
+	Key     model.KeyID
+	LagNS   int64
+	Offset  int64
+}
+
+// KeyOrder is the version order a transactional checker inferred for one
+// key: its elements (list-append) or values, oldest first, and the op whose
+// read showed it (-1: none, e.g. a key with a single append).
+type KeyOrder struct {
+	Key   model.KeyID
+	Elems []model.MsgID
+	From  int64
+}
+
+// VersionEdge is one edge of an rw-register key's version order: From
+// came before To (model.NoMsg: the initial state, nil), by the source By
+// (as Step.OrderBy) and the ops Ops that justify it (none for
+// initial-state; the one txn for wfr-keys; the two txns otherwise).
+type VersionEdge struct {
+	From, To model.MsgID
+	By       string
+	Ops      []int64
+}
+
+// KeyVersions is the version order an rw-register check inferred for one
+// key: a partial order, as the edges of a small DAG over the key's values
+// (not a list, and not transitively closed: v1 < v3 may hold only through
+// v1 < v2 < v3). Only edges of sources that kept the key's order acyclic
+// are here; cyclic-versions instances tell of the others.
+type KeyVersions struct {
+	Key   model.KeyID
+	Edges []VersionEdge
+}
+
+// Series are what a report draws beyond the anomalies: the queue's time
+// series, and the transactional workloads' version orders (by key):
+// list-append's as lists (Orders), rw-register's as partial orders
+// (Versions). They are not part of the JSON result.
+type Series struct {
+	Unseen   Points[UnseenPoint]
+	Lag      LagSeries
+	Orders   []KeyOrder
+	Versions []KeyVersions
+}
+
+// LagSeries holds realtime-lag samples in order, compactly: the samples of
+// one poll share its time, op index and process, which are kept once.
+type LagSeries struct {
+	polls   Points[lagPoll]
+	samples Points[lagSample]
+}
+
+type lagPoll struct {
+	time, opIndex int64
+	process       int32
+}
+
+type lagSample struct {
+	key    model.KeyID
+	poll   int32 // index in polls
+	lagNS  int64
+	offset int64
+}
+
+// Append adds p at the end.
+func (s *LagSeries) Append(p LagPoint) {
+	n := s.polls.Len()
+	if n == 0 || *s.polls.At(n - 1) != (lagPoll{p.Time, p.OpIndex, p.Process}) {
+		s.polls.Append(lagPoll{p.Time, p.OpIndex, p.Process})
+		n++
+	}
+	s.samples.Append(lagSample{p.Key, int32(n - 1), p.LagNS, p.Offset})
+}
+
+// Len is the number of samples.
+func (s *LagSeries) Len() int { return s.samples.Len() }
+
+// At returns the sample at i, 0 <= i < Len().
+func (s *LagSeries) At(i int) LagPoint {
+	x := s.samples.At(i)
+	p := s.polls.At(int(x.poll))
+	return LagPoint{Time: p.time, OpIndex: p.opIndex, Process: p.process, Key: x.key, LagNS: x.lagNS, Offset: x.offset}
+}
+
+// All yields the samples in order.
+func (s *LagSeries) All() iter.Seq2[int, LagPoint] {
+	return func(yield func(int, LagPoint) bool) {
+		for i, x := range s.samples.All() {
+			p := s.polls.At(int(x.poll))
+			if !yield(i, LagPoint{Time: p.time, OpIndex: p.opIndex, Process: p.process, Key: x.key, LagNS: x.lagNS, Offset: x.offset}) {
+				return
+			}
+		}
+	}
+}
+
+// pointsChunk is the number of points in a chunk of Points.
+const pointsChunk = 1 << 16
+
+// Points is a sequence of points gathered one at a time, in chunks that
+// never move: a history's millions of lag samples cost no copying as they
+// grow (a slice's append copies them again and again, and for a large
+// history that took longer than computing them). The zero value is empty.
+type Points[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+// Append adds p at the end.
+func (s *Points[T]) Append(p T) {
+	if s.n%pointsChunk == 0 {
+		s.chunks = append(s.chunks, make([]T, 0, pointsChunk))
+	}
+	last := &s.chunks[len(s.chunks)-1]
+	*last = append(*last, p)
+	s.n++
+}
+
+// Len is the number of points.
+func (s *Points[T]) Len() int { return s.n }
+
+// At returns the point at i, 0 <= i < Len().
+func (s *Points[T]) At(i int) *T { return &s.chunks[i/pointsChunk][i%pointsChunk] }
+
+// All yields the points in order.
+func (s *Points[T]) All() iter.Seq2[int, *T] {
+	return func(yield func(int, *T) bool) {
+		i := 0
+		for _, c := range s.chunks {
+			for j := range c {
+				if !yield(i, &c[j]) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
