@@ -56,22 +56,13 @@ done
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/bench/out"
-mkdir -p "$OUT"
-cd "$ROOT"
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
 
 # ---------------------------------------------------------------- build
 
-section "build"
-go build -o "$OUT/histgen" ./cmd/histgen
+build_binaries
 go build -o "$OUT/tokenpass" ./bench/tokenpass
-HS="${HINDSIGHT:-}"
-if [[ -z "$HS" ]]; then
-  go build -o "$OUT/hindsight" ./cmd/hindsight
-  HS="$OUT/hindsight"
-fi
-echo "hindsight: $HS ($("$HS" --version))"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1e6 }' /proc/meminfo); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---------------------------------------------------------------- histories

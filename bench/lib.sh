@@ -1,7 +1,23 @@
-# bench/lib.sh: shared by bench/bench.sh and bench/scan-bench.sh (sourced,
-# after OUT is set).
+# bench/lib.sh: shared by bench/bench.sh, bench/txn-bench.sh and
+# bench/scan-bench.sh (sourced, after ROOT and OUT are set).
 
 section() { printf '\n== %s\n' "$*"; }
+
+# build_binaries: makes OUT, goes to ROOT, and builds
+# cmd/histgen into OUT, and cmd/hindsight too unless HINDSIGHT names the
+# binary to measure; sets HS to the hindsight measured.
+build_binaries() {
+  mkdir -p "$OUT"
+  cd "$ROOT"
+  section "build"
+  go build -o "$OUT/histgen" ./cmd/histgen
+  HS="${HINDSIGHT:-}"
+  if [[ -z "$HS" ]]; then
+    go build -o "$OUT/hindsight" ./cmd/hindsight
+    HS="$OUT/hindsight"
+  fi
+  echo "hindsight: $HS ($("$HS" --version))"
+}
 
 # GNU time gives the peak RSS; install it when we can, else fall back to
 # wall time only.

@@ -41,19 +41,10 @@ case "$WORKLOAD" in list-append|rw-register) ;; *) echo "txn-bench.sh: --workloa
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/bench/out"
-mkdir -p "$OUT"
-cd "$ROOT"
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
 
-section "build"
-go build -o "$OUT/histgen" ./cmd/histgen
-HS="${HINDSIGHT:-}"
-if [[ -z "$HS" ]]; then
-  go build -o "$OUT/hindsight" ./cmd/hindsight
-  HS="$OUT/hindsight"
-fi
-echo "hindsight: $HS ($("$HS" --version))"
+build_binaries
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 
 GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"

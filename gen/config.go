@@ -94,21 +94,12 @@ func (k FaultKind) String() string {
 
 // FaultKinds returns every fault kind, in declaration order.
 func FaultKinds() []FaultKind {
-	ks := make([]FaultKind, numFaultKinds)
-	for i := range ks {
-		ks[i] = FaultKind(i)
-	}
-	return ks
+	return allKinds[FaultKind](numFaultKinds)
 }
 
 // ParseFaultKind reads a fault name as printed by FaultKind.String.
 func ParseFaultKind(s string) (FaultKind, error) {
-	for i, n := range faultNames {
-		if n == s {
-			return FaultKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown fault %q (want one of %s)", s, strings.Join(faultNames[:], ", "))
+	return parseKind[FaultKind](faultNames[:], "fault", s)
 }
 
 // Fault asks for Count injections of one kind.
@@ -122,20 +113,46 @@ func (f Fault) String() string { return f.Kind.String() + "=" + strconv.Itoa(f.C
 
 // ParseFault reads "kind" (one injection) or "kind=count".
 func ParseFault(s string) (Fault, error) {
-	name, count, hasCount := strings.Cut(s, "=")
-	k, err := ParseFaultKind(name)
-	if err != nil {
-		return Fault{}, err
+	k, n, err := parseFault(s, ParseFaultKind)
+	return Fault{Kind: k, Count: n}, err
+}
+
+// allKinds returns the kinds 0 to n-1 of a fault kind type, in order.
+func allKinds[K ~uint8](n K) []K {
+	ks := make([]K, n)
+	for i := range ks {
+		ks[i] = K(i)
 	}
-	f := Fault{Kind: k, Count: 1}
-	if hasCount {
-		n, err := strconv.Atoi(count)
-		if err != nil || n < 0 {
-			return Fault{}, fmt.Errorf("fault %q: count must be a non-negative integer", s)
+	return ks
+}
+
+// parseKind returns the kind whose name (names is indexed by kind) is s;
+// what names the kind of fault in the error.
+func parseKind[K ~uint8](names []string, what, s string) (K, error) {
+	for i, n := range names {
+		if n == s {
+			return K(i), nil
 		}
-		f.Count = n
 	}
-	return f, nil
+	return 0, fmt.Errorf("unknown %s %q (want one of %s)", what, s, strings.Join(names, ", "))
+}
+
+// parseFault reads "kind" (one injection) or "kind=count", the kind with
+// parseKind; on an error it returns zeros.
+func parseFault[K ~uint8](s string, parseKind func(string) (K, error)) (K, int, error) {
+	name, count, hasCount := strings.Cut(s, "=")
+	k, err := parseKind(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !hasCount {
+		return k, 1, nil
+	}
+	n, err := strconv.Atoi(count)
+	if err != nil || n < 0 {
+		return 0, 0, fmt.Errorf("fault %q: count must be a non-negative integer", s)
+	}
+	return k, n, nil
 }
 
 // DefaultStallDuration is how long a Stall fault keeps a consumer stuck when

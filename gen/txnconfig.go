@@ -167,21 +167,12 @@ func (k TxnFaultKind) Anomalies(w Workload) (types, withWFR []string) {
 
 // TxnFaultKinds returns every transactional fault kind, in declaration order.
 func TxnFaultKinds() []TxnFaultKind {
-	ks := make([]TxnFaultKind, numTxnFaultKinds)
-	for i := range ks {
-		ks[i] = TxnFaultKind(i)
-	}
-	return ks
+	return allKinds[TxnFaultKind](numTxnFaultKinds)
 }
 
 // ParseTxnFaultKind reads a fault name as printed by TxnFaultKind.String.
 func ParseTxnFaultKind(s string) (TxnFaultKind, error) {
-	for i, n := range txnFaultNames {
-		if n == s {
-			return TxnFaultKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown transactional fault %q (want one of %s)", s, strings.Join(txnFaultNames[:], ", "))
+	return parseKind[TxnFaultKind](txnFaultNames[:], "transactional fault", s)
 }
 
 // TxnFault asks for Count injections of one kind.
@@ -195,20 +186,8 @@ func (f TxnFault) String() string { return f.Kind.String() + "=" + strconv.Itoa(
 
 // ParseTxnFault reads "kind" (one injection) or "kind=count".
 func ParseTxnFault(s string) (TxnFault, error) {
-	name, count, hasCount := strings.Cut(s, "=")
-	k, err := ParseTxnFaultKind(name)
-	if err != nil {
-		return TxnFault{}, err
-	}
-	f := TxnFault{Kind: k, Count: 1}
-	if hasCount {
-		n, err := strconv.Atoi(count)
-		if err != nil || n < 0 {
-			return TxnFault{}, fmt.Errorf("fault %q: count must be a non-negative integer", s)
-		}
-		f.Count = n
-	}
-	return f, nil
+	k, n, err := parseFault(s, ParseTxnFaultKind)
+	return TxnFault{Kind: k, Count: n}, err
 }
 
 // Defaults of TxnConfig fields whose zero value means "the default".

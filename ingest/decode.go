@@ -927,14 +927,7 @@ func (d *decoder) readMop(o opener) error {
 // micro-op in messages.
 func (d *decoder) readKV(o opener, kind model.MopKind, what string) error {
 	m := smop{kind: kind, done: true}
-	if c, err := d.nextClose(o); err != nil {
-		return err
-	} else if c {
-		d.deferErr(o.at, what+" micro-op needs a key and a value")
-		return nil
-	}
-	var err error
-	if m.key, err = d.atom(); err != nil {
+	if ok, err := d.mopKey(o, &m, what+" micro-op needs a key and a value"); !ok {
 		return err
 	}
 	if c, err := d.nextClose(o); err != nil {
@@ -943,9 +936,33 @@ func (d *decoder) readKV(o opener, kind model.MopKind, what string) error {
 		d.deferErr(o.at, what+" micro-op needs a value")
 		return nil
 	}
+	var err error
 	if m.val, err = d.atom(); err != nil {
 		return err
 	}
+	return d.endMop(o, m, what)
+}
+
+// mopKey reads the key of a micro-op opened by o into m.key. It reports
+// whether it did: when o closes first, it records missing (and err is
+// nil).
+func (d *decoder) mopKey(o opener, m *smop, missing string) (ok bool, err error) {
+	if c, err := d.nextClose(o); err != nil {
+		return false, err
+	} else if c {
+		d.deferErr(o.at, missing)
+		return false, nil
+	}
+	if m.key, err = d.atom(); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// endMop reads the closer of the micro-op m, which o opened, and keeps m;
+// anything before the closer is recorded as a problem (what names the
+// micro-op) and skipped, and m is dropped.
+func (d *decoder) endMop(o opener, m smop, what string) error {
 	if c, err := d.nextClose(o); err != nil {
 		return err
 	} else if !c {
@@ -961,14 +978,7 @@ func (d *decoder) readKV(o opener, kind model.MopKind, what string) error {
 func (d *decoder) readR(o opener) error {
 	l := d.l
 	m := smop{kind: model.MopRead}
-	if c, err := d.nextClose(o); err != nil {
-		return err
-	} else if c {
-		d.deferErr(o.at, "a read micro-op needs a key")
-		return nil
-	}
-	var err error
-	if m.key, err = d.atom(); err != nil {
+	if ok, err := d.mopKey(o, &m, "a read micro-op needs a key"); !ok {
 		return err
 	}
 	if c, err := d.nextClose(o); err != nil {
@@ -998,31 +1008,19 @@ func (d *decoder) readR(o opener) error {
 		m.p1 = int32(len(d.reads))
 	default:
 		m.done = true
+		var err error
 		if m.val, err = d.atom(); err != nil {
 			return err
 		}
 	}
-	if c, err := d.nextClose(o); err != nil {
-		return err
-	} else if !c {
-		return d.bad(o, "a read micro-op has three elements; found more: ")
-	}
-	d.mops = append(grow(d.mops), m)
-	return nil
+	return d.endMop(o, m, "a read")
 }
 
 // readSend reads the rest of [:send k v] or [:send k [offset v]].
 func (d *decoder) readSend(o opener) error {
 	l := d.l
 	m := smop{kind: model.MopSend, off: model.NoOffset}
-	if c, err := d.nextClose(o); err != nil {
-		return err
-	} else if c {
-		d.deferErr(o.at, "a send micro-op needs a key and a value")
-		return nil
-	}
-	var err error
-	if m.key, err = d.atom(); err != nil {
+	if ok, err := d.mopKey(o, &m, "a send micro-op needs a key and a value"); !ok {
 		return err
 	}
 	if c, err := d.nextClose(o); err != nil {
@@ -1031,6 +1029,7 @@ func (d *decoder) readSend(o opener) error {
 		d.deferErr(o.at, "a send micro-op needs a value")
 		return nil
 	}
+	var err error
 	if po, ok := d.opener(); ok && (l.kind == tVecBegin || l.kind == tListBegin) {
 		m.done = true
 		var r sread
@@ -1044,13 +1043,7 @@ func (d *decoder) readSend(o opener) error {
 	} else if m.val, err = d.atom(); err != nil {
 		return err
 	}
-	if c, err := d.nextClose(o); err != nil {
-		return err
-	} else if !c {
-		return d.bad(o, "a send micro-op has three elements; found more: ")
-	}
-	d.mops = append(grow(d.mops), m)
-	return nil
+	return d.endMop(o, m, "a send")
 }
 
 // errBadPair says readPair found a malformed pair, recorded with deferErr and

@@ -8,20 +8,7 @@ import (
 
 // slowInteger is fastInteger's specification: lexer.fastInt on a buffer.
 func slowInteger(buf []byte, p int) (int64, int) {
-	q := p
-	if q < len(buf) && buf[q] == '-' {
-		q++
-	}
-	s := q
-	var u uint64
-	for q < len(buf) && q-s < 18 {
-		c := buf[q] - '0'
-		if c > 9 {
-			break
-		}
-		u = u*10 + uint64(c)
-		q++
-	}
+	u, s, q := intDigits(buf, p)
 	if q == s || !fastEnd(buf, q) {
 		return 0, -1
 	}

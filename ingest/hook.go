@@ -215,14 +215,7 @@ func (v *Value) Map(fn func(key string, val *Value) error) error {
 		return v.Errorf("expected a map, found %s", d.describe())
 	}
 	o, _ := d.opener()
-	elem := d.takeValue()
-	defer d.putValue(elem)
-	for {
-		if c, err := d.nextClose(o); err != nil {
-			return err
-		} else if c {
-			return nil
-		}
+	return d.elements(o, func(elem *Value) error {
 		name := ""
 		if isName(l.kind) {
 			name = d.hookName(trimColon(l.text))
@@ -234,16 +227,8 @@ func (v *Value) Map(fn func(key string, val *Value) error) error {
 		} else if c {
 			return &lexErr{l.tok, "map has a key with no value"}
 		}
-		elem.done = false
-		if err := fn(name, elem); err != nil {
-			return err
-		}
-		if !elem.done {
-			if err := d.skip(); err != nil {
-				return err
-			}
-		}
-	}
+		return d.hand(elem, func(elem *Value) error { return fn(name, elem) })
+	})
 }
 
 // Seq reads a vector, list or set (a JSON array), calling fn for each
@@ -260,6 +245,12 @@ func (v *Value) Seq(fn func(elem *Value) error) error {
 		}
 		return v.Errorf("expected a vector, found %s", d.describe())
 	}
+	return d.elements(o, func(elem *Value) error { return d.hand(elem, fn) })
+}
+
+// elements calls each at every token up to o's closer, with a Value for
+// the element there (the same Value each time, taken for the loop).
+func (d *decoder) elements(o opener, each func(elem *Value) error) error {
 	elem := d.takeValue()
 	defer d.putValue(elem)
 	for {
@@ -268,16 +259,23 @@ func (v *Value) Seq(fn func(elem *Value) error) error {
 		} else if c {
 			return nil
 		}
-		elem.done = false
-		if err := fn(elem); err != nil {
+		if err := each(elem); err != nil {
 			return err
 		}
-		if !elem.done {
-			if err := d.skip(); err != nil {
-				return err
-			}
-		}
 	}
+}
+
+// hand calls fn with elem, the form at the current token, and skips the
+// form when fn did not read it.
+func (d *decoder) hand(elem *Value, fn func(elem *Value) error) error {
+	elem.done = false
+	if err := fn(elem); err != nil {
+		return err
+	}
+	if !elem.done {
+		return d.skip()
+	}
+	return nil
 }
 
 // ExtWriter collects one workload record (model.ExtRec) of the op being

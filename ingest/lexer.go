@@ -321,6 +321,22 @@ func (l *lexer) single(p int, k tokKind) {
 	l.pos = p + 1
 }
 
+// enter makes the one-byte opener at p (what names it in the error) the
+// current token of kind k, a level deeper, unless that is too deep.
+func (l *lexer) enter(p int, what string, k tokKind) {
+	if !l.tooDeep(p, what) {
+		l.nest++
+		l.single(p, k)
+	}
+}
+
+// leave makes the one-byte closer at p the current token of kind k, a
+// level up.
+func (l *lexer) leave(p int, k tokKind) {
+	l.nest--
+	l.single(p, k)
+}
+
 // newOpAt reports whether the '{' or '#' at buf[*p] begins the next op
 // while the op being read is left unclosed, and then makes the current
 // token the error for that op. It costs two comparisons unless the byte is
@@ -383,32 +399,19 @@ func (l *lexer) nextEDN() {
 		case '{':
 			// A '{' that is the first token of its line inside an op may be
 			// the next op, when the one being read was left unclosed.
-			if l.newOpAt(&p) || l.tooDeep(p, "'{'") {
-				return
+			if !l.newOpAt(&p) {
+				l.enter(p, "'{'", tMapBegin)
 			}
-			l.nest++
-			l.single(p, tMapBegin)
 		case '}':
-			l.nest--
-			l.single(p, tMapEnd)
+			l.leave(p, tMapEnd)
 		case '[':
-			if l.tooDeep(p, "'['") {
-				return
-			}
-			l.nest++
-			l.single(p, tVecBegin)
+			l.enter(p, "'['", tVecBegin)
 		case ']':
-			l.nest--
-			l.single(p, tVecEnd)
+			l.leave(p, tVecEnd)
 		case '(':
-			if l.tooDeep(p, "'('") {
-				return
-			}
-			l.nest++
-			l.single(p, tListBegin)
+			l.enter(p, "'('", tListBegin)
 		case ')':
-			l.nest--
-			l.single(p, tListEnd)
+			l.leave(p, tListEnd)
 		case '"':
 			l.startTok(p)
 			l.scanString(p, false)
@@ -520,20 +523,7 @@ func (l *lexer) nextEDN() {
 // a history. Anything else is left to the general path.
 func (l *lexer) fastInt(p int) bool {
 	buf := l.buf[:l.end]
-	q := p
-	if q < len(buf) && buf[q] == '-' {
-		q++
-	}
-	s := q
-	var u uint64
-	for q < len(buf) && q-s < 18 {
-		d := buf[q] - '0'
-		if d > 9 {
-			break
-		}
-		u = u*10 + uint64(d)
-		q++
-	}
+	u, s, q := intDigits(buf, p)
 	if q == s || q >= len(buf) || symChar[buf[q]] {
 		return false
 	}
@@ -542,6 +532,26 @@ func (l *lexer) fastInt(p int) bool {
 		l.ival = -l.ival
 	}
 	return true
+}
+
+// intDigits reads an optional '-' and then at most 18 decimal digits at
+// p: their value u, the index s of the first digit, and q, the index
+// after the last (q == s when there is none).
+func intDigits(buf []byte, p int) (u uint64, s, q int) {
+	q = p
+	if q < len(buf) && buf[q] == '-' {
+		q++
+	}
+	s = q
+	for q < len(buf) && q-s < 18 {
+		d := buf[q] - '0'
+		if d > 9 {
+			break
+		}
+		u = u*10 + uint64(d)
+		q++
+	}
+	return u, s, q
 }
 
 // dispatch reads a token that starts with '#' at p (not #_); buf[p+1] is

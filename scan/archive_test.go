@@ -53,28 +53,16 @@ func buildStores(t *testing.T) (string, []string) {
 	root := filepath.Join(t.TempDir(), "stores")
 	valid, lost := readTestdata(t, "two-keys-all-read-valid.edn"), readTestdata(t, "lost-write-invalid.edn")
 	st := filepath.Join(root, "store", "queue")
-	writeFile(t, filepath.Join(st, "20240101T000000.000Z", "history.edn"), valid)
-	writeFile(t, filepath.Join(st, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
-	writeFile(t, filepath.Join(st, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
-	writeFile(t, filepath.Join(st, "20240101T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json")) // history.edn wins
-	writeFile(t, filepath.Join(st, "20240102T000000.000Z", "history.edn.gz"), testpack.Gzip(t, lost))
-	writeFile(t, filepath.Join(st, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
-	writeFile(t, filepath.Join(st, "20240104T000000.000Z", "history.edn.zst"), testpack.Zstd(t, lost))
+	testpack.WriteFile(t, filepath.Join(st, "20240101T000000.000Z", "history.edn"), valid)
+	testpack.WriteFile(t, filepath.Join(st, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
+	testpack.WriteFile(t, filepath.Join(st, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
+	testpack.WriteFile(t, filepath.Join(st, "20240101T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json")) // history.edn wins
+	testpack.WriteFile(t, filepath.Join(st, "20240102T000000.000Z", "history.edn.gz"), testpack.Gzip(t, lost))
+	testpack.WriteFile(t, filepath.Join(st, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
+	testpack.WriteFile(t, filepath.Join(st, "20240104T000000.000Z", "history.edn.zst"), testpack.Zstd(t, lost))
 	lo := filepath.Join(root, "loose")
-	writeFile(t, filepath.Join(lo, "a.edn"), lost)
-	writeFile(t, filepath.Join(lo, "unknown.edn"), readTestdata(t, "no-queue-ops-unknown.edn"))
-	writeFile(t, filepath.Join(lo, "corrupt.edn"), readTestdata(t, "mismatched-bracket-error.edn"))
-	writeFile(t, filepath.Join(lo, "truncated.edn"), readTestdata(t, "cut-mid-op-truncated-invalid.edn"))
-	var big bytes.Buffer
-	genHistory(&big, 4000)
-	g := testpack.Gzip(t, big.Bytes())
-	writeFile(t, filepath.Join(lo, "truncated.edn.gz"), g[:len(g)/2])
-	garbled := bytes.Clone(g)
-	for i := len(garbled) / 3; i < len(garbled)/3+64; i++ {
-		garbled[i] ^= 0x5a
-	}
-	writeFile(t, filepath.Join(lo, "garbled.edn.gz"), garbled)
-	writeFile(t, filepath.Join(lo, "empty.edn"), nil)
+	testpack.WriteFile(t, filepath.Join(lo, "a.edn"), lost)
+	writeBrokenLoose(t, lo)
 	// Files that are not histories: skipped, not error rows.
 	notHist := map[string]string{
 		"loose/results.json":       `{"valid?": true, "anomaly-types": []}`,
@@ -87,11 +75,11 @@ func buildStores(t *testing.T) (string, []string) {
 	}
 	var skipped []string
 	for n, b := range notHist {
-		writeFile(t, filepath.Join(root, n), []byte(b))
+		testpack.WriteFile(t, filepath.Join(root, n), []byte(b))
 		skipped = append(skipped, n)
 	}
 	// Starts like a history, breaks later: an error row with line:col.
-	writeFile(t, filepath.Join(lo, "breaks.json"), []byte(`{"index": 0, "type": "invoke", "process": 0, "f": "send", "value": [["send", 1, 10]]}`+"\n"+`{"index": 1, "type": "ok", "process": 0 "f": "send"}`+"\n"))
+	testpack.WriteFile(t, filepath.Join(lo, "breaks.json"), []byte(`{"index": 0, "type": "invoke", "process": 0, "f": "send", "value": [["send", 1, 10]]}`+"\n"+`{"index": 1, "type": "ok", "process": 0 "f": "send"}`+"\n"))
 	slices.Sort(skipped)
 	return root, skipped
 }
@@ -149,7 +137,7 @@ func TestArchivesAgreeWithLoose(t *testing.T) {
 	for name, b := range forms {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(dir, name)
-			writeFile(t, p, b)
+			testpack.WriteFile(t, p, b)
 			opts := testOptions(t)
 			sum := mustRun(t, []string{p}, opts)
 			got := rowsByPath(t, opts.OutDir)
@@ -202,7 +190,7 @@ func TestArchivesAgreeWithLoose(t *testing.T) {
 func TestArchiveArgument(t *testing.T) {
 	root, _ := buildStores(t)
 	p := filepath.Join(t.TempDir(), "run.tar.gz")
-	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, treeMembers(t, root, "stores/"))))
+	testpack.WriteFile(t, p, testpack.Gzip(t, testpack.Tar(t, treeMembers(t, root, "stores/"))))
 	opts := testOptions(t)
 	var progress syncBuffer
 	opts.Progress = &progress
@@ -263,7 +251,7 @@ func TestArchiveBroken(t *testing.T) {
 			// In a folder, so it is an archive by its name (given as an
 			// argument, a file is an archive only by its content).
 			p := filepath.Join(dir, c.name, c.name)
-			writeFile(t, p, c.b)
+			testpack.WriteFile(t, p, c.b)
 			opts := testOptions(t)
 			sum, err := Run(context.Background(), []string{filepath.Dir(p)}, opts)
 			if err != nil {
@@ -314,7 +302,7 @@ func TestArchiveNames(t *testing.T) {
 		{Name: "nest/inner.zip", Body: string(inner)},
 	}
 	p := filepath.Join(dir, "evil.tar.gz")
-	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, ms)))
+	testpack.WriteFile(t, p, testpack.Gzip(t, testpack.Tar(t, ms)))
 	before := testpack.Files(base)
 	opts := testOptions(t)
 	opts.OutDir = filepath.Join(base, "out")
@@ -382,14 +370,14 @@ func TestArchiveBomb(t *testing.T) {
 	valid := readTestdata(t, "two-keys-all-read-valid.edn")
 	plain := strings.Repeat(op, (2<<20)/len(op))
 	p := filepath.Join(dir, "bombs.tar.gz")
-	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, []member{
+	testpack.WriteFile(t, p, testpack.Gzip(t, testpack.Tar(t, []member{
 		{Name: "a/history.edn.gz", Body: string(bomb)},
 		{Name: "b/history.edn.zst", Body: string(zbomb)},
 		{Name: "c/history.edn", Body: plain},
 		{Name: "d/history.edn", Body: string(valid)},
 	})))
 	looseBomb := filepath.Join(dir, "loose", "bomb.edn.gz")
-	writeFile(t, looseBomb, bomb)
+	testpack.WriteFile(t, looseBomb, bomb)
 	opts := testOptions(t)
 	opts.MaxHistoryBytes = 1 << 20
 	opts.MemoryBudget = 64 << 20
@@ -441,7 +429,7 @@ func TestArchiveBomb(t *testing.T) {
 func TestArchiveResume(t *testing.T) {
 	root := archiveOfSize(t, 30, 2000)
 	p := filepath.Join(t.TempDir(), "runs.tar.gz")
-	writeFile(t, p, testpack.Gzip(t, testpack.Tar(t, treeMembers(t, root, "gen/"))))
+	testpack.WriteFile(t, p, testpack.Gzip(t, testpack.Tar(t, treeMembers(t, root, "gen/"))))
 	opts := testOptions(t)
 	sum := interruptedRun(t, []string{p}, opts, 30)
 	if _, err := os.Stat(filepath.Join(opts.OutDir, "histories.parquet")); err == nil {
@@ -451,15 +439,7 @@ func TestArchiveResume(t *testing.T) {
 	if sum2.Cached < sum.Done || sum2.Done != 30 {
 		t.Errorf("rerun: %d cached, %d done; want at least %d cached, 30 done", sum2.Cached, sum2.Done, sum.Done)
 	}
-	fresh := testOptions(t)
-	mustRun(t, []string{p}, fresh)
-	for _, table := range []string{"histories.parquet", "anomalies.parquet"} {
-		_, a := readParquet(t, filepath.Join(opts.OutDir, table))
-		_, b := readParquet(t, filepath.Join(fresh.OutDir, table))
-		if got, want := tableText(a), tableText(b); got != want {
-			t.Errorf("%s after resume differs from a fresh scan", table)
-		}
-	}
+	sameAsFresh(t, []string{p}, opts)
 	// The same histories loose share the cache with their packed copies:
 	// the content hash is that of the member's bytes.
 	loose := opts
@@ -485,7 +465,7 @@ func TestSkipText(t *testing.T) {
 		}
 	}
 	only := t.TempDir()
-	writeFile(t, filepath.Join(only, "results.json"), []byte(`{"valid?": true}`))
+	testpack.WriteFile(t, filepath.Join(only, "results.json"), []byte(`{"valid?": true}`))
 	if _, err := Run(context.Background(), []string{only}, testOptions(t)); !errors.Is(err, ErrNoHistories) || !strings.Contains(err.Error(), "skipped 1 file that is not a history") {
 		t.Errorf("a folder of non-histories: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 // TestBudgetNeverDeadlocks: histories that all start small and grow, many
@@ -81,9 +82,9 @@ func lyingGzip(t *testing.T, n int) []byte {
 func TestScanMetersWhatItReads(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 4 {
-		writeFile(t, filepath.Join(dir, "run"+string(rune('a'+i)), "history.edn.gz"), lyingGzip(t, 25000)) // about 2.2 MB of text
+		testpack.WriteFile(t, filepath.Join(dir, "run"+string(rune('a'+i)), "history.edn.gz"), lyingGzip(t, 25000)) // about 2.2 MB of text
 	}
-	writeFile(t, filepath.Join(dir, "big", "history.edn.gz"), lyingGzip(t, 60000)) // about 5.3 MB: 21 MB to check
+	testpack.WriteFile(t, filepath.Join(dir, "big", "history.edn.gz"), lyingGzip(t, 60000)) // about 5.3 MB: 21 MB to check
 	if lie := lyingGzip(t, 25000); estimateSize(bytes.NewReader(lie), int64(len(lie))) > 1<<20 {
 		t.Fatal("the trailer does not lie")
 	}

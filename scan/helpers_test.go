@@ -40,24 +40,26 @@ func readTestdata(t *testing.T, name string) []byte {
 	return b
 }
 
-func writeFile(t *testing.T, path string, b []byte) {
+// writeBrokenLoose writes into dir the loose histories both archive
+// layouts hold that are not plainly valid or invalid: unknown.edn (no
+// queue ops), corrupt.edn (a mismatched bracket), truncated.edn (cut
+// mid-op), truncated.edn.gz (gzip cut in half), garbled.edn.gz (64 bytes
+// of the gzip stream flipped) and empty.edn.
+func writeBrokenLoose(t *testing.T, dir string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
+	testpack.WriteFile(t, filepath.Join(dir, "unknown.edn"), readTestdata(t, "no-queue-ops-unknown.edn"))
+	testpack.WriteFile(t, filepath.Join(dir, "corrupt.edn"), readTestdata(t, "mismatched-bracket-error.edn"))
+	testpack.WriteFile(t, filepath.Join(dir, "truncated.edn"), readTestdata(t, "cut-mid-op-truncated-invalid.edn"))
+	var big bytes.Buffer
+	genHistory(&big, 4000)
+	gz := testpack.Gzip(t, big.Bytes())
+	testpack.WriteFile(t, filepath.Join(dir, "truncated.edn.gz"), gz[:len(gz)/2])
+	garbled := bytes.Clone(gz)
+	for i := len(garbled) / 3; i < len(garbled)/3+64; i++ {
+		garbled[i] ^= 0x5a
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func symlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	testpack.WriteFile(t, filepath.Join(dir, "garbled.edn.gz"), garbled)
+	testpack.WriteFile(t, filepath.Join(dir, "empty.edn"), nil)
 }
 
 // genHistory writes a valid queue history of about n ops: processes
@@ -102,47 +104,35 @@ func buildArchive(t *testing.T) (string, map[string]archiveCase) {
 	root := filepath.Join(t.TempDir(), "archive")
 	valid, lost := readTestdata(t, "two-keys-all-read-valid.edn"), readTestdata(t, "lost-write-invalid.edn")
 	store := filepath.Join(root, "store", "queue")
-	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "history.edn"), valid)
-	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
-	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "test.edn"), []byte("{:name \"queue\"}"))
-	writeFile(t, filepath.Join(store, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
-	writeFile(t, filepath.Join(store, "20240102T000000.000Z", "history.edn.gz"), testpack.Gzip(t, lost))
-	writeFile(t, filepath.Join(store, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
+	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "history.edn"), valid)
+	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
+	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "test.edn"), []byte("{:name \"queue\"}"))
+	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
+	testpack.WriteFile(t, filepath.Join(store, "20240102T000000.000Z", "history.edn.gz"), testpack.Gzip(t, lost))
+	testpack.WriteFile(t, filepath.Join(store, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
 	// A store folder whose history.edn is a directory: unreadable.
 	if err := os.MkdirAll(filepath.Join(store, "20240104T000000.000Z", "history.edn"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	symlink(t, "20240103T000000.000Z", filepath.Join(store, "latest"))
-	symlink(t, "queue/20240101T000000.000Z", filepath.Join(root, "store", "latest"))
+	testpack.Symlink(t, "20240103T000000.000Z", filepath.Join(store, "latest"))
+	testpack.Symlink(t, "queue/20240101T000000.000Z", filepath.Join(root, "store", "latest"))
 
 	loose := filepath.Join(root, "loose")
-	writeFile(t, filepath.Join(loose, "a.edn"), lost)
-	writeFile(t, filepath.Join(loose, "b.jsonl.zst"), testpack.Zstd(t, readTestdata(t, "json-array-valid.json")))
-	writeFile(t, filepath.Join(loose, "unknown.edn"), readTestdata(t, "no-queue-ops-unknown.edn"))
-	writeFile(t, filepath.Join(loose, "corrupt.edn"), readTestdata(t, "mismatched-bracket-error.edn"))
-	writeFile(t, filepath.Join(loose, "truncated.edn"), readTestdata(t, "cut-mid-op-truncated-invalid.edn"))
-	var big bytes.Buffer
-	genHistory(&big, 4000)
-	gz := testpack.Gzip(t, big.Bytes())
-	writeFile(t, filepath.Join(loose, "truncated.edn.gz"), gz[:len(gz)/2])
-	garbled := bytes.Clone(gz)
-	for i := len(garbled) / 3; i < len(garbled)/3+64; i++ {
-		garbled[i] ^= 0x5a
-	}
-	writeFile(t, filepath.Join(loose, "garbled.edn.gz"), garbled)
-	writeFile(t, filepath.Join(loose, "empty.edn"), nil)
-	writeFile(t, filepath.Join(loose, "x.expected.json"), []byte(`{"valid": true}`))
-	writeFile(t, filepath.Join(loose, "results.edn"), []byte("{:valid? true}"))
-	writeFile(t, filepath.Join(loose, "notes.txt"), []byte("notes"))
-	writeFile(t, filepath.Join(loose, ".hidden.edn"), valid)
-	writeFile(t, filepath.Join(loose, ".git", "h.edn"), valid)
-	symlink(t, "nowhere.edn", filepath.Join(loose, "broken.edn"))
-	symlink(t, "a.edn", filepath.Join(loose, "link-to-a.edn"))
-	writeFile(t, filepath.Join(root, "loop", "c.edn"), valid)
+	testpack.WriteFile(t, filepath.Join(loose, "a.edn"), lost)
+	testpack.WriteFile(t, filepath.Join(loose, "b.jsonl.zst"), testpack.Zstd(t, readTestdata(t, "json-array-valid.json")))
+	writeBrokenLoose(t, loose)
+	testpack.WriteFile(t, filepath.Join(loose, "x.expected.json"), []byte(`{"valid": true}`))
+	testpack.WriteFile(t, filepath.Join(loose, "results.edn"), []byte("{:valid? true}"))
+	testpack.WriteFile(t, filepath.Join(loose, "notes.txt"), []byte("notes"))
+	testpack.WriteFile(t, filepath.Join(loose, ".hidden.edn"), valid)
+	testpack.WriteFile(t, filepath.Join(loose, ".git", "h.edn"), valid)
+	testpack.Symlink(t, "nowhere.edn", filepath.Join(loose, "broken.edn"))
+	testpack.Symlink(t, "a.edn", filepath.Join(loose, "link-to-a.edn"))
+	testpack.WriteFile(t, filepath.Join(root, "loop", "c.edn"), valid)
 	// A file name and an error excerpt that are not UTF-8.
-	writeFile(t, filepath.Join(loose, "name-\xff.edn"), lost)
-	writeFile(t, filepath.Join(loose, "binary.edn"), []byte("\xff\xfe\xfd\n{:index 0}\n"))
-	symlink(t, "..", filepath.Join(root, "loop", "sub", "back"))
+	testpack.WriteFile(t, filepath.Join(loose, "name-\xff.edn"), lost)
+	testpack.WriteFile(t, filepath.Join(loose, "binary.edn"), []byte("\xff\xfe\xfd\n{:index 0}\n"))
+	testpack.Symlink(t, "..", filepath.Join(root, "loop", "sub", "back"))
 
 	return root, map[string]archiveCase{
 		"store/queue/20240101T000000.000Z/history.edn":    {verdict: VerdictValid},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 	"github.com/hindsight-dev/hindsight/report"
 )
 
@@ -34,7 +35,7 @@ func TestHTMLReports(t *testing.T) {
 	}
 	root, want := buildArchive(t)
 	evil := filepath.Join(root, "loose", "<b>evil</b>.edn")
-	writeFile(t, evil, readTestdata(t, "lost-write-invalid.edn"))
+	testpack.WriteFile(t, evil, readTestdata(t, "lost-write-invalid.edn"))
 	want["loose/<b>evil</b>.edn"] = archiveCase{verdict: VerdictInvalid}
 	opts := testOptions(t)
 	opts.HTMLDir = filepath.Join(t.TempDir(), "html")

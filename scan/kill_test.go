@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 // childEnv makes the test binary run a scan instead of the tests: a
@@ -91,9 +93,9 @@ func TestKillResume(t *testing.T) {
 	}
 	// Fake what a kill can leave: a temporary file of the dead process.
 	stray := filepath.Join(out, ".histories.parquet.tmp-"+hostname()+"-"+fmt.Sprint(cmd.Process.Pid)+"-123")
-	writeFile(t, stray, []byte("PAR1 half"))
+	testpack.WriteFile(t, stray, []byte("PAR1 half"))
 	strayCache := filepath.Join(out, ".cache", "ab", ".x.entry.tmp-"+hostname()+"-"+fmt.Sprint(cmd.Process.Pid)+"-456")
-	writeFile(t, strayCache, []byte("{"))
+	testpack.WriteFile(t, strayCache, []byte("{"))
 
 	sum := mustRun(t, []string{root}, Options{OutDir: out, Jobs: 2, Version: "kill-test"})
 	if sum.Done != n || sum.Cached < killed {

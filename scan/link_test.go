@@ -121,8 +121,8 @@ func TestArchiveLinks(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(dir, "x", "y", name)
-			writeFile(t, p, c.b)
-			writeFile(t, filepath.Join(dir, "etc", "passwd"), readTestdata(t, "two-keys-all-read-valid.edn"))
+			testpack.WriteFile(t, p, c.b)
+			testpack.WriteFile(t, filepath.Join(dir, "etc", "passwd"), readTestdata(t, "two-keys-all-read-valid.edn"))
 			opts := testOptions(t)
 			sum := mustRun(t, []string{p}, opts)
 			_, anoms := readParquet(t, filepath.Join(opts.OutDir, "anomalies.parquet"))
@@ -140,7 +140,7 @@ func TestArchiveLinks(t *testing.T) {
 // together hold the rows of the full scan.
 func TestArchiveLinkShards(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "a.tar")
-	writeFile(t, p, linkTar(t))
+	testpack.WriteFile(t, p, linkTar(t))
 	full := testOptions(t)
 	mustRun(t, []string{p}, full)
 	fullRows := rowsByPath(t, full.OutDir)
@@ -188,7 +188,7 @@ func TestArchiveGNUHardlinks(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	lost := readTestdata(t, "lost-write-invalid.edn")
-	writeFile(t, filepath.Join(src, "store", "a", "history.edn"), lost)
+	testpack.WriteFile(t, filepath.Join(src, "store", "a", "history.edn"), lost)
 	if err := os.MkdirAll(filepath.Join(src, "store", "b"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestArchiveZipBadDirectory(t *testing.T) {
 	end := bytes.LastIndex(zb, []byte("PK\x05\x06"))
 	binary.LittleEndian.PutUint32(zb[end+16:], binary.LittleEndian.Uint32(zb[end+16:])+1000)
 	p := filepath.Join(t.TempDir(), "ci.zip")
-	writeFile(t, p, zb)
+	testpack.WriteFile(t, p, zb)
 	opts := testOptions(t)
 	sum := mustRun(t, []string{p}, opts)
 	got := rowsByPath(t, opts.OutDir)
@@ -251,7 +251,7 @@ func TestArchiveZipBadDirectory(t *testing.T) {
 // read a second time for it), and a folder holding a link.
 func TestArchiveLinkArgument(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "a.tar.gz")
-	writeFile(t, p, testpack.Gzip(t, linkTar(t)))
+	testpack.WriteFile(t, p, testpack.Gzip(t, linkTar(t)))
 	for arg, want := range map[string]map[string]string{
 		p + "!/r/3/history.edn": {"r/3/history.edn": VerdictInvalid},
 		p + "!/early":           {"early/link.edn": VerdictInvalid},
@@ -279,7 +279,7 @@ func TestArchiveZipLinks(t *testing.T) {
 		{Name: "run/1/history.edn", Body: string(readTestdata(t, "lost-write-invalid.edn"))},
 	})
 	p := filepath.Join(t.TempDir(), "l.zip")
-	writeFile(t, p, zipped)
+	testpack.WriteFile(t, p, zipped)
 	opts := testOptions(t)
 	mustRun(t, []string{p}, opts)
 	got := rowsByPath(t, opts.OutDir)

@@ -39,7 +39,7 @@ func TestEstimateSize(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range cases {
 		path := filepath.Join(dir, "f")
-		writeFile(t, path, c.data)
+		testpack.WriteFile(t, path, c.data)
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 func TestRunArchive(t *testing.T) {
@@ -184,7 +185,7 @@ func TestExitCode(t *testing.T) {
 
 func TestNoHistories(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "notes.txt"), []byte("x"))
+	testpack.WriteFile(t, filepath.Join(dir, "notes.txt"), []byte("x"))
 	if _, err := Run(context.Background(), []string{dir}, testOptions(t)); !errors.Is(err, ErrNoHistories) {
 		t.Errorf("Run = %v, want ErrNoHistories", err)
 	}
@@ -242,8 +243,16 @@ func TestResume(t *testing.T) {
 		t.Errorf("parts left after the tables were written: %v", parts)
 	}
 
+	sameAsFresh(t, []string{root}, opts)
+}
+
+// sameAsFresh checks that the tables in opts.OutDir, written over
+// interrupted or cached runs, are those a fresh scan of paths writes
+// (elapsed_ms aside).
+func sameAsFresh(t *testing.T, paths []string, opts Options) {
+	t.Helper()
 	fresh := testOptions(t)
-	mustRun(t, []string{root}, fresh)
+	mustRun(t, paths, fresh)
 	for _, table := range []string{"histories.parquet", "anomalies.parquet"} {
 		_, a := readParquet(t, filepath.Join(opts.OutDir, table))
 		_, b := readParquet(t, filepath.Join(fresh.OutDir, table))
@@ -274,8 +283,8 @@ func tableText(rows []map[string]any) string {
 
 func TestCacheKey(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a", "x.edn"), readTestdata(t, "lost-write-invalid.edn"))
-	writeFile(t, filepath.Join(dir, "a", "bad.edn"), readTestdata(t, "mismatched-bracket-error.edn"))
+	testpack.WriteFile(t, filepath.Join(dir, "a", "x.edn"), readTestdata(t, "lost-write-invalid.edn"))
+	testpack.WriteFile(t, filepath.Join(dir, "a", "bad.edn"), readTestdata(t, "mismatched-bracket-error.edn"))
 	opts := testOptions(t)
 	opts.Version = "build-1"
 	if s := mustRun(t, []string{dir}, opts); s.Cached != 0 {
@@ -322,7 +331,7 @@ func TestCacheKey(t *testing.T) {
 		}
 	}
 	// A changed file misses.
-	writeFile(t, filepath.Join(dir, "b", "x.edn"), readTestdata(t, "two-keys-all-read-valid.edn"))
+	testpack.WriteFile(t, filepath.Join(dir, "b", "x.edn"), readTestdata(t, "two-keys-all-read-valid.edn"))
 	if s := mustRun(t, []string{dir}, opts); s.Cached != 1 || s.Valid != 1 {
 		t.Errorf("changed file: %d cached, %d valid; want 1 and 1", s.Cached, s.Valid)
 	}

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/internal/version"
 )
@@ -23,11 +26,7 @@ func TestListAppendRows(t *testing.T) {
 	opts := testOptions(t)
 	opts.Check.Analysis.Models = []string{"serializable"}
 	mustRun(t, []string{dir}, opts)
-	schema, rows := readParquet(t, filepath.Join(opts.OutDir, "histories.parquet"))
-	byName := map[string]map[string]any{}
-	for _, r := range rows {
-		byName[filepath.Base(r["path"].(string))] = r
-	}
+	schema, byName := rowsByName(t, opts.OutDir)
 	g1c := byName["g1c-ww-and-wr-invalid.edn"]
 	if g1c["workload"] != "list-append" || g1c["verdict"] != "invalid" || norm(g1c["count_G1c"]) != "1" ||
 		norm(g1c["models"]) != "[serializable]" || norm(g1c["not"]) != "[read-committed]" {
@@ -47,13 +46,25 @@ func TestListAppendRows(t *testing.T) {
 	}
 }
 
+// rowsByName reads a scan's histories table keyed by the base name of
+// each row's path, with the table's schema.
+func rowsByName(t *testing.T, out string) (*arrow.Schema, map[string]map[string]any) {
+	t.Helper()
+	schema, rows := readParquet(t, filepath.Join(out, "histories.parquet"))
+	byName := map[string]map[string]any{}
+	for _, r := range rows {
+		byName[filepath.Base(r["path"].(string))] = r
+	}
+	return schema, byName
+}
+
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, to, b)
+	testpack.WriteFile(t, to, b)
 }
 
 // TestRWRegisterRows scans rw-register histories with --wfr-keys: their
@@ -68,11 +79,7 @@ func TestRWRegisterRows(t *testing.T) {
 	opts := testOptions(t)
 	opts.Check.Analysis.WFRKeys, opts.Check.Analysis.LinearizableKeys = true, true
 	mustRun(t, []string{dir}, opts)
-	schema, rows := readParquet(t, filepath.Join(opts.OutDir, "histories.parquet"))
-	byName := map[string]map[string]any{}
-	for _, r := range rows {
-		byName[filepath.Base(r["path"].(string))] = r
-	}
+	schema, byName := rowsByName(t, opts.OutDir)
 	cyc := byName["scc-sort-bug-cyclic-versions-g1c-realtime-invalid.edn"]
 	if cyc["workload"] != "rw-register" || cyc["verdict"] != "invalid" || norm(cyc["count_cyclic_versions"]) != "2" ||
 		norm(cyc["count_G1c_realtime"]) != "1" || norm(cyc["count_duplicate_writes"]) != "0" {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
 func TestIsHistoryName(t *testing.T) {
@@ -57,7 +59,7 @@ func TestDiscover(t *testing.T) {
 func TestDiscoverArguments(t *testing.T) {
 	root, _ := buildArchive(t)
 	odd := filepath.Join(t.TempDir(), "history.txt")
-	writeFile(t, odd, readTestdata(t, "two-keys-all-read-valid.edn"))
+	testpack.WriteFile(t, odd, readTestdata(t, "two-keys-all-read-valid.edn"))
 	missing := filepath.Join(root, "does-not-exist")
 	a := filepath.Join(root, "loose", "a.edn")
 	got := Discover([]string{a, filepath.Join(root, "loose"), odd, missing, root + "/loose/../loose"})
@@ -86,13 +88,13 @@ func TestDiscoverArguments(t *testing.T) {
 func TestDiscoverSymlinkLoopOnly(t *testing.T) {
 	dir := t.TempDir()
 	// a -> b -> a, and a self loop: nothing to find, and the walk ends.
-	symlink(t, filepath.Join(dir, "b"), filepath.Join(dir, "a"))
-	symlink(t, filepath.Join(dir, "a"), filepath.Join(dir, "b"))
+	testpack.Symlink(t, filepath.Join(dir, "b"), filepath.Join(dir, "a"))
+	testpack.Symlink(t, filepath.Join(dir, "a"), filepath.Join(dir, "b"))
 	if err := os.MkdirAll(filepath.Join(dir, "d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	symlink(t, ".", filepath.Join(dir, "d", "self"))
-	symlink(t, "..", filepath.Join(dir, "d", "up"))
+	testpack.Symlink(t, ".", filepath.Join(dir, "d", "self"))
+	testpack.Symlink(t, "..", filepath.Join(dir, "d", "up"))
 	if got := Discover([]string{dir}); len(got) != 0 {
 		t.Errorf("Discover = %v, want nothing", got)
 	}
@@ -102,8 +104,8 @@ func TestDiscoverRealPathPreferred(t *testing.T) {
 	dir := t.TempDir()
 	// "a-link" sorts before "z-real": the history is still reported under
 	// its real path.
-	writeFile(t, filepath.Join(dir, "z-real", "history.edn"), readTestdata(t, "two-keys-all-read-valid.edn"))
-	symlink(t, "z-real", filepath.Join(dir, "a-link"))
+	testpack.WriteFile(t, filepath.Join(dir, "z-real", "history.edn"), readTestdata(t, "two-keys-all-read-valid.edn"))
+	testpack.Symlink(t, "z-real", filepath.Join(dir, "a-link"))
 	got := Discover([]string{dir})
 	if len(got) != 1 || got[0].Path != filepath.Join(dir, "z-real", "history.edn") {
 		t.Errorf("Discover = %+v, want only z-real/history.edn", got)

@@ -9,17 +9,7 @@ if [ -x /usr/bin/chromium ]; then
 	exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-	if command -v sudo >/dev/null 2>&1; then
-		SUDO="sudo"
-	else
-		echo "install-chromium.sh: must run as root (or with sudo available)" >&2
-		exit 1
-	fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update
-$SUDO apt-get install -y --no-install-recommends chromium fonts-dejavu-core fonts-noto-color-emoji
+# shellcheck source=scripts/apt-install.sh
+. "$(dirname "$0")/apt-install.sh"
+apt_install install-chromium.sh chromium fonts-dejavu-core fonts-noto-color-emoji
 /usr/bin/chromium --version

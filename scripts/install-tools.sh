@@ -10,17 +10,7 @@ if command -v xmllint >/dev/null 2>&1; then
 	exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-	if command -v sudo >/dev/null 2>&1; then
-		SUDO="sudo"
-	else
-		echo "install-tools.sh: must run as root (or with sudo available)" >&2
-		exit 1
-	fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update
-$SUDO apt-get install -y --no-install-recommends libxml2-utils
+# shellcheck source=scripts/apt-install.sh
+. "$(dirname "$0")/apt-install.sh"
+apt_install install-tools.sh libxml2-utils
 xmllint --version 2>&1 | head -1

@@ -361,9 +361,9 @@ func TestCheckArchiveMemberLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	archiveTestWrite(t, filepath.Join(dir, "etc", "passwd"), b) // what an escape would reach
+	testpack.WriteFile(t, filepath.Join(dir, "etc", "passwd"), b) // what an escape would reach
 	p := filepath.Join(dir, "x", "y", "run.tar.gz")
-	archiveTestWrite(t, p, testpack.Gzip(t, testpack.TarEntries(t, []testpack.Entry{
+	testpack.WriteFile(t, p, testpack.Gzip(t, testpack.TarEntries(t, []testpack.Entry{
 		{Name: "store/t/1/history.edn", Body: string(b)},
 		{Name: "store/t/2/history.edn", Hardlink: "store/t/1/history.edn"},
 		{Name: "store/latest", Symlink: "t/3"},
@@ -398,16 +398,5 @@ func TestCheckArchiveMemberLinks(t *testing.T) {
 		if code != 3 || !strings.Contains(stderr, member+": "+msg) || out != "" {
 			t.Errorf("check %s: exit %d, stdout %q, stderr %q; want 3 and %q", m, code, out, stderr, msg)
 		}
-	}
-}
-
-// archiveTestWrite writes b at path, making its folder.
-func archiveTestWrite(t *testing.T, path string, b []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -398,17 +398,11 @@ retried into a duplicate, and a consumer got stuck: a quick look at what
 hindsight reports. Takes the same flags as check.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := f.options()
+			opts, stop, err := f.oneHistory(memory, samples.QueueName, stderr)
 			if err != nil {
 				return err
 			}
-			mc, err := newMemCap(memory)
-			if err != nil {
-				return err
-			}
-			mc.trip = tripExit(stderr)
-			defer mc.watch()()
-			opts.Meter = mc.meter(samples.QueueName)
+			defer stop()
 			h, err := check.ReadHistoryFrom(samples.QueueReader(), samples.QueueName, opts)
 			if err != nil {
 				return err
@@ -438,4 +432,23 @@ func tripExit(stderr io.Writer) func(*check.MemoryCapError) {
 		fmt.Fprintf(stderr, "hindsight: %v\n", err)
 		exitProcess(exitMemory)
 	}
+}
+
+// oneHistory reads the check flags of a command of one history (demo,
+// shrink) and starts the watch of its --memory cap, which on tripping
+// prints the error and exits 4 (tripExit); opts.Meter meters the reading
+// of name. The caller defers stop.
+func (f *checkFlags) oneHistory(memory, name string, stderr io.Writer) (opts check.Options, stop func(), err error) {
+	opts, err = f.options()
+	if err != nil {
+		return opts, nil, err
+	}
+	mc, err := newMemCap(memory)
+	if err != nil {
+		return opts, nil, err
+	}
+	mc.trip = tripExit(stderr)
+	stop = mc.watch()
+	opts.Meter = mc.meter(name)
+	return opts, stop, nil
 }

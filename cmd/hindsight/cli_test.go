@@ -22,6 +22,21 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 	return code, out.String(), errb.String()
 }
 
+// runExpect runs hindsight with args and checks that it exits with code
+// and that its standard error mentions stderrHas; it reports whether the
+// exit status was right.
+func runExpect(t *testing.T, code int, stderrHas string, args ...string) bool {
+	t.Helper()
+	got, _, stderr := runCLI(t, "", args...)
+	if got != code {
+		t.Errorf("exit %d, want %d; stderr: %s", got, code, stderr)
+	}
+	if !strings.Contains(stderr, stderrHas) {
+		t.Errorf("stderr %q does not mention %q", stderr, stderrHas)
+	}
+	return got == code
+}
+
 var (
 	elapsed = regexp.MustCompile(`("elapsed_ms":)\d+|(; )\d+( ms)`)
 	build   = regexp.MustCompile(`"hindsight":\{[^}]*\}`)
@@ -85,13 +100,7 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, "", tc.args...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, stderr)
-			}
-			if !strings.Contains(stderr, tc.stderr) {
-				t.Errorf("stderr %q does not mention %q", stderr, tc.stderr)
-			}
+			runExpect(t, tc.code, tc.stderr, tc.args...)
 		})
 	}
 }

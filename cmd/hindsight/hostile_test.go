@@ -204,8 +204,8 @@ func hostileCases() []hostileCase {
 			name: "member names ../../x.edn and /abs/x.edn - read in place under their names, nothing written",
 			gen: func(t *testing.T, dir string) {
 				files := []testpack.File{{Name: "../../x.edn", Body: validHistory}, {Name: "/abs/x.edn", Body: validHistory}}
-				hostileWrite(t, filepath.Join(dir, "names.tar"), testpack.Tar(t, files))
-				hostileWrite(t, filepath.Join(dir, "names.zip"), testpack.Zip(t, files, zip.Deflate))
+				testpack.WriteFile(t, filepath.Join(dir, "names.tar"), testpack.Tar(t, files))
+				testpack.WriteFile(t, filepath.Join(dir, "names.zip"), testpack.Zip(t, files, zip.Deflate))
 			},
 			steps: []hostileStep{
 				{
@@ -236,7 +236,7 @@ func hostileCases() []hostileCase {
 		{
 			name: "tar with a character device and a FIFO - the odd members are passed over",
 			gen: func(t *testing.T, dir string) {
-				hostileWrite(t, filepath.Join(dir, "dev.tar"), hostileTar(t, []*tar.Header{
+				testpack.WriteFile(t, filepath.Join(dir, "dev.tar"), hostileTar(t, []*tar.Header{
 					{Name: "dev/null", Typeflag: tar.TypeChar, Devmajor: 1, Devminor: 3, Mode: 0o666},
 					{Name: "fifo.edn", Typeflag: tar.TypeFifo, Mode: 0o644},
 					{Name: "run/history.edn", Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(validHistory))},
@@ -254,11 +254,11 @@ func hostileCases() []hostileCase {
 		{
 			name: "symlink loops in a scanned folder - each file once, the scan ends",
 			gen: func(t *testing.T, dir string) {
-				hostileWrite(t, filepath.Join(dir, "runs", "a", "history.edn"), []byte(validHistory))
-				hostileSymlink(t, "..", filepath.Join(dir, "runs", "a", "up"))
-				hostileSymlink(t, "self", filepath.Join(dir, "runs", "self"))
-				hostileSymlink(t, "b", filepath.Join(dir, "runs", "c"))
-				hostileSymlink(t, "c", filepath.Join(dir, "runs", "b"))
+				testpack.WriteFile(t, filepath.Join(dir, "runs", "a", "history.edn"), []byte(validHistory))
+				testpack.Symlink(t, "..", filepath.Join(dir, "runs", "a", "up"))
+				testpack.Symlink(t, "self", filepath.Join(dir, "runs", "self"))
+				testpack.Symlink(t, "b", filepath.Join(dir, "runs", "c"))
+				testpack.Symlink(t, "c", filepath.Join(dir, "runs", "b"))
 			},
 			steps: []hostileStep{{
 				args:  scanArgs("runs"),
@@ -282,7 +282,7 @@ func hostileCases() []hostileCase {
 			name: "truncated tar.gz - rows for the members read, an error row for the cut",
 			gen: func(t *testing.T, dir string) {
 				b := truncatedTarGz(t)
-				hostileWrite(t, filepath.Join(dir, "cut.tar.gz"), b)
+				testpack.WriteFile(t, filepath.Join(dir, "cut.tar.gz"), b)
 			},
 			steps: []hostileStep{{
 				args:  scanArgs("cut.tar.gz"),
@@ -298,7 +298,7 @@ func hostileCases() []hostileCase {
 			name: "truncated zip - one error row, in words",
 			gen: func(t *testing.T, dir string) {
 				b := testpack.Zip(t, []testpack.File{{Name: "a/history.edn", Body: validHistory}, {Name: "b/history.edn", Body: validHistory}}, zip.Deflate)
-				hostileWrite(t, filepath.Join(dir, "cut.zip"), b[:len(b)*2/3])
+				testpack.WriteFile(t, filepath.Join(dir, "cut.zip"), b[:len(b)*2/3])
 			},
 			steps: []hostileStep{{
 				args:  scanArgs("cut.zip"),
@@ -310,13 +310,13 @@ func hostileCases() []hostileCase {
 		{
 			name: "files that are not histories - skipped and counted",
 			gen: func(t *testing.T, dir string) {
-				hostileWrite(t, filepath.Join(dir, "runs", "a", "history.edn"), []byte(validHistory))
+				testpack.WriteFile(t, filepath.Join(dir, "runs", "a", "history.edn"), []byte(validHistory))
 				// A store folder gives its history file only; loose files
 				// elsewhere are sniffed.
-				hostileWrite(t, filepath.Join(dir, "runs", "a", "results.edn"), []byte("{:valid? true}\n"))
-				hostileWrite(t, filepath.Join(dir, "runs", "misc", "checker.edn"), []byte("{:valid? true, :count 3}\n"))
-				hostileWrite(t, filepath.Join(dir, "runs", "misc", "config.json"), []byte(`{"nodes": ["n1", "n2"]}`))
-				hostileWrite(t, filepath.Join(dir, "runs", "misc", "list.json"), []byte("[1, 2, 3]\n"))
+				testpack.WriteFile(t, filepath.Join(dir, "runs", "a", "results.edn"), []byte("{:valid? true}\n"))
+				testpack.WriteFile(t, filepath.Join(dir, "runs", "misc", "checker.edn"), []byte("{:valid? true, :count 3}\n"))
+				testpack.WriteFile(t, filepath.Join(dir, "runs", "misc", "config.json"), []byte(`{"nodes": ["n1", "n2"]}`))
+				testpack.WriteFile(t, filepath.Join(dir, "runs", "misc", "list.json"), []byte("[1, 2, 3]\n"))
 			},
 			steps: []hostileStep{
 				{
@@ -332,7 +332,7 @@ func hostileCases() []hostileCase {
 			name:        "20 MB of [ in JSON - check, report and shrink: input error at line 1 with its column",
 			issue17Item: 2,
 			gen: func(t *testing.T, dir string) {
-				hostileWrite(t, filepath.Join(dir, "open.json"), bytes.Repeat([]byte("["), 20<<20))
+				testpack.WriteFile(t, filepath.Join(dir, "open.json"), bytes.Repeat([]byte("["), 20<<20))
 			},
 			steps: []hostileStep{
 				{args: []string{"check", "open.json"}, codes: []int{exitInput}, stderr: []string{`^hindsight: open\.json:1:\d+: `}},
@@ -352,7 +352,7 @@ func hostileCases() []hostileCase {
 					fmt.Fprintf(&b, "%d ", i)
 				}
 				b.WriteString("]]]}\n")
-				hostileWrite(t, filepath.Join(dir, "garbage.edn"), []byte(b.String()))
+				testpack.WriteFile(t, filepath.Join(dir, "garbage.edn"), []byte(b.String()))
 			},
 			steps: []hostileStep{
 				{args: []string{"check", "garbage.edn"}, codes: []int{exitInvalid}, stdout: []string{`^garbage\.edn: INVALID`, `garbage-read`}},
@@ -369,7 +369,7 @@ func hostileCases() []hostileCase {
 			name:        "20 MB of { in EDN - input error at line 1 with its column",
 			issue17Item: 2,
 			gen: func(t *testing.T, dir string) {
-				hostileWrite(t, filepath.Join(dir, "open.edn"), bytes.Repeat([]byte("{"), 20<<20))
+				testpack.WriteFile(t, filepath.Join(dir, "open.edn"), bytes.Repeat([]byte("{"), 20<<20))
 			},
 			steps: []hostileStep{
 				{args: []string{"check", "open.edn"}, codes: []int{exitInput}, stderr: []string{`open\.edn:1:\d+: `}},
@@ -388,7 +388,7 @@ func hostileCases() []hostileCase {
 			name:        "20 MB of [ in JSON - scan: skipped as not a history; check: an error at line 1",
 			issue17Item: 2,
 			gen: func(t *testing.T, dir string) {
-				hostileWrite(t, filepath.Join(dir, "open.json"), bytes.Repeat([]byte("["), 20<<20))
+				testpack.WriteFile(t, filepath.Join(dir, "open.json"), bytes.Repeat([]byte("["), 20<<20))
 			},
 			steps: []hostileStep{
 				{
@@ -464,7 +464,7 @@ func hostileCases() []hostileCase {
 					if err := zw.Close(); err != nil {
 						t.Fatal(err)
 					}
-					hostileWrite(t, filepath.Join(dir, "runs", fmt.Sprintf("h%03d.edn.gz", i)), b.Bytes())
+					testpack.WriteFile(t, filepath.Join(dir, "runs", fmt.Sprintf("h%03d.edn.gz", i)), b.Bytes())
 				}
 			},
 			steps: []hostileStep{{
@@ -515,7 +515,7 @@ func hostileCases() []hostileCase {
 					t.Fatal(err)
 				}
 				src := filepath.Join(dir, "src")
-				hostileWrite(t, filepath.Join(src, "h1", "history.edn"), b.Bytes())
+				testpack.WriteFile(t, filepath.Join(src, "h1", "history.edn"), b.Bytes())
 				if err := os.MkdirAll(filepath.Join(src, "h2"), 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -552,8 +552,8 @@ func hostileCases() []hostileCase {
 			issue17Item: 7,
 			gen: func(t *testing.T, dir string) {
 				lf := "; a history written on an old Mac\n" + strings.ReplaceAll(validHistory, "}\n{", "}\n; between ops\n{")
-				hostileWrite(t, filepath.Join(dir, "lf", "history.edn"), []byte(lf))
-				hostileWrite(t, filepath.Join(dir, "cr", "history.edn"), []byte(strings.ReplaceAll(lf, "\n", "\r")))
+				testpack.WriteFile(t, filepath.Join(dir, "lf", "history.edn"), []byte(lf))
+				testpack.WriteFile(t, filepath.Join(dir, "cr", "history.edn"), []byte(strings.ReplaceAll(lf, "\n", "\r")))
 			},
 			steps: []hostileStep{
 				{args: []string{"check", "--format", "json", "lf/history.edn"}, codes: []int{exitValid}},
@@ -582,7 +582,7 @@ func hostileCases() []hostileCase {
 			name:        "NUL-padded tail after complete ops - the ops' verdict (at best unknown) and a warning, not an input error",
 			issue17Item: 8,
 			gen: func(t *testing.T, dir string) {
-				hostileWrite(t, filepath.Join(dir, "nul.edn"), append([]byte(validHistory), make([]byte, 4096)...))
+				testpack.WriteFile(t, filepath.Join(dir, "nul.edn"), append([]byte(validHistory), make([]byte, 4096)...))
 			},
 			steps: []hostileStep{
 				{args: []string{"check", "nul.edn"}, codes: []int{exitUnknown}, stderr: []string{`(?m)^hindsight: warning: nul\.edn:5:1: `}, stdout: []string{`^nul\.edn: UNKNOWN`}},
@@ -597,7 +597,7 @@ func hostileCases() []hostileCase {
 			name:        "zip with a corrupt central-directory offset - one error row, in words",
 			issue17Item: 8,
 			gen: func(t *testing.T, dir string) {
-				hostileWrite(t, filepath.Join(dir, "bad.zip"), corruptDirOffset(t, testpack.Zip(t, []testpack.File{{Name: "h/history.edn", Body: validHistory}}, zip.Deflate)))
+				testpack.WriteFile(t, filepath.Join(dir, "bad.zip"), corruptDirOffset(t, testpack.Zip(t, []testpack.File{{Name: "h/history.edn", Body: validHistory}}, zip.Deflate)))
 			},
 			steps: []hostileStep{
 				{args: scanArgs("bad.zip"), codes: []int{exitInput}},
@@ -821,26 +821,6 @@ func readHistories(t *testing.T, path string) []scan.HistoryRow {
 // Generators. Each writes its input straight to disk; none holds an
 // expanded bomb in memory.
 
-func hostileWrite(t *testing.T, path string, b []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func hostileSymlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // bombBlock is 1 MiB of bombLine.
 func bombBlock() []byte {
 	return bytes.Repeat([]byte(bombLine), (1<<20)/len(bombLine))
@@ -852,18 +832,10 @@ func bombBlock() []byte {
 // thousandth of that.
 func repeatGzip(t *testing.T, path string, block []byte, copies int) {
 	t.Helper()
-	var m bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&m, gzip.BestCompression)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := zw.Write(block); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	writeRepeated(t, path, m.Bytes(), copies)
+	m := testpack.Compress(t, block, func(w io.Writer) (io.WriteCloser, error) {
+		return gzip.NewWriterLevel(w, gzip.BestCompression)
+	})
+	writeRepeated(t, path, m, copies)
 }
 
 // repeatZstd is repeatGzip with zstd frames.
@@ -874,7 +846,7 @@ func repeatZstd(t *testing.T, path string, block []byte, copies int) {
 
 func writeRepeated(t *testing.T, path string, unit []byte, copies int) {
 	t.Helper()
-	hostileWrite(t, path, bytes.Repeat(unit, copies))
+	testpack.WriteFile(t, path, bytes.Repeat(unit, copies))
 }
 
 // zipBomb writes a zip holding bomb.edn, deflated, of expanded bytes of
@@ -1016,7 +988,7 @@ func understatedGzips(t *testing.T, dir string, n int) {
 		if got := binary.LittleEndian.Uint32(tail[len(tail)-4:]); got > 16 {
 			t.Fatalf("trailer says %d bytes", got)
 		}
-		hostileWrite(t, filepath.Join(dir, "big", fmt.Sprintf("h%d.edn.gz", i)), append(slices.Clip(body.Bytes()), tail...))
+		testpack.WriteFile(t, filepath.Join(dir, "big", fmt.Sprintf("h%d.edn.gz", i)), append(slices.Clip(body.Bytes()), tail...))
 	}
 }
 

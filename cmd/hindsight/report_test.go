@@ -48,12 +48,8 @@ func TestReportCommand(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, "", tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, stderr)
-			}
-			if !strings.Contains(stderr, tc.stderr) {
-				t.Errorf("stderr %q does not mention %q", stderr, tc.stderr)
+			if !runExpect(t, tc.code, tc.stderr, tc.args...) {
+				t.FailNow()
 			}
 			if tc.file != "" {
 				b, err := os.ReadFile(tc.file)

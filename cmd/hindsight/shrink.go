@@ -34,17 +34,11 @@ with its completion and the original op indices. Writes it as EDN to -o (or
 standard output) and prints how many ops remain.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := f.options()
+			opts, stop, err := f.oneHistory(memory, args[0], stderr)
 			if err != nil {
 				return err
 			}
-			mc, err := newMemCap(memory)
-			if err != nil {
-				return err
-			}
-			mc.trip = tripExit(stderr)
-			defer mc.watch()()
-			opts.Meter = mc.meter(args[0])
+			defer stop()
 			var h *model.History
 			if args[0] == "-" {
 				h, err = check.ReadHistoryFrom(stdin, "-", opts)

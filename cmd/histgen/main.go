@@ -183,6 +183,29 @@ type result struct {
 	injections []string
 }
 
+// resultOf is the result of a run with the one-line summary summary and
+// the injections ins.
+func resultOf[I fmt.Stringer](summary string, ins []I) result {
+	r := result{summary: summary}
+	for _, in := range ins {
+		r.injections = append(r.injections, in.String())
+	}
+	return r
+}
+
+// parseFaults reads each --fault value with parse.
+func parseFaults[F any](faults []string, parse func(string) (F, error)) ([]F, error) {
+	var fs []F
+	for _, s := range faults {
+		f, err := parse(s)
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
+
 // generator writes a history to w.
 type generator func(w io.Writer) (result, error)
 
@@ -195,38 +218,26 @@ func run(o options, stderr io.Writer) error {
 	if o.tcfg.Workload == gen.Queue {
 		cfg := o.cfg
 		cfg.Format = format
-		for _, s := range o.faults {
-			f, err := gen.ParseFault(s)
-			if err != nil {
-				return err
-			}
-			cfg.Faults = append(cfg.Faults, f)
+		fs, err := parseFaults(o.faults, gen.ParseFault)
+		if err != nil {
+			return err
 		}
+		cfg.Faults = append(cfg.Faults, fs...)
 		g = func(w io.Writer) (result, error) {
 			st, err := gen.Write(w, cfg)
-			r := result{summary: st.String()}
-			for _, in := range st.Injections {
-				r.injections = append(r.injections, in.String())
-			}
-			return r, err
+			return resultOf(st.String(), st.Injections), err
 		}
 	} else {
 		cfg := o.tcfg
 		cfg.Format = format
-		for _, s := range o.faults {
-			f, err := gen.ParseTxnFault(s)
-			if err != nil {
-				return err
-			}
-			cfg.Faults = append(cfg.Faults, f)
+		fs, err := parseFaults(o.faults, gen.ParseTxnFault)
+		if err != nil {
+			return err
 		}
+		cfg.Faults = append(cfg.Faults, fs...)
 		g = func(w io.Writer) (result, error) {
 			st, err := gen.WriteTxn(w, cfg)
-			r := result{summary: st.String()}
-			for _, in := range st.Injections {
-				r.injections = append(r.injections, in.String())
-			}
-			return r, err
+			return resultOf(st.String(), st.Injections), err
 		}
 	}
 	start := time.Now()

@@ -1,5 +1,6 @@
-// Package testpack builds compressed files and archives in memory, and lists
-// the files a test left in a folder, for the tests of the packages that read
+// Package testpack builds compressed files and archives in memory, writes
+// files and symbolic links into a test's folder, and lists the files a
+// test left in a folder, for the tests of the packages that read
 // them (internal/archive, ingest, scan and the command line). It fails the
 // test on any error.
 package testpack
@@ -9,7 +10,9 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -22,22 +25,21 @@ type File struct{ Name, Body string }
 // Gzip returns b compressed with gzip.
 func Gzip(t testing.TB, b []byte) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return Compress(t, b, func(w io.Writer) (io.WriteCloser, error) { return gzip.NewWriter(w), nil })
 }
 
 // Zstd returns b compressed with zstd.
 func Zstd(t testing.TB, b []byte) []byte {
 	t.Helper()
+	return Compress(t, b, func(w io.Writer) (io.WriteCloser, error) { return zstd.NewWriter(w) })
+}
+
+// Compress returns b written through the compressor newWriter makes (for
+// a compressor or a level Gzip and Zstd do not take).
+func Compress(t testing.TB, b []byte, newWriter func(io.Writer) (io.WriteCloser, error)) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	zw, err := zstd.NewWriter(&buf)
+	zw, err := newWriter(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +153,29 @@ func zipEntries(t testing.TB, entries []Entry, method uint16) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// WriteFile writes b at path, making its folder first.
+func WriteFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Symlink makes link a symbolic link to target (as ln -s takes it),
+// making link's folder first.
+func Symlink(t testing.TB, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Files lists the paths of every file (not directory) below root, in
