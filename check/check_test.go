@@ -95,6 +95,13 @@ type expectFile struct {
 		WWDeps         bool     `json:"ww_deps"`
 		SubVia         *string  `json:"sub_via"`
 		StallThreshold *float64 `json:"stall_threshold_s"`
+		// Models, when present, are the consistency models of a
+		// list-append or rw-register case (a -process form needs a
+		// strong-session- model to be searched for); absent, the default.
+		Models           *[]string `json:"consistency_models"`
+		WFRKeys          bool      `json:"wfr_keys"`
+		SequentialKeys   bool      `json:"sequential_keys"`
+		LinearizableKeys bool      `json:"linearizable_keys"`
 	} `json:"options"`
 	Valid        any                          `json:"valid"`
 	AnomalyTypes []string                     `json:"anomaly_types"`
@@ -110,7 +117,7 @@ var specSets = []string{"queue", "list-append", "rw-register"}
 // TestTestdata runs every hand-made history under testdata/ outside the
 // specification fixture sets: the verdict in its name must hold, and where
 // a NAME.expect.json sits beside it, the anomaly types and bad types it
-// lists.
+// lists, under the options it gives.
 func TestTestdata(t *testing.T) {
 	var files []string
 	root := testpaths.Testdata()
@@ -151,6 +158,12 @@ func TestTestdata(t *testing.T) {
 				if exp.Options.StallThreshold != nil {
 					opts.Analysis.StallThreshold = secondsDuration(*exp.Options.StallThreshold)
 				}
+				if exp.Options.Models != nil {
+					opts.Analysis.Models = *exp.Options.Models
+				}
+				opts.Analysis.WFRKeys = exp.Options.WFRKeys
+				opts.Analysis.SequentialKeys = exp.Options.SequentialKeys
+				opts.Analysis.LinearizableKeys = exp.Options.LinearizableKeys
 			}
 			res, _, err := File(f, opts)
 			if err != nil {

@@ -33,8 +33,6 @@ const root = ".."
 const (
 	shadowed = "a projection's cycle is reported only when no typed cycle (G0, G1c, G-single-item ...) rules its model out; " +
 		"every small cycle is found as a typed one, which shadows it (docs/list-append.md#model-cycle-exists)"
-	noForm = "no fixture under testdata/ shows this form yet (a gap to fill); consistency's classifier names it as it names " +
-		"the forms that fixtures do show, and its sample instance checks the wording"
 	timeout = "needs a component whose cycle search outlasts --cycle-budget; a small fixture is searched in microseconds " +
 		"(analysis/txn's budget tests force it)"
 )
@@ -45,20 +43,6 @@ const (
 var noFixture = map[string]string{
 	"list-append/cycle-search-timeout": timeout,
 	"rw-register/cycle-search-timeout": timeout,
-
-	"list-append/G0-process":                  noForm,
-	"list-append/G2-item-process":             noForm,
-	"list-append/G2-item-realtime":            noForm,
-	"list-append/G-nonadjacent-item-realtime": noForm,
-	"rw-register/G0-process":                  noForm,
-	"rw-register/G0-realtime":                 noForm,
-	"rw-register/G1c-process":                 noForm,
-	"rw-register/G-single-item-process":       noForm,
-	"rw-register/G-nonadjacent-item":          noForm,
-	"rw-register/G-nonadjacent-item-process":  noForm,
-	"rw-register/G-nonadjacent-item-realtime": noForm,
-	"rw-register/G2-item-process":             noForm,
-	"rw-register/G2-item-realtime":            noForm,
 
 	"list-append/PL-1-cycle-exists":                              shadowed,
 	"list-append/PL-2-cycle-exists":                              shadowed,

@@ -488,7 +488,7 @@ var mutations = []mutation{
 func TestMutations(t *testing.T) {
 	root := testpaths.Root()
 	var files []string
-	for _, dir := range []string{"list-append", "rw-register", "rw-register-cases", "queue", "types", "proofs"} {
+	for _, dir := range []string{"list-append", "list-append-cases", "rw-register", "rw-register-cases", "queue", "types", "proofs"} {
 		fs, _ := filepath.Glob(filepath.Join(root, "testdata", dir, "*.edn"))
 		files = append(files, fs...)
 	}
