@@ -95,19 +95,11 @@ func (c *checker) newDepGraph() *depGraph {
 	return d
 }
 
-// eachPred calls f for each predecessor u of vertex v (u -> v an edge of
-// buildGraph's graph, before merging; self-loops included), with its
-// relation. The realtime ones are a window of order, which only the tests
-// walk one by one: census counts them, and scc and inside link them
-// through hubs (graph.Windows).
-func (d *depGraph) eachPred(v int32, f func(u int32, rel graph.Rel)) {
-	for _, u := range d.order[d.rtLo[v]:d.rtHi[v]] {
-		f(u, graph.Realtime)
-	}
-	d.eachDataPred(v, f)
-}
-
-// eachDataPred is eachPred without the realtime predecessors.
+// eachDataPred calls f for each predecessor u of vertex v (u -> v an
+// edge of buildGraph's graph, before merging; self-loops included), with
+// its relation, but for the realtime ones: those are a window of order,
+// order[rtLo[v]:rtHi[v]], which census counts and scc and inside link
+// through hubs (graph.Windows), never one by one.
 func (d *depGraph) eachDataPred(v int32, f func(u int32, rel graph.Rel)) {
 	if u := d.prev[v]; u >= 0 {
 		f(u, graph.Process)
