@@ -19,7 +19,8 @@ import (
 func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *analysis.Result {
 	start := time.Now()
 	c := newChecker(h, pairing, opts, "list-append")
-	la := &listAppend{c: c}
+	la := &listAppend{}
+	la.txnChecks = newTxnChecks(c, la)
 	c.inf = la
 	la.index()
 	la.nonCycle()
@@ -41,7 +42,9 @@ func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *ana
 // listAppend is the list-append inference: version orders from the lists
 // read, and the ww, wr and rw edges between adjacent versions.
 type listAppend struct {
-	c *checker
+	// the checker, and the scratch of the per-txn checks (listAppend is
+	// their txnView)
+	txnChecks
 	// per message (a key and an element)
 	writer  []int32 // rec that appended it, -1
 	interm  []bool  // not its writer's last append to the key
@@ -74,12 +77,8 @@ type listAppend struct {
 	pairs map[model.KeyID]*pairIndex
 	// contested: the keys contested steps named, by their atom (orderOp)
 	contested map[model.Atom]model.KeyID
-	// scratch of the per-txn checks
-	expects             []expect
-	firsts              []firstRead
-	keyMarks, keyMarks2 marks // by key
-	msgMarks            marks // by message
-	extBuf              []bool
+	// scratch of externals
+	extBuf []bool
 }
 
 // readRef is one list read of a vertex txn.

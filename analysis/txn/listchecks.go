@@ -1,7 +1,6 @@
 package txn
 
 import (
-	"cmp"
 	"encoding/json"
 	"slices"
 
@@ -10,13 +9,15 @@ import (
 )
 
 // This file holds list-append's checks that need no graph
-// (docs/list-append.md#types-at-a-glance).
+// (docs/list-append.md#types-at-a-glance): G1a, G1b, future-read,
+// duplicate-elements, dirty-update and duplicate-appends, and its
+// txnView for the checks it shares with rw-register (internal, lost-update
+// and garbage-read: txnchecks.go, lostupdate.go).
 
 // nonCycle finds the anomalies that need no graph
 // (docs/list-append.md#types-at-a-glance).
 func (la *listAppend) nonCycle() {
 	c := la.c
-	var lost []lostCand // lost-update candidates, grouped below
 	for r := range c.recs {
 		r := int32(r)
 		rc := &c.recs[r]
@@ -25,45 +26,16 @@ func (la *listAppend) nonCycle() {
 			la.abortedAndIntermediate(r, mops)
 			la.internal(r, mops)
 			la.futureRead(r, mops)
-			lost = la.lostUpdateOf(r, mops, lost)
+			la.lostUpdateOf(r, mops)
 		}
 		if rc.vertex >= 0 {
 			la.duplicateElements(r, mops)
 			la.garbage(r, mops)
 		}
 	}
-	// groups (key, list length and hash) in the order each was first
-	// met, txns in order within each: a stable sort, then the groups by
-	// their first candidate. O(g log g), cache-friendlier than a map of
-	// slices.
-	slices.SortStableFunc(lost, func(a, b lostCand) int {
-		return cmp.Or(cmp.Compare(a.g.k, b.g.k), cmp.Compare(a.g.n, b.g.n), cmp.Compare(a.g.hash, b.g.hash))
-	})
-	var groups [][]lostCand
-	for i := 0; i < len(lost); {
-		j := i + 1
-		for j < len(lost) && lost[j].g == lost[i].g {
-			j++
-		}
-		if j-i > 1 {
-			groups = append(groups, lost[i:j])
-		}
-		i = j
-	}
-	slices.SortFunc(groups, func(a, b []lostCand) int { return cmp.Compare(a[0].seq, b[0].seq) })
-	for _, g := range groups {
-		la.lostUpdates(g[0].g, g)
-	}
+	la.lostUpdates()
 	la.dirtyUpdates()
 	la.duplicateAppends()
-}
-
-// lostCand is a lost-update candidate: an ok txn, the micro-op of its
-// first read of the group's key, its group, and the order it was found in.
-type lostCand struct {
-	rec, mop int32
-	seq      int32
-	g        lostKey
 }
 
 // MaxMopElements is the most elements of a read a G1a or G1b instance's
@@ -119,89 +91,6 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 			}
 			c.add(G1b, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
 				Key: c.keyVal(m.Key), Element: analysis.AtomValuePtr(c.h.MsgValue(last)), Witness: c.witness(r, w)})
-		}
-	}
-}
-
-// expect is what a txn should read of a key, from its own earlier reads
-// and appends (internal).
-type expect struct {
-	key   model.KeyID
-	known bool // the whole list is known, not just its end
-	isNil bool // known from a read of nil, which only nil matches
-	es    []model.MsgID
-}
-
-// internal reports the first read of ok rec r that disagrees with what the
-// txn itself read and appended before (Cerone et al.'s INT): its own
-// appends must be the end of what it reads next. The expected state starts
-// with "..." when the txn never read the key before appending. The states
-// are a list, reused between txns, indexed by key (keyMarks); each read is
-// compared once with a state no longer than it, so a txn costs
-// O(mops + elements read).
-func (la *listAppend) internal(r int32, mops []model.Mop) {
-	c := la.c
-	state := la.expects[:0]
-	defer func() { la.expects = state[:0] }()
-	at := &la.keyMarks
-	at.reset()
-	find := func(k model.KeyID) *expect {
-		if i, ok := at.get(int32(k)); ok {
-			return &state[i]
-		}
-		return nil
-	}
-	add := func(k model.KeyID) *expect {
-		at.set(int32(k), int32(len(state)))
-		if len(state) < cap(state) {
-			state = state[:len(state)+1]
-			es := state[len(state)-1].es[:0]
-			state[len(state)-1] = expect{key: k, es: es}
-		} else {
-			state = append(state, expect{key: k})
-		}
-		return &state[len(state)-1]
-	}
-	for i := range mops {
-		m := &mops[i]
-		switch m.Kind {
-		case model.MopAppend:
-			s := find(m.Key)
-			if s == nil {
-				s = add(m.Key)
-			}
-			s.es, s.isNil = append(s.es, m.Msg), false // after nil, an append gives [v]
-		case model.MopReadList, model.MopRead:
-			es, ok := la.elems(r, m)
-			if !ok {
-				continue
-			}
-			s := find(m.Key)
-			if s != nil {
-				bad := false
-				if s.known {
-					bad = !slices.Equal(s.es, es) || s.isNil != (m.Kind == model.MopRead)
-				} else {
-					i := len(es) - len(s.es)
-					bad = i < 0 || !slices.Equal(es[i:], s.es)
-				}
-				if bad {
-					exp := c.listVal(s.es)
-					if s.isNil {
-						exp = analysis.AtomValue(model.NilAtom)
-					}
-					if !s.known {
-						exp.Elems = append([]analysis.Value{analysis.AtomValue(model.Atom{Kind: model.KOther, Text: "..."})}, exp.Elems...)
-					}
-					c.add(Internal, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-						Expected: &exp, Witness: c.witness(r)})
-					return
-				}
-			} else {
-				s = add(m.Key)
-			}
-			s.known, s.isNil = true, m.Kind == model.MopRead
-			s.es = append(s.es[:0], es...)
 		}
 	}
 }
@@ -283,49 +172,6 @@ func (la *listAppend) duplicateElements(r int32, mops []model.Mop) {
 	}
 }
 
-// garbage reports each read of rec r holding elements that no op in the
-// history appended (ours: Elle has no such check): one instance per read,
-// with the first such element (Element) and all of them, each once, in
-// the order read (Values). One instance per read keeps a read of n
-// unwritten elements at O(n) memory and output. O(elements read).
-func (la *listAppend) garbage(r int32, mops []model.Mop) {
-	c := la.c
-	seen := &la.msgMarks
-	for i := range mops {
-		m := &mops[i]
-		es, ok := la.elems(r, m)
-		if !ok {
-			continue
-		}
-		// count them first, so that the list is made once at its size, not
-		// regrown (a Value is tens of bytes)
-		n := 0
-		seen.reset()
-		for _, e := range es {
-			if _, dup := seen.get(int32(e)); la.writer[e] < 0 && !dup {
-				seen.set(int32(e), 1)
-				n++
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		bad := make([]analysis.Value, 0, n)
-		seen.reset()
-		for _, e := range es {
-			if _, dup := seen.get(int32(e)); la.writer[e] < 0 && !dup {
-				seen.set(int32(e), 1)
-				bad = append(bad, c.msgVal(e))
-			}
-		}
-		if len(bad) == 0 {
-			continue
-		}
-		c.add(GarbageRead, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-			Element: &bad[0], Values: bad, Witness: c.witness(r)})
-	}
-}
-
 // dirtyUpdates walks each key's version order (from the reads) with the
 // type of each element's writer and reports a failed append followed by a
 // committed one (Elle's dirty-update-cases): the elements from the failed
@@ -389,4 +235,37 @@ func (la *listAppend) duplicateAppends() {
 		c.unknownReason("%s: value %s was appended to key %s by %s, so the order of that key cannot be inferred; "+
 			"it was left out of the dependency graph", DuplicateAppends, c.h.MsgValue(m), c.h.Keys[k], opList(ops))
 	}
+}
+
+// The txnView of list-append: a key's state is the list read, an append
+// extends it.
+
+func (la *listAppend) isWrite(m *model.Mop) bool { return m.Kind == model.MopAppend }
+
+func (la *listAppend) isRead(m *model.Mop) bool {
+	return m.Kind == model.MopReadList || m.Kind == model.MopRead
+}
+
+// readOf returns the list read (elems); a read of nil is a MopRead.
+func (la *listAppend) readOf(r int32, m *model.Mop) (es []model.MsgID, isNil, ok bool) {
+	es, ok = la.elems(r, m)
+	return es, ok && m.Kind == model.MopRead, ok
+}
+
+func (la *listAppend) overwrites() bool { return false }
+
+func (la *listAppend) certain([]model.MsgID) bool { return true }
+
+func (la *listAppend) written(e model.MsgID) bool { return la.writer[e] >= 0 }
+
+func (la *listAppend) stateVal(es []model.MsgID, isNil bool) analysis.Value {
+	if isNil {
+		return analysis.AtomValue(model.NilAtom)
+	}
+	return la.c.listVal(es)
+}
+
+// garbageFields: the first unwritten element of the read, and all of them.
+func (la *listAppend) garbageFields(in *analysis.Instance, bad []analysis.Value) {
+	in.Element, in.Values = &bad[0], bad
 }

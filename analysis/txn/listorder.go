@@ -19,7 +19,6 @@ func (la *listAppend) index() {
 	la.writer = filledInt32(nm, -1)
 	la.interm = make([]bool, nm)
 	la.dupKey = make([]bool, nk)
-	la.keyMarks, la.keyMarks2, la.msgMarks = newMarks(nk), newMarks(nk), newMarks(nm)
 	ap := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
 	for r := range c.recs {
 		la.indexTxn(int32(r), &ap)

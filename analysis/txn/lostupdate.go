@@ -8,19 +8,130 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// lostUpdates reports the txns of one lost-update group (equal key, list
-// length and hash): those whose first read of the key is the same list, two
-// or more of them, one instance per distinct list, in the order each list
-// was first read. Lists are compared in full: equal hashes of different
+// This file holds lost-update, which list-append and rw-register share
+// (Elle's lost-update-cases; docs/list-append.md#lost-update): two or more
+// ok txns read the same state of a key (their first read of it, before
+// writing it) and then wrote it.
+
+// lostCand is a lost-update candidate: an ok txn, the micro-op of its
+// first read of the group's key, its group, and the order it was found in.
+type lostCand struct {
+	rec, mop int32
+	seq      int32
+	g        lostKey
+}
+
+// lostKey groups lost-update candidates: a key and the state read (its
+// length and hash; states are compared in full when a group is reported).
+// A register's value, a list of one, hashes to a value of its own.
+type lostKey struct {
+	k    model.KeyID
+	n    int32
+	hash uint64
+}
+
+func lostKeyOf(k model.KeyID, es []model.MsgID) lostKey {
+	return lostKey{k, int32(len(es)), hashElems(es)}
+}
+
+// firstRead is a key a txn touched, for lost-update: the group of its first
+// read (read is false when the txn wrote the key before reading it),
+// whether that read can stand in a group (txnView.certain), and whether the
+// txn has written the key since.
+type firstRead struct {
+	k       model.KeyID
+	read    bool
+	certain bool
+	wrote   bool
+	g       lostKey
+}
+
+// lostUpdateOf adds the lost-update candidates of ok rec r: for each key
+// it read (its first read of the key, before writing it) and then wrote.
+// A read of nil counts as the empty state. The keys are a list, reused
+// between txns, indexed by key (keyMarks); keyMarks2 holds each key's first
+// read micro-op, the state the group reports. O(mops).
+func (tc *txnChecks) lostUpdateOf(r int32, mops []model.Mop) {
+	v := tc.v
+	seen := tc.firsts[:0]
+	defer func() { tc.firsts = seen[:0] }()
+	at, firstMop := &tc.keyMarks, &tc.keyMarks2
+	at.reset()
+	firstMop.reset()
+	for i := range mops {
+		m := &mops[i]
+		j := -1
+		if x, ok := at.get(int32(m.Key)); ok {
+			j = int(x)
+		}
+		switch {
+		case v.isWrite(m):
+			if j < 0 {
+				at.set(int32(m.Key), int32(len(seen)))
+				seen = append(seen, firstRead{k: m.Key, wrote: true})
+				continue
+			}
+			if seen[j].wrote {
+				continue
+			}
+			seen[j].wrote = true
+			if !seen[j].certain {
+				continue
+			}
+			fm, _ := firstMop.get(int32(m.Key))
+			tc.lost = append(tc.lost, lostCand{rec: r, mop: fm, seq: int32(len(tc.lost)), g: seen[j].g})
+		case v.isRead(m):
+			firstMop.setFirst(int32(m.Key), int32(i))
+			if j >= 0 {
+				continue
+			}
+			if es, _, ok := v.readOf(r, m); ok {
+				at.set(int32(m.Key), int32(len(seen)))
+				seen = append(seen, firstRead{k: m.Key, read: true, certain: v.certain(es), g: lostKeyOf(m.Key, es)})
+			}
+		}
+	}
+}
+
+// lostUpdates reports the candidates lostUpdateOf found: groups (key,
+// length and hash of the state read) in the order each was first met,
+// txns in order within each: a stable sort, then the groups by their first
+// candidate. O(g log g), cache-friendlier than a map of slices.
+func (tc *txnChecks) lostUpdates() {
+	lost := tc.lost
+	slices.SortStableFunc(lost, func(a, b lostCand) int {
+		return cmp.Or(cmp.Compare(a.g.k, b.g.k), cmp.Compare(a.g.n, b.g.n), cmp.Compare(a.g.hash, b.g.hash))
+	})
+	var groups [][]lostCand
+	for i := 0; i < len(lost); {
+		j := i + 1
+		for j < len(lost) && lost[j].g == lost[i].g {
+			j++
+		}
+		if j-i > 1 {
+			groups = append(groups, lost[i:j])
+		}
+		i = j
+	}
+	slices.SortFunc(groups, func(a, b []lostCand) int { return cmp.Compare(a[0].seq, b[0].seq) })
+	for _, g := range groups {
+		tc.lostGroup(g[0].g, g)
+	}
+}
+
+// lostGroup reports the txns of one lost-update group (equal key, length
+// and hash): those whose first read of the key is the same state, two or
+// more of them, one instance per distinct state, in the order each was
+// first read. States are compared in full: equal hashes of different
 // lists are sorted apart. O(L · g log g) for g txns reading lists of
 // length L, O(L · g) when all lists are equal.
-func (la *listAppend) lostUpdates(g lostKey, cands []lostCand) {
-	c := la.c
+func (tc *txnChecks) lostGroup(g lostKey, cands []lostCand) {
+	c := tc.c
 	if len(cands) < 2 {
 		return
 	}
 	readOf := func(x lostCand) []model.MsgID {
-		es, _ := la.elems(x.rec, &c.mops(x.rec)[x.mop])
+		es, _, _ := tc.v.readOf(x.rec, &c.mops(x.rec)[x.mop])
 		return es
 	}
 	first := readOf(cands[0])
@@ -35,8 +146,8 @@ func (la *listAppend) lostUpdates(g lostKey, cands []lostCand) {
 	if same {
 		runs = [][]lostCand{cands}
 	} else {
-		// a stable sort by list keeps each run in txn order, and a run's
-		// first txn is where its list was first read
+		// a stable sort by state keeps each run in txn order, and a run's
+		// first txn is where its state was first read
 		sorted := slices.Clone(cands)
 		slices.SortStableFunc(sorted, func(a, b lostCand) int { return slices.Compare(readOf(a), readOf(b)) })
 		for i := 0; i < len(sorted); {
@@ -58,77 +169,11 @@ func (la *listAppend) lostUpdates(g lostKey, cands []lostCand) {
 			recs[i] = x.rec
 		}
 		in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(recs...)}
-		v := c.listVal(readOf(run[0]))
+		v := tc.v.stateVal(readOf(run[0]), false)
 		in.Value = &v
 		for _, x := range recs {
 			in.Txns = append(in.Txns, analysis.AtomValue(model.IntAtom(c.idx(x))))
 		}
 		c.add(LostUpdate, in)
 	}
-}
-
-// lostKey groups lost-update candidates: a key and the list read (its
-// length and hash; lists are compared in full when a group is reported).
-type lostKey struct {
-	k    model.KeyID
-	n    int32
-	hash uint64
-}
-
-func lostKeyOf(k model.KeyID, es []model.MsgID) lostKey {
-	return lostKey{k, int32(len(es)), hashElems(es)}
-}
-
-// firstRead is a key a txn touched, for lost-update: the list of its first
-// read (read is false when the txn appended before reading it), and whether
-// it has appended since.
-type firstRead struct {
-	k     model.KeyID
-	read  bool
-	wrote bool
-	es    []model.MsgID
-}
-
-// lostUpdateOf appends to cands the lost-update candidates of ok rec r:
-// for each key it read (its first read of the key, before appending to it)
-// and then appended to (Elle's lost-update-cases). The keys are a list, reused
-// between txns, indexed by key (keyMarks); keyMarks2 holds each key's
-// first read micro-op, the list the group reports. O(mops).
-func (la *listAppend) lostUpdateOf(r int32, mops []model.Mop, cands []lostCand) []lostCand {
-	seen := la.firsts[:0]
-	defer func() { la.firsts = seen[:0] }()
-	at, firstMop := &la.keyMarks, &la.keyMarks2
-	at.reset()
-	firstMop.reset()
-	for i := range mops {
-		m := &mops[i]
-		j := -1
-		if x, ok := at.get(int32(m.Key)); ok {
-			j = int(x)
-		}
-		switch m.Kind {
-		case model.MopAppend:
-			if j < 0 {
-				at.set(int32(m.Key), int32(len(seen)))
-				seen = append(seen, firstRead{k: m.Key, wrote: true})
-				continue
-			}
-			if seen[j].wrote {
-				continue
-			}
-			seen[j].wrote = true
-			fm, _ := firstMop.get(int32(m.Key))
-			cands = append(cands, lostCand{rec: r, mop: fm, seq: int32(len(cands)), g: lostKeyOf(m.Key, seen[j].es)})
-		case model.MopReadList, model.MopRead:
-			firstMop.setFirst(int32(m.Key), int32(i))
-			if j >= 0 {
-				continue
-			}
-			if es, ok := la.elems(r, m); ok {
-				at.set(int32(m.Key), int32(len(seen)))
-				seen = append(seen, firstRead{k: m.Key, read: true, es: es})
-			}
-		}
-	}
-	return cands
 }

@@ -37,7 +37,8 @@ func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *ana
 	if opts.TransactionOrder != nil {
 		c.res.Options.TransactionOrder = analysis.IntPtr(int64(len(opts.TransactionOrder)))
 	}
-	rw := &rwRegister{c: c}
+	rw := &rwRegister{}
+	rw.txnChecks = newTxnChecks(c, rw)
 	c.inf = rw
 	rw.index()
 	rw.nonCycle()
@@ -129,7 +130,9 @@ func compareVedges(x, y vedge) int {
 // each txn, the version order of each key (a partial order), and the wr,
 // ww and rw edges it gives.
 type rwRegister struct {
-	c *checker
+	// the checker, and the scratch of the per-txn checks (rwRegister is
+	// their txnView)
+	txnChecks
 	// per rec: its touches, tstart[r]..tstart[r+1] in touches
 	tstart  []int32
 	touches []touch
@@ -152,11 +155,8 @@ type rwRegister struct {
 	rrecs  []int32
 	// noRW marks versions whose readers get no rw edges (rwBudget)
 	noRW map[int32]bool
-	// scratch of the per-txn checks
-	states   []regState
-	firsts   []regFirst
-	keyMarks marks // by key
-	msgMarks marks // by message
+	// msgIDs[m] is m: a value m is the list of one msgIDs[m:m+1] (readOf)
+	msgIDs []model.MsgID
 }
 
 // nodeOf is the version node of value m of key k (m may be nilVal).
@@ -219,9 +219,12 @@ func (rw *rwRegister) index() {
 	c.res.Stats.Messages = int64(nm)
 	rw.writer = filledInt32(nm, noWriter)
 	rw.interm = make([]bool, nm)
+	rw.msgIDs = make([]model.MsgID, nm)
+	for i := range rw.msgIDs {
+		rw.msgIDs[i] = model.MsgID(i)
+	}
 	rw.dupKey = make([]bool, len(h.Keys))
 	rw.tstart = make([]int32, len(c.recs)+1)
-	rw.keyMarks, rw.msgMarks = newMarks(len(h.Keys)), newMarks(nm)
 	at := &rw.keyMarks // key -> its touch in this txn
 	nmops := 0
 	for r := range c.recs {
@@ -247,12 +250,7 @@ func (rw *rwRegister) index() {
 				rw.touches = append(rw.touches, touch{key: m.Key, read: noVal, write: noVal})
 				t = &rw.touches[len(rw.touches)-1]
 				if m.Kind == model.MopRead {
-					switch {
-					case m.Done:
-						t.read = m.Msg
-					case typ == model.OK:
-						t.read = nilVal
-					}
+					t.read = readValue(m, typ)
 				}
 			}
 			if m.Kind == model.MopWrite {
