@@ -17,23 +17,7 @@ import (
 // nonCycle finds the anomalies that need no graph
 // (docs/list-append.md#types-at-a-glance).
 func (la *listAppend) nonCycle() {
-	c := la.c
-	for r := range c.recs {
-		r := int32(r)
-		rc := &c.recs[r]
-		mops := c.mops(r)
-		if rc.typ == model.OK {
-			la.abortedAndIntermediate(r, mops)
-			la.internal(r, mops)
-			la.futureRead(r, mops)
-			la.lostUpdateOf(r, mops)
-		}
-		if rc.vertex >= 0 {
-			la.duplicateElements(r, mops)
-			la.garbage(r, mops)
-		}
-	}
-	la.lostUpdates()
+	la.perTxn()
 	la.dirtyUpdates()
 	la.duplicateAppends()
 }
@@ -136,6 +120,9 @@ func (la *listAppend) futureRead(r int32, mops []model.Mop) {
 		}
 	}
 }
+
+// readChecks reports duplicate-elements.
+func (la *listAppend) readChecks(r int32, mops []model.Mop) { la.duplicateElements(r, mops) }
 
 // duplicateElements reports each read of rec r holding an element twice,
 // counting occurrences by element (msgMarks): O(elements read).

@@ -12,26 +12,6 @@ import (
 // cyclic-versions comes with the version orders (rwversions.go) and
 // duplicate-writes with the writer index (rwregister.go).
 
-// nonCycle runs the per-txn checks and reports lost updates.
-func (rw *rwRegister) nonCycle() {
-	c := rw.c
-	for r := range c.recs {
-		r := int32(r)
-		rc := &c.recs[r]
-		mops := c.mops(r)
-		if rc.typ == model.OK {
-			rw.abortedAndIntermediate(r, mops)
-			rw.internal(r, mops)
-			rw.futureRead(r, mops)
-			rw.lostUpdateOf(r, mops)
-		}
-		if rc.vertex >= 0 {
-			rw.garbage(r, mops)
-		}
-	}
-	rw.lostUpdates()
-}
-
 // readValue is the value a read micro-op of a txn of type typ saw: its
 // message, nilVal for an ok txn's read of nil (the initial state), or
 // noVal when unknown (an info txn's nil).
@@ -133,3 +113,6 @@ func (rw *rwRegister) stateVal(es []model.MsgID, _ bool) analysis.Value {
 
 // garbageFields: the value (a read holds one).
 func (rw *rwRegister) garbageFields(in *analysis.Instance, bad []analysis.Value) { in.Value = &bad[0] }
+
+// readChecks: none besides garbage-read.
+func (rw *rwRegister) readChecks(int32, []model.Mop) {}

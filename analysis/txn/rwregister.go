@@ -41,7 +41,7 @@ func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *ana
 	rw.txnChecks = newTxnChecks(c, rw)
 	c.inf = rw
 	rw.index()
-	rw.nonCycle()
+	rw.perTxn()
 	rw.versionOrders()
 	rw.readers()
 	rw.rwBudget()

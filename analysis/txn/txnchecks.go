@@ -39,6 +39,13 @@ type txnView interface {
 	// garbageFields fills in a garbage-read instance from the unwritten
 	// elements of one read (list-append) or one value (rw-register).
 	garbageFields(in *analysis.Instance, bad []analysis.Value)
+	// abortedAndIntermediate reports G1a and G1b for the reads of ok rec
+	// r, futureRead future-read, and readChecks the workload's further
+	// checks of the reads of vertex rec r (list-append:
+	// duplicate-elements).
+	abortedAndIntermediate(r int32, mops []model.Mop)
+	futureRead(r int32, mops []model.Mop)
+	readChecks(r int32, mops []model.Mop)
 }
 
 // txnChecks runs the shared per-txn checks on its workload (v), with the
@@ -64,6 +71,30 @@ type txnChecks struct {
 func newTxnChecks(c *checker, v txnView) txnChecks {
 	nk, nm := len(c.h.Keys), len(c.h.Msgs)
 	return txnChecks{c: c, v: v, keyMarks: newMarks(nk), keyMarks2: newMarks(nk), msgMarks: newMarks(nm)}
+}
+
+// perTxn runs the checks of each txn, in the order their instances are
+// reported: on an ok txn G1a and G1b, internal, future-read and the
+// lost-update candidates; on a vertex txn the workload's read checks and
+// garbage-read; then it reports the lost updates.
+func (tc *txnChecks) perTxn() {
+	c, v := tc.c, tc.v
+	for r := range c.recs {
+		r := int32(r)
+		rc := &c.recs[r]
+		mops := c.mops(r)
+		if rc.typ == model.OK {
+			v.abortedAndIntermediate(r, mops)
+			tc.internal(r, mops)
+			v.futureRead(r, mops)
+			tc.lostUpdateOf(r, mops)
+		}
+		if rc.vertex >= 0 {
+			v.readChecks(r, mops)
+			tc.garbage(r, mops)
+		}
+	}
+	tc.lostUpdates()
 }
 
 // expect is what a txn should read of a key, from its own earlier reads
