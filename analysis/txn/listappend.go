@@ -56,8 +56,7 @@ type listAppend struct {
 	dupKey   []bool          // an element appended twice: the key is left out
 	// readers of each state: element states are message ids, the empty
 	// state of key k is len(Msgs)+k; CSR over recs
-	rstart []int32
-	rrecs  []int32
+	byState readerIndex
 	// reads, in history order
 	reads []readRef
 	// dups: the recs appending each message more than once

@@ -34,12 +34,7 @@ func (la *listAppend) prev(k model.KeyID, m model.MsgID) (p model.MsgID, init bo
 // element. Self-edges are dropped by the graph builder.
 func (la *listAppend) emit(add func(from, to int32, rel graph.Rel)) {
 	c := la.c
-	for r := range c.recs {
-		r := int32(r)
-		v := c.recs[r].vertex
-		if v < 0 {
-			continue
-		}
+	for r, v := range c.vertexRecs() {
 		mops := c.mops(r)
 		la.extBuf = la.externals(mops, la.extBuf)
 		for i := range mops {

@@ -255,9 +255,7 @@ func (la *listAppend) state(k model.KeyID, es []model.MsgID) int32 {
 // the key ended in it (keys with duplicate appends left out).
 func (la *listAppend) readers() {
 	c := la.c
-	n := len(c.h.Msgs) + len(c.h.Keys)
-	la.rstart = make([]int32, n+1)
-	each := func(f func(st, r int32)) {
+	la.byState.build(len(c.h.Msgs)+len(c.h.Keys), func(f func(st, r int32)) {
 		for _, rd := range la.reads {
 			if la.dupKey[rd.key] || !rd.ext {
 				continue
@@ -265,33 +263,10 @@ func (la *listAppend) readers() {
 			es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
 			f(la.state(rd.key, es), rd.rec)
 		}
-	}
-	each(func(st, _ int32) { la.rstart[st+1]++ })
-	for i := 1; i <= n; i++ {
-		la.rstart[i] += la.rstart[i-1]
-	}
-	la.rrecs = make([]int32, la.rstart[n])
-	fill := slices.Clone(la.rstart[:n])
-	each(func(st, r int32) {
-		// the same txn may read a state twice; keep it once
-		if fill[st] > la.rstart[st] && la.rrecs[fill[st]-1] == r {
-			return
-		}
-		la.rrecs[fill[st]] = r
-		fill[st]++
 	})
-	// compact rows shortened by repeats
-	w := int32(0)
-	for st := 0; st < n; st++ {
-		a, b := la.rstart[st], fill[st]
-		la.rstart[st] = w
-		w += int32(copy(la.rrecs[w:], la.rrecs[a:b]))
-	}
-	la.rstart[n] = w
-	la.rrecs = la.rrecs[:w]
 }
 
-func (la *listAppend) readersOf(st int32) []int32 { return la.rrecs[la.rstart[st]:la.rstart[st+1]] }
+func (la *listAppend) readersOf(st int32) []int32 { return la.byState.of(st) }
 
 // prefixOfOrder reports whether es, with repeated elements dropped, is a
 // prefix of key k's version order. O(len(es)).

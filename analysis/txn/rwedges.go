@@ -17,34 +17,18 @@ import (
 // the key saw it (keys left out excepted).
 func (rw *rwRegister) readers() {
 	c := rw.c
-	n := len(c.h.Msgs) + len(c.h.Keys)
-	rw.rstart = make([]int32, n+1)
-	each := func(f func(st, r int32)) {
-		for r := range c.recs {
-			r := int32(r)
-			if c.recs[r].vertex < 0 {
-				continue
-			}
+	rw.byState.build(len(c.h.Msgs)+len(c.h.Keys), func(f func(st, r int32)) {
+		for r := range c.vertexRecs() {
 			for _, t := range rw.touchesOf(r) {
 				if t.read != noVal && !rw.dupKey[t.key] {
 					f(rw.nodeOf(t.key, t.read), r)
 				}
 			}
 		}
-	}
-	each(func(st, _ int32) { rw.rstart[st+1]++ })
-	for i := 1; i <= n; i++ {
-		rw.rstart[i] += rw.rstart[i-1]
-	}
-	rw.rrecs = make([]int32, rw.rstart[n])
-	fill := slices.Clone(rw.rstart[:n])
-	each(func(st, r int32) {
-		rw.rrecs[fill[st]] = r
-		fill[st]++
 	})
 }
 
-func (rw *rwRegister) readersOf(st int32) []int32 { return rw.rrecs[rw.rstart[st]:rw.rstart[st+1]] }
+func (rw *rwRegister) readersOf(st int32) []int32 { return rw.byState.of(st) }
 
 // emit adds the data edges (docs/rw-register.md#the-workload): wr from the
 // writer of each value to each txn whose external read saw it; and for
@@ -54,12 +38,7 @@ func (rw *rwRegister) readersOf(st int32) []int32 { return rw.rrecs[rw.rstart[st
 // graph builder.
 func (rw *rwRegister) emit(add func(from, to int32, rel graph.Rel)) {
 	c := rw.c
-	for r := range c.recs {
-		r := int32(r)
-		v := c.recs[r].vertex
-		if v < 0 {
-			continue
-		}
+	for r, v := range c.vertexRecs() {
 		for _, t := range rw.touchesOf(r) {
 			if t.read < 0 || rw.dupKey[t.key] {
 				continue

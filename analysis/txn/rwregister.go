@@ -151,8 +151,7 @@ type rwRegister struct {
 	dropped map[model.KeyID]uint8
 	// readers of each version (message ids, then the initial state of
 	// each key): vertex recs whose external read of the key saw it; CSR
-	rstart []int32
-	rrecs  []int32
+	byState readerIndex
 	// noRW marks versions whose readers get no rw edges (rwBudget)
 	noRW map[int32]bool
 	// msgIDs[m] is m: a value m is the list of one msgIDs[m:m+1] (readOf)
@@ -316,11 +315,7 @@ func (rw *rwRegister) duplicateWrites() {
 		return
 	}
 	reader := map[model.MsgID]int32{}
-	for r := range c.recs {
-		r := int32(r)
-		if c.recs[r].vertex < 0 {
-			continue
-		}
+	for r := range c.vertexRecs() {
 		for _, m := range c.mops(r) {
 			if m.Kind == model.MopRead && m.Done && rw.writer[m.Msg] == ambiguous {
 				if _, ok := reader[m.Msg]; !ok {
