@@ -88,18 +88,30 @@ func FuzzListAppend(f *testing.F) {
 		if len(data) < 2 {
 			return
 		}
-		opts := Options{Models: fuzzModels[int(data[0])%len(fuzzModels)], CycleBudget: time.Second}
-		if len(opts.Models) == 0 && opts.Models != nil {
-			opts.Anomalies = []string{"G1", "G0"}
-		}
 		h := fuzzListAppend(data[1:])
-		p, err := model.Pair(h)
-		if err != nil {
-			t.Fatalf("generated history does not pair: %v", err)
-		}
-		res := CheckListAppend(h, p, opts)
+		res := CheckListAppend(h, fuzzPair(t, h), fuzzOptions(data[0]))
 		checkFuzzResult(t, res, nil)
 	})
+}
+
+// fuzzOptions picks the models of a fuzz run from its first byte (with G1
+// and G0 as anomalies when it picks none).
+func fuzzOptions(b byte) Options {
+	opts := Options{Models: fuzzModels[int(b)%len(fuzzModels)], CycleBudget: time.Second}
+	if len(opts.Models) == 0 && opts.Models != nil {
+		opts.Anomalies = []string{"G1", "G0"}
+	}
+	return opts
+}
+
+// fuzzPair pairs a generated history, which must pair.
+func fuzzPair(t *testing.T, h *model.History) model.Pairing {
+	t.Helper()
+	p, err := model.Pair(h)
+	if err != nil {
+		t.Fatalf("generated history does not pair: %v", err)
+	}
+	return p
 }
 
 // classifyRels classifies a reported cycle by its steps' relations.
@@ -140,17 +152,10 @@ func FuzzRWRegister(f *testing.F) {
 		if len(data) < 2 {
 			return
 		}
-		opts := Options{Models: fuzzModels[int(data[0])%len(fuzzModels)], CycleBudget: time.Second,
-			WFRKeys: data[0]&0x10 != 0, SequentialKeys: data[0]&0x20 != 0, LinearizableKeys: data[0]&0x40 != 0}
-		if len(opts.Models) == 0 && opts.Models != nil {
-			opts.Anomalies = []string{"G1", "G0"}
-		}
+		opts := fuzzOptions(data[0])
+		opts.WFRKeys, opts.SequentialKeys, opts.LinearizableKeys = data[0]&0x10 != 0, data[0]&0x20 != 0, data[0]&0x40 != 0
 		h := fuzzRWRegister(data[1:])
-		p, err := model.Pair(h)
-		if err != nil {
-			t.Fatalf("generated history does not pair: %v", err)
-		}
-		res := CheckRWRegister(h, p, opts)
+		res := CheckRWRegister(h, fuzzPair(t, h), opts)
 		checkFuzzResult(t, res, func(typ string, in analysis.Instance) {
 			if typ == CyclicVersions {
 				checkVersionCycle(t, in)

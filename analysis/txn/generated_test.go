@@ -47,15 +47,7 @@ func TestGeneratedListAppend(t *testing.T) {
 			t.Run(fmt.Sprintf("%s seed %d - %v", k, seed, want), func(t *testing.T) {
 				cfg := txnConfig(gen.ListAppend, seed)
 				cfg.Faults = []gen.TxnFault{{Kind: k, Count: 3}}
-				res := generated(t, cfg, CheckListAppend, DefaultOptions())
-				if res.Verdict != analysis.Invalid || !slices.Equal(res.AnomalyTypes, want) {
-					t.Fatalf("%s %v, want invalid %v", res.Verdict, res.AnomalyTypes, want)
-				}
-				for _, typ := range want {
-					if n := len(res.Anomalies[typ]); n != 3 {
-						t.Errorf("%d %s instances for 3 injections", n, typ)
-					}
-				}
+				checkInjected(t, generated(t, cfg, CheckListAppend, DefaultOptions()), want)
 			})
 		}
 	}
@@ -139,15 +131,7 @@ func TestGeneratedRWRegister(t *testing.T) {
 					cfg.Faults = []gen.TxnFault{{Kind: k, Count: 3}}
 					opts := DefaultOptions()
 					opts.WFRKeys = wfr
-					res := generated(t, cfg, CheckRWRegister, opts)
-					if res.Verdict != analysis.Invalid || !slices.Equal(res.AnomalyTypes, want) {
-						t.Fatalf("%s %v, want invalid %v", res.Verdict, res.AnomalyTypes, want)
-					}
-					for _, typ := range want {
-						if n := len(res.Anomalies[typ]); n != 3 {
-							t.Errorf("%d %s instances for 3 injections", n, typ)
-						}
-					}
+					checkInjected(t, generated(t, cfg, CheckRWRegister, opts), want)
 				})
 			}
 		}
@@ -174,5 +158,19 @@ func TestRWRegisterEDNAndJSONAgree(t *testing.T) {
 	}
 	if !bytes.Equal(out[0], out[1]) {
 		t.Errorf("EDN and JSON results differ:\n%s\n%s", out[0], out[1])
+	}
+}
+
+// checkInjected: a history with 3 injections of one fault kind is invalid
+// with exactly the types want, 3 instances of each.
+func checkInjected(t *testing.T, res *analysis.Result, want []string) {
+	t.Helper()
+	if res.Verdict != analysis.Invalid || !slices.Equal(res.AnomalyTypes, want) {
+		t.Fatalf("%s %v, want invalid %v", res.Verdict, res.AnomalyTypes, want)
+	}
+	for _, typ := range want {
+		if n := len(res.Anomalies[typ]); n != 3 {
+			t.Errorf("%d %s instances for 3 injections", n, typ)
+		}
 	}
 }

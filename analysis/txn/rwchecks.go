@@ -1,75 +1,16 @@
 package txn
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
 // This file holds rw-register's checks that need no graph
-// (docs/rw-register.md#types-at-a-glance): G1a, G1b, internal, future-read,
-// lost-update and garbage-read; cyclic-versions comes with the version
-// orders (rwversions.go) and duplicate-writes with the writer index
-// (rwregister.go).
-
-// nonCycle runs the per-txn checks and reports lost updates.
-func (rw *rwRegister) nonCycle() {
-	c := rw.c
-	var lost []regLost
-	for r := range c.recs {
-		r := int32(r)
-		rc := &c.recs[r]
-		mops := c.mops(r)
-		if rc.typ == model.OK {
-			rw.abortedAndIntermediate(r, mops)
-			rw.internal(r, mops)
-			rw.futureRead(r, mops)
-			rw.lostUpdateOf(r, mops, &lost)
-		}
-		if rc.vertex >= 0 {
-			rw.garbage(r, mops)
-		}
-	}
-	// group the candidates by key and value (a stable sort keeps each
-	// group's txns in order), then report the groups of two or more in
-	// the order their first candidate was found
-	slices.SortStableFunc(lost, func(a, b regLost) int {
-		return cmp.Or(cmp.Compare(a.k, b.k), cmp.Compare(a.v, b.v))
-	})
-	type group struct{ first, from, to int }
-	var groups []group
-	for i := 0; i < len(lost); {
-		j := i + 1
-		for j < len(lost) && lost[j].regLostKey == lost[i].regLostKey {
-			j++
-		}
-		if j-i > 1 {
-			groups = append(groups, group{lost[i].seq, i, j})
-		}
-		i = j
-	}
-	slices.SortFunc(groups, func(a, b group) int { return cmp.Compare(a.first, b.first) })
-	var recs []int32
-	for _, gr := range groups {
-		g := lost[gr.from].regLostKey
-		recs = recs[:0]
-		for _, x := range lost[gr.from:gr.to] {
-			recs = append(recs, x.r)
-		}
-		in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(recs...)}
-		v := analysis.AtomValue(model.NilAtom)
-		if g.v != nilVal {
-			v = c.msgVal(g.v)
-		}
-		in.Value = &v
-		for _, x := range recs {
-			in.Txns = append(in.Txns, analysis.AtomValue(model.IntAtom(c.idx(x))))
-		}
-		c.add(LostUpdate, in)
-	}
-}
+// (docs/rw-register.md#types-at-a-glance): G1a, G1b and future-read, and
+// its txnView for the checks it shares with list-append (internal,
+// lost-update and garbage-read: txnchecks.go, lostupdate.go);
+// cyclic-versions comes with the version orders (rwversions.go) and
+// duplicate-writes with the writer index (rwregister.go).
 
 // readValue is the value a read micro-op of a txn of type typ saw: its
 // message, nilVal for an ok txn's read of nil (the initial state), or
@@ -110,55 +51,6 @@ func (rw *rwRegister) abortedAndIntermediate(r int32, mops []model.Mop) {
 	}
 }
 
-// regState is what a txn should read of a key, from its own earlier reads
-// and writes (internal).
-type regState struct {
-	key model.KeyID
-	val model.MsgID // a message or nilVal
-}
-
-// internal reports the first read of ok rec r that disagrees with the
-// txn's own earlier read or write of the key (Elle's op-internal-case): a
-// read must return what the txn last wrote, or, before any write, what it
-// first read; a read of nil is a state of its own (a later read must be nil
-// too, as Elle's fixtures assert). The states are a list, reused between
-// txns, indexed by key (keyMarks): O(mops).
-func (rw *rwRegister) internal(r int32, mops []model.Mop) {
-	c := rw.c
-	state := rw.states[:0]
-	defer func() { rw.states = state[:0] }()
-	at := &rw.keyMarks
-	at.reset()
-	for i := range mops {
-		m := &mops[i]
-		var v model.MsgID
-		switch m.Kind {
-		case model.MopWrite:
-			v = m.Msg
-		case model.MopRead:
-			v = readValue(m, model.OK)
-		default:
-			continue
-		}
-		j, ok := at.get(int32(m.Key))
-		if !ok {
-			at.set(int32(m.Key), int32(len(state)))
-			state = append(state, regState{m.Key, v})
-			continue
-		}
-		if m.Kind == model.MopRead && state[j].val != v {
-			exp := analysis.AtomValue(model.NilAtom)
-			if state[j].val != nilVal {
-				exp = c.msgVal(state[j].val)
-			}
-			c.add(Internal, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-				Expected: &exp, Witness: c.witness(r)})
-			return
-		}
-		state[j].val = v
-	}
-}
-
 // futureRead reports the first read of ok rec r of a value that only r
 // itself writes, later (writes are unique, so nobody else wrote it). The
 // values written so far are marked (msgMarks): O(mops).
@@ -182,87 +74,45 @@ func (rw *rwRegister) futureRead(r int32, mops []model.Mop) {
 	}
 }
 
-// regLost is one lost-update candidate: ok rec r read value v of key k
-// and then wrote k; seq is its place in the order found.
-type regLost struct {
-	regLostKey
-	r   int32
-	seq int
-}
+// The txnView of rw-register: a key's state is one value, a write replaces
+// it.
 
-// regLostKey groups lost-update candidates: a key and the value read.
-type regLostKey struct {
-	k model.KeyID
-	v model.MsgID
-}
+func (rw *rwRegister) isWrite(m *model.Mop) bool { return m.Kind == model.MopWrite }
 
-// regFirst is a key a txn touched, for lost-update: the value of its first
-// read (read is false when it wrote the key before reading it), and
-// whether it has written since.
-type regFirst struct {
-	k     model.KeyID
-	read  bool
-	wrote bool
-	v     model.MsgID
-}
+func (rw *rwRegister) isRead(m *model.Mop) bool { return m.Kind == model.MopRead }
 
-// lostUpdateOf adds ok rec r to the lost-update groups: for each key it
-// read (its first access being a read) and then wrote, the value it read
-// (Elle's lost-update-cases; nil counts). A value written by more than one
-// txn is passed over: two reads of it need not be of one version. The keys
-// are a list indexed by key (keyMarks): O(mops).
-func (rw *rwRegister) lostUpdateOf(r int32, mops []model.Mop, cands *[]regLost) {
-	seen := rw.firsts[:0]
-	defer func() { rw.firsts = seen[:0] }()
-	at := &rw.keyMarks
-	at.reset()
-	for i := range mops {
-		m := &mops[i]
-		j := -1
-		if x, ok := at.get(int32(m.Key)); ok {
-			j = int(x)
-		}
-		switch m.Kind {
-		case model.MopWrite:
-			if j < 0 {
-				at.set(int32(m.Key), int32(len(seen)))
-				seen = append(seen, regFirst{k: m.Key, wrote: true})
-				continue
-			}
-			if seen[j].wrote || !seen[j].read {
-				continue
-			}
-			seen[j].wrote = true
-			if !rw.usable(seen[j].v) {
-				continue
-			}
-			*cands = append(*cands, regLost{regLostKey{m.Key, seen[j].v}, r, len(*cands)})
-		case model.MopRead:
-			if j < 0 {
-				at.set(int32(m.Key), int32(len(seen)))
-				seen = append(seen, regFirst{k: m.Key, read: true, v: readValue(m, model.OK)})
-			}
-		}
+// readOf returns the value read as a list of one (none for nil).
+func (rw *rwRegister) readOf(r int32, m *model.Mop) (es []model.MsgID, isNil, ok bool) {
+	if m.Kind != model.MopRead {
+		return nil, false, false
+	}
+	switch v := readValue(m, rw.c.recs[r].typ); v {
+	case noVal:
+		return nil, false, false
+	case nilVal:
+		return nil, true, true
+	default:
+		return rw.msgIDs[v : v+1], false, true
 	}
 }
 
-// garbage reports each value rec r read that no op in the history wrote
-// (ours: Elle has no such check, jepsen-io/elle#8); a value read twice by
-// one txn is reported once (msgMarks): O(mops).
-func (rw *rwRegister) garbage(r int32, mops []model.Mop) {
-	c := rw.c
-	seen := &rw.msgMarks
-	seen.reset()
-	for i := range mops {
-		m := &mops[i]
-		if m.Kind != model.MopRead || !m.Done || rw.writer[m.Msg] != noWriter {
-			continue
-		}
-		if _, dup := seen.get(int32(m.Msg)); dup {
-			continue
-		}
-		seen.set(int32(m.Msg), 1)
-		c.add(GarbageRead, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-			Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+func (rw *rwRegister) overwrites() bool { return true }
+
+// certain: a value written by more than one txn is not (usable).
+func (rw *rwRegister) certain(es []model.MsgID) bool { return len(es) == 0 || rw.usable(es[0]) }
+
+// written: by one txn or more.
+func (rw *rwRegister) written(e model.MsgID) bool { return rw.writer[e] != noWriter }
+
+func (rw *rwRegister) stateVal(es []model.MsgID, _ bool) analysis.Value {
+	if len(es) == 0 {
+		return analysis.AtomValue(model.NilAtom)
 	}
+	return rw.c.msgVal(es[0])
 }
+
+// garbageFields: the value (a read holds one).
+func (rw *rwRegister) garbageFields(in *analysis.Instance, bad []analysis.Value) { in.Value = &bad[0] }
+
+// readChecks: none besides garbage-read.
+func (rw *rwRegister) readChecks(int32, []model.Mop) {}

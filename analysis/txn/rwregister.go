@@ -1,7 +1,6 @@
 package txn
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -38,10 +37,11 @@ func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *ana
 	if opts.TransactionOrder != nil {
 		c.res.Options.TransactionOrder = analysis.IntPtr(int64(len(opts.TransactionOrder)))
 	}
-	rw := &rwRegister{c: c}
+	rw := &rwRegister{}
+	rw.txnChecks = newTxnChecks(c, rw)
 	c.inf = rw
 	rw.index()
-	rw.nonCycle()
+	rw.perTxn()
 	rw.versionOrders()
 	rw.readers()
 	rw.rwBudget()
@@ -130,7 +130,9 @@ func compareVedges(x, y vedge) int {
 // each txn, the version order of each key (a partial order), and the wr,
 // ww and rw edges it gives.
 type rwRegister struct {
-	c *checker
+	// the checker, and the scratch of the per-txn checks (rwRegister is
+	// their txnView)
+	txnChecks
 	// per rec: its touches, tstart[r]..tstart[r+1] in touches
 	tstart  []int32
 	touches []touch
@@ -149,15 +151,11 @@ type rwRegister struct {
 	dropped map[model.KeyID]uint8
 	// readers of each version (message ids, then the initial state of
 	// each key): vertex recs whose external read of the key saw it; CSR
-	rstart []int32
-	rrecs  []int32
+	byState readerIndex
 	// noRW marks versions whose readers get no rw edges (rwBudget)
 	noRW map[int32]bool
-	// scratch of the per-txn checks
-	states   []regState
-	firsts   []regFirst
-	keyMarks marks // by key
-	msgMarks marks // by message
+	// msgIDs[m] is m: a value m is the list of one msgIDs[m:m+1] (readOf)
+	msgIDs []model.MsgID
 }
 
 // nodeOf is the version node of value m of key k (m may be nilVal).
@@ -220,9 +218,12 @@ func (rw *rwRegister) index() {
 	c.res.Stats.Messages = int64(nm)
 	rw.writer = filledInt32(nm, noWriter)
 	rw.interm = make([]bool, nm)
+	rw.msgIDs = make([]model.MsgID, nm)
+	for i := range rw.msgIDs {
+		rw.msgIDs[i] = model.MsgID(i)
+	}
 	rw.dupKey = make([]bool, len(h.Keys))
 	rw.tstart = make([]int32, len(c.recs)+1)
-	rw.keyMarks, rw.msgMarks = newMarks(len(h.Keys)), newMarks(nm)
 	at := &rw.keyMarks // key -> its touch in this txn
 	nmops := 0
 	for r := range c.recs {
@@ -248,12 +249,7 @@ func (rw *rwRegister) index() {
 				rw.touches = append(rw.touches, touch{key: m.Key, read: noVal, write: noVal})
 				t = &rw.touches[len(rw.touches)-1]
 				if m.Kind == model.MopRead {
-					switch {
-					case m.Done:
-						t.read = m.Msg
-					case typ == model.OK:
-						t.read = nilVal
-					}
+					t.read = readValue(m, typ)
 				}
 			}
 			if m.Kind == model.MopWrite {
@@ -319,11 +315,7 @@ func (rw *rwRegister) duplicateWrites() {
 		return
 	}
 	reader := map[model.MsgID]int32{}
-	for r := range c.recs {
-		r := int32(r)
-		if c.recs[r].vertex < 0 {
-			continue
-		}
+	for r := range c.vertexRecs() {
 		for _, m := range c.mops(r) {
 			if m.Kind == model.MopRead && m.Done && rw.writer[m.Msg] == ambiguous {
 				if _, ok := reader[m.Msg]; !ok {
@@ -351,275 +343,5 @@ func (rw *rwRegister) duplicateWrites() {
 		c.unknownReason("%s: value %s was written to key %s by %s and read by op %d, so which write that read saw "+
 			"cannot be told; the key was left out of the dependency graph", DuplicateWrites, c.h.MsgValue(m), c.h.Keys[k],
 			opList(ops), c.idx(rd))
-	}
-}
-
-// readers indexes, for each version, the vertex recs whose external read of
-// the key saw it (keys left out excepted).
-func (rw *rwRegister) readers() {
-	c := rw.c
-	n := len(c.h.Msgs) + len(c.h.Keys)
-	rw.rstart = make([]int32, n+1)
-	each := func(f func(st, r int32)) {
-		for r := range c.recs {
-			r := int32(r)
-			if c.recs[r].vertex < 0 {
-				continue
-			}
-			for _, t := range rw.touchesOf(r) {
-				if t.read != noVal && !rw.dupKey[t.key] {
-					f(rw.nodeOf(t.key, t.read), r)
-				}
-			}
-		}
-	}
-	each(func(st, _ int32) { rw.rstart[st+1]++ })
-	for i := 1; i <= n; i++ {
-		rw.rstart[i] += rw.rstart[i-1]
-	}
-	rw.rrecs = make([]int32, rw.rstart[n])
-	fill := slices.Clone(rw.rstart[:n])
-	each(func(st, r int32) {
-		rw.rrecs[fill[st]] = r
-		fill[st]++
-	})
-}
-
-func (rw *rwRegister) readersOf(st int32) []int32 { return rw.rrecs[rw.rstart[st]:rw.rstart[st+1]] }
-
-// emit adds the data edges (docs/rw-register.md#the-workload): wr from the
-// writer of each value to each txn whose external read saw it; and for
-// each edge v1 < v2 of a key's version order, ww from the writer of v1 and
-// rw from each reader of v1 to the writer of v2. Writers are the txns whose
-// external (last) write of the key it was. Self-edges are dropped by the
-// graph builder.
-func (rw *rwRegister) emit(add func(from, to int32, rel graph.Rel)) {
-	c := rw.c
-	for r := range c.recs {
-		r := int32(r)
-		v := c.recs[r].vertex
-		if v < 0 {
-			continue
-		}
-		for _, t := range rw.touchesOf(r) {
-			if t.read < 0 || rw.dupKey[t.key] {
-				continue
-			}
-			if w := rw.extWriter(t.read); w >= 0 {
-				add(c.recs[w].vertex, v, graph.WR)
-			}
-		}
-	}
-	nm := int32(len(c.h.Msgs))
-	for _, e := range rw.ver {
-		if e.to >= nm {
-			continue
-		}
-		w2 := rw.extWriter(model.MsgID(e.to))
-		if w2 < 0 {
-			continue
-		}
-		to := c.recs[w2].vertex
-		if e.from < nm {
-			if w1 := rw.extWriter(model.MsgID(e.from)); w1 >= 0 {
-				add(c.recs[w1].vertex, to, graph.WW)
-			}
-		}
-		if rw.noRW[e.from] {
-			continue
-		}
-		for _, q := range rw.readersOf(e.from) {
-			add(c.recs[q].vertex, to, graph.RW)
-		}
-	}
-}
-
-// rwBudget keeps the rw edges linear in the history. Each reader of a
-// version v1 gets an rw edge to the writer of every v2 the orders put right
-// after v1, so a version read by n txns and followed by m values costs n·m
-// edges: with the initial state, whose successors are all of a key's
-// values, a store whose reads keep returning nil while writes go on would
-// make the graph quadratic (Elle builds it anyway). When all such edges
-// together exceed 8 per touch of a key plus 2^20, the versions costing the
-// most lose their rw edges until the rest fit; each is an unknown reason
-// (cycles through those reads are not searched), never a silent gap.
-func (rw *rwRegister) rwBudget() {
-	c := rw.c
-	nm := int32(len(c.h.Msgs))
-	type cost struct {
-		from  int32
-		edges int64
-	}
-	var costs []cost
-	var total int64
-	for i := 0; i < len(rw.ver); {
-		from := rw.ver[i].from
-		var succ int64
-		for ; i < len(rw.ver) && rw.ver[i].from == from; i++ {
-			if rw.ver[i].to < nm && rw.extWriter(model.MsgID(rw.ver[i].to)) >= 0 {
-				succ++
-			}
-		}
-		if n := int64(len(rw.readersOf(from))) * succ; n > 0 {
-			costs = append(costs, cost{from, n})
-			total += n
-		}
-	}
-	budget := 8*int64(len(rw.touches)) + 1<<20
-	if total <= budget {
-		return
-	}
-	slices.SortFunc(costs, func(x, y cost) int { return cmp.Or(cmp.Compare(y.edges, x.edges), cmp.Compare(x.from, y.from)) })
-	rw.noRW = map[int32]bool{}
-	for _, k := range costs {
-		if total <= budget {
-			break
-		}
-		total -= k.edges
-		rw.noRW[k.from] = true
-		key := rw.keyOfNode(k.from)
-		c.unknownReason("rw-register: %d txns read key %s = %s and %d values follow it in the version order; "+
-			"the %d anti-dependency (rw) edges from those reads were left out to keep the graph linear in the history, "+
-			"so cycles through them were not searched", len(rw.readersOf(k.from)), c.h.Keys[key], rw.valueOf(k.from),
-			k.edges/int64(len(rw.readersOf(k.from))), k.edges)
-	}
-}
-
-// edge finds the accepted version-order edge from → to (of one key).
-func (rw *rwRegister) edge(from, to int32) (vedge, bool) {
-	i, ok := slices.BinarySearchFunc(rw.ver, vedge{from: from, to: to}, compareEdgeKeys)
-	if !ok {
-		return vedge{}, false
-	}
-	return rw.ver[i], true
-}
-
-// explain says why the data edge from rec u to rec v exists, the way emit
-// made it: which read (wr), or which version-order edge and the source
-// that established it (ww, rw). The first of v's keys that explains it
-// wins.
-func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
-	c := rw.c
-	st := analysis.Step{From: c.idx(u), To: c.idx(v), Rel: rel.String()}
-	// u's touches by key (keyMarks): one pass, where looking each key of
-	// v up in u's touches would cost O(keys²) on two huge txns
-	uAt := &rw.keyMarks
-	uAt.reset()
-	tus := rw.touchesOf(u)
-	for j := range tus {
-		uAt.set(int32(tus[j].key), int32(j))
-	}
-	for _, tv := range rw.touchesOf(v) {
-		if rw.dupKey[tv.key] {
-			continue
-		}
-		k := tv.key
-		switch rel {
-		case graph.WR:
-			if tv.read >= 0 && rw.extWriter(tv.read) == u {
-				st.Key, st.Value = c.keyVal(k), analysis.AtomValuePtr(c.h.MsgValue(tv.read))
-				_, uw := rw.extMops(u, k)
-				vr, _ := rw.extMops(v, k)
-				st.Mops = []int{uw, vr}
-				return st
-			}
-		case graph.WW, graph.RW:
-			if tv.write < 0 || rw.extWriter(tv.write) != v {
-				continue
-			}
-			j, ok := uAt.get(int32(k))
-			if !ok {
-				continue
-			}
-			tu := &tus[j]
-			from := tu.write
-			if rel == graph.RW {
-				from = tu.read
-			}
-			if from == noVal || rel == graph.WW && rw.extWriter(from) != u {
-				continue
-			}
-			e, ok := rw.edge(rw.nodeOf(k, from), int32(tv.write))
-			if !ok {
-				continue
-			}
-			ur, uw := rw.extMops(u, k)
-			mop := uw
-			if rel == graph.RW {
-				mop = ur
-			}
-			st.Key = c.keyVal(k)
-			st.Values = []analysis.Value{rw.valueOf(e.from), rw.valueOf(e.to)}
-			_, vw := rw.extMops(v, k)
-			st.Mops = []int{mop, vw}
-			st.OrderBy, st.OrderOp, st.OrderOps = rw.justification(e)
-			return st
-		}
-	}
-	return st
-}
-
-// orderOp is nil: rw-register's version orders are never contested (a
-// source that contradicts the others for a key is dropped for it:
-// cyclic-versions).
-func (rw *rwRegister) orderOp(*analysis.Value) *int64 { return nil }
-
-// extMops finds the micro-ops of rec r's external read and external write
-// of key k (-1: none).
-func (rw *rwRegister) extMops(r int32, k model.KeyID) (read, write int) {
-	read, write = -1, -1
-	for i, m := range rw.c.mops(r) {
-		if m.Key != k || m.Kind != model.MopRead && m.Kind != model.MopWrite {
-			continue
-		}
-		if m.Kind == model.MopWrite {
-			write = i
-		} else if read < 0 && write < 0 {
-			read = i
-		}
-	}
-	if t := rw.touchOf(r, k); t == nil || t.read == noVal {
-		read = -1
-	}
-	return read, write
-}
-
-// justification names the source of a version-order edge and its ops.
-func (rw *rwRegister) justification(e vedge) (by string, op *int64, ops []int64) {
-	c := rw.c
-	switch e.src {
-	case srcInitial:
-	case srcWFR:
-		op = analysis.IntPtr(c.idx(e.a))
-	default:
-		ops = []int64{c.idx(e.a), c.idx(e.b)}
-	}
-	return e.src.String(), op, ops
-}
-
-// series keeps each key's accepted version order for the report.
-func (rw *rwRegister) series() {
-	c := rw.c
-	nm := int32(len(c.h.Msgs))
-	msg := func(n int32) model.MsgID {
-		if n >= nm {
-			return model.NoMsg
-		}
-		return model.MsgID(n)
-	}
-	byKey := slices.Clone(rw.ver)
-	slices.SortStableFunc(byKey, func(x, y vedge) int { return int(x.key) - int(y.key) })
-	for i := 0; i < len(byKey); {
-		k := byKey[i].key
-		kv := analysis.KeyVersions{Key: k}
-		for ; i < len(byKey) && byKey[i].key == k; i++ {
-			e := byKey[i]
-			by, op, ops := rw.justification(e)
-			if op != nil {
-				ops = []int64{*op}
-			}
-			kv.Edges = append(kv.Edges, analysis.VersionEdge{From: msg(e.from), To: msg(e.to), By: by, Ops: ops})
-		}
-		c.res.Series.Versions = append(c.res.Series.Versions, kv)
 	}
 }

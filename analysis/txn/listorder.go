@@ -1,0 +1,286 @@
+package txn
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// This file holds list-append's version orders (docs/list-append.md#the-workload):
+// the writer index, each key's order from the lists read, and the readers of
+// each state.
+
+// index builds the writer, version-order and reader indexes.
+func (la *listAppend) index() {
+	c := la.c
+	nm, nk := len(c.h.Msgs), len(c.h.Keys)
+	la.writer = filledInt32(nm, -1)
+	la.interm = make([]bool, nm)
+	la.dupKey = make([]bool, nk)
+	ap := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
+	for r := range c.recs {
+		la.indexTxn(int32(r), &ap)
+	}
+	c.res.Stats.Messages = int64(nm)
+	la.versionOrders(ap)
+	la.cleanKeys()
+	la.shownByReads()
+	la.readers()
+}
+
+// keyAppends counts the appends to each key by ok and info txns (n), and
+// keeps the last of them (single: the one append of a key that has one).
+type keyAppends struct {
+	n      []int32
+	single []model.MsgID
+}
+
+// indexTxn adds rec r's appends to the writer index (and to dups, with the
+// key, when another rec appended the element before), marks its
+// intermediate appends, counts its appends when it is a vertex, and
+// records its reads (reads).
+func (la *listAppend) indexTxn(r int32, ap *keyAppends) {
+	c := la.c
+	mops := c.mops(r)
+	for i := range mops {
+		m := &mops[i]
+		if m.Kind != model.MopAppend {
+			continue
+		}
+		if w := la.writer[m.Msg]; w >= 0 {
+			if la.dups == nil {
+				la.dups = map[model.MsgID][]int32{}
+			}
+			if len(la.dups[m.Msg]) == 0 {
+				la.dups[m.Msg] = []int32{w}
+			}
+			la.dups[m.Msg] = append(la.dups[m.Msg], r)
+			la.dupKey[m.Key] = true
+		} else {
+			la.writer[m.Msg] = r
+		}
+		if c.recs[r].vertex >= 0 {
+			ap.n[m.Key]++
+			ap.single[m.Key] = m.Msg
+		}
+	}
+	// an append followed by another to its key in the txn is
+	// intermediate
+	later := &la.keyMarks
+	later.reset()
+	for i := len(mops) - 1; i >= 0; i-- {
+		if m := &mops[i]; m.Kind == model.MopAppend {
+			if _, ok := later.get(int32(m.Key)); ok {
+				la.interm[m.Msg] = true
+			}
+			later.set(int32(m.Key), 1)
+		}
+	}
+	if c.recs[r].vertex < 0 {
+		return
+	}
+	la.extBuf = la.externals(mops, la.extBuf)
+	for i := range mops {
+		es, ok := la.elems(r, &mops[i])
+		if !ok {
+			continue
+		}
+		la.reads = append(la.reads, readRef{rec: r, mop: int32(i), key: mops[i].Key, n: int32(len(es)), hash: hashElems(es), ext: la.extBuf[i]})
+	}
+}
+
+// versionOrders sets each key's version order: per key, the distinct
+// non-empty lists read, by length; each must be a prefix of the next (else
+// incompatible-order), and the longest, without repeated elements, is the
+// order; a key with a single append has that append alone. It sorts the
+// reads by key (byKey, keyStart) and places each element in its order
+// (pos).
+func (la *listAppend) versionOrders(ap keyAppends) {
+	nm, nk := len(la.c.h.Msgs), len(la.c.h.Keys)
+	la.order = make([][]model.MsgID, nk)
+	la.readOrder = make([][]model.MsgID, nk)
+	la.orderSrc = filledInt32(nk, -1)
+	sorted := slices.Clone(la.reads)
+	slices.SortFunc(sorted, func(a, b readRef) int {
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.n, b.n), cmp.Compare(a.hash, b.hash), cmp.Compare(a.rec, b.rec))
+	})
+	la.byKey = sorted
+	la.keyStart = make([]int32, nk+1)
+	for i := 0; i < len(sorted); {
+		k := sorted[i].key
+		j := i
+		for j < len(sorted) && sorted[j].key == k {
+			j++
+		}
+		la.orderKey(k, sorted[i:j], ap.n[k] == 1, ap.single[k])
+		la.keyStart[k+1] = int32(j - i)
+		i = j
+	}
+	for k := range nk {
+		la.keyStart[k+1] += la.keyStart[k]
+	}
+	for k := range nk {
+		if ap.n[k] == 1 && la.order[k] == nil {
+			la.order[k] = []model.MsgID{ap.single[k]}
+		}
+	}
+	la.pos = filledInt32(nm, -1)
+	for _, o := range la.order {
+		for p, m := range o {
+			la.pos[m] = int32(p)
+		}
+	}
+}
+
+// cleanKeys marks the keys every read of which, repeats dropped, is a prefix
+// of the key's version order (clean).
+func (la *listAppend) cleanKeys() {
+	c := la.c
+	nk := len(c.h.Keys)
+	la.clean = make([]bool, nk)
+	for k := range nk {
+		la.clean[k] = true
+		for _, rd := range la.byKey[la.keyStart[k]:la.keyStart[k+1]] {
+			es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+			if !la.prefixOfOrder(model.KeyID(k), es) {
+				la.clean[k] = false
+				break
+			}
+		}
+	}
+}
+
+// shownByReads finds, for each element, the first read in history order
+// that showed it at its place in the order (shownBy).
+func (la *listAppend) shownByReads() {
+	c := la.c
+	nm, nk := len(c.h.Msgs), len(c.h.Keys)
+	la.shownBy = filledInt32(nm, -1)
+	covered := make([]int32, nk)
+	for _, rd := range la.reads {
+		o := la.order[rd.key]
+		if rd.n <= covered[rd.key] {
+			continue
+		}
+		es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+		if len(es) > len(o) {
+			es = withoutRepeats(es) // a read with duplicate elements shows the order too
+		}
+		if len(es) > len(o) || !slices.Equal(es, o[:len(es)]) {
+			continue
+		}
+		for p := covered[rd.key]; p < int32(len(es)); p++ {
+			la.shownBy[o[p]] = rd.rec
+		}
+		covered[rd.key] = max(covered[rd.key], int32(len(es)))
+	}
+}
+
+// withoutRepeats returns es with every element after its first occurrence
+// dropped (a new slice).
+func withoutRepeats(es []model.MsgID) []model.MsgID {
+	seen := make(map[model.MsgID]bool, len(es))
+	o := make([]model.MsgID, 0, len(es))
+	for _, e := range es {
+		if !seen[e] {
+			seen[e] = true
+			o = append(o, e)
+		}
+	}
+	return o
+}
+
+// orderKey sets key k's version order from its reads (sorted by length,
+// hash and rec) and reports the first incompatible pair, unless k has a
+// single append, whose order is that append alone (Elle's
+// values-from-single-appends).
+func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool, single model.MsgID) {
+	c := la.c
+	type distinct struct {
+		ref readRef
+		es  []model.MsgID
+	}
+	var ds []distinct
+	for _, rd := range reads {
+		if rd.n == 0 {
+			continue
+		}
+		es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+		if n := len(ds); n > 0 && ds[n-1].ref.n == rd.n && ds[n-1].ref.hash == rd.hash && slices.Equal(ds[n-1].es, es) {
+			continue
+		}
+		ds = append(ds, distinct{rd, es})
+	}
+	if len(ds) == 0 {
+		return
+	}
+	slices.SortStableFunc(ds, func(a, b distinct) int {
+		return cmp.Or(cmp.Compare(a.ref.n, b.ref.n), cmp.Compare(a.ref.rec, b.ref.rec))
+	})
+	longest := ds[len(ds)-1]
+	o := withoutRepeats(longest.es)
+	la.readOrder[k] = o
+	if singleAppend {
+		la.order[k] = []model.MsgID{single}
+		return
+	}
+	la.order[k], la.orderSrc[k] = o, longest.ref.rec
+	for i := 1; i < len(ds); i++ {
+		a, b := ds[i-1], ds[i]
+		if len(a.es) <= len(b.es) && slices.Equal(a.es, b.es[:len(a.es)]) {
+			continue
+		}
+		c.add(IncompatibleOrder, analysis.Instance{
+			Key:     c.keyVal(k),
+			Values:  []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
+			Ops:     []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
+			Witness: c.witness(a.ref.rec, b.ref.rec),
+		})
+		return
+	}
+}
+
+// state is the state a read ended in: its last element, or the empty state
+// of its key.
+func (la *listAppend) state(k model.KeyID, es []model.MsgID) int32 {
+	if len(es) == 0 {
+		return int32(len(la.c.h.Msgs)) + int32(k)
+	}
+	return int32(es[len(es)-1])
+}
+
+// readers indexes, for each state, the vertex txns whose external read of
+// the key ended in it (keys with duplicate appends left out).
+func (la *listAppend) readers() {
+	c := la.c
+	la.byState.build(len(c.h.Msgs)+len(c.h.Keys), func(f func(st, r int32)) {
+		for _, rd := range la.reads {
+			if la.dupKey[rd.key] || !rd.ext {
+				continue
+			}
+			es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+			f(la.state(rd.key, es), rd.rec)
+		}
+	})
+}
+
+func (la *listAppend) readersOf(st int32) []int32 { return la.byState.of(st) }
+
+// prefixOfOrder reports whether es, with repeated elements dropped, is a
+// prefix of key k's version order. O(len(es)).
+func (la *listAppend) prefixOfOrder(k model.KeyID, es []model.MsgID) bool {
+	o := la.order[k]
+	j := int32(0)
+	for _, e := range es {
+		switch i := la.pos[e]; {
+		case i >= 0 && i < j && o[i] == e: // a repeat of an element already matched
+		case int(j) < len(o) && o[j] == e:
+			j++
+		default:
+			return false
+		}
+	}
+	return true
+}

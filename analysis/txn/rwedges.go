@@ -1,0 +1,263 @@
+package txn
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// This file holds rw-register's data edges (docs/rw-register.md#the-workload):
+// the readers of each version, the wr, ww and rw edges, the bound on rw
+// edges, why each edge exists, and the version orders kept for the report.
+
+// readers indexes, for each version, the vertex recs whose external read of
+// the key saw it (keys left out excepted).
+func (rw *rwRegister) readers() {
+	c := rw.c
+	rw.byState.build(len(c.h.Msgs)+len(c.h.Keys), func(f func(st, r int32)) {
+		for r := range c.vertexRecs() {
+			for _, t := range rw.touchesOf(r) {
+				if t.read != noVal && !rw.dupKey[t.key] {
+					f(rw.nodeOf(t.key, t.read), r)
+				}
+			}
+		}
+	})
+}
+
+func (rw *rwRegister) readersOf(st int32) []int32 { return rw.byState.of(st) }
+
+// emit adds the data edges (docs/rw-register.md#the-workload): wr from the
+// writer of each value to each txn whose external read saw it; and for
+// each edge v1 < v2 of a key's version order, ww from the writer of v1 and
+// rw from each reader of v1 to the writer of v2. Writers are the txns whose
+// external (last) write of the key it was. Self-edges are dropped by the
+// graph builder.
+func (rw *rwRegister) emit(add func(from, to int32, rel graph.Rel)) {
+	c := rw.c
+	for r, v := range c.vertexRecs() {
+		for _, t := range rw.touchesOf(r) {
+			if t.read < 0 || rw.dupKey[t.key] {
+				continue
+			}
+			if w := rw.extWriter(t.read); w >= 0 {
+				add(c.recs[w].vertex, v, graph.WR)
+			}
+		}
+	}
+	nm := int32(len(c.h.Msgs))
+	for _, e := range rw.ver {
+		if e.to >= nm {
+			continue
+		}
+		w2 := rw.extWriter(model.MsgID(e.to))
+		if w2 < 0 {
+			continue
+		}
+		to := c.recs[w2].vertex
+		if e.from < nm {
+			if w1 := rw.extWriter(model.MsgID(e.from)); w1 >= 0 {
+				add(c.recs[w1].vertex, to, graph.WW)
+			}
+		}
+		if rw.noRW[e.from] {
+			continue
+		}
+		for _, q := range rw.readersOf(e.from) {
+			add(c.recs[q].vertex, to, graph.RW)
+		}
+	}
+}
+
+// rwBudget keeps the rw edges linear in the history. Each reader of a
+// version v1 gets an rw edge to the writer of every v2 the orders put right
+// after v1, so a version read by n txns and followed by m values costs n·m
+// edges: with the initial state, whose successors are all of a key's
+// values, a store whose reads keep returning nil while writes go on would
+// make the graph quadratic (Elle builds it anyway). When all such edges
+// together exceed 8 per touch of a key plus 2^20, the versions costing the
+// most lose their rw edges until the rest fit; each is an unknown reason
+// (cycles through those reads are not searched), never a silent gap.
+func (rw *rwRegister) rwBudget() {
+	c := rw.c
+	nm := int32(len(c.h.Msgs))
+	type cost struct {
+		from  int32
+		edges int64
+	}
+	var costs []cost
+	var total int64
+	for i := 0; i < len(rw.ver); {
+		from := rw.ver[i].from
+		var succ int64
+		for ; i < len(rw.ver) && rw.ver[i].from == from; i++ {
+			if rw.ver[i].to < nm && rw.extWriter(model.MsgID(rw.ver[i].to)) >= 0 {
+				succ++
+			}
+		}
+		if n := int64(len(rw.readersOf(from))) * succ; n > 0 {
+			costs = append(costs, cost{from, n})
+			total += n
+		}
+	}
+	budget := 8*int64(len(rw.touches)) + 1<<20
+	if total <= budget {
+		return
+	}
+	slices.SortFunc(costs, func(x, y cost) int { return cmp.Or(cmp.Compare(y.edges, x.edges), cmp.Compare(x.from, y.from)) })
+	rw.noRW = map[int32]bool{}
+	for _, k := range costs {
+		if total <= budget {
+			break
+		}
+		total -= k.edges
+		rw.noRW[k.from] = true
+		key := rw.keyOfNode(k.from)
+		c.unknownReason("rw-register: %d txns read key %s = %s and %d values follow it in the version order; "+
+			"the %d anti-dependency (rw) edges from those reads were left out to keep the graph linear in the history, "+
+			"so cycles through them were not searched", len(rw.readersOf(k.from)), c.h.Keys[key], rw.valueOf(k.from),
+			k.edges/int64(len(rw.readersOf(k.from))), k.edges)
+	}
+}
+
+// edge finds the accepted version-order edge from → to (of one key).
+func (rw *rwRegister) edge(from, to int32) (vedge, bool) {
+	i, ok := slices.BinarySearchFunc(rw.ver, vedge{from: from, to: to}, compareEdgeKeys)
+	if !ok {
+		return vedge{}, false
+	}
+	return rw.ver[i], true
+}
+
+// explain says why the data edge from rec u to rec v exists, the way emit
+// made it: which read (wr), or which version-order edge and the source
+// that established it (ww, rw). The first of v's keys that explains it
+// wins.
+func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
+	c := rw.c
+	st := analysis.Step{From: c.idx(u), To: c.idx(v), Rel: rel.String()}
+	// u's touches by key (keyMarks): one pass, where looking each key of
+	// v up in u's touches would cost O(keys²) on two huge txns
+	uAt := &rw.keyMarks
+	uAt.reset()
+	tus := rw.touchesOf(u)
+	for j := range tus {
+		uAt.set(int32(tus[j].key), int32(j))
+	}
+	for _, tv := range rw.touchesOf(v) {
+		if rw.dupKey[tv.key] {
+			continue
+		}
+		k := tv.key
+		switch rel {
+		case graph.WR:
+			if tv.read >= 0 && rw.extWriter(tv.read) == u {
+				st.Key, st.Value = c.keyVal(k), analysis.AtomValuePtr(c.h.MsgValue(tv.read))
+				_, uw := rw.extMops(u, k)
+				vr, _ := rw.extMops(v, k)
+				st.Mops = []int{uw, vr}
+				return st
+			}
+		case graph.WW, graph.RW:
+			if tv.write < 0 || rw.extWriter(tv.write) != v {
+				continue
+			}
+			j, ok := uAt.get(int32(k))
+			if !ok {
+				continue
+			}
+			tu := &tus[j]
+			from := tu.write
+			if rel == graph.RW {
+				from = tu.read
+			}
+			if from == noVal || rel == graph.WW && rw.extWriter(from) != u {
+				continue
+			}
+			e, ok := rw.edge(rw.nodeOf(k, from), int32(tv.write))
+			if !ok {
+				continue
+			}
+			ur, uw := rw.extMops(u, k)
+			mop := uw
+			if rel == graph.RW {
+				mop = ur
+			}
+			st.Key = c.keyVal(k)
+			st.Values = []analysis.Value{rw.valueOf(e.from), rw.valueOf(e.to)}
+			_, vw := rw.extMops(v, k)
+			st.Mops = []int{mop, vw}
+			st.OrderBy, st.OrderOp, st.OrderOps = rw.justification(e)
+			return st
+		}
+	}
+	return st
+}
+
+// orderOp is nil: rw-register's version orders are never contested (a
+// source that contradicts the others for a key is dropped for it:
+// cyclic-versions).
+func (rw *rwRegister) orderOp(*analysis.Value) *int64 { return nil }
+
+// extMops finds the micro-ops of rec r's external read and external write
+// of key k (-1: none).
+func (rw *rwRegister) extMops(r int32, k model.KeyID) (read, write int) {
+	read, write = -1, -1
+	for i, m := range rw.c.mops(r) {
+		if m.Key != k || m.Kind != model.MopRead && m.Kind != model.MopWrite {
+			continue
+		}
+		if m.Kind == model.MopWrite {
+			write = i
+		} else if read < 0 && write < 0 {
+			read = i
+		}
+	}
+	if t := rw.touchOf(r, k); t == nil || t.read == noVal {
+		read = -1
+	}
+	return read, write
+}
+
+// justification names the source of a version-order edge and its ops.
+func (rw *rwRegister) justification(e vedge) (by string, op *int64, ops []int64) {
+	c := rw.c
+	switch e.src {
+	case srcInitial:
+	case srcWFR:
+		op = analysis.IntPtr(c.idx(e.a))
+	default:
+		ops = []int64{c.idx(e.a), c.idx(e.b)}
+	}
+	return e.src.String(), op, ops
+}
+
+// series keeps each key's accepted version order for the report.
+func (rw *rwRegister) series() {
+	c := rw.c
+	nm := int32(len(c.h.Msgs))
+	msg := func(n int32) model.MsgID {
+		if n >= nm {
+			return model.NoMsg
+		}
+		return model.MsgID(n)
+	}
+	byKey := slices.Clone(rw.ver)
+	slices.SortStableFunc(byKey, func(x, y vedge) int { return int(x.key) - int(y.key) })
+	for i := 0; i < len(byKey); {
+		k := byKey[i].key
+		kv := analysis.KeyVersions{Key: k}
+		for ; i < len(byKey) && byKey[i].key == k; i++ {
+			e := byKey[i]
+			by, op, ops := rw.justification(e)
+			if op != nil {
+				ops = []int64{*op}
+			}
+			kv.Edges = append(kv.Edges, analysis.VersionEdge{From: msg(e.from), To: msg(e.to), By: by, Ops: ops})
+		}
+		c.res.Series.Versions = append(c.res.Series.Versions, kv)
+	}
+}

@@ -1,0 +1,225 @@
+package txn
+
+import (
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// This file holds the per-txn checks list-append and rw-register share:
+// internal and garbage-read (lost-update is in lostupdate.go). Both
+// workloads see a key's state the same way: a list of elements, a register
+// holding a list of one (docs/list-append.md, docs/rw-register.md); what
+// differs is the txnView each implements.
+
+// txnView is what the shared per-txn checks need of a workload.
+type txnView interface {
+	// isWrite reports whether m writes its key: list-append's append,
+	// rw-register's write.
+	isWrite(m *model.Mop) bool
+	// isRead reports whether m reads its key, known value or not.
+	isRead(m *model.Mop) bool
+	// readOf returns the state read micro-op m of rec r saw: a list's
+	// elements, or a register's value as a list of one (none for nil);
+	// isNil for a read of nil, which only nil matches. ok is false when m
+	// is no read or what it saw is unknown (an info txn's nil).
+	readOf(r int32, m *model.Mop) (es []model.MsgID, isNil, ok bool)
+	// overwrites reports whether a write replaces its key's state
+	// (rw-register) rather than extending it (list-append).
+	overwrites() bool
+	// certain reports whether two reads of state es are reads of one
+	// version (rw-register: not a value written by more than one txn).
+	certain(es []model.MsgID) bool
+	// written reports whether some op in the history wrote element e.
+	written(e model.MsgID) bool
+	// stateVal renders a state for an instance: a list, or a register's
+	// value (nil for none); isNil renders a list read as nil as nil.
+	stateVal(es []model.MsgID, isNil bool) analysis.Value
+	// garbageFields fills in a garbage-read instance from the unwritten
+	// elements of one read (list-append) or one value (rw-register).
+	garbageFields(in *analysis.Instance, bad []analysis.Value)
+	// abortedAndIntermediate reports G1a and G1b for the reads of ok rec
+	// r, futureRead future-read, and readChecks the workload's further
+	// checks of the reads of vertex rec r (list-append:
+	// duplicate-elements).
+	abortedAndIntermediate(r int32, mops []model.Mop)
+	futureRead(r int32, mops []model.Mop)
+	readChecks(r int32, mops []model.Mop)
+}
+
+// txnChecks runs the shared per-txn checks on its workload (v), with the
+// scratch they reuse between txns; both workloads embed it, and their own
+// checks and indexes reuse its marks.
+type txnChecks struct {
+	c *checker
+	v txnView
+	// maps by key and by message, emptied per txn or per read
+	keyMarks, keyMarks2 marks
+	msgMarks            marks
+	// per-key states of internal and lost-update, reused between txns
+	expects []expect
+	firsts  []firstRead
+	// lost-update candidates, grouped by lostUpdates
+	lost []lostCand
+	// unwritten elements of one read (garbage)
+	unwritten []model.MsgID
+}
+
+// newTxnChecks makes the shared checks of workload v, with marks for its
+// keys and messages.
+func newTxnChecks(c *checker, v txnView) txnChecks {
+	nk, nm := len(c.h.Keys), len(c.h.Msgs)
+	return txnChecks{c: c, v: v, keyMarks: newMarks(nk), keyMarks2: newMarks(nk), msgMarks: newMarks(nm)}
+}
+
+// perTxn runs the checks of each txn, in the order their instances are
+// reported: on an ok txn G1a and G1b, internal, future-read and the
+// lost-update candidates; on a vertex txn the workload's read checks and
+// garbage-read; then it reports the lost updates.
+func (tc *txnChecks) perTxn() {
+	c, v := tc.c, tc.v
+	for r := range c.recs {
+		r := int32(r)
+		rc := &c.recs[r]
+		mops := c.mops(r)
+		if rc.typ == model.OK {
+			v.abortedAndIntermediate(r, mops)
+			tc.internal(r, mops)
+			v.futureRead(r, mops)
+			tc.lostUpdateOf(r, mops)
+		}
+		if rc.vertex >= 0 {
+			v.readChecks(r, mops)
+			tc.garbage(r, mops)
+		}
+	}
+	tc.lostUpdates()
+}
+
+// expect is what a txn should read of a key, from its own earlier reads
+// and writes (internal).
+type expect struct {
+	key   model.KeyID
+	known bool // the whole state is known, not just its end
+	isNil bool // known from a read of nil, which only nil matches
+	es    []model.MsgID
+}
+
+// internal reports the first read of ok rec r that disagrees with what the
+// txn itself read and wrote before (Cerone et al.'s INT; Elle's
+// op-internal-case): a register read must return what the txn last wrote,
+// or, before any write, what it first read; a list read must end with the
+// txn's own appends since it last read the key, and equal that read with
+// them. A read of nil is a state of its own (a later read must be nil too,
+// as Elle's fixtures assert). The expected list starts with "..." when the
+// txn never read the key before appending. The states are a list, reused
+// between txns, indexed by key (keyMarks); each read is compared once with a
+// state no longer than it, so a txn costs O(mops + elements read).
+func (tc *txnChecks) internal(r int32, mops []model.Mop) {
+	c, v := tc.c, tc.v
+	state := tc.expects[:0]
+	defer func() { tc.expects = state[:0] }()
+	at := &tc.keyMarks
+	at.reset()
+	find := func(k model.KeyID) *expect {
+		if i, ok := at.get(int32(k)); ok {
+			return &state[i]
+		}
+		return nil
+	}
+	add := func(k model.KeyID) *expect {
+		at.set(int32(k), int32(len(state)))
+		if len(state) < cap(state) {
+			state = state[:len(state)+1]
+			es := state[len(state)-1].es[:0]
+			state[len(state)-1] = expect{key: k, es: es}
+		} else {
+			state = append(state, expect{key: k})
+		}
+		return &state[len(state)-1]
+	}
+	for i := range mops {
+		m := &mops[i]
+		if v.isWrite(m) {
+			s := find(m.Key)
+			if s == nil {
+				s = add(m.Key)
+			}
+			if v.overwrites() {
+				s.es, s.known = s.es[:0], true
+			}
+			s.es, s.isNil = append(s.es, m.Msg), false // after nil, an append gives [v]
+			continue
+		}
+		es, isNil, ok := v.readOf(r, m)
+		if !ok {
+			continue
+		}
+		s := find(m.Key)
+		if s == nil {
+			s = add(m.Key)
+		} else if !s.matches(es, isNil) {
+			exp := v.stateVal(s.es, s.isNil)
+			if !s.known {
+				exp.Elems = append([]analysis.Value{analysis.AtomValue(model.Atom{Kind: model.KOther, Text: "..."})}, exp.Elems...)
+			}
+			c.add(Internal, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
+				Expected: &exp, Witness: c.witness(r)})
+			return
+		}
+		s.known, s.isNil = true, isNil
+		s.es = append(s.es[:0], es...)
+	}
+}
+
+// matches reports whether a read of es (isNil: of nil) agrees with the
+// expected state: equal to it when it is known, else ending with it.
+func (s *expect) matches(es []model.MsgID, isNil bool) bool {
+	if s.known {
+		return slices.Equal(s.es, es) && s.isNil == isNil
+	}
+	i := len(es) - len(s.es)
+	return i >= 0 && slices.Equal(es[i:], s.es)
+}
+
+// garbage reports the elements or values vertex rec r read that no op in
+// the history wrote (ours: Elle has no such check, jepsen-io/elle#8), each
+// once per read of a list, and once per txn for a register, whose reads
+// hold one value each (overwrites); marked in msgMarks. A list-append read
+// of n unwritten elements is one instance, at O(n) memory and output.
+// O(elements read).
+func (tc *txnChecks) garbage(r int32, mops []model.Mop) {
+	c, v := tc.c, tc.v
+	seen := &tc.msgMarks
+	seen.reset()
+	for i := range mops {
+		m := &mops[i]
+		es, _, ok := v.readOf(r, m)
+		if !ok {
+			continue
+		}
+		if !v.overwrites() {
+			seen.reset()
+		}
+		bad := tc.unwritten[:0]
+		for _, e := range es {
+			if _, dup := seen.get(int32(e)); !v.written(e) && !dup {
+				seen.set(int32(e), 1)
+				bad = append(bad, e)
+			}
+		}
+		tc.unwritten = bad[:0]
+		if len(bad) == 0 {
+			continue
+		}
+		// made once at its size, not regrown (a Value is tens of bytes)
+		vals := make([]analysis.Value, len(bad))
+		for j, e := range bad {
+			vals[j] = c.msgVal(e)
+		}
+		in := analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key), Witness: c.witness(r)}
+		v.garbageFields(&in, vals)
+		c.add(GarbageRead, in)
+	}
+}
