@@ -30,7 +30,27 @@ func (g *Graph) SCC() [][]int32 {
 
 // components is SCC with the hubs in the components.
 func (g *Graph) components() [][]int32 {
-	n := g.N()
+	var comps [][]int32
+	tarjan(g.N(), func(v int32) (int32, int32) { return g.start[v], g.start[v+1] },
+		func(e int32) int32 { return g.to[e] },
+		func(members []int32) {
+			if len(members) > 1 {
+				comp := slices.Clone(members)
+				slices.Sort(comp)
+				comps = append(comps, comp)
+			}
+		})
+	slices.SortFunc(comps, func(a, b []int32) int { return int(a[0] - b[0]) })
+	return comps
+}
+
+// tarjan calls done with the members of each strongly connected component
+// of the graph on vertices 0..n-1 whose vertex v has the edges at positions
+// row(v) (a range of a Graph's edges), the edge at position e leading to
+// vertex to(e) (-1: the edge is left out). It is Tarjan's algorithm with
+// an explicit stack instead of recursion, so a component of a million
+// vertices costs heap, not goroutine stack. O(n + edges) time, O(n) memory.
+func tarjan(n int, row func(v int32) (int32, int32), to func(e int32) int32, done func(members []int32)) {
 	const unvisited = -1
 	index := make([]int32, n)
 	low := make([]int32, n)
@@ -39,36 +59,34 @@ func (g *Graph) components() [][]int32 {
 		index[i] = unvisited
 	}
 	var stack []int32 // Tarjan's stack of vertices
-	type frame struct {
-		v    int32
-		next int32 // next edge position to look at
-	}
+	type frame struct{ v, next, end int32 }
 	var call []frame
-	var comps [][]int32
 	next := int32(0)
-	for root := int32(0); root < int32(n); root++ {
+	visit := func(v int32) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		a, b := row(v)
+		call = append(call, frame{v, a, b})
+	}
+	for root := range int32(n) {
 		if index[root] != unvisited {
 			continue
 		}
-		call = append(call, frame{root, g.start[root]})
-		index[root], low[root] = next, next
-		next++
-		stack = append(stack, root)
-		onStack[root] = true
+		visit(root)
 		for len(call) > 0 {
 			f := &call[len(call)-1]
 			v := f.v
-			if f.next < g.start[v+1] {
-				w := g.to[f.next]
+			if f.next < f.end {
+				w := to(f.next)
 				f.next++
-				if index[w] == unvisited {
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					onStack[w] = true
-					call = append(call, frame{w, g.start[w]})
-				} else if onStack[w] && index[w] < low[v] {
-					low[v] = index[w]
+				switch {
+				case w < 0:
+				case index[w] == unvisited:
+					visit(w)
+				case onStack[w]:
+					low[v] = min(low[v], index[w])
 				}
 				continue
 			}
@@ -76,9 +94,7 @@ func (g *Graph) components() [][]int32 {
 			call = call[:len(call)-1]
 			if len(call) > 0 {
 				u := call[len(call)-1].v
-				if low[v] < low[u] {
-					low[u] = low[v]
-				}
+				low[u] = min(low[u], low[v])
 			}
 			if low[v] == index[v] {
 				i := len(stack) - 1
@@ -89,15 +105,54 @@ func (g *Graph) components() [][]int32 {
 				for _, w := range members {
 					onStack[w] = false
 				}
-				if len(members) > 1 {
-					comp := slices.Clone(members)
-					slices.Sort(comp)
-					comps = append(comps, comp)
-				}
+				done(members)
 				stack = stack[:i]
 			}
 		}
 	}
-	slices.SortFunc(comps, func(a, b []int32) int { return int(a[0] - b[0]) })
-	return comps
+}
+
+// AnyCycle returns some cycle of comp, a strongly connected component from
+// SCC, found by walking from its first vertex along the first edge that
+// stays in the component until a vertex repeats (Elle's fallback-cycle,
+// for a search that ran out of budget). An edge of the vertex's own comes
+// before a realtime step through its hubs. Steps take their edges'
+// effective relations (in precedence prec). O(|comp| + E_comp).
+func (s *Searcher) AnyCycle(comp []int32, prec *Precedence) Cycle {
+	t := s.begin(comp, Spec{Allowed: WW | WR | Process | Realtime, RW: RWFree, Union: true})
+	defer t.end()
+	at := map[int32]int{}
+	var path []int32
+	var rels []Rel
+	for v := comp[0]; ; {
+		if i, ok := at[v]; ok {
+			return Cycle{Vertices: path[i:], Rels: rels[i:]}
+		}
+		at[v] = len(path)
+		path = append(path, v)
+		w, r := t.next(v)
+		rels = append(rels, prec.Effective(r))
+		v = w
+	}
+}
+
+// next is the first vertex of the component after v, and the relations of
+// the step.
+func (t *search) next(v int32) (int32, Rel) {
+	g := t.s.g
+	to, rel := g.Out(v)
+	for j, w := range to {
+		if t.s.comp[w] != 0 && w != v && !g.IsHub(w) {
+			return w, rel[j]
+		}
+	}
+	for h := g.hubOf(v); h >= 0 && t.s.comp[h] != 0; h = g.hubOf(h) {
+		to, _ := g.Out(h)
+		for _, w := range to {
+			if t.s.comp[w] != 0 && !g.IsHub(w) {
+				return w, Realtime
+			}
+		}
+	}
+	return v, 0 // not reached in a strongly connected component
 }

@@ -201,3 +201,32 @@ func (g *Graph) hasDirect(u, v int32) bool {
 	_, ok := slices.BinarySearch(to, v)
 	return ok
 }
+
+// Frontier is the realtime frontier of Elle's realtime graph, kept as a
+// window: the ok completions so far, in order, of which the last few (from
+// a head on) are not yet superseded. An op completed before another was
+// invoked precedes it in real time; the frontier at an invocation holds
+// the nearest such ops, and linking only those keeps realtime order a
+// transitive reduction. A completion supersedes the members that were in
+// the frontier at its invocation (they reach later ops through it), which
+// are those that completed before it was invoked: members leave in the
+// order they joined, so the frontier is always a window of the
+// completions, and Windows can link it to an invoked op through hubs.
+type Frontier struct {
+	since []int32 // the op position of each completion
+	head  int     // the first member not superseded
+}
+
+// Complete notes the ok completion at op position at of an op invoked at
+// position inv: the members that completed before inv leave the frontier,
+// and it joins.
+func (f *Frontier) Complete(inv, at int32) {
+	for f.head < len(f.since) && f.since[f.head] < inv {
+		f.head++
+	}
+	f.since = append(f.since, at)
+}
+
+// Window is the frontier now, as positions [lo, hi) of the completions in
+// the order Complete saw them.
+func (f *Frontier) Window() (lo, hi int) { return f.head, len(f.since) }

@@ -165,77 +165,27 @@ func (sp *Spec) startsOnRW() bool { return sp.RW == RWSingle || sp.RW == RWAdjac
 // partition returns, for each vertex of comp (by position), the number of
 // its strongly connected component within comp when only edges whose
 // relations satisfy use count, or -1 when that component is the vertex
-// alone. comp's vertices must be marked in s.comp. Iterative Tarjan,
-// O(|comp| + E_comp).
+// alone. comp's vertices must be marked in s.comp. O(|comp| + E_comp).
 func (s *Searcher) partition(comp []int32, use func(Rel) bool) []int32 {
 	g := s.g
-	n := len(comp)
-	index := make([]int32, n)
-	low := make([]int32, n)
-	onStack := make([]bool, n)
-	part := make([]int32, n)
-	for i := range index {
-		index[i] = -1
-	}
-	type frame struct{ v, next, end int32 }
-	var stack []int32
-	var call []frame
-	next, nparts := int32(0), int32(0)
-	for root := range comp {
-		if index[root] >= 0 {
-			continue
-		}
-		rv := comp[root]
-		call = append(call, frame{int32(root), g.start[rv], g.start[rv+1]})
-		index[root], low[root] = next, next
-		next++
-		stack = append(stack, int32(root))
-		onStack[root] = true
-		for len(call) > 0 {
-			f := &call[len(call)-1]
-			v := f.v
-			if f.next < f.end {
-				e := f.next
-				f.next++
-				w := s.comp[g.to[e]] - 1
-				if w < 0 || !use(g.rel[e]) {
-					continue
-				}
-				if index[w] < 0 {
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					onStack[w] = true
-					wv := comp[w]
-					call = append(call, frame{w, g.start[wv], g.start[wv+1]})
-				} else if onStack[w] && index[w] < low[v] {
-					low[v] = index[w]
-				}
-				continue
+	part := make([]int32, len(comp))
+	nparts := int32(0)
+	tarjan(len(comp), func(i int32) (int32, int32) { v := comp[i]; return g.start[v], g.start[v+1] },
+		func(e int32) int32 {
+			if !use(g.rel[e]) {
+				return -1
 			}
-			call = call[:len(call)-1]
-			if len(call) > 0 {
-				u := call[len(call)-1].v
-				low[u] = min(low[u], low[v])
+			return s.comp[g.to[e]] - 1
+		},
+		func(members []int32) {
+			id := int32(-1)
+			if len(members) > 1 {
+				id = nparts
+				nparts++
 			}
-			if low[v] == index[v] {
-				i := len(stack) - 1
-				for stack[i] != v {
-					i--
-				}
-				members := stack[i:]
-				id := int32(-1)
-				if len(members) > 1 {
-					id = nparts
-					nparts++
-				}
-				for _, w := range members {
-					onStack[w] = false
-					part[w] = id
-				}
-				stack = stack[:i]
+			for _, w := range members {
+				part[w] = id
 			}
-		}
-	}
+		})
 	return part
 }

@@ -10,27 +10,22 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// realtimeWindow is the realtime frontier of the dependency graph: the ok
-// vertices in completion order, those from head on being in the frontier.
-//
-// Realtime edges are sparse: from the frontier of ok completions not yet
-// superseded to each invocation. A completion supersedes the members that
-// were in the frontier at its invocation, which are those that entered it
-// before (members leave, never return): so the frontier is a window of the
-// ok vertices in completion order, from which a completion removes a
-// prefix.
+// realtimeWindow is the realtime frontier of the dependency graph
+// (graph.Frontier) over order, the ok vertices in completion order.
 type realtimeWindow struct {
 	order []int32 // vertices
-	entry []int32 // op position of each one's completion
-	head  int
+	fr    graph.Frontier
 }
 
-func (w *realtimeWindow) members() []int32 { return w.order[w.head:] }
+func (w *realtimeWindow) members() []int32 {
+	lo, hi := w.fr.Window()
+	return w.order[lo:hi]
+}
 
 // walk goes through the history's op lines, calling invoked at each
 // vertex's invocation (the frontier then holds its realtime predecessors).
 func (w *realtimeWindow) walk(c *checker, invoked func(v int32)) {
-	w.order, w.entry, w.head = w.order[:0], w.entry[:0], 0
+	w.order, w.fr = w.order[:0], graph.Frontier{}
 	for i, ri := range c.events() {
 		if ri < 0 {
 			continue
@@ -44,14 +39,8 @@ func (w *realtimeWindow) walk(c *checker, invoked func(v int32)) {
 			continue
 		}
 		if r.typ == model.OK {
-			v := r.vertex
-			// the members that were in the frontier at v's invocation leave
-			inv := r.inv
-			for w.head < len(w.order) && w.entry[w.head] < inv {
-				w.head++
-			}
-			w.order = append(w.order, v)
-			w.entry = append(w.entry, int32(i))
+			w.fr.Complete(r.inv, int32(i))
+			w.order = append(w.order, r.vertex)
 		}
 	}
 }

@@ -86,9 +86,10 @@ func (c *checker) newDepGraph() *depGraph {
 			nok++
 		}
 	}
-	win := realtimeWindow{order: make([]int32, 0, nok), entry: make([]int32, 0, nok)}
+	win := realtimeWindow{order: make([]int32, 0, nok)}
 	win.walk(c, func(v int32) {
-		d.rtLo[v], d.rtHi[v] = int32(win.head), int32(len(win.order))
+		lo, hi := win.fr.Window()
+		d.rtLo[v], d.rtHi[v] = int32(lo), int32(hi)
 	})
 	d.order = win.order
 	c.ev = nil // the op positions' recs: nothing needs them any more

@@ -61,29 +61,32 @@ func (c *checker) okTxns() iter.Seq2[int32, int32] {
 // frontier) without hubs, frontier ≈ concurrency).
 func (c *checker) realtimeWindows() *graph.Windows {
 	rt := &graph.Windows{}
-	var entry []int32 // per seq position: the op position where it joined
-	head := 0
+	var fr graph.Frontier
+	c.eachVertexEvent(func(i, r int32, rc *rec) {
+		if i == rc.inv {
+			lo, hi := fr.Window()
+			rt.Add(lo, hi, rc.vertex)
+		}
+		if i == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
+			fr.Complete(rc.inv, i)
+			rt.Seq = append(rt.Seq, rc.vertex)
+		}
+	})
+	return rt
+}
+
+// eachVertexEvent calls f at each op position i that invokes or completes
+// a txn that is a vertex of the graph (ok or info), with its rec r.
+func (c *checker) eachVertexEvent(f func(i, r int32, rc *rec)) {
 	for i := range c.h.Ops {
 		r := c.recAt[i]
 		if r < 0 {
 			continue
 		}
-		rc := &c.recs[r]
-		if rc.vertex < 0 {
-			continue
-		}
-		if int32(i) == rc.inv {
-			rt.Add(head, len(rt.Seq), rc.vertex)
-		}
-		if int32(i) == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
-			for head < len(rt.Seq) && entry[head] < rc.inv {
-				head++
-			}
-			rt.Seq = append(rt.Seq, rc.vertex)
-			entry = append(entry, int32(i))
+		if rc := &c.recs[r]; rc.vertex >= 0 {
+			f(int32(i), r, rc)
 		}
 	}
-	return rt
 }
 
 // orderStep explains a process or realtime edge from rec u to rec v.

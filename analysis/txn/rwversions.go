@@ -137,7 +137,7 @@ func (rw *rwRegister) sequential(add func(k model.KeyID, from, to model.MsgID, a
 func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
 	c := rw.c
 	nk := len(c.h.Keys)
-	type member struct{ rec, t, since int32 }
+	type member struct{ rec, t int32 }
 	type window struct {
 		key    model.KeyID
 		lo, hi int32
@@ -145,35 +145,27 @@ func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID,
 		first  model.MsgID
 	}
 	members := make([][]member, nk) // per key, in completion order
-	head := make([]int32, nk)       // per key, the frontier's first member
+	frontier := make([]graph.Frontier, nk)
 	var windows []window
-	for i := range c.h.Ops {
-		r := c.recAt[i]
-		if r < 0 {
-			continue
-		}
-		rc := &c.recs[r]
-		if rc.vertex < 0 {
-			continue
-		}
-		if int32(i) == rc.inv {
+	c.eachVertexEvent(func(i, r int32, rc *rec) {
+		if i == rc.inv {
 			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
 				t := &rw.touches[j]
-				if v2 := first(t, rc.typ); v2 != noVal && head[t.key] < int32(len(members[t.key])) {
-					windows = append(windows, window{t.key, head[t.key], int32(len(members[t.key])), r, v2})
+				if v2 := first(t, rc.typ); v2 != noVal {
+					if lo, hi := frontier[t.key].Window(); lo < hi {
+						windows = append(windows, window{t.key, int32(lo), int32(hi), r, v2})
+					}
 				}
 			}
 		}
-		if int32(i) == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
+		if i == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
 			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
 				k := rw.touches[j].key
-				for head[k] < int32(len(members[k])) && members[k][head[k]].since < rc.inv {
-					head[k]++
-				}
-				members[k] = append(members[k], member{r, j, int32(i)})
+				frontier[k].Complete(rc.inv, i)
+				members[k] = append(members[k], member{r, j})
 			}
 		}
-	}
+	})
 	cost := make([]int64, nk)
 	for _, w := range windows {
 		cost[w.key] += int64(w.hi - w.lo)
