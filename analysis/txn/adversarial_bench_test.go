@@ -1,9 +1,7 @@
 package txn
 
 import (
-	"bytes"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -194,71 +192,20 @@ func concurrentBatches(n, stale int) *testhist.Lines {
 	return &l
 }
 
-// read parses an adversarial history of size n.
-func (a *adversarial) read(tb testing.TB, n int) (*model.History, model.Pairing) {
-	tb.Helper()
-	l := a.gen(n)
-	return testhist.Read(tb, bytes.NewReader(l.Bytes()), a.name+".edn")
-}
-
-// verify fails when res is not what the history is built to give.
-func (a *adversarial) verify(tb testing.TB, res *analysis.Result) {
-	tb.Helper()
-	if res.Verdict != a.want || fmt.Sprint(res.AnomalyTypes) != fmt.Sprint(a.types) {
-		tb.Fatalf("%s: %v %v (%v), want %v %v", a.name, res.Verdict, res.AnomalyTypes, res.UnknownReasons, a.want, a.types)
+// cases are the adversarials as scaling runs them.
+func cases() []scaling.Case {
+	cs := make([]scaling.Case, len(adversarials))
+	for i, a := range adversarials {
+		cs[i] = scaling.Case{Name: a.name, Gen: a.gen, Want: a.want, Types: a.types,
+			Check: func(h *model.History, p model.Pairing) *analysis.Result { return a.check(h, p, a.opts()) }}
 	}
+	return cs
 }
 
 // BenchmarkAdversarial checks each adversarial history at n = 10,000 and
-// 100,000 (parsing excluded): time(10n)/time(n) must stay near 10 (at
-// most 12) for every check to be O(n log n).
-func BenchmarkAdversarial(b *testing.B) {
-	for i := range adversarials {
-		a := &adversarials[i]
-		b.Run(a.name, func(b *testing.B) {
-			for _, n := range []int{10_000, 100_000} {
-				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-					h, p := a.read(b, n)
-					opts := a.opts()
-					runtime.GC() // the parser's garbage is not the check's
-					b.ReportAllocs()
-					b.ResetTimer()
-					for b.Loop() {
-						a.verify(b, a.check(h, p, opts))
-					}
-				})
-			}
-		})
-	}
-}
+// 100,000 (scaling.Bench).
+func BenchmarkAdversarial(b *testing.B) { scaling.Bench(b, cases()) }
 
 // BenchmarkAdversarialRatio is BenchmarkAdversarial made to resist a busy
-// machine: each history at n = 10,000 and 10n, interleaved, the fastest of
-// five rounds each with the collector off, and the ratios of wall time, CPU
-// time and bytes allocated (scaling.Ratio). Run with -benchtime 1x.
-func BenchmarkAdversarialRatio(b *testing.B) {
-	const n, ratioRounds = 10_000, 5
-	for i := range adversarials {
-		a := &adversarials[i]
-		b.Run(a.name, func(b *testing.B) {
-			type input struct {
-				h *model.History
-				p model.Pairing
-			}
-			var in [2]input
-			for j, size := range []int{n, 10 * n} {
-				in[j].h, in[j].p = a.read(b, size)
-			}
-			var res [2]*analysis.Result
-			scaling.Ratio(b, ratioRounds, func(j int) { res[j] = adversarialCheck(a, in[j].h, in[j].p) })
-			for j := range res {
-				a.verify(b, res[j])
-			}
-		})
-	}
-}
-
-// adversarialCheck checks h as BenchmarkAdversarial does.
-func adversarialCheck(a *adversarial, h *model.History, p model.Pairing) *analysis.Result {
-	return a.check(h, p, a.opts())
-}
+// machine (scaling.BenchRatio). Run with -benchtime 1x.
+func BenchmarkAdversarialRatio(b *testing.B) { scaling.BenchRatio(b, cases()) }

@@ -15,25 +15,7 @@ import (
 // BenchmarkAdversarial at n and 10n and requires the bytes allocated by
 // the check to grow at most 12-fold: a check quadratic in one read, one
 // txn, one key's writes or one process's ops grows about 100-fold.
-func TestAdversarialAllocs(t *testing.T) {
-	const n = 300
-	for i := range adversarials {
-		a := &adversarials[i]
-		t.Run(a.name, func(t *testing.T) {
-			var bytes [2]uint64
-			for j, size := range []int{n, 10 * n} {
-				h, p := a.read(t, size)
-				opts := a.opts()
-				var res *analysis.Result
-				bytes[j] = scaling.Allocated(func() { res = a.check(h, p, opts) })
-				a.verify(t, res)
-			}
-			if ratio := float64(bytes[1]) / float64(bytes[0]); ratio > scaling.MaxGrowth {
-				t.Errorf("n=%d: %d bytes, n=%d: %d bytes: %.1f-fold, want at most 12", n, bytes[0], 10*n, bytes[1], ratio)
-			}
-		})
-	}
-}
+func TestAdversarialAllocs(t *testing.T) { scaling.AllocGrowth(t, cases(), 300) }
 
 // TestHugeGarbageReadBounded is issue 17's history: one 49 KB read of
 // 10,000 elements nobody appended. Checking it (and writing its JSON
@@ -81,15 +63,10 @@ func TestHugeGarbageReadBounded(t *testing.T) {
 // the read's first MaxMopElements elements and mop_elements its length.
 func TestHugeAbortedReadBounded(t *testing.T) {
 	const n = 2000
-	var a *adversarial
-	for i := range adversarials {
-		if adversarials[i].name == "list-append/huge-read-aborted" {
-			a = &adversarials[i]
-		}
-	}
-	h, p := a.read(t, n)
-	res := a.check(h, p, a.opts())
-	a.verify(t, res)
+	a := scaling.Find(t, cases(), "list-append/huge-read-aborted")
+	h, p := a.Read(t, n)
+	res := a.Check(h, p)
+	a.Verify(t, res)
 	out, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
