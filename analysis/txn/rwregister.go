@@ -16,8 +16,9 @@ import (
 // model.Pair(h).
 //
 // Cost: O(ops + mops) for the indexes and non-cycle checks; the version
-// orders take O(mops) per source (O(mops · concurrency) for
-// --linearizable-keys), plus sorting their edges; the graph takes
+// orders take O(mops) per source (--linearizable-keys and
+// --transaction-order under a budget linear in the history: orderBudget),
+// plus sorting their edges; the graph takes
 // O(edges), where every reader of a version gets an rw edge to the writer
 // of each version its key's order puts right after it (as in Elle); plus
 // the cycle search, bounded per component by opts.CycleBudget.
