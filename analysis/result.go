@@ -111,6 +111,9 @@ type Options struct {
 	// TransactionOrder is the number of txns an rw-register check was given
 	// a commit order for (Elle's :transaction-order), when it was.
 	TransactionOrder *int64 `json:"transaction_order,omitempty"`
+	// AbortContract is the contract an abort check judged by ("kafka" or
+	// "rewind"; analysis/abort).
+	AbortContract string `json:"abort_contract,omitempty"`
 }
 
 // Result is the outcome of checking one history.
@@ -137,8 +140,12 @@ type Result struct {
 	Models  []string `json:"models,omitzero"`
 	Not     []string `json:"not,omitzero"`
 	AlsoNot []string `json:"also_not,omitzero"`
-	Stats   Stats    `json:"stats"`
-	Options Options  `json:"options"`
+	// PairCounts belongs to the abort workload: every pair of polls,
+	// counted by the outcome of its first poll, its class and whether a
+	// rebalance came with it (analysis/abort). Nil for other workloads.
+	PairCounts []PairCount `json:"pair_counts,omitempty"`
+	Stats      Stats       `json:"stats"`
+	Options    Options     `json:"options"`
 	// ProvenCycles counts, for each anomaly type with cycle instances,
 	// how many of them are proven (Instance.Proof); Finish fills it. Nil,
 	// and left out, when no instance has a proof state.

@@ -102,6 +102,8 @@ type expectFile struct {
 		WFRKeys          bool      `json:"wfr_keys"`
 		SequentialKeys   bool      `json:"sequential_keys"`
 		LinearizableKeys bool      `json:"linearizable_keys"`
+		// AbortContract is an abort case's --abort-contract.
+		AbortContract string `json:"abort_contract"`
 	} `json:"options"`
 	Valid        any                          `json:"valid"`
 	AnomalyTypes []string                     `json:"anomaly_types"`
@@ -164,6 +166,7 @@ func TestTestdata(t *testing.T) {
 				opts.Analysis.WFRKeys = exp.Options.WFRKeys
 				opts.Analysis.SequentialKeys = exp.Options.SequentialKeys
 				opts.Analysis.LinearizableKeys = exp.Options.LinearizableKeys
+				opts.Analysis.AbortContract = exp.Options.AbortContract
 			}
 			res, _, err := File(f, opts)
 			if err != nil {

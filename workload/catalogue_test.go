@@ -134,6 +134,7 @@ func TestCatalogueCoversCheckers(t *testing.T) {
 	for file, workloads := range map[string][]string{
 		"analysis/queue/types.go": {"queue"},
 		"analysis/txn/types.go":   {"list-append", "rw-register"},
+		"analysis/abort/types.go": {"abort"},
 	} {
 		for _, name := range stringConsts(t, filepath.Join(root, file)) {
 			found := false
@@ -206,6 +207,7 @@ type fixture struct {
 		SequentialKeys   bool             `json:"sequential_keys"`
 		LinearizableKeys bool             `json:"linearizable_keys"`
 		TransactionOrder map[string]int64 `json:"transaction_order"`
+		AbortContract    string           `json:"abort_contract"`
 	} `json:"options"`
 	AnomalyTypes []string `json:"anomaly_types"`
 }
@@ -224,6 +226,7 @@ func (f *fixture) options() workload.Options {
 	}
 	o.Anomalies = f.Options.Anomalies
 	o.WFRKeys, o.SequentialKeys, o.LinearizableKeys = f.Options.WFRKeys, f.Options.SequentialKeys, f.Options.LinearizableKeys
+	o.AbortContract = f.Options.AbortContract
 	if f.Options.TransactionOrder != nil {
 		o.TransactionOrder = map[int64]int64{}
 		for k, v := range f.Options.TransactionOrder {
@@ -265,7 +268,7 @@ func produced(t *testing.T) map[string]analysis.Instance {
 		if err != nil {
 			continue // an expectation of a history in another format
 		}
-		h, err := ingest.Read(file, hist, ingest.Options{})
+		h, err := ingest.Read(file, hist, ingest.Options{Decoders: workload.Decoders()})
 		file.Close()
 		if err != nil {
 			continue // a fixture of an input error

@@ -12,16 +12,16 @@ func (testDecoder) Name() string                                                
 func (testDecoder) Claim(field, f string, s ingest.Shape) bool                    { return false }
 func (testDecoder) Decode(string, string, *ingest.Value, *ingest.ExtWriter) error { return nil }
 
-// TestDecoders: the decoders of the registry's workloads, in its order;
-// none while no workload has one.
+// TestDecoders: the decoders of the registry's workloads, in its order:
+// abort's alone, and a decoder registered for list-append before it.
 func TestDecoders(t *testing.T) {
-	if ds := Decoders(); len(ds) != 0 {
-		t.Fatalf("Decoders() = %v; no workload has one yet", ds)
+	if ds := Decoders(); len(ds) != 1 || ds[0].Name() != "abort" {
+		t.Fatalf("Decoders() = %v; want abort's", ds)
 	}
 	registerDecoder("list-append", testDecoder{})
 	defer delete(decoders, "list-append")
 	ds := Decoders()
-	if len(ds) != 1 || ds[0].Name() != "list-append" {
+	if len(ds) != 2 || ds[0].Name() != "list-append" || ds[1].Name() != "abort" {
 		t.Fatalf("Decoders() = %v", ds)
 	}
 	if _, ok := MustLookup("list-append").Decoder(); !ok {

@@ -92,6 +92,9 @@ type Options struct {
 	// for rw-register (Elle's :transaction-order): a txn's completion op
 	// index to its position. Nil: none.
 	TransactionOrder map[int64]int64 `json:"transaction_order,omitempty"`
+	// AbortContract is "", "kafka" or "rewind": what the abort workload
+	// expects of a consumer after an abort (analysis/abort); "" is kafka.
+	AbortContract string `json:"abort_contract,omitempty"`
 	// Series keeps the time series an HTML report draws in the result.
 	Series bool `json:"-"`
 }
@@ -127,6 +130,12 @@ type Workload struct {
 	// Owns reports whether a micro-op decides that a history is of this
 	// workload.
 	Owns func(m *model.Mop) bool
+	// Recognise, for a workload whose ops carry values of its own decoder
+	// (Decoder) rather than micro-ops, reports whether the op at position
+	// i decides that the history is of this workload, with a description
+	// of what decides it for an error ("a poll map with a :topic"), or "".
+	// Nil for the others.
+	Recognise func(h *model.History, i int) string
 	// Check analyses a history of this workload; pairing comes from
 	// model.Pair. Nil for a workload that is recognised but not yet
 	// checked.
@@ -177,6 +186,10 @@ func (w *Workload) TypeNames() []string {
 
 // registry holds the workloads, in the order commands list them.
 var registry []*Workload
+
+// init registers the workloads whose files sort before this one's
+// themselves (queue.go, txn.go); abort comes last (registerAbort).
+func init() { registerAbort() }
 
 func register(w *Workload) { registry = append(registry, w) }
 
@@ -250,26 +263,60 @@ type MixedError struct {
 	OtherW       string
 	FirstMop     model.MopKind
 	OtherMop     model.MopKind
+	// FirstForm and OtherForm describe an op that a workload recognises by
+	// its own values (Workload.Recognise) rather than by a micro-op; ""
+	// for an op recognised by FirstMop or OtherMop.
+	FirstForm, OtherForm string
+}
+
+// what describes what decided an op's workload.
+func what(mop model.MopKind, form string) string {
+	if form != "" {
+		return form
+	}
+	return fmt.Sprintf("a :%s micro-op", mop)
 }
 
 // Error names both ops and their lines.
 func (e *MixedError) Error() string {
-	return fmt.Sprintf("%s:%d: op %d has a :%s micro-op, which belongs to %s histories, but op %d (line %d) "+
-		"has a :%s micro-op, which belongs to %s: a history must be of one workload (force one with --workload)",
-		e.Source, e.Other.Line, e.Other.Index, e.OtherMop, e.OtherW, e.First.Index, e.First.Line, e.FirstMop, e.FirstW)
+	return fmt.Sprintf("%s:%d: op %d has %s, which belongs to %s histories, but op %d (line %d) "+
+		"has %s, which belongs to %s: a history must be of one workload (force one with --workload)",
+		e.Source, e.Other.Line, e.Other.Index, what(e.OtherMop, e.OtherForm), e.OtherW, e.First.Index, e.First.Line, what(e.FirstMop, e.FirstForm), e.FirstW)
 }
 
-// Detect names the workload of h from its micro-ops (see the package doc).
-// It returns a *MixedError when two workloads' micro-ops meet.
+// Detect names the workload of h from its micro-ops and its workloads'
+// own values (see the package doc). It returns a *MixedError when two
+// workloads meet.
 func Detect(h *model.History) (*Workload, error) {
 	var found *Workload
 	var first *model.Op
 	var firstMop model.MopKind
+	var firstForm string
 	nilReads := false
+	// decide takes in an op that belongs to w, by mop or form.
+	decide := func(w *Workload, op *model.Op, mop model.MopKind, form string) error {
+		if found == nil {
+			found, first, firstMop, firstForm = w, op, mop, form
+			return nil
+		}
+		if w != found {
+			return &MixedError{Source: h.Source, First: first, Other: op,
+				FirstW: found.Name, OtherW: w.Name, FirstMop: firstMop, OtherMop: mop, FirstForm: firstForm, OtherForm: form}
+		}
+		return nil
+	}
+	recognisers := recognisers(h)
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if !op.IsClient() {
 			continue
+		}
+		for _, w := range recognisers {
+			if form := w.Recognise(h, i); form != "" {
+				if err := decide(w, op, 0, form); err != nil {
+					return nil, err
+				}
+			}
 		}
 		mops := h.MopsOf(op)
 		for mi := range mops {
@@ -285,13 +332,8 @@ func Detect(h *model.History) (*Workload, error) {
 			if owner == nil {
 				continue
 			}
-			if found == nil {
-				found, first, firstMop = owner, op, m.Kind
-				continue
-			}
-			if owner != found {
-				return nil, &MixedError{Source: h.Source, First: first, Other: op,
-					FirstW: found.Name, OtherW: owner.Name, FirstMop: firstMop, OtherMop: m.Kind}
+			if err := decide(owner, op, m.Kind, ""); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -301,7 +343,45 @@ func Detect(h *model.History) (*Workload, error) {
 	case nilReads:
 		return MustLookup(txn.ListAppend), nil
 	}
+	for _, w := range recognisers {
+		if hasRecords(h, w.Name) {
+			return w, nil
+		}
+	}
 	return MustLookup(queue.Workload), nil
+}
+
+// hasRecords reports whether the decoder of the workload named name read
+// anything of h.
+func hasRecords(h *model.History, name string) bool {
+	owner, ok := h.ExtOwnerOf(name)
+	if !ok {
+		return false
+	}
+	for _, recs := range h.ExtRecs.Chunks() {
+		for _, r := range recs {
+			if r.Owner == owner {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recognisers are the workloads that recognise ops by their own values,
+// when h holds any such values (none for a history read without
+// workload decoders).
+func recognisers(h *model.History) []*Workload {
+	if h.ExtSpans == nil {
+		return nil
+	}
+	var ws []*Workload
+	for _, w := range registry {
+		if w.Recognise != nil {
+			ws = append(ws, w)
+		}
+	}
+	return ws
 }
 
 func owner(m *model.Mop) *Workload {

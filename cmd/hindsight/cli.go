@@ -50,6 +50,7 @@ type checkFlags struct {
 	format         string
 	wwDeps         bool
 	subVia         string
+	abortContract  string
 	cycleBudget    time.Duration
 	stallThreshold time.Duration
 	maxExamples    int
@@ -70,6 +71,7 @@ func (f *checkFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.format, "format", "text", "output format: text or json (check and scan: or junit)")
 	fl.BoolVar(&f.wwDeps, "ww-deps", false, "add write-write dependencies (version order) to the dependency graph")
 	fl.StringVar(&f.subVia, "sub-via", "", "treat every consumer as using assign or subscribe (default: per process, from its ops)")
+	fl.StringVar(&f.abortContract, "abort-contract", "kafka", "abort: what a consumer must do after an abort, kafka (keep its position; a rebalance may send it back) or rewind (return to where the aborted transaction began)")
 	fl.DurationVar(&f.cycleBudget, "cycle-budget", 10*time.Second, "time limit for the cycle search in each strongly connected component (0: none)")
 	fl.DurationVar(&f.stallThreshold, "stall-threshold", 10*time.Second, "shortest stall reported as stalled-consumer")
 	fl.IntVar(&f.maxExamples, "max-examples", 3, "examples shown per anomaly type (text output; JSON has every instance)")
@@ -103,6 +105,10 @@ func (f *checkFlags) options() (check.Options, error) {
 	default:
 		return o, usageError{fmt.Errorf("--sub-via must be assign or subscribe, not %q", f.subVia)}
 	}
+	if err := workload.ValidateAbortContract(f.abortContract); err != nil {
+		return o, usageError{err}
+	}
+	o.Analysis.AbortContract = f.abortContract
 	switch f.inputFormat {
 	case "":
 	case "edn":

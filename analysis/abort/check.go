@@ -1,0 +1,416 @@
+package abort
+
+import (
+	"slices"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// Options tune the check.
+type Options struct {
+	// Contract decides whether abort-advance is bad.
+	Contract Contract
+}
+
+// poll is one poll of the history: a completion and its invocation, or
+// an invocation that never completed (taken as info).
+type poll struct {
+	inv, comp int32 // positions in History.Ops; inv -1 without one, comp = inv for an open invocation
+	proc      int32
+	typ       model.OpType // the completion's; Info for an open invocation
+	topic     model.KeyID
+	hasTopic  bool
+	abort     bool    // :abort? true was asked
+	offs      []int64 // as listed; aliases the history
+	reb       bool    // a rebalance was logged before or during it
+	rebDuring bool    // one was logged during it
+	// What N needs of the history before its invocation (sweep): the
+	// topic's committed position and the poll that set it (cpBy -1:
+	// none), and the largest resume point at or below first(N), the poll
+	// that made it one (rpBy), and whether N resumes there.
+	cp, rp     int64
+	cpBy, rpBy int32
+	resumes    bool
+}
+
+func (p *poll) hasOffsets() bool { return len(p.offs) > 0 }
+
+// checker holds one check's state.
+type checker struct {
+	h       *model.History
+	pairing model.Pairing
+	opts    Options
+	owner   model.ExtOwner
+	mine    bool // the abort decoder was installed
+	polls   []poll
+	topics  []*topic // by KeyID; nil for a key no poll names
+	res     *analysis.Result
+	counts  [3][4][2]int64 // outcome, class, rebalance
+	pairs   int64
+}
+
+// Check analyses an abort history (docs/abort.md). pairing must come from
+// model.Pair(h). Cost: O(ops + offsets · log offsets) time, memory
+// O(polls + offsets) beside the history.
+func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Result {
+	start := time.Now()
+	c := &checker{h: h, pairing: pairing, opts: opts, res: &analysis.Result{
+		Schema:   analysis.Schema,
+		Source:   h.Source,
+		Workload: Workload,
+		Options:  analysis.Options{AbortContract: opts.Contract.String()},
+		Warnings: h.Warnings,
+	}}
+	c.owner, c.mine = h.ExtOwnerOf(Workload)
+	c.collect()
+	c.indexTopics()
+	c.sweep()
+	c.walk()
+	c.res.PairCounts = c.table()
+	if h.Truncated {
+		c.res.UnknownReasons = append(c.res.UnknownReasons,
+			"the input was cut off in the middle of an op; only the complete ops before it were analysed")
+	}
+	if c.pairs == 0 {
+		c.res.UnknownReasons = append(c.res.UnknownReasons,
+			"no process polled records twice in a row from one topic: there is no pair of polls to judge")
+	}
+	c.res.Finish(func(typ string, _ *analysis.Instance) bool { return IsBad(typ, opts.Contract) })
+	c.res.Stats.ElapsedMS = time.Since(start).Milliseconds()
+	return c.res
+}
+
+// records returns the abort decoder's records of the op at position i.
+func (c *checker) records(i int32, each func(r *model.ExtRec)) {
+	if !c.mine || i < 0 {
+		return
+	}
+	recs := c.h.ExtAt(int(i))
+	for k := range recs {
+		if recs[k].Owner == c.owner {
+			each(&recs[k])
+		}
+	}
+}
+
+// collect finds every poll, in history order of completions, and counts
+// the history's ops.
+func (c *checker) collect() {
+	st := &c.res.Stats
+	for i := range c.h.Ops {
+		op := &c.h.Ops[i]
+		st.Ops++
+		if !op.IsClient() {
+			continue
+		}
+		st.ClientOps++
+		partner := int32(-1)
+		if i < len(c.pairing.Partner) {
+			partner = c.pairing.Partner[i]
+		}
+		switch op.Type {
+		case model.OK:
+			st.OKOps++
+		case model.Info:
+			st.InfoOps++
+		case model.Fail:
+			st.FailOps++
+		case model.Invoke:
+			if partner < 0 {
+				st.OpenOps++
+			}
+		}
+		if op.F != model.FPoll {
+			continue
+		}
+		switch {
+		case op.Type != model.Invoke:
+			st.Polls++
+			c.polls = append(c.polls, c.readPoll(partner, int32(i), op.Type))
+		case partner < 0:
+			c.polls = append(c.polls, c.readPoll(int32(i), int32(i), model.Info))
+		}
+	}
+}
+
+// readPoll reads the poll whose invocation and completion are at inv and
+// comp: its topic (the completion's, else the invocation's), offsets (the
+// completion's), :abort? and rebalances (of either).
+func (c *checker) readPoll(inv, comp int32, typ model.OpType) poll {
+	p := poll{inv: inv, comp: comp, proc: c.h.Ops[comp].Process, typ: typ, cpBy: -1, rpBy: -1}
+	read := func(at int32, completion bool) {
+		c.records(at, func(r *model.ExtRec) {
+			ws, ks := c.h.ExtWordsOf(r), c.h.ExtKeysOf(r)
+			switch r.Kind {
+			case recPoll:
+				flags := ws[0]
+				if flags&pollTopic != 0 && (completion || !p.hasTopic) {
+					p.topic, p.hasTopic = ks[0], true
+				}
+				p.abort = p.abort || flags&pollAbort != 0
+				if completion && flags&pollOffsets != 0 {
+					p.offs = ws[1:]
+				}
+			case recRebalance:
+				if ws[0]+ws[1] > 0 {
+					p.reb = true
+				}
+				p.rebDuring = p.rebDuring || ws[1] > 0
+			}
+		})
+	}
+	if inv != comp {
+		read(inv, false)
+	}
+	read(comp, true)
+	if len(p.offs) == 0 {
+		p.offs = nil
+	}
+	return p
+}
+
+// firstOf and lastOf are a poll's first and last offsets as it lists
+// them.
+func firstOf(p *poll) int64 { return p.offs[0] }
+func lastOf(p *poll) int64  { return p.offs[len(p.offs)-1] }
+
+// classify is the class of the pair P, N (docs/abort.md#pairs).
+func classify(p, n *poll) int {
+	switch f := firstOf(n); {
+	case lastOf(p) < f:
+		return 0
+	case f == firstOf(p):
+		return 1
+	case f < firstOf(p):
+		return 2
+	}
+	return 3
+}
+
+// outcome is the row of P's outcome in the count table.
+func outcome(t model.OpType) int {
+	switch t {
+	case model.OK:
+		return 0
+	case model.Fail:
+		return 1
+	}
+	return 2
+}
+
+// table is the count table, every outcome and class in order.
+func (c *checker) table() []analysis.PairCount {
+	rows := make([]analysis.PairCount, 0, len(Outcomes)*len(Classes))
+	for o, on := range Outcomes {
+		for k, kn := range Classes {
+			n := c.counts[o][k]
+			rows = append(rows, analysis.PairCount{Outcome: on, Class: kn, Pairs: n[0] + n[1], WithRebalance: n[1]})
+		}
+	}
+	return rows
+}
+
+// procState is one process's walk: its last poll with offsets (-1: none
+// since it started or started afresh) and the empty polls since then
+// whose rebalances the next pair carries.
+type procState struct {
+	last    int32
+	carried []int32
+}
+
+// walk pairs each process's consecutive polls with offsets on one topic
+// (docs/abort.md#pairs), types each pair and counts it, and reports polls
+// whose offsets do not strictly increase. A crash, or an assign or
+// subscribe of another topic, starts the process afresh.
+func (c *checker) walk() {
+	procs := map[int32]*procState{}
+	state := func(p int32) *procState {
+		s := procs[p]
+		if s == nil {
+			s = &procState{last: -1}
+			procs[p] = s
+		}
+		return s
+	}
+	k := 0
+	for i := range c.h.Ops {
+		op := &c.h.Ops[i]
+		for k < len(c.polls) && c.polls[k].comp == int32(i) {
+			c.step(state(c.polls[k].proc), int32(k))
+			k++
+		}
+		if !op.IsClient() {
+			continue
+		}
+		switch {
+		case op.F == model.FCrash:
+			delete(procs, op.Process)
+		case (op.F == model.FAssign || op.F == model.FSubscribe) && op.Type == model.OK:
+			c.records(int32(i), func(r *model.ExtRec) {
+				s := procs[op.Process]
+				if r.Kind != recTopic || s == nil || s.last < 0 {
+					return
+				}
+				if ks := c.h.ExtKeysOf(r); len(ks) == 1 && ks[0] != c.polls[s.last].topic {
+					s.last, s.carried = -1, nil
+				}
+			})
+		}
+	}
+}
+
+// step walks poll k of the process whose state is s.
+func (c *checker) step(s *procState, k int32) {
+	n := &c.polls[k]
+	if !n.hasOffsets() {
+		if s.last >= 0 && n.reb {
+			s.carried = append(s.carried, k)
+		}
+		return
+	}
+	c.checkInternal(n)
+	if s.last >= 0 && c.polls[s.last].topic == n.topic {
+		c.pair(s.last, k, s.carried)
+	}
+	s.last, s.carried = k, nil
+}
+
+// checkInternal reports a poll whose offsets do not strictly increase.
+func (c *checker) checkInternal(p *poll) {
+	for j := 1; j < len(p.offs); j++ {
+		if p.offs[j] > p.offs[j-1] {
+			continue
+		}
+		in := analysis.Instance{Key: c.topicValue(p.topic), Process: analysis.IntPtr(int64(p.proc)),
+			Op: analysis.IntPtr(c.index(p.comp)), Offsets: slices.Clone(p.offs), Index: analysis.IntPtr(int64(j))}
+		in.Witness = c.witness(nil, p)
+		c.res.Add(IntNonmonotonicPoll, in)
+		return
+	}
+}
+
+// index is the :index of the op at position i.
+func (c *checker) index(i int32) int64 { return c.h.Ops[i].Index }
+
+func (c *checker) topicValue(k model.KeyID) *analysis.Value {
+	v := analysis.AtomValue(c.h.KeyAtom(k))
+	return &v
+}
+
+// witness appends the invocation and completion of each poll to w.
+func (c *checker) witness(w []int64, ps ...*poll) []int64 {
+	for _, p := range ps {
+		if p.inv >= 0 {
+			w = append(w, c.index(p.inv))
+		}
+		w = append(w, c.index(p.comp))
+	}
+	return w
+}
+
+// pollRef describes poll p for an instance.
+func (c *checker) pollRef(p *poll) *analysis.PollRef {
+	r := &analysis.PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: slices.Clone(p.offs)}
+	if p.inv >= 0 && p.inv != p.comp {
+		r.Invoke = analysis.IntPtr(c.index(p.inv))
+	}
+	return r
+}
+
+// pair types, counts and reports the pair of polls pk, nk, which carries
+// the rebalances of the empty polls carried.
+func (c *checker) pair(pk, nk int32, carried []int32) {
+	p, n := &c.polls[pk], &c.polls[nk]
+	c.pairs++
+	class := classify(p, n)
+	reb := p.rebDuring || n.reb || len(carried) > 0
+	rb := 0
+	if reb {
+		rb = 1
+	}
+	c.counts[outcome(p.typ)][class][rb]++
+	f := firstOf(n)
+	var typ string
+	switch {
+	case n.cpBy >= 0 && f < n.cp:
+		typ = CommittedRedelivery
+	case p.typ == model.OK:
+		return
+	case p.typ != model.Fail:
+		typ = UnknownOutcomePair
+	case class == 0:
+		typ = AbortAdvance
+	case class == 1:
+		typ = AbortRewind
+	case class == 2 && n.resumes:
+		typ = AbortRewindFurther
+	default:
+		typ = AbortOther
+	}
+	in := analysis.Instance{Key: c.topicValue(n.topic), Process: analysis.IntPtr(int64(n.proc)),
+		P: c.pollRef(p), N: c.pollRef(n), Class: Classes[class], Rebalance: &reb}
+	in.Witness = c.witness(nil, p, n)
+	if n.cpBy >= 0 {
+		in.CommittedPosition, in.CommittedBy = analysis.IntPtr(n.cp), analysis.IntPtr(c.index(c.polls[n.cpBy].comp))
+		if typ == CommittedRedelivery {
+			in.Witness = c.witness(in.Witness, &c.polls[n.cpBy])
+		}
+	}
+	if class == 0 {
+		in.Gap = analysis.IntPtr(f - lastOf(p) - 1)
+	}
+	if typ == AbortRewindFurther {
+		in.ResumePoint, in.ResumedFrom = analysis.IntPtr(n.rp), analysis.IntPtr(c.index(c.polls[n.rpBy].comp))
+		in.Witness = c.witness(in.Witness, &c.polls[n.rpBy])
+	}
+	if typ == AbortAdvance && c.opts.Contract == ContractKafka {
+		in.Allowed = true
+	}
+	if reb {
+		c.events(&in, p, true)
+		for _, e := range carried {
+			c.events(&in, &c.polls[e], false)
+			in.Witness = c.witness(in.Witness, &c.polls[e])
+		}
+		c.events(&in, n, false)
+	}
+	c.res.Add(typ, in)
+}
+
+// events appends the rebalance events of poll p to in: only those during
+// it when duringOnly (P's).
+func (c *checker) events(in *analysis.Instance, p *poll, duringOnly bool) {
+	ats := []int32{p.comp}
+	if p.inv >= 0 && p.inv != p.comp {
+		ats = []int32{p.inv, p.comp}
+	}
+	for _, at := range ats {
+		c.records(at, func(r *model.ExtRec) {
+			if r.Kind != recRebalance {
+				return
+			}
+			ws, ks := c.h.ExtWordsOf(r), c.h.ExtKeysOf(r)
+			for j := 2; j+1 < len(ws); j += 2 {
+				flags, nk := ws[j], int(ws[j+1])
+				ev := analysis.RebalanceEvent{Op: c.index(at), When: "before"}
+				if flags&eventDuring != 0 {
+					ev.When = "during"
+				}
+				if flags&eventType != 0 {
+					ev.Type = c.topicValue(ks[0])
+					ks = ks[1:]
+				}
+				for _, id := range ks[:nk] {
+					ev.Keys = append(ev.Keys, analysis.AtomValue(c.h.KeyAtom(id)))
+				}
+				ks = ks[nk:]
+				if duringOnly && flags&eventDuring == 0 {
+					continue
+				}
+				in.RebalanceEvents = append(in.RebalanceEvents, ev)
+			}
+		})
+	}
+}

@@ -1,0 +1,245 @@
+package abort
+
+import (
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// The abort workload's values are read by its own decoder (package
+// ingest, "Workload values"): poll maps, topic names, create maps and
+// :rebalance-log maps, which ingest does not decode itself. What it keeps
+// of each form is one record (model.ExtRec) of the op:
+//
+//	recPoll:      keys [topic] (none without one); words [flags offset ...],
+//	              flags pollAbort, pollOffsets, pollTopic
+//	recTopic:     keys [topic] (an assign's or subscribe's)
+//	recCreate:    keys [topic]; words [count] when there is one
+//	recRebalance: words [events before, events during, then per event,
+//	              in the order read: its flags (eventType, eventDuring),
+//	              its number of keys]; keys, per event: its :type when it
+//	              has one, then its :keys
+//
+// A poll map's other keys, and a rebalance event's, are skipped; so are
+// rebalance events that are not maps (counted, with no type or keys).
+
+// Record kinds.
+const (
+	recPoll uint16 = iota + 1
+	recTopic
+	recCreate
+	recRebalance
+)
+
+// Flags of a poll record.
+const (
+	pollAbort   = 1 // :abort? true
+	pollOffsets = 2 // has :offsets
+	pollTopic   = 4 // has a :topic
+)
+
+// Flags of a rebalance event.
+const (
+	eventType   = 1 // it has a :type
+	eventDuring = 2 // it is logged during the op, not before
+)
+
+// Decoder is the abort workload's value decoder (ingest.ValueDecoder),
+// which package workload installs beside the workload's registry entry.
+type Decoder struct{}
+
+// Name is the workload's name: the records' owner (History.ExtOwnerOf).
+func (Decoder) Name() string { return Workload }
+
+// Claim takes a poll's value unless it is a vector (the queue's
+// micro-ops), an assign's or subscribe's value when it is a string (a
+// topic), a create's map, and a :rebalance-log that is a map ({:before
+// [...] :during [...]}; the queue's is a vector).
+func (Decoder) Claim(field, f string, s ingest.Shape) bool {
+	switch {
+	case field == "rebalance-log":
+		return s == ingest.ShapeMap
+	case field != ingest.ValueField:
+		return false
+	case f == "poll":
+		return s != ingest.ShapeVector && s != ingest.ShapeNil
+	case f == "assign" || f == "subscribe":
+		return s == ingest.ShapeString
+	case f == "create":
+		return s == ingest.ShapeMap
+	}
+	return false
+}
+
+// Decode reads one claimed form into a record. A poll value that is not a
+// map, an offset that is not an integer, and offsets without a topic are
+// errors at the form.
+func (Decoder) Decode(field, f string, v *ingest.Value, w *ingest.ExtWriter) error {
+	switch {
+	case field == "rebalance-log":
+		return decodeRebalance(v, w)
+	case f == "assign" || f == "subscribe":
+		w.SetKind(recTopic)
+		id, err := v.Key()
+		w.Key(id)
+		return err
+	case f == "create":
+		w.SetKind(recCreate)
+		return v.Map(func(k string, x *ingest.Value) error {
+			switch k {
+			case "topic":
+				return topicKey(x, w, nil)
+			case "count":
+				n, err := x.Int()
+				w.Word(n)
+				return err
+			}
+			return nil
+		})
+	}
+	return decodePoll(v, w)
+}
+
+// topicKey reads a topic into w's keys; nil is no topic. It sets *has
+// when there is one and has is not nil.
+func topicKey(x *ingest.Value, w *ingest.ExtWriter, has *bool) error {
+	if x.IsNil() {
+		return x.Skip()
+	}
+	id, err := x.Key()
+	w.Key(id)
+	if has != nil {
+		*has = true
+	}
+	return err
+}
+
+func decodePoll(v *ingest.Value, w *ingest.ExtWriter) error {
+	w.SetKind(recPoll)
+	if v.Shape() != ingest.ShapeMap {
+		return v.Errorf("the value of a poll must be a map such as {:topic \"t1\" :offsets [1 2]} or nil, found %s", v.Describe())
+	}
+	at := v.Pos()
+	w.Word(0) // the flags, set below
+	var flags int64
+	topic := false
+	err := v.Map(func(k string, x *ingest.Value) error {
+		switch k {
+		case "topic":
+			return topicKey(x, w, &topic)
+		case "abort?":
+			b, err := x.Bool()
+			if b {
+				flags |= pollAbort
+			}
+			return err
+		case "offsets":
+			if x.IsNil() {
+				return x.Skip()
+			}
+			flags |= pollOffsets
+			return x.Seq(func(o *ingest.Value) error {
+				n, err := o.Int()
+				w.Word(n)
+				return err
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if topic {
+		flags |= pollTopic
+	} else if flags&pollOffsets != 0 {
+		return v.ErrorAt(at, "a poll with :offsets needs a :topic")
+	}
+	w.SetWord(0, flags)
+	return nil
+}
+
+func decodeRebalance(v *ingest.Value, w *ingest.ExtWriter) error {
+	w.SetKind(recRebalance)
+	w.Word(0) // events before
+	w.Word(0) // events during
+	var counts [2]int64
+	return v.Map(func(k string, evs *ingest.Value) error {
+		slot := 0
+		switch k {
+		case "before":
+		case "during":
+			slot = 1
+		default:
+			return nil
+		}
+		if evs.Shape() != ingest.ShapeVector {
+			return evs.Skip()
+		}
+		n := int64(0)
+		err := evs.Seq(func(e *ingest.Value) error {
+			n++
+			at := w.Len()
+			w.Word(int64(slot) * eventDuring) // flags
+			w.Word(0)                         // keys
+			if e.Shape() != ingest.ShapeMap {
+				return e.Skip()
+			}
+			var flags, keys int64
+			if slot == 1 {
+				flags = eventDuring
+			}
+			var typ model.KeyID
+			var ks []model.KeyID
+			err := e.Map(func(k string, x *ingest.Value) error {
+				switch k {
+				case "type":
+					id, err := x.Key()
+					typ, flags = id, flags|eventType
+					return err
+				case "keys":
+					if x.Shape() != ingest.ShapeVector && x.Shape() != ingest.ShapeSet {
+						return x.Skip()
+					}
+					return x.Seq(func(kv *ingest.Value) error {
+						id, err := kv.Key()
+						ks = append(ks, id)
+						return err
+					})
+				}
+				return nil
+			})
+			if flags&eventType != 0 {
+				w.Key(typ)
+			}
+			for _, id := range ks {
+				w.Key(id)
+				keys++
+			}
+			w.SetWord(at, flags)
+			w.SetWord(at+1, keys)
+			return err
+		})
+		counts[slot] += n
+		w.SetWord(slot, counts[slot])
+		return err
+	})
+}
+
+// Recognise says whether the op at position i of h decides that h is an
+// abort history (package workload, "Detection"): a poll whose value is a
+// map with a :topic and :offsets or :abort?. It returns a description of
+// that value for an error naming the op, or "".
+func Recognise(h *model.History, i int) string {
+	owner, ok := h.ExtOwnerOf(Workload)
+	if !ok {
+		return ""
+	}
+	for _, r := range h.ExtAt(i) {
+		if r.Owner != owner || r.Kind != recPoll {
+			continue
+		}
+		if ws := h.ExtWordsOf(&r); ws[0]&pollTopic != 0 && ws[0]&(pollOffsets|pollAbort) != 0 {
+			return "a poll map with a :topic"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,171 @@
+package abort
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// topic is what the sweep knows of one topic: every offset any poll read
+// from it (sorted, without repeats), the resume points its aborted and
+// info polls can make (coords, sorted), which of those hold since the
+// latest commit (a prefix-maximum Fenwick tree over coords, and the poll
+// that made each), and its committed position.
+type topic struct {
+	reads  []int64
+	coords []int64
+	tree   []int32 // 1-based; 1 + the largest live coordinate of a node's range, 0 for none
+	by     []int32 // by coordinate: 1 + the poll that made it live, 0 while it is not
+	live   []int32 // coordinates made live since the latest commit
+	cp     int64
+	cpBy   int32 // -1: no commit yet
+}
+
+// indexTopics gathers each topic's offsets read and resume points.
+func (c *checker) indexTopics() {
+	c.topics = make([]*topic, len(c.h.Keys))
+	for k := range c.polls {
+		p := &c.polls[k]
+		if !p.hasOffsets() {
+			continue
+		}
+		t := c.topics[p.topic]
+		if t == nil {
+			t = &topic{cpBy: -1}
+			c.topics[p.topic] = t
+			c.res.Stats.Keys++
+		}
+		t.reads = append(t.reads, p.offs...)
+		if pt, ok := resumePoint(p); ok {
+			t.coords = append(t.coords, pt)
+		}
+	}
+	for _, t := range c.topics {
+		if t == nil {
+			continue
+		}
+		slices.Sort(t.reads)
+		t.reads = slices.Compact(t.reads)
+		slices.Sort(t.coords)
+		t.coords = slices.Compact(t.coords)
+		t.tree = make([]int32, len(t.coords)+1)
+		t.by = make([]int32, len(t.coords))
+	}
+}
+
+// resumePoint is the resume point a poll makes until the next commit: the
+// smallest offset of an aborted poll, one past the largest of an info poll.
+func resumePoint(p *poll) (int64, bool) {
+	switch p.typ {
+	case model.Fail:
+		return slices.Min(p.offs), true
+	case model.Info:
+		return slices.Max(p.offs) + 1, true
+	}
+	return 0, false
+}
+
+// sweep goes through the polls' completions and the invocations of the
+// polls with offsets in history order, and gives each of the latter what
+// the history showed before it was invoked: its topic's committed
+// position, and the largest resume point at or below its first offset.
+func (c *checker) sweep() {
+	var queries []int32
+	for k := range c.polls {
+		if c.polls[k].hasOffsets() {
+			queries = append(queries, int32(k))
+		}
+	}
+	at := func(k int32) int32 {
+		if p := &c.polls[k]; p.inv >= 0 {
+			return p.inv
+		}
+		return c.polls[k].comp
+	}
+	sort.SliceStable(queries, func(a, b int) bool { return at(queries[a]) < at(queries[b]) })
+	u := 0
+	for _, q := range queries {
+		for ; u < len(c.polls) && c.polls[u].comp < at(q); u++ {
+			c.update(int32(u))
+		}
+		c.query(&c.polls[q])
+	}
+}
+
+// update takes in the completion of poll k.
+func (c *checker) update(k int32) {
+	p := &c.polls[k]
+	if !p.hasOffsets() {
+		return
+	}
+	t := c.topics[p.topic]
+	if p.typ == model.OK {
+		if end := slices.Max(p.offs) + 1; t.cpBy < 0 || end > t.cp {
+			t.cp, t.cpBy = end, k
+		}
+		t.clear()
+		return
+	}
+	if pt, ok := resumePoint(p); ok {
+		i, _ := slices.BinarySearch(t.coords, pt)
+		t.add(i, k)
+	}
+}
+
+// query fills in what N, a poll with offsets, needs.
+func (c *checker) query(n *poll) {
+	t := c.topics[n.topic]
+	f := firstOf(n)
+	n.cp, n.cpBy = t.cp, t.cpBy
+	best, by := int64(0), int32(-1)
+	if t.cpBy >= 0 && t.cp <= f {
+		best, by = t.cp, t.cpBy
+	}
+	if i, ok := slices.BinarySearch(t.coords, f); ok || i > 0 {
+		if !ok {
+			i--
+		}
+		if j := t.max(i); j >= 0 && (by < 0 || t.coords[j] >= best) {
+			best, by = t.coords[j], t.by[j]-1
+		}
+	}
+	if by < 0 {
+		return
+	}
+	n.rp, n.rpBy = best, by
+	// N resumes at best when no poll read an offset in [best, f)
+	i, _ := slices.BinarySearch(t.reads, best)
+	n.resumes = t.reads[i] >= f
+}
+
+// add makes coordinate i live, made by poll k.
+func (t *topic) add(i int, k int32) {
+	if t.by[i] == 0 {
+		t.live = append(t.live, int32(i))
+	}
+	t.by[i] = k + 1
+	for j := i + 1; j < len(t.tree); j += j & -j {
+		t.tree[j] = max(t.tree[j], int32(i)+1)
+	}
+}
+
+// max is the largest live coordinate at or below i, -1 for none.
+func (t *topic) max(i int) int {
+	m := int32(0)
+	for j := i + 1; j > 0; j -= j & -j {
+		m = max(m, t.tree[j])
+	}
+	return int(m) - 1
+}
+
+// clear makes every coordinate dead again (a commit): O(live · log).
+func (t *topic) clear() {
+	for _, i := range t.live {
+		t.by[i] = 0
+		for j := int(i) + 1; j < len(t.tree); j += j & -j {
+			t.tree[j] = 0
+		}
+	}
+	t.live = t.live[:0]
+}
