@@ -30,8 +30,8 @@
 // beside them, its section in docs/<workload>.md, and a fixture under
 // testdata/ that shows it. Adding a workload: its analysis package with a
 // checker and a catalogue, its docs page, and one register call here
-// (queue.go and txn.go are the examples); docs/CONTRIBUTING.md walks
-// through both.
+// (queue.go and txn.go are the examples; abort.go also registers a value
+// decoder); docs/CONTRIBUTING.md walks through both.
 //
 // # Detection
 //
@@ -45,6 +45,15 @@
 // client op, or only nil reads) is a queue history when it has no micro-ops
 // (the queue checker then says there is nothing to judge), and list-append
 // when it has only nil reads.
+//
+// A workload whose ops carry values of its own rather than micro-ops
+// (abort's poll maps, read by its decoder: decoders.go) recognises its ops
+// through Workload.Recognise: an abort poll whose map has a :topic and
+// :offsets or :abort? decides an abort history, and meets the micro-ops of
+// another workload as they meet each other (the error describes the poll
+// map). A history with no deciding op but some values its decoder read
+// (only subscribes to a topic string, only empty polls) is that
+// workload's.
 package workload
 
 import (

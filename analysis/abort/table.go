@@ -24,12 +24,8 @@ func CountTable(res *analysis.Result) []string {
 		pairs += r.Pairs
 	}
 	lines := []string{fmt.Sprintf("Pairs of polls: %d (contract %s)", pairs, res.Options.AbortContract)}
-	w := 0
 	for _, o := range Outcomes {
-		w = max(w, len(o))
-	}
-	for _, o := range Outcomes {
-		line := fmt.Sprintf("  after %-*s:", w+1, o+" poll")
+		line := fmt.Sprintf("  after %s poll:", o)
 		for i, k := range Classes {
 			r := cell[[2]string{o, k}]
 			sep := ","
