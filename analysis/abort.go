@@ -18,6 +18,34 @@ type PairCount struct {
 	WithRebalance int64  `json:"with_rebalance"`
 }
 
+// AbortPair is what an abort pair instance says beyond the shared fields
+// (Instance.AbortPair; analysis/abort's types.go says which each type uses).
+type AbortPair struct {
+	// P and N are the pair's polls, Class its class.
+	P     *PollRef `json:"p"`
+	N     *PollRef `json:"n"`
+	Class string   `json:"class"`
+
+	// CommittedPosition is the topic's committed position before N, and
+	// CommittedBy the committed poll that set it; nil before the topic's
+	// first commit.
+	CommittedPosition *int64 `json:"committed_position,omitempty"`
+	CommittedBy       *int64 `json:"committed_by,omitempty"`
+
+	// ResumePoint is the resume point N resumed at (abort-rewind-further),
+	// ResumedFrom the poll that made it one.
+	ResumePoint *int64 `json:"resume_point,omitempty"`
+	ResumedFrom *int64 `json:"resume_point_op,omitempty"`
+
+	// Rebalance says whether a rebalance came with the pair, and
+	// RebalanceEvents lists them.
+	Rebalance       bool             `json:"rebalance"`
+	RebalanceEvents []RebalanceEvent `json:"rebalance_events,omitempty"`
+
+	// Gap is, for an advance, how many offsets lie between P and N.
+	Gap *int64 `json:"gap,omitempty"`
+}
+
 // PollRef is one poll of an abort pair (Instance.P, Instance.N): its
 // invocation and completion, process, outcome and the offsets it read, in
 // the order it listed them.

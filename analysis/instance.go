@@ -143,22 +143,10 @@ type Instance struct {
 	// version order, each edge with the source and ops that put it there.
 	Sources      []string      `json:"sources,omitempty"`
 	VersionCycle []VersionStep `json:"version_cycle,omitempty"`
-	// Fields of the abort workload (analysis/abort's types.go says which
-	// each type uses): the pair's polls P and N, its class, the topic's
-	// committed position before N and the committed poll that set it, the
-	// resume point N resumed at and the poll that made it one, whether a
-	// rebalance came with the pair and its events, and the gap of an
-	// advance.
-	P                 *PollRef         `json:"p,omitempty"`
-	N                 *PollRef         `json:"n,omitempty"`
-	Class             string           `json:"class,omitempty"`
-	CommittedPosition *int64           `json:"committed_position,omitempty"`
-	CommittedBy       *int64           `json:"committed_by,omitempty"`
-	ResumePoint       *int64           `json:"resume_point,omitempty"`
-	ResumedFrom       *int64           `json:"resume_point_op,omitempty"`
-	Rebalance         *bool            `json:"rebalance,omitempty"`
-	RebalanceEvents   []RebalanceEvent `json:"rebalance_events,omitempty"`
-	Gap               *int64           `json:"gap,omitempty"`
+	// AbortPair holds the fields of the abort workload's pair instances
+	// (analysis/abort); nil, and left out, for every other instance. Its
+	// fields appear in the JSON as the instance's own.
+	*AbortPair
 	// Allowed marks an instance that does not make the history invalid
 	// although others of its type might (a poll-skip of a subscribed
 	// consumer, a G1c that needs a ww edge under --ww-deps).

@@ -34,25 +34,22 @@ func TestRegistryOrder(t *testing.T) {
 // still one; queue and transactional histories read with the decoders
 // installed are detected as before.
 func TestDetectAbort(t *testing.T) {
-	for _, tc := range []struct{ name, src, want string }{
-		{"poll with offsets", `{:type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1 2]}}`, "abort"},
-		{"poll asked to abort", `{:type :invoke :process 0 :f :poll :value {:topic "t1" :abort? true}}`, "abort"},
-		{"JSON, keys with colons", `{"type": "ok", "process": 0, "f": "poll", "value": {":topic": "t1", ":offsets": [1]}}`, "abort"},
-		{"only a subscribe to a topic string", `{:type :ok :process 0 :f :subscribe :value "t1"}`, "abort"},
-		{"only empty polls", `{:type :ok :process 0 :f :poll :value {:topic "t1"}}`, "abort"},
-		{"queue", `{:type :ok :process 0 :f :send :value [[:send 1 [0 2]]]}`, "queue"},
-		{"queue with nil polls", `{:type :invoke :process 0 :f :poll :value nil}`, "queue"},
-		{"list-append", `{:type :ok :process 0 :value [[:append :x 1]]}`, "list-append"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w, err := Detect(readWithDecoders(t, tc.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if w.Name != tc.want {
-				t.Errorf("detected %s, want %s", w.Name, tc.want)
-			}
-		})
+	const abort, queue = "abort", "queue"
+	want := map[string]string{
+		`{:type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1 2]}}`:                   abort,
+		`{:type :invoke :process 0 :f :poll :value {:topic "t1" :abort? true}}`:                 abort,
+		`{"type": "ok", "process": 0, "f": "poll", "value": {":topic": "t1", ":offsets": [1]}}`: abort, // JSON, keys with colons
+		`{:type :ok :process 0 :f :subscribe :value "t1"}`:                                      abort, // only a subscribe to a topic string
+		`{:type :ok :process 0 :f :poll :value {:topic "t1"}}`:                                  abort, // only empty polls
+		`{:type :ok :process 0 :f :send :value [[:send 1 [0 2]]]}`:                              queue,
+		`{:type :invoke :process 0 :f :poll :value nil}`:                                        queue,
+		`{:type :ok :process 0 :value [[:append :x 1]]}`:                                        "list-append",
+	}
+	for src, name := range want {
+		w, err := Detect(readWithDecoders(t, src))
+		if err != nil || w.Name != name {
+			t.Errorf("%s: detected %v (%v), want %s", src, w, err, name)
+		}
 	}
 }
 

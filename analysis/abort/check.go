@@ -99,6 +99,8 @@ func (c *checker) records(i int32, each func(r *model.ExtRec)) {
 // the history's ops.
 func (c *checker) collect() {
 	st := &c.res.Stats
+	var byType [model.Fail + 1]int64
+	defer func() { st.OKOps, st.InfoOps, st.FailOps = byType[model.OK], byType[model.Info], byType[model.Fail] }()
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
 		st.Ops++
@@ -110,17 +112,9 @@ func (c *checker) collect() {
 		if i < len(c.pairing.Partner) {
 			partner = c.pairing.Partner[i]
 		}
-		switch op.Type {
-		case model.OK:
-			st.OKOps++
-		case model.Info:
-			st.InfoOps++
-		case model.Fail:
-			st.FailOps++
-		case model.Invoke:
-			if partner < 0 {
-				st.OpenOps++
-			}
+		byType[op.Type]++
+		if op.Type == model.Invoke && partner < 0 {
+			st.OpenOps++
 		}
 		if op.F != model.FPoll {
 			continue
@@ -350,7 +344,7 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 		typ = AbortOther
 	}
 	in := analysis.Instance{Key: c.topicValue(n.topic), Process: analysis.IntPtr(int64(n.proc)),
-		P: c.pollRef(p), N: c.pollRef(n), Class: Classes[class], Rebalance: &reb}
+		AbortPair: &analysis.AbortPair{P: c.pollRef(p), N: c.pollRef(n), Class: Classes[class], Rebalance: reb}}
 	in.Witness = c.witness(nil, p, n)
 	if n.cpBy >= 0 {
 		in.CommittedPosition, in.CommittedBy = analysis.IntPtr(n.cp), analysis.IntPtr(c.index(c.polls[n.cpBy].comp))

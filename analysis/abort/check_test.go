@@ -3,7 +3,6 @@ package abort
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -72,7 +72,7 @@ func types(res *analysis.Result) []string {
 	for _, typ := range res.AnomalyTypes {
 		for _, in := range res.Anomalies[typ] {
 			s := typ
-			if in.P != nil {
+			if in.AbortPair != nil {
 				s += fmt.Sprintf(" %s %d>%d", in.Class, in.P.Op, in.N.Op)
 			} else {
 				s += fmt.Sprintf(" op %d", *in.Op)
@@ -183,9 +183,9 @@ func TestRebalanceCarried(t *testing.T) {
 	res := check(t, h.String(), ContractKafka)
 	equal(t, types(res), []string{"abort-rewind rewind 3>9"})
 	in := res.Anomalies[AbortRewind][0]
-	if !*in.Rebalance || len(in.RebalanceEvents) != 1 || in.RebalanceEvents[0].Op != 7 || in.RebalanceEvents[0].When != "during" ||
+	if !in.Rebalance || len(in.RebalanceEvents) != 1 || in.RebalanceEvents[0].Op != 7 || in.RebalanceEvents[0].When != "during" ||
 		in.RebalanceEvents[0].Type.String() != ":revoked" {
-		t.Errorf("rebalance %v %+v", *in.Rebalance, in.RebalanceEvents)
+		t.Errorf("rebalance %v %+v", in.Rebalance, in.RebalanceEvents)
 	}
 	if !slices.Equal(in.Witness, []int64{2, 3, 6, 7, 8, 9}) {
 		t.Errorf("witness %v, want P, the empty poll with a rebalance, N", in.Witness)
@@ -357,7 +357,7 @@ func TestOpenAndNilPolls(t *testing.T) {
 	h.op("invoke", 0, "poll", "nil", "")
 	res := check(t, h.String(), ContractKafka)
 	equal(t, types(res), []string{"abort-rewind rewind 1>5"})
-	if !*res.Anomalies[AbortRewind][0].Rebalance || res.Stats.OpenOps != 1 || res.Stats.Polls != 3 {
+	if !res.Anomalies[AbortRewind][0].Rebalance || res.Stats.OpenOps != 1 || res.Stats.Polls != 3 {
 		t.Errorf("%+v", res.Stats)
 	}
 }
@@ -404,7 +404,7 @@ func TestDecodeErrors(t *testing.T) {
 // invalid under rewind with exactly abort-advance; after aborts, advances
 // come without rebalances and rewinds only with them.
 func TestBufstreamFinding(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "abort", "bufstream-advance-without-rebalance-valid.edn"))
+	raw, err := os.ReadFile(testpaths.Testdata("abort", "bufstream-advance-without-rebalance-valid.edn"))
 	if err != nil {
 		t.Fatal(err)
 	}

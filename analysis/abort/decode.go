@@ -79,15 +79,13 @@ func (Decoder) Decode(field, f string, v *ingest.Value, w *ingest.ExtWriter) err
 		return decodeRebalance(v, w)
 	case f == "assign" || f == "subscribe":
 		w.SetKind(recTopic)
-		id, err := v.Key()
-		w.Key(id)
-		return err
+		return topicKey(v, w)
 	case f == "create":
 		w.SetKind(recCreate)
 		return v.Map(func(k string, x *ingest.Value) error {
 			switch k {
 			case "topic":
-				return topicKey(x, w, nil)
+				return topicKey(x, w)
 			case "count":
 				n, err := x.Int()
 				w.Word(n)
@@ -99,17 +97,10 @@ func (Decoder) Decode(field, f string, v *ingest.Value, w *ingest.ExtWriter) err
 	return decodePoll(v, w)
 }
 
-// topicKey reads a topic into w's keys; nil is no topic. It sets *has
-// when there is one and has is not nil.
-func topicKey(x *ingest.Value, w *ingest.ExtWriter, has *bool) error {
-	if x.IsNil() {
-		return x.Skip()
-	}
+// topicKey reads a topic into w's keys.
+func topicKey(x *ingest.Value, w *ingest.ExtWriter) error {
 	id, err := x.Key()
 	w.Key(id)
-	if has != nil {
-		*has = true
-	}
 	return err
 }
 
@@ -119,42 +110,49 @@ func decodePoll(v *ingest.Value, w *ingest.ExtWriter) error {
 		return v.Errorf("the value of a poll must be a map such as {:topic \"t1\" :offsets [1 2]} or nil, found %s", v.Describe())
 	}
 	at := v.Pos()
-	w.Word(0) // the flags, set below
-	var flags int64
-	topic := false
-	err := v.Map(func(k string, x *ingest.Value) error {
-		switch k {
-		case "topic":
-			return topicKey(x, w, &topic)
-		case "abort?":
-			b, err := x.Bool()
-			if b {
-				flags |= pollAbort
-			}
-			return err
-		case "offsets":
-			if x.IsNil() {
-				return x.Skip()
-			}
-			flags |= pollOffsets
-			return x.Seq(func(o *ingest.Value) error {
-				n, err := o.Int()
-				w.Word(n)
-				return err
-			})
-		}
-		return nil
-	})
-	if err != nil {
+	w.Word(0) // the flags, set once the map is read
+	pr := pollReader{w: w}
+	if err := v.Map(pr.entry); err != nil {
 		return err
 	}
-	if topic {
-		flags |= pollTopic
-	} else if flags&pollOffsets != 0 {
+	if pr.flags&(pollTopic|pollOffsets) == pollOffsets {
 		return v.ErrorAt(at, "a poll with :offsets needs a :topic")
 	}
-	w.SetWord(0, flags)
+	w.SetWord(0, pr.flags)
 	return nil
+}
+
+// pollReader reads the entries of a poll map.
+type pollReader struct {
+	w     *ingest.ExtWriter
+	flags int64
+}
+
+func (pr *pollReader) entry(k string, x *ingest.Value) error {
+	switch {
+	case k == "topic" && !x.IsNil():
+		pr.flags |= pollTopic
+		return topicKey(x, pr.w)
+	case k == "abort?":
+		b, err := x.Bool()
+		if b {
+			pr.flags |= pollAbort
+		}
+		return err
+	case k == "offsets" && !x.IsNil():
+		pr.flags |= pollOffsets
+		return x.Seq(pr.offset)
+	}
+	return nil
+}
+
+// offset reads one offset into the record's words.
+func (pr *pollReader) offset(o *ingest.Value) error {
+	off, err := o.Int()
+	if err == nil {
+		pr.w.Word(off)
+	}
+	return err
 }
 
 func decodeRebalance(v *ingest.Value, w *ingest.ExtWriter) error {

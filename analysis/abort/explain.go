@@ -32,7 +32,7 @@ func offsetRange(offs []int64) string {
 
 // rebalanceWords says whether a rebalance came with the pair.
 func rebalanceWords(in *analysis.Instance) string {
-	if in.Rebalance == nil || !*in.Rebalance {
+	if !in.Rebalance {
 		return "no rebalance came with it"
 	}
 	ops := []int64{}
@@ -83,6 +83,9 @@ func allowedNote(in *analysis.Instance) string {
 
 // explainPair words an instance of any pair type.
 func explainPair(in *analysis.Instance, _ lookup) string {
+	if in.AbortPair == nil {
+		return ""
+	}
 	return fmt.Sprintf("topic %s: %s; the next poll, %s, makes a pair of class %s: %s; %s.",
 		catalog.Val(in.Key), pollWords(in.P), pollWords(in.N), in.Class, what(in), rebalanceWords(in))
 }
