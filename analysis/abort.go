@@ -57,6 +57,9 @@ type PollRef struct {
 	Process int64   `json:"process"`
 	Outcome string  `json:"outcome"`
 	Offsets []int64 `json:"offsets"`
+	// AbortAsked: the poll was asked to abort (:abort? true); an aborted
+	// poll without it failed by a definite error.
+	AbortAsked bool `json:"abort_asked,omitempty"`
 }
 
 // RebalanceEvent is one consumer-group rebalance event an abort pair

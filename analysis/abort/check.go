@@ -306,7 +306,7 @@ func (c *checker) witness(w []int64, ps ...*poll) []int64 {
 
 // pollRef describes poll p for an instance.
 func (c *checker) pollRef(p *poll) *analysis.PollRef {
-	r := &analysis.PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: slices.Clone(p.offs)}
+	r := &analysis.PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: slices.Clone(p.offs), AbortAsked: p.abort}
 	if p.inv >= 0 && p.inv != p.comp {
 		r.Invoke = analysis.IntPtr(c.index(p.inv))
 	}
