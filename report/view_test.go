@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/samples"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -202,8 +203,8 @@ func TestViewCharts(t *testing.T) {
 	}
 	var graph struct {
 		Series []struct {
-			Data  []graphNode `json:"data"`
-			Links []graphLink `json:"links"`
+			Data  []page.GraphNode `json:"data"`
+			Links []page.GraphLink `json:"links"`
 		} `json:"series"`
 	}
 	for _, c := range v.Charts {
@@ -447,15 +448,15 @@ func TestAllocate(t *testing.T) {
 }
 
 func TestElideAndThousands(t *testing.T) {
-	if got := elide("ключ🔑ключ", 5); got != "ключ…" {
-		t.Errorf("elide = %q", got)
+	if got := page.Elide("ключ🔑ключ", 5); got != "ключ…" {
+		t.Errorf("page.Elide = %q", got)
 	}
-	if got := elide("short", 5); got != "short" {
-		t.Errorf("elide = %q", got)
+	if got := page.Elide("short", 5); got != "short" {
+		t.Errorf("page.Elide = %q", got)
 	}
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q", n, got)
+		if got := page.Thousands(n); got != want {
+			t.Errorf("page.Thousands(%d) = %q", n, got)
 		}
 	}
 	if got := Anchor("G1c-realtime"); got != "anomaly-G1c-realtime" {

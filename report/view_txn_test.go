@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
+	"github.com/hindsight-dev/hindsight/report/page"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
@@ -73,12 +75,12 @@ func timelineBars(t *testing.T, tl TxnTimeline) (txnOption, []bar) {
 	return o, bars
 }
 
-func graphOf(t *testing.T, v *View, id string) ([]graphNode, []graphLink) {
+func graphOf(t *testing.T, v *View, id string) ([]page.GraphNode, []page.GraphLink) {
 	t.Helper()
 	var g struct {
 		Series []struct {
-			Data  []graphNode `json:"data"`
-			Links []graphLink `json:"links"`
+			Data  []page.GraphNode `json:"data"`
+			Links []page.GraphLink `json:"links"`
 		} `json:"series"`
 	}
 	for _, c := range v.Charts {
@@ -128,7 +130,7 @@ func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View)
 	if len(v.Timeline.Keys) != 0 || v.FinalReads != nil {
 		t.Errorf("a transactional view has an offset timeline (%d keys) or final reads", len(v.Timeline.Keys))
 	}
-	if !slices.Equal(v.Txn.Models, res.Models) || !slices.Equal(v.Txn.Not, nonNil(res.Not)) || !slices.Equal(v.Txn.AlsoNot, nonNil(res.AlsoNot)) {
+	if !slices.Equal(v.Txn.Models, res.Models) || !slices.Equal(v.Txn.Not, page.NonNil(res.Not)) || !slices.Equal(v.Txn.AlsoNot, page.NonNil(res.AlsoNot)) {
 		t.Errorf("models %v / %v / %v, result %v / %v / %v", v.Txn.Models, v.Txn.Not, v.Txn.AlsoNot, res.Models, res.Not, res.AlsoNot)
 	}
 	kinds := map[string]int{}
@@ -179,7 +181,7 @@ func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View)
 			}
 			for i, l := range links {
 				st := src.Steps[i]
-				if l.Label == nil || !strings.HasPrefix(l.Label.Formatter, st.Rel) || l.LineStyle.Color != relColor[st.Rel] ||
+				if l.Label == nil || !strings.HasPrefix(l.Label.Formatter, st.Rel) || l.LineStyle.Color != page.RelColor(st.Rel) ||
 					l.Source != fmt.Sprintf("op %d", st.From) || l.Target != fmt.Sprintf("op %d", st.To) ||
 					l.Tip[len(l.Tip)-1] != in.Steps[i].Why {
 					t.Errorf("%s #%d link %d: %+v (label %+v)", sec.Type, in.N, i, l, l.Label)
@@ -312,7 +314,7 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	if b := bars[0]; b.x0 != 0 || b.x1 != 1 || b.inv != 0 || b.comp != 1 || b.status != txnOK || !slices.Equal(b.marks, []int{1}) {
 		t.Errorf("first bar %+v", b)
 	}
-	if want := []TxnMark{{"incompatible-order #1", "anomaly-incompatible-order-1", 2, 6, 9}, {"G1c #1", "anomaly-G1c-1", 5, 0, 9}}; !slices.Equal(tl.Marks, want) {
+	if want := []TxnMark{{Label: "incompatible-order #1", Target: "anomaly-incompatible-order-1", Txns: 2, From: 6, To: 9}, {Label: "G1c #1", Target: "anomaly-G1c-1", Txns: 5, From: 0, To: 9}}; !slices.Equal(tl.Marks, want) {
 		t.Errorf("marks %+v, want %+v", tl.Marks, want)
 	}
 	if v.Omissions == nil || len(v.Omissions) != 0 {
@@ -427,7 +429,7 @@ func TestTxnTimelineSampling(t *testing.T) {
 	}
 	all := strings.Join(v.Omissions, "\n")
 	want := fmt.Sprintf("Transaction timeline: 1,000 of 20,000 transactions are drawn: all %d that take part in the anomalies shown, and %s of the other %s",
-		tl.Marked, thousands(int64(1000-tl.Marked)), thousands(int64(20_000-tl.Marked)))
+		tl.Marked, page.Thousands(int64(1000-tl.Marked)), page.Thousands(int64(20_000-tl.Marked)))
 	want += ", spread evenly over each process's transactions"
 	if !strings.Contains(all, want) || !strings.Contains(tl.Note, "Sampled: 1,000 of 20,000") {
 		t.Errorf("omissions lack %q:\n%s\nnote %q", want, all, tl.Note)
@@ -526,9 +528,9 @@ func TestWriteListAndSideBySide(t *testing.T) {
 		{1234, 3, 1, "[0 1 2 … 1,230 more … 1233]"},
 	} {
 		var sb strings.Builder
-		writeList(&sb, tc.n, tc.head, tc.tail, 1000, func(i int) string { return fmt.Sprint(i) })
+		page.WriteList(&sb, tc.n, tc.head, tc.tail, 1000, func(i int) string { return fmt.Sprint(i) })
 		if sb.String() != tc.want {
-			t.Errorf("writeList(%d, %d, %d) = %q, want %q", tc.n, tc.head, tc.tail, sb.String(), tc.want)
+			t.Errorf("page.WriteList(%d, %d, %d) = %q, want %q", tc.n, tc.head, tc.tail, sb.String(), tc.want)
 		}
 	}
 	list := func(xs ...int) analysis.Value {
