@@ -46,11 +46,14 @@ var (
 	plural = catalog.Plural
 )
 
-// IsTxnWorkload reports whether workload is one of the transactional ones
-// (its registry entry says so).
-func IsTxnWorkload(name string) bool {
-	w, ok := workload.Lookup(name)
-	return ok && w.Transactional
+// entryOf is the registry entry of the named workload; for a name the
+// registry does not know (an old result's empty one), the first it lists,
+// the queue, whose wording and page such a result has always had.
+func entryOf(name string) *workload.Workload {
+	if w, ok := workload.Lookup(name); ok {
+		return w
+	}
+	return workload.All()[0]
 }
 
 // ExplainIn says in plain words what one instance of typ shows in a
@@ -67,36 +70,9 @@ func ExplainIn(wl, typ string, in *analysis.Instance, lookup OpLookup) string {
 // ExplainStepIn says why one edge of a cycle exists, in a history of the
 // given workload (the queue's wording for an unknown one).
 func ExplainStepIn(wl string, st analysis.Step, lookup OpLookup) string {
-	w, ok := workload.Lookup(wl)
-	if !ok {
-		w = workload.All()[0]
-	}
+	w := entryOf(wl)
 	if w.ExplainStep == nil {
 		return ""
 	}
 	return w.ExplainStep(st, lookup)
-}
-
-// TxnSources names the version-order sources a check used, for the text
-// summary: its workload's VersionSources ("" for a workload without).
-func TxnSources(r *analysis.Result) string {
-	if w, ok := workload.Lookup(r.Workload); ok && w.VersionSources != nil {
-		return w.VersionSources(r.Options)
-	}
-	return ""
-}
-
-// txnUnit names what a transactional history's messages are (its
-// workload's Unit; "elements" for an unknown workload).
-func txnUnit(name string) string {
-	if w, ok := workload.Lookup(name); ok && w.Unit != "" {
-		return w.Unit
-	}
-	return "elements"
-}
-
-// lists reports whether the reads of the named workload return lists.
-func lists(name string) bool {
-	w, ok := workload.Lookup(name)
-	return ok && w.Lists
 }

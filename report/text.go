@@ -135,14 +135,7 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 			}
 		}
 	}
-	b.WriteString(layoutOf(r.Workload).Summary(r))
+	b.WriteString(entryOf(r.Workload).Layout.Summary(r))
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-func orNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,12 +72,15 @@ func Anchor(typ string) string { return page.Anchor(typ) }
 // same View. Cost: O(ops + instances) time and O(ops) memory, dominated by
 // one pass over h.Ops for the timeline.
 //
-// A transactional history (list-append, rw-register) gets the view of
-// view_txn.go instead of the queue's charts: View.Txn, a transaction
-// timeline and the keys' version orders.
+// BuildView fills what every workload's page has (the header, the type
+// table and each type's section with its instances, witness tables and
+// cycle drawings: package page's Builder); the workload's registry entry
+// holds the layout that adds the rest (workload.Workload.Layout: the
+// queue's offset timeline and charts in package queueview, a
+// transactional history's View.Txn in package txnview).
 func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 	o := opts.WithDefaults()
-	layout := layoutOf(res.Workload)
+	layout := entryOf(res.Workload).Layout
 	b := page.NewBuilder(res, h, o, page.Hooks{
 		Layout:      layout,
 		Explain:     func(typ string, in *analysis.Instance, l OpLookup) string { return ExplainIn(res.Workload, typ, in, l) },
@@ -100,7 +102,7 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 	}
 	v.Title = "hindsight: " + res.Source + " " + strings.ToUpper(v.Verdict)
 	if v.Workload == "" {
-		v.Workload = "queue"
+		v.Workload = entryOf("").Name
 	}
 	if res.Hindsight != nil {
 		v.Build = res.Hindsight.String() + "; ECharts " + EChartsVersion()
@@ -161,49 +163,6 @@ func provenance(res *analysis.Result, build string, o ViewOptions) []Fact {
 	add("command", o.Command)
 	if !o.Made.IsZero() {
 		add("made", o.Made.UTC().Format(time.RFC3339))
-	}
-	return facts
-}
-
-func statFacts(res *analysis.Result) []Fact {
-	s := res.Stats
-	n := func(x int64) string { return page.Thousands(x) }
-	facts := []Fact{
-		{Label: "ops", Value: n(s.Ops)},
-		{Label: "client ops (completions)", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.ClientOps), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
-		{Label: "keys", Value: n(s.Keys)},
-		{Label: "messages", Value: n(s.Messages)},
-		{Label: "sends / polls / transactions", Value: fmt.Sprintf("%s / %s / %s", n(s.Sends), n(s.Polls), n(s.Txns))},
-		{Label: "dependency graph", Value: fmt.Sprintf("%s ops, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
-		{Label: "comparisons skipped (value never positioned)", Value: n(s.Unpositioned)},
-	}
-	worst := time.Duration(s.WorstLagS * 1e9).Round(time.Microsecond).String()
-	if s.WorstLagProcess != nil && s.WorstLagKey != nil && s.WorstLagOp != nil {
-		worst += fmt.Sprintf(" (process %d, key %s, op %d)", *s.WorstLagProcess, s.WorstLagKey.String(), *s.WorstLagOp)
-	}
-	facts = append(facts, Fact{Label: "worst realtime lag", Value: worst}, Fact{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)})
-	return facts
-}
-
-func optionFacts(res *analysis.Result) []Fact {
-	o := res.Options
-	sub := o.SubVia
-	if sub == "" {
-		sub = "auto"
-	}
-	facts := []Fact{}
-	if o.WWDeps != nil {
-		facts = append(facts, Fact{Label: "--ww-deps", Value: strconv.FormatBool(*o.WWDeps)})
-	}
-	if o.SubVia != "" {
-		facts = append(facts, Fact{Label: "--sub-via", Value: sub})
-	}
-	facts = append(facts, Fact{Label: "--cycle-budget", Value: time.Duration(o.CycleBudgetS * 1e9).String()})
-	if o.StallThreshold != nil {
-		facts = append(facts, Fact{Label: "--stall-threshold", Value: time.Duration(*o.StallThreshold * 1e9).String()})
-	}
-	for _, m := range res.Models {
-		facts = append(facts, Fact{Label: "--model", Value: m})
 	}
 	return facts
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/report/page"
+	"github.com/hindsight-dev/hindsight/report/txnview"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
@@ -30,9 +31,17 @@ type txnOption struct {
 	Series []struct {
 		Name string    `json:"name"`
 		Type string    `json:"type"`
-		Data []barItem `json:"data"`
+		Data []barJSON `json:"data"`
 	} `json:"series"`
 	DataZoom []json.RawMessage `json:"dataZoom"`
+}
+
+// barJSON is a bar as the page script reads it: its numbers, its
+// tooltip text and the marks it is in.
+type barJSON struct {
+	Value []any  `json:"value"`
+	Text  string `json:"t"`
+	Marks []int  `json:"m,omitempty"`
 }
 
 // bar is a decoded bar of the timeline: [start, end, lane, status,
@@ -124,7 +133,7 @@ func TestTxnViewFixtures(t *testing.T) {
 // checkTxnView asserts what every transactional view must hold.
 func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View) {
 	t.Helper()
-	if v.Txn == nil || !IsTxnWorkload(v.Workload) || v.Workload != res.Workload {
+	if v.Txn == nil || !isTxn(v.Workload) || v.Workload != res.Workload {
 		t.Fatalf("workload %q, txn view %v", v.Workload, v.Txn)
 	}
 	if len(v.Timeline.Keys) != 0 || v.FinalReads != nil {
@@ -311,7 +320,7 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	if tl.Axis != "time (ns)" || v.TimeUnit != "ns" || !slices.Equal(tl.Lanes, []string{"process 0"}) || len(bars) != 5 {
 		t.Fatalf("axis %q, unit %q, lanes %q, %d bars", tl.Axis, v.TimeUnit, tl.Lanes, len(bars))
 	}
-	if b := bars[0]; b.x0 != 0 || b.x1 != 1 || b.inv != 0 || b.comp != 1 || b.status != txnOK || !slices.Equal(b.marks, []int{1}) {
+	if b := bars[0]; b.x0 != 0 || b.x1 != 1 || b.inv != 0 || b.comp != 1 || b.status != txnview.StatusOK || !slices.Equal(b.marks, []int{1}) {
 		t.Errorf("first bar %+v", b)
 	}
 	if want := []TxnMark{{Label: "incompatible-order #1", Target: "anomaly-incompatible-order-1", Txns: 2, From: 6, To: 9}, {Label: "G1c #1", Target: "anomaly-G1c-1", Txns: 5, From: 0, To: 9}}; !slices.Equal(tl.Marks, want) {
@@ -346,10 +355,10 @@ func TestTxnTimelineOutcomes(t *testing.T) {
 			open = b
 		}
 	}
-	if status[10] != txnFail || status[14] != txnInfo || status[16] != txnOpen || status[0] != txnOK {
+	if status[10] != txnview.StatusFail || status[14] != txnview.StatusInfo || status[16] != txnview.StatusOpen || status[0] != txnview.StatusOK {
 		t.Errorf("statuses %v", status)
 	}
-	if open.inv != 16 || open.x0 != 160 || open.x1 != 160 || open.series != txnStatusNames[txnOpen] {
+	if open.inv != 16 || open.x0 != 160 || open.x1 != 160 || open.series != txnview.StatusNames[txnview.StatusOpen] {
 		t.Errorf("the open txn %+v", open)
 	}
 	if !slices.Equal(v.Txn.Timeline.Lanes, []string{"process 0", "process 1", "process 2", "process 3", "process 4", "process 5", "process 6"}) {
@@ -516,43 +525,6 @@ func TestTxnFixturePages(t *testing.T) {
 	}
 }
 
-func TestWriteListAndSideBySide(t *testing.T) {
-	for _, tc := range []struct {
-		n          int
-		head, tail int
-		want       string
-	}{
-		{0, 2, 2, "[]"},
-		{5, 2, 2, "[0 1 2 3 4]"},
-		{6, 2, 2, "[0 1 … 2 more … 4 5]"},
-		{1234, 3, 1, "[0 1 2 … 1,230 more … 1233]"},
-	} {
-		var sb strings.Builder
-		page.WriteList(&sb, tc.n, tc.head, tc.tail, 1000, func(i int) string { return fmt.Sprint(i) })
-		if sb.String() != tc.want {
-			t.Errorf("page.WriteList(%d, %d, %d) = %q, want %q", tc.n, tc.head, tc.tail, sb.String(), tc.want)
-		}
-	}
-	list := func(xs ...int) analysis.Value {
-		var vs []analysis.Value
-		for _, x := range xs {
-			vs = append(vs, analysis.AtomValue(model.IntAtom(int64(x))))
-		}
-		return analysis.ListValue(vs)
-	}
-	var long []int
-	for i := range 30 {
-		long = append(long, i)
-	}
-	other := slices.Clone(long)
-	other[20] = 99
-	r := sideBySide([]int64{4, 8}, []analysis.Value{list(long...), list(other[:25]...)})
-	if r.Diff != 20 || r.Indices[0] != 15 || len(r.Indices) != 13 || r.Rows[0].Before != 14 || r.Rows[0].After != 3 ||
-		r.Rows[1].After != 0 || r.Rows[1].Cells[6].Text != "99" || !r.Rows[1].Cells[6].Diff || r.Rows[1].Cells[12].Text != "" {
-		t.Errorf("side by side %+v", r)
-	}
-}
-
 // TestTxnViewWithoutHistory: without the history, the page still has the
 // verdict, the models and every instance, with witness rows marked missing
 // and an empty timeline.
@@ -577,13 +549,13 @@ func TestTxnViewWithoutHistory(t *testing.T) {
 	}
 }
 
-// TestTxnTimelineManyLanes: past maxLanesShown processes the lanes get a
+// TestTxnTimelineManyLanes: past txnview.MaxLanesShown processes the lanes get a
 // slider.
 func TestTxnTimelineManyLanes(t *testing.T) {
-	res, h := checkText(t, "synthetic-list-append", synthListAppend(2000, maxLanesShown+10, 4))
+	res, h := checkText(t, "synthetic-list-append", synthListAppend(2000, txnview.MaxLanesShown+10, 4))
 	v := BuildView(res, h, ViewOptions{MaxTxns: 500})
 	o, _ := timelineBars(t, v.Txn.Timeline)
-	if len(v.Txn.Timeline.Lanes) != maxLanesShown+10 || len(o.DataZoom) != 3 {
+	if len(v.Txn.Timeline.Lanes) != txnview.MaxLanesShown+10 || len(o.DataZoom) != 3 {
 		t.Errorf("%d lanes, %d data zooms", len(v.Txn.Timeline.Lanes), len(o.DataZoom))
 	}
 	want := "Transaction timeline: 500 of 2,000 transactions are drawn: 500 of 2,000, spread"

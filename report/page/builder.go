@@ -101,6 +101,12 @@ func IndexLookup(h *model.History, idx *model.IndexMap) catalog.OpLookup {
 	}
 }
 
+// Explain words one instance of typ in plain words, as the checked
+// workload's catalogue does.
+func (b *Builder) Explain(typ string, in *analysis.Instance) string {
+	return b.hooks.Explain(typ, in, b.Lookup)
+}
+
 // Describe finds the catalogue entry of the anomaly type typ in the
 // checked workload.
 func (b *Builder) Describe(typ string) (catalog.Entry, bool) { return b.hooks.Describe(typ) }
@@ -246,7 +252,7 @@ func (b *Builder) Instances(typ string) []InstanceView {
 // edge of its cycle exists, its witness ops and its cycle's drawing, and
 // what the workload's layout adds (Layout.Instance).
 func (b *Builder) instance(typ string, n int, in *analysis.Instance) InstanceView {
-	iv := InstanceView{N: n, Allowed: in.Allowed, Explanation: b.hooks.Explain(typ, in, b.Lookup),
+	iv := InstanceView{N: n, Allowed: in.Allowed, Explanation: b.Explain(typ, in),
 		Witness: []WitnessRow{}, WitnessTotal: len(in.Witness), Proof: in.Proof, ProofNote: ProofNote(in)}
 	if in.Key != nil {
 		iv.Key = in.Key.String()

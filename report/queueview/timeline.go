@@ -1,4 +1,4 @@
-package report
+package queueview
 
 import (
 	"cmp"
@@ -14,7 +14,6 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
-	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // timelinePoint is one point of an offset timeline: an op's completion at
@@ -87,15 +86,15 @@ type planSeries struct {
 // markOf is the timeline mark of type typ: its catalogue entry's (the
 // zero Mark for a type no entry describes).
 func (b *builder) markOf(typ string) catalog.Mark {
-	e, _ := workload.Describe(b.Res.Workload, typ)
+	e, _ := b.Describe(typ)
 	return e.Mark
 }
 
 // timeline builds the per-key offset timelines: one pass over the ops for
 // sends and polls, then the anomaly marks from the result's instances.
-func (b *builder) timeline() Timeline {
-	tl := Timeline{Chart: Chart{ID: "chart-timeline", Kind: "timeline", Title: "Offset timeline",
-		Dims: []string{b.Clock.AxisName(), "offset", "op", "process", "value", "note"}}, Keys: []TimelineKey{}}
+func (b *builder) timeline() page.Timeline {
+	tl := page.Timeline{Chart: page.Chart{ID: "chart-timeline", Kind: "timeline", Title: "Offset timeline",
+		Dims: []string{b.Clock.AxisName(), "offset", "op", "process", "value", "note"}}, Keys: []page.TimelineKey{}}
 	if b.H == nil || len(b.H.Keys) == 0 {
 		return tl
 	}
@@ -406,7 +405,7 @@ func (b *builder) markAnomalies(lines []keyLine) {
 		ins := b.Res.Anomalies[typ]
 		for i := range ins {
 			in := &ins[i]
-			note := page.Elide(ExplainIn(b.Res.Workload, typ, in, b.Lookup), 300)
+			note := page.Elide(b.Explain(typ, in), 300)
 			touched := map[model.KeyID]bool{}
 			add := func(k model.KeyID, p timelinePoint) {
 				touched[k] = true
@@ -626,11 +625,11 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 // keyTimeline builds one key's chart option within budget points for its
 // sends and polls (marks come on top). It returns the key's picker entry,
 // and the number of send and poll points before and after downsampling.
-func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
+func (b *builder) keyTimeline(k model.KeyID, line *keyLine) page.TimelineKey {
 	name := b.KeyName(k)
-	tk := TimelineKey{Key: name, Anomalies: line.anomalies, Label: "key " + name}
+	tk := page.TimelineKey{Key: name, Anomalies: line.anomalies, Label: "key " + name}
 	if line.anomalies > 0 {
-		tk.Label += fmt.Sprintf(" (%d %s)", line.anomalies, plural(int64(line.anomalies), "anomaly", "anomalies"))
+		tk.Label += fmt.Sprintf(" (%d %s)", line.anomalies, catalog.Plural(int64(line.anomalies), "anomaly", "anomalies"))
 	}
 	type series struct {
 		name, kind string // kind: send, pos, other-send, other-pos, info, fail, ifpoll
@@ -720,8 +719,8 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 		c.MultiSeries = append(c.MultiSeries, sr)
 	}
 	// anomaly marks, in the order of the type table
-	for _, row := range TypeRows(b.Res) {
-		ms := line.marks[row.Type]
+	for _, typ := range b.types {
+		ms := line.marks[typ]
 		if len(ms) == 0 {
 			continue
 		}
@@ -730,11 +729,11 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 			data[i] = point(m.timelinePoint, m.note)
 		}
 		symbol, color := "diamond", "#000000"
-		if mk := b.markOf(row.Type); mk.Symbol != "" {
+		if mk := b.markOf(typ); mk.Symbol != "" {
 			symbol, color = mk.Symbol, mk.Color
 		}
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
-			Name: row.Type, Type: "scatter", Data: data, Symbol: symbol, SymbolSize: 14,
+			Name: typ, Type: "scatter", Data: data, Symbol: symbol, SymbolSize: 14,
 			ItemStyle: &opts.ItemStyle{Color: color, BorderColor: "#000000", BorderWidth: 1},
 		})
 	}
@@ -757,7 +756,7 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 }
 
 // finalReadsCached computes finalReads once per view.
-func (b *builder) finalReadsCached() *Span {
+func (b *builder) finalReadsCached() *page.Span {
 	if !b.finalDone {
 		b.final, b.finalDone = b.finalReads(), true
 	}

@@ -1,4 +1,4 @@
-package report
+package queueview
 
 import (
 	"cmp"
@@ -115,7 +115,7 @@ func (b *builder) baseRect(c *charts.RectChart, yName string, trigger string, of
 
 // finalReads tells the final-read phase: from the last ok send to the last
 // ok poll completed after it. Nil when no ok poll follows the last ok send.
-func (b *builder) finalReads() *Span {
+func (b *builder) finalReads() *page.Span {
 	if b.H == nil {
 		return nil
 	}
@@ -145,12 +145,12 @@ func (b *builder) finalReads() *Span {
 	if to <= from {
 		return nil
 	}
-	return &Span{From: from, To: to, Label: fmt.Sprintf("final reads: after the last ok send (op %d) to the last ok poll (op %d)", lastSend.Index, lastPoll.Index)}
+	return &page.Span{From: from, To: to, Label: fmt.Sprintf("final reads: after the last ok send (op %d) to the last ok poll (op %d)", lastSend.Index, lastPoll.Index)}
 }
 
 // finalSeries adds an empty series carrying the final-read phase as a mark
 // area, so the legend can hide it.
-func (b *builder) finalSeries(c *charts.RectChart, fr *Span) {
+func (b *builder) finalSeries(c *charts.RectChart, fr *page.Span) {
 	if fr == nil {
 		return
 	}
@@ -180,8 +180,8 @@ func (b *builder) finalSeries(c *charts.RectChart, fr *Span) {
 
 // unseenChart draws res.Series.Unseen: per key, how many acknowledged
 // values no ok poll had read yet, stacked.
-func (b *builder) unseenChart(fr *Span) Chart {
-	ch := Chart{ID: "chart-unseen", Kind: "unseen", Title: "Unseen acknowledged values over time, per key (stacked)",
+func (b *builder) unseenChart(fr *page.Span) page.Chart {
+	ch := page.Chart{ID: "chart-unseen", Kind: "unseen", Title: "Unseen acknowledged values over time, per key (stacked)",
 		Dims: []string{b.Clock.AxisName(), "stacked", "unseen"}}
 	pts := &b.Res.Series.Unseen
 	// series: the keys with the highest peaks, the rest summed
@@ -329,11 +329,11 @@ var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#
 
 // lagChart draws res.Series.Lag: the realtime lag of consumers, by key
 // (byKey) or by process, each point the worst sample in its time bucket.
-func (b *builder) lagChart(byKey bool, fr *Span) Chart {
-	ch := Chart{ID: "chart-lag-process", Kind: "lag-process", Title: "Realtime lag per process (worst over its keys)",
+func (b *builder) lagChart(byKey bool, fr *page.Span) page.Chart {
+	ch := page.Chart{ID: "chart-lag-process", Kind: "lag-process", Title: "Realtime lag per process (worst over its keys)",
 		Dims: []string{b.Clock.AxisName(), "lag", "op", "key"}}
 	if byKey {
-		ch = Chart{ID: "chart-lag-key", Kind: "lag-key", Title: "Realtime lag per key (worst over consumers)",
+		ch = page.Chart{ID: "chart-lag-key", Kind: "lag-key", Title: "Realtime lag per key (worst over consumers)",
 			Dims: []string{b.Clock.AxisName(), "lag", "op", "process"}}
 	}
 	samples := &b.Res.Series.Lag

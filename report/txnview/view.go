@@ -1,4 +1,10 @@
-package report
+// Package txnview is the transactional workloads' part of the HTML report
+// (list-append, rw-register): the models checked and ruled out, a
+// transaction timeline with the transactions of each anomaly marked,
+// every anomaly instance with its micro-ops, cycles drawn with labelled
+// edges, and each key's version order. Its Layout is what the workloads'
+// registry entries (package workload) hold for the report.
+package txnview
 
 import (
 	"fmt"
@@ -15,24 +21,19 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
-	"github.com/hindsight-dev/hindsight/workload"
 )
 
-// This file builds the view of a transactional history (list-append,
-// rw-register): the models checked and ruled out, a transaction timeline
-// with the transactions of each anomaly marked, every anomaly instance
-// with its micro-ops, cycles drawn with labelled edges, and each key's
-// version order.
-
-// Statuses of a transaction on the timeline, and their fills.
+// Statuses of a transaction on the timeline (the fourth number of a bar's
+// data), and their fills.
 const (
-	txnOK = iota
-	txnInfo
-	txnFail
-	txnOpen
+	StatusOK = iota
+	StatusInfo
+	StatusFail
+	StatusOpen
 )
 
-var txnStatusNames = []string{"ok", "info", "fail", "never completed (info)"}
+// StatusNames name the statuses in the timeline's legend.
+var StatusNames = []string{"ok", "info", "fail", "never completed (info)"}
 var txnColors = []string{"#4a90c2", "#e6a700", "#a9b0b7", "#f3d27a"}
 
 // Size bounds of the transactional parts of the page.
@@ -49,10 +50,10 @@ const (
 )
 
 // txnView fills v with the transactional view of b.res.
-func (b *builder) txnView(v *View) {
-	v.Stats, v.Options = txnStatFacts(b.Res), txnOptionFacts(b.Res)
-	tv := &TxnView{Models: page.NonNil(b.Res.Models), Not: page.NonNil(b.Res.Not), AlsoNot: page.NonNil(b.Res.AlsoNot),
-		List: lists(b.Res.Workload)}
+func (b *builder) txnView(v *page.View) {
+	v.Stats, v.Options = b.l.statFacts(b.Res), optionFacts(b.Res)
+	tv := &page.TxnView{Models: page.NonNil(b.Res.Models), Not: page.NonNil(b.Res.Not), AlsoNot: page.NonNil(b.Res.AlsoNot),
+		List: b.l.List}
 	tv.Timeline = b.txnTimeline(v)
 	tv.Orders, tv.OrdersTotal = b.orders()
 	if len(tv.Orders) < tv.OrdersTotal {
@@ -66,42 +67,36 @@ func (b *builder) txnView(v *View) {
 	v.Omissions = append(v.Omissions, b.Omissions...)
 }
 
-// written names what a transactional workload writes: list-append appends
-// elements, rw-register writes values (the workload's Unit).
-func written(workload string) string {
-	return txnUnit(workload) + " written"
-}
-
-func txnStatFacts(res *analysis.Result) []Fact {
+func (l Layout) statFacts(res *analysis.Result) []page.Fact {
 	s := res.Stats
 	n := func(x int64) string { return page.Thousands(x) }
-	return []Fact{
+	return []page.Fact{
 		{Label: "ops", Value: n(s.Ops)},
 		{Label: "transactions", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
 		{Label: "keys", Value: n(s.Keys)},
-		{Label: written(res.Workload), Value: n(s.Messages)},
+		{Label: l.Unit + " written", Value: n(s.Messages)},
 		{Label: "dependency graph", Value: fmt.Sprintf("%s transactions, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
 		{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)},
 	}
 }
 
-func txnOptionFacts(res *analysis.Result) []Fact {
-	facts := []Fact{}
+func optionFacts(res *analysis.Result) []page.Fact {
+	facts := []page.Fact{}
 	for _, m := range res.Models {
-		facts = append(facts, Fact{Label: "--model", Value: m})
+		facts = append(facts, page.Fact{Label: "--model", Value: m})
 	}
 	if len(res.Options.Anomalies) > 0 {
-		facts = append(facts, Fact{Label: "--anomalies", Value: strings.Join(res.Options.Anomalies, ", ")})
+		facts = append(facts, page.Fact{Label: "--anomalies", Value: strings.Join(res.Options.Anomalies, ", ")})
 	}
-	return append(facts, Fact{Label: "--cycle-budget", Value: time.Duration(res.Options.CycleBudgetS * 1e9).String()})
+	return append(facts, page.Fact{Label: "--cycle-budget", Value: time.Duration(res.Options.CycleBudgetS * 1e9).String()})
 }
 
 // txnInstance adds to iv what a transactional instance shows beyond a
 // queue's: its article's id, a cycle's explanation split into its first
 // line and the chain of orders that follows, and the two reads of an
 // incompatible order side by side.
-func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instance) {
-	iv.ID = fmt.Sprintf("%s-%d", Anchor(typ), iv.N)
+func (b *builder) txnInstance(iv *page.InstanceView, typ string, in *analysis.Instance) {
+	iv.ID = fmt.Sprintf("%s-%d", page.Anchor(typ), iv.N)
 	if len(in.Steps) > 0 {
 		lines := strings.Split(iv.Explanation, "\n")
 		iv.Explanation = strings.TrimSpace(lines[0])
@@ -109,26 +104,26 @@ func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instanc
 			iv.Chain = append(iv.Chain, strings.TrimSpace(l))
 		}
 	}
-	if e, ok := workload.Describe(b.Res.Workload, typ); ok && e.SideBySide && len(in.Values) == 2 && len(in.Ops) == 2 {
+	if e, ok := b.Describe(typ); ok && e.SideBySide && len(in.Values) == 2 && len(in.Ops) == 2 {
 		iv.Reads = sideBySide(in.Ops, in.Values)
 	}
 }
 
 // sideBySide sets two reads of a key side by side around the first
 // element where they differ.
-func sideBySide(ops []int64, lists []analysis.Value) *ReadsView {
+func sideBySide(ops []int64, lists []analysis.Value) *page.ReadsView {
 	d := catalog.FirstDifference(lists[0], lists[1])
 	longest := max(len(lists[0].Elems), len(lists[1].Elems))
 	lo, hi := max(0, d-readsContext), min(longest, d+readsContext+1)
-	rv := &ReadsView{Diff: d}
+	rv := &page.ReadsView{Diff: d}
 	for i := lo; i < hi; i++ {
 		rv.Indices = append(rv.Indices, i+1)
 	}
 	for r := range 2 {
 		elems := lists[r].Elems
-		row := ReadsRow{Op: ops[r], Len: len(elems), Before: min(lo, len(elems)), After: max(0, len(elems)-hi)}
+		row := page.ReadsRow{Op: ops[r], Len: len(elems), Before: min(lo, len(elems)), After: max(0, len(elems)-hi)}
 		for i := lo; i < hi; i++ {
-			c := ReadsCell{Diff: i == d}
+			c := page.ReadsCell{Diff: i == d}
 			if i < len(elems) {
 				c.Text = page.Elide(elems[i].String(), 40)
 			}
@@ -160,8 +155,8 @@ func (b *builder) mopTexts(pos, maxMops, chars int) []string {
 // txnCycleChart draws a transactional cycle: each transaction a node
 // showing its micro-ops, each step an arrow coloured by its relation and
 // labelled with it, its key and values; tooltips say why each edge exists.
-func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps []StepView) Chart {
-	ch := Chart{ID: page.CycleID(typ, n), Kind: "cycle",
+func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+	ch := page.Chart{ID: page.CycleID(typ, n), Kind: "cycle",
 		Title: fmt.Sprintf("%s #%d: the cycle", typ, n)}
 	name := func(idx int64) string { return fmt.Sprintf("op %d", idx) }
 	var nodes []page.GraphNode
@@ -204,7 +199,7 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
 		}
 		tip = append(tip, st.Why)
-		links = append(links, page.MarkContested(page.RelLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, lists(b.Res.Workload)), 12, tip), st.Contested))
+		links = append(links, page.MarkContested(page.RelLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, b.l.List), 12, tip), st.Contested))
 	}
 	ch.Option = page.GraphOption(typ, nodes, links)
 	ch.Series = 1
@@ -327,11 +322,11 @@ type barItem struct {
 // Mark). Transactions past MaxTxns are sampled, evenly in history order,
 // keeping every marked one. Cost: O(ops + witness ops of the shown
 // instances).
-func (b *builder) txnTimeline(v *View) TxnTimeline {
+func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 	b.tclock = newTxnClock(b.H)
 	c := b.tclock
-	tl := TxnTimeline{Chart: Chart{ID: "chart-txn-timeline", Kind: "txn-timeline", Title: "Transaction timeline",
-		Dims: []string{c.axis}}, Axis: c.axis, Lanes: []string{}, Colors: txnColors, Marks: []TxnMark{}}
+	tl := page.TxnTimeline{Chart: page.Chart{ID: "chart-txn-timeline", Kind: "txn-timeline", Title: "Transaction timeline",
+		Dims: []string{c.axis}}, Axis: c.axis, Lanes: []string{}, Colors: txnColors, Marks: []page.TxnMark{}}
 	if b.H == nil {
 		tl.Option = page.JSONOption(charts.NewCustom())
 		return tl
@@ -347,15 +342,15 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 		if op.Type != model.Invoke || !op.IsClient() {
 			continue
 		}
-		tb := txnBar{inv: i, comp: int(partner[i]), status: txnOpen}
+		tb := txnBar{inv: i, comp: int(partner[i]), status: StatusOpen}
 		if tb.comp >= 0 {
 			switch b.H.Ops[tb.comp].Type {
 			case model.OK:
-				tb.status = txnOK
+				tb.status = StatusOK
 			case model.Fail:
-				tb.status = txnFail
+				tb.status = StatusFail
 			default:
-				tb.status = txnInfo
+				tb.status = StatusInfo
 			}
 			barOf[tb.comp] = int32(len(bars))
 		}
@@ -399,7 +394,7 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 			if len(ids) == 0 {
 				continue
 			}
-			m := TxnMark{Label: fmt.Sprintf("%s #%d", sec.Type, iv.N), Target: iv.ID, Txns: len(ids),
+			m := page.TxnMark{Label: fmt.Sprintf("%s #%d", sec.Type, iv.N), Target: iv.ID, Txns: len(ids),
 				From: math.Inf(1), To: math.Inf(-1)}
 			for _, id := range ids {
 				x0, x1 := xs(&bars[id])
@@ -459,9 +454,9 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 		{Type: "inside", XAxisIndex: []int{0}, FilterMode: "weakFilter"},
 		{Type: "slider", XAxisIndex: []int{0}, FilterMode: "weakFilter"},
 	}
-	if len(procs) > maxLanesShown {
+	if len(procs) > MaxLanesShown {
 		zooms = append(zooms, opts.DataZoom{Type: "slider", YAxisIndex: []int{0}, FilterMode: "weakFilter",
-			Start: 0, End: float32(math.Round(100 * maxLanesShown / float64(len(procs))))})
+			Start: 0, End: float32(math.Round(100 * MaxLanesShown / float64(len(procs))))})
 	}
 	lo, hi := page.NiceRange(0, c.end, 0)
 	ch.SetGlobalOptions(
@@ -483,13 +478,13 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 		ch.MultiSeries = append(ch.MultiSeries, charts.SingleSeries{Name: name, Type: "custom", Data: data,
 			ItemStyle: &opts.ItemStyle{Color: color}, Encode: &opts.Encode{X: []int{0, 1}, Y: 2}})
 	}
-	byStatus := make([][]int, len(txnStatusNames))
+	byStatus := make([][]int, len(StatusNames))
 	for _, id := range keep {
 		byStatus[bars[id].status] = append(byStatus[bars[id].status], id)
 	}
 	for s, ids := range byStatus {
-		if len(ids) > 0 || s < txnOpen {
-			series(txnStatusNames[s], txnColors[s], ids)
+		if len(ids) > 0 || s < StatusOpen {
+			series(StatusNames[s], txnColors[s], ids)
 		}
 	}
 	if len(marked) > 0 {
@@ -526,44 +521,44 @@ func sampleLanes(ids []int, n, lanes int, lane func(int) int) []int {
 	return out
 }
 
-// maxLanesShown is how many lanes the timeline shows before its lane
+// MaxLanesShown is how many lanes the timeline shows before its lane
 // slider scrolls.
-const maxLanesShown = 40
+const MaxLanesShown = 40
 
 // orders lists the keys' version orders, keys with anomalies first, then
 // by key; at most MaxKeys, and the number of keys with an order:
 // list-append's lists (Series.Orders), or rw-register's partial orders
 // (Series.Versions), each edge with the source that established it.
-func (b *builder) orders() ([]OrderView, int) {
+func (b *builder) orders() ([]page.OrderView, int) {
 	type keyOrder struct {
 		key  model.KeyID
-		view func(anomalies int) OrderView
+		view func(anomalies int) page.OrderView
 	}
 	var src []keyOrder
 	if b.H != nil {
 		for i := range b.Res.Series.Orders {
 			ko := &b.Res.Series.Orders[i]
-			src = append(src, keyOrder{ko.Key, func(n int) OrderView {
+			src = append(src, keyOrder{ko.Key, func(n int) page.OrderView {
 				var sb strings.Builder
 				page.WriteList(&sb, len(ko.Elems), 10, 5, 4*b.O.MaxValueChars, func(j int) string {
 					return page.Elide(b.H.MsgValue(ko.Elems[j]).String(), 40)
 				})
-				return OrderView{Key: b.KeyName(ko.Key), Len: len(ko.Elems), Order: sb.String(), From: ko.From, Anomalies: n}
+				return page.OrderView{Key: b.KeyName(ko.Key), Len: len(ko.Elems), Order: sb.String(), From: ko.From, Anomalies: n}
 			}})
 		}
 		for i := range b.Res.Series.Versions {
 			kv := &b.Res.Series.Versions[i]
-			src = append(src, keyOrder{kv.Key, func(n int) OrderView {
+			src = append(src, keyOrder{kv.Key, func(n int) page.OrderView {
 				var sb strings.Builder
 				page.WriteListSep(&sb, "; ", len(kv.Edges), 8, 4, 4*b.O.MaxValueChars, func(j int) string {
 					return b.versionEdge(&kv.Edges[j])
 				})
-				return OrderView{Key: b.KeyName(kv.Key), Len: len(kv.Edges), Order: sb.String(), From: -1, Anomalies: n, Partial: true}
+				return page.OrderView{Key: b.KeyName(kv.Key), Len: len(kv.Edges), Order: sb.String(), From: -1, Anomalies: n, Partial: true}
 			}})
 		}
 	}
 	if len(src) == 0 {
-		return []OrderView{}, 0
+		return []page.OrderView{}, 0
 	}
 	anomalies := make([]int, len(b.H.Keys))
 	for _, typ := range b.Res.AnomalyTypes {
@@ -590,7 +585,7 @@ func (b *builder) orders() ([]OrderView, int) {
 	if len(src) > b.O.MaxKeys {
 		src = src[:b.O.MaxKeys]
 	}
-	out := make([]OrderView, 0, len(src))
+	out := make([]page.OrderView, 0, len(src))
 	for _, ko := range src {
 		out = append(out, ko.view(anomalies[ko.key]))
 	}
