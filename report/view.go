@@ -14,8 +14,8 @@ import (
 )
 
 // The view's types live in package page, which the workloads' layouts
-// (packages queueview and txnview) fill too; these names keep report's
-// callers as they were.
+// (packages queueview and txnview) fill too; the ones report's callers
+// and tests name are here under their old names.
 type (
 	// ViewOptions bound how much of a result and history the HTML page
 	// holds (page.ViewOptions).
@@ -30,40 +30,19 @@ type (
 	Section = page.Section
 	// InstanceView is one anomaly instance.
 	InstanceView = page.InstanceView
-	// StepView is one explained edge of a cycle.
-	StepView = page.StepView
-	// WitnessRow is one op of a witness, as the table shows it.
-	WitnessRow = page.WitnessRow
-	// Span is a stretch of the time axis.
-	Span = page.Span
 	// Chart is one ECharts chart.
 	Chart = page.Chart
 	// Timeline is the offset timeline.
 	Timeline = page.Timeline
 	// TimelineKey is one key of the timeline picker.
 	TimelineKey = page.TimelineKey
-	// TxnView is the part of the page only transactional histories have.
-	TxnView = page.TxnView
 	// TxnTimeline is the transaction timeline.
 	TxnTimeline = page.TxnTimeline
 	// TxnMark is one anomaly instance on the transaction timeline.
 	TxnMark = page.TxnMark
-	// OrderView is one key's version order.
-	OrderView = page.OrderView
-	// ReadsView sets two reads of one key side by side.
-	ReadsView = page.ReadsView
 	// ReadsRow is one of the two reads of a ReadsView.
 	ReadsRow = page.ReadsRow
-	// ReadsCell is one element of a read.
-	ReadsCell = page.ReadsCell
 )
-
-// DefaultViewOptions are the bounds used when a ViewOptions field is zero
-// (page.DefaultViewOptions).
-func DefaultViewOptions() ViewOptions { return page.DefaultViewOptions() }
-
-// Anchor returns the id of an anomaly type's section (page.Anchor).
-func Anchor(typ string) string { return page.Anchor(typ) }
 
 // BuildView computes what the page shows for res, a check of h: it reads
 // the result's instances and series and looks ops up in h by index, but
@@ -117,7 +96,7 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 // order, saying in v.Omissions where instances were capped.
 func sections(b *page.Builder, v *View) {
 	for _, row := range TypeRows(b.Res) {
-		tv := TypeView{Type: row.Type, Anchor: Anchor(row.Type), Count: row.Count, Status: row.Status,
+		tv := TypeView{Type: row.Type, Anchor: page.Anchor(row.Type), Count: row.Count, Status: row.Status,
 			Bad: slices.Contains(b.Res.BadTypes, row.Type), Proven: page.ProvenNote(b.Res, row.Type)}
 		v.Types = append(v.Types, tv)
 		sec := section(b, tv)

@@ -111,7 +111,7 @@ func (b *Builder) Explain(typ string, in *analysis.Instance) string {
 // checked workload.
 func (b *Builder) Describe(typ string) (catalog.Entry, bool) { return b.hooks.Describe(typ) }
 
-// op returns the op with :index idx, or nil.
+// Op returns the op with :index idx, or nil.
 func (b *Builder) Op(idx int64) *model.Op {
 	if i := b.Pos(idx); i >= 0 {
 		return &b.H.Ops[i]
@@ -119,7 +119,7 @@ func (b *Builder) Op(idx int64) *model.Op {
 	return nil
 }
 
-// pos returns the position in h.Ops of the op with :index idx, or -1.
+// Pos returns the position in h.Ops of the op with :index idx, or -1.
 func (b *Builder) Pos(idx int64) int {
 	if b.H == nil {
 		return -1
@@ -127,7 +127,7 @@ func (b *Builder) Pos(idx int64) int {
 	return b.index.Pos(idx)
 }
 
-// mops returns the micro-ops of the op at position i; an invocation whose
+// Mops returns the micro-ops of the op at position i; an invocation whose
 // micro-ops ingest dropped gets the invocation form of its completion's
 // (model.History.InvocationMops, with the pairing computed once, when
 // first needed).
@@ -151,7 +151,7 @@ func (b *Builder) Pairing() *model.Pairing {
 	return b.pairing
 }
 
-// key returns the id of an instance's key.
+// Key returns the id of an instance's key.
 func (b *Builder) Key(v *analysis.Value) (model.KeyID, bool) {
 	if v == nil || b.keyOf == nil {
 		return 0, false
@@ -206,7 +206,7 @@ func UnitFor(ns int64) (string, float64) {
 	return "ns", 1
 }
 
-// x returns an op's place on the time axis, and false when it has none.
+// X returns an op's place on the time axis, and false when it has none.
 func (c Clock) X(op *model.Op) (float64, bool) {
 	if c.Unit == "op" {
 		return float64(op.Index), true
@@ -217,7 +217,7 @@ func (c Clock) X(op *model.Op) (float64, bool) {
 	return float64(op.Time) / c.Scale, true
 }
 
-// ns converts nanoseconds to axis units (for the "op" unit, nothing can be
+// NS converts nanoseconds to axis units (for the "op" unit, nothing can be
 // converted and 0 is returned).
 func (c Clock) NS(t int64) float64 {
 	if c.Unit == "op" {
@@ -226,7 +226,7 @@ func (c Clock) NS(t int64) float64 {
 	return float64(t) / c.Scale
 }
 
-// axisName names the time axis.
+// AxisName names the time axis.
 func (c Clock) AxisName() string {
 	if c.Unit == "op" {
 		return "op index"
@@ -303,6 +303,7 @@ func (b *Builder) witnessRow(idx int64) WitnessRow {
 	return row
 }
 
+// FName is the name of op's :f as the history wrote it.
 func (b *Builder) FName(op *model.Op) string {
 	if op.F == model.FOther {
 		return b.H.FNameOf(op)
@@ -310,7 +311,7 @@ func (b *Builder) FName(op *model.Op) string {
 	return op.F.String()
 }
 
-// opValue renders an op's :value in EDN-like text: micro-ops as
+// OpValue renders an op's :value in EDN-like text: micro-ops as
 // [:send k v] / [:send k [offset v]] and [:poll] / [:poll {k [[offset v]
 // ...]}], the keys of an assign or subscribe as a vector. It stops early
 // once the text is far past what Elide keeps.
@@ -348,6 +349,9 @@ func (b *Builder) OpValue(pos int) string {
 	return sb.String()
 }
 
+// WriteMop writes micro-op m in EDN-like text ([:send k [offset v]],
+// [:append k v], [:r k [...]]), stopping early once sb is past limit
+// bytes.
 func (b *Builder) WriteMop(sb *strings.Builder, m *model.Mop, limit int) {
 	h := b.H
 	switch m.Kind {

@@ -41,7 +41,7 @@ var relColor = map[string]string{
 	"wr": "#1f77b4", "ww": "#ff7f0e", "rw": "#d62728", "process": "#2ca02c", "realtime": "#9467bd",
 }
 
-// cycleChart draws one cycle: its ops as nodes around a circle, its steps
+// CycleChart draws one cycle: its ops as nodes around a circle, its steps
 // as arrows labelled wr, ww, process or realtime, each with the sentence
 // that says why the edge exists as its tooltip.
 func (b *Builder) CycleChart(typ string, n int, in *analysis.Instance, steps []StepView) Chart {

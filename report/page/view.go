@@ -103,7 +103,8 @@ func (o ViewOptions) WithDefaults() ViewOptions {
 }
 
 // View is everything the HTML report shows, as plain data: the template
-// (report/html.go) only lays it out, and tests check it without a browser. Strings
+// (report/html.go) only lays it out, and tests check it without a
+// browser. Strings
 // from the history are kept verbatim; escaping is the template's job.
 type View struct {
 	// Title is the page title.

@@ -64,7 +64,7 @@ func (b *builder) queueView(v *page.View) {
 	// They add omissions to a builder of their own, put after the
 	// timelines', in the order a sequential build gives them.
 	v.FinalReads = b.finalReadsCached()
-	pb := *b.Builder // a builder of its own, sharing nothing it writes
+	pb := *b.Builder // its own omissions; the rest it only reads
 	pb.Omissions = nil
 	cb := *b
 	cb.Builder = &pb
