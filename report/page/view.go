@@ -165,7 +165,7 @@ type TypeView struct {
 	// Anchor is the id of the type's section.
 	Anchor string `json:"anchor"`
 	Count  int    `json:"count"`
-	// Status is "bad", "allowed" or "bad (n allowed)" (TypeRows).
+	// Status is "bad", "allowed" or "bad (n allowed)" (report.TypeRows).
 	Status string `json:"status"`
 	Bad    bool   `json:"bad"`
 	// Proven says how many of the type's cycle instances are proven, "2
