@@ -395,10 +395,18 @@ func (c *Checker) step(st analysis.Step) ([]int64, error) {
 		return ops, nil
 	}
 	switch c.res.Workload {
-	case "list-append":
-		return ops, c.listStep(st, from, to)
-	case "rw-register":
-		return ops, c.registerStep(st, from, to)
+	case "list-append", "rw-register":
+		if c.res.Workload == "rw-register" && st.Contested {
+			return nil, fmt.Errorf("an rw-register step is never contested")
+		}
+		mf, mt, err := c.stepMops(st, from, to)
+		if err != nil {
+			return nil, err
+		}
+		if c.res.Workload == "list-append" {
+			return ops, c.listStep(st, from, to, mf, mt)
+		}
+		return ops, c.registerStep(st, from, to, mf, mt)
 	case "queue":
 		return ops, c.queueStep(st, from, to)
 	}
@@ -434,15 +442,23 @@ func (c *Checker) valueIs(e model.MsgID, v analysis.Value) bool {
 	return e >= 0 && !v.List && c.h.MsgValue(e) == v.Atom
 }
 
-// listStep checks a list-append data step.
-func (c *Checker) listStep(st analysis.Step, from, to *txn) error {
+// stepMops returns the two micro-ops a data step names, the first of
+// from and the second of to, once it has checked that both exist and
+// are on the step's key.
+func (c *Checker) stepMops(st analysis.Step, from, to *txn) (mf, mt *model.Mop, err error) {
 	if len(st.Mops) != 2 {
-		return fmt.Errorf("no micro-ops named")
+		return nil, nil, fmt.Errorf("no micro-ops named")
 	}
-	mf, mt := mop(from, st.Mops[0]), mop(to, st.Mops[1])
+	mf, mt = mop(from, st.Mops[0]), mop(to, st.Mops[1])
 	if mf == nil || mt == nil || !c.keyIs(mf, st.Key) || !c.keyIs(mt, st.Key) {
-		return fmt.Errorf("the micro-ops named are not on key %s", keyText(st.Key))
+		return nil, nil, fmt.Errorf("the micro-ops named are not on key %s", keyText(st.Key))
 	}
+	return mf, mt, nil
+}
+
+// listStep checks a list-append data step whose micro-ops stepMops
+// returned: mf of from, mt of to.
+func (c *Checker) listStep(st analysis.Step, from, to *txn, mf, mt *model.Mop) error {
 	k := mf.Key
 	switch st.Rel {
 	case "wr":
@@ -575,18 +591,10 @@ func (c *Checker) orderPair(st analysis.Step, k model.KeyID, a, b model.MsgID) e
 
 func first(ops []int64) []int64 { return ops[:min(len(ops), 5)] }
 
-// registerStep checks an rw-register data step (docs/rw-register.md).
-func (c *Checker) registerStep(st analysis.Step, from, to *txn) error {
-	if st.Contested {
-		return fmt.Errorf("an rw-register step is never contested")
-	}
-	if len(st.Mops) != 2 {
-		return fmt.Errorf("no micro-ops named")
-	}
-	mf, mt := mop(from, st.Mops[0]), mop(to, st.Mops[1])
-	if mf == nil || mt == nil || !c.keyIs(mf, st.Key) || !c.keyIs(mt, st.Key) {
-		return fmt.Errorf("the micro-ops named are not on key %s", keyText(st.Key))
-	}
+// registerStep checks an rw-register data step (docs/rw-register.md)
+// whose micro-ops stepMops returned: mf of from, mt of to. The caller
+// has refused a contested one.
+func (c *Checker) registerStep(st analysis.Step, from, to *txn, mf, mt *model.Mop) error {
 	k := mf.Key
 	switch st.Rel {
 	case "wr":
