@@ -2,17 +2,15 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/procfs"
 	"github.com/hindsight-dev/hindsight/scan"
 )
 
@@ -171,28 +169,7 @@ func (c *memCap) watch() func() {
 
 // vmSize is the process's virtual size now (VmSize in /proc/self/status),
 // or 0.
-func vmSize() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		rest, ok := strings.CutPrefix(line, "VmSize:")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			return 0
-		}
-		v, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			return 0
-		}
-		return v << 10
-	}
-	return 0
-}
+func vmSize() int64 { return procfs.Bytes("/proc/self/status", "VmSize") }
 
 // isMemoryCap reports whether err is a history over the memory cap.
 func isMemoryCap(err error) bool {
