@@ -403,7 +403,15 @@ func (c *Checker) step(st analysis.Step) ([]int64, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.res.Workload == "list-append" {
+		list := c.res.Workload == "list-append"
+		if st.Rel != "wr" && st.Rel != "ww" && st.Rel != "rw" {
+			cycle := "an rw-register"
+			if list {
+				cycle = "a list-append"
+			}
+			return nil, fmt.Errorf("relation %q in %s cycle", st.Rel, cycle)
+		}
+		if list {
 			return ops, c.listStep(st, from, to, mf, mt)
 		}
 		return ops, c.registerStep(st, from, to, mf, mt)
@@ -456,12 +464,10 @@ func (c *Checker) stepMops(st analysis.Step, from, to *txn) (mf, mt *model.Mop, 
 	return mf, mt, nil
 }
 
-// listStep checks a list-append data step whose micro-ops stepMops
-// returned: mf of from, mt of to.
+// listStep checks a list-append data step (wr, ww or rw) whose micro-ops
+// stepMops returned: mf of from, mt of to.
 func (c *Checker) listStep(st analysis.Step, from, to *txn, mf, mt *model.Mop) error {
-	k := mf.Key
-	switch st.Rel {
-	case "wr":
+	if st.Rel == "wr" {
 		if st.Value == nil || mf.Kind != model.MopAppend || !c.valueIs(mf.Msg, *st.Value) {
 			return fmt.Errorf("op %d did not append %s", st.From, keyText(st.Value))
 		}
@@ -473,9 +479,6 @@ func (c *Checker) listStep(st analysis.Step, from, to *txn, mf, mt *model.Mop) e
 			return fmt.Errorf("%s was appended %d times", keyText(st.Value), c.appends[mf.Msg])
 		}
 		return nil
-	case "ww", "rw":
-	default:
-		return fmt.Errorf("relation %q in a list-append cycle", st.Rel)
 	}
 	if len(st.Values) != 2 || mt.Kind != model.MopAppend || !c.valueIs(mt.Msg, st.Values[1]) {
 		return fmt.Errorf("op %d did not append %v", st.To, st.Values)
@@ -509,7 +512,7 @@ func (c *Checker) listStep(st analysis.Step, from, to *txn, mf, mt *model.Mop) e
 	if c.appends[b] != 1 || a >= 0 && c.appends[a] != 1 {
 		return fmt.Errorf("an element of the pair was appended more than once")
 	}
-	return c.orderPair(st, k, a, b)
+	return c.orderPair(st, mf.Key, a, b)
 }
 
 // orderPair checks the claim of a ww or rw list-append step that b came
@@ -591,13 +594,11 @@ func (c *Checker) orderPair(st analysis.Step, k model.KeyID, a, b model.MsgID) e
 
 func first(ops []int64) []int64 { return ops[:min(len(ops), 5)] }
 
-// registerStep checks an rw-register data step (docs/rw-register.md)
-// whose micro-ops stepMops returned: mf of from, mt of to. The caller
+// registerStep checks an rw-register data step (wr, ww or rw;
+// docs/rw-register.md) whose micro-ops stepMops returned: mf of from, mt of to. The caller
 // has refused a contested one.
 func (c *Checker) registerStep(st analysis.Step, from, to *txn, mf, mt *model.Mop) error {
-	k := mf.Key
-	switch st.Rel {
-	case "wr":
+	if st.Rel == "wr" {
 		if st.Value == nil || mf.Kind != model.MopWrite || !c.valueIs(mf.Msg, *st.Value) {
 			return fmt.Errorf("op %d did not write %s", st.From, keyText(st.Value))
 		}
@@ -605,10 +606,8 @@ func (c *Checker) registerStep(st analysis.Step, from, to *txn, mf, mt *model.Mo
 			return fmt.Errorf("op %d did not read %s externally", st.To, keyText(st.Value))
 		}
 		return nil
-	case "ww", "rw":
-	default:
-		return fmt.Errorf("relation %q in an rw-register cycle", st.Rel)
 	}
+	k := mf.Key
 	if len(st.Values) != 2 || mt.Kind != model.MopWrite || !c.valueIs(mt.Msg, st.Values[1]) {
 		return fmt.Errorf("op %d did not write %v", st.To, st.Values)
 	}
