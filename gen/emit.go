@@ -71,155 +71,152 @@ type line struct {
 // encoder appends one line, newline included, to buf.
 type encoder func(buf []byte, l *line, groups []group, pairs []pair) []byte
 
+// appendEDN appends l as an EDN map.
 func appendEDN(b []byte, l *line, groups []group, pairs []pair) []byte {
-	b = append(b, "{:index "...)
-	b = strconv.AppendInt(b, l.index, 10)
-	b = append(b, ", :time "...)
-	b = strconv.AppendInt(b, l.time, 10)
-	b = append(b, ", :type :"...)
-	b = append(b, typeNames[l.typ]...)
-	b = append(b, ", :process "...)
+	return appendLine(b, &ednSyntax, l, groups, pairs)
+}
+
+// appendJSON appends l as a JSON object.
+func appendJSON(b []byte, l *line, groups []group, pairs []pair) []byte {
+	return appendLine(b, &jsonSyntax, l, groups, pairs)
+}
+
+// appendLine appends l in the form sx spells.
+func appendLine(b []byte, sx *syntax, l *line, groups []group, pairs []pair) []byte {
+	b = sx.appendHead(b, l.index, l.time, l.typ)
 	if l.pid < 0 {
-		b = append(b, ":nemesis"...)
+		b = append(b, sx.nemesis...)
 	} else {
 		b = strconv.AppendInt(b, l.pid, 10)
 	}
-	b = append(b, ", :f :"...)
+	b = append(b, sx.f...)
 	b = append(b, fnNames[l.f]...)
-	b = append(b, ", :value "...)
+	b = append(b, sx.value...)
 	switch l.f {
 	case fSend, fPoll, fTxn:
-		b = appendMops(b, &ednSyntax, l, groups, pairs)
+		b = appendMops(b, sx, l, groups, pairs)
 	case fAssign, fSubscribe:
-		b = appendKeys(b, &ednSyntax, l.keys)
+		b = appendKeys(b, sx, l.keys)
 	case fStartPartition:
 		if !l.nemDone || l.part == nil {
-			b = append(b, ":majority"...)
+			b = append(b, sx.majority...)
 			break
 		}
-		b = append(b, "[:isolated {"...)
-		for i, iso := range l.part {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = append(b, "\"n"...)
-			b = strconv.AppendInt(b, int64(i+1), 10)
-			b = append(b, "\" #{"...)
-			first := true
-			for j := range 5 {
-				if iso&(1<<j) == 0 {
-					continue
-				}
-				if !first {
-					b = append(b, ' ')
-				}
-				first = false
-				b = append(b, "\"n"...)
-				b = strconv.AppendInt(b, int64(j+1), 10)
-				b = append(b, '"')
-			}
-			b = append(b, '}')
-		}
-		b = append(b, "}]"...)
+		b = appendPartition(b, sx, l.part)
 	case fStopPartition:
 		if !l.nemDone {
-			b = append(b, "nil"...)
+			b = append(b, sx.null...)
 		} else {
-			b = append(b, ":network-healed"...)
+			b = append(b, sx.healed...)
 		}
 	default: // fCrash
-		b = append(b, "nil"...)
+		b = append(b, sx.null...)
 	}
-	if l.err != "" {
-		b = append(b, ", :error :"...)
-		b = append(b, l.err...)
+	return sx.appendTail(b, l.err)
+}
+
+// lineSyntax is how a line's fields common to every workload are spelled:
+// the text before each, and around an error.
+type lineSyntax struct {
+	index    string // opens the line, before its index
+	time     string // before the time
+	typ      string // before the type
+	process  string // before the process
+	errOpen  string // before an error's name
+	errClose string // after it
+}
+
+// appendHead appends a line's start: its index, time, type and the text
+// before its process.
+func (sx *lineSyntax) appendHead(b []byte, index, time int64, typ opType) []byte {
+	b = append(b, sx.index...)
+	b = strconv.AppendInt(b, index, 10)
+	b = append(b, sx.time...)
+	b = strconv.AppendInt(b, time, 10)
+	b = append(b, sx.typ...)
+	b = append(b, typeNames[typ]...)
+	return append(b, sx.process...)
+}
+
+// appendTail appends a line's end: its error, if any, and the newline.
+func (sx *lineSyntax) appendTail(b []byte, err string) []byte {
+	if err != "" {
+		b = append(b, sx.errOpen...)
+		b = append(b, err...)
+		b = append(b, sx.errClose...)
 	}
 	return append(b, "}\n"...)
 }
 
-func appendJSON(b []byte, l *line, groups []group, pairs []pair) []byte {
-	b = append(b, `{"index":`...)
-	b = strconv.AppendInt(b, l.index, 10)
-	b = append(b, `,"time":`...)
-	b = strconv.AppendInt(b, l.time, 10)
-	b = append(b, `,"type":"`...)
-	b = append(b, typeNames[l.typ]...)
-	b = append(b, `","process":`...)
-	if l.pid < 0 {
-		b = append(b, `"nemesis"`...)
-	} else {
-		b = strconv.AppendInt(b, l.pid, 10)
-	}
-	b = append(b, `,"f":"`...)
-	b = append(b, fnNames[l.f]...)
-	b = append(b, `","value":`...)
-	switch l.f {
-	case fSend, fPoll, fTxn:
-		b = appendMops(b, &jsonSyntax, l, groups, pairs)
-	case fAssign, fSubscribe:
-		b = appendKeys(b, &jsonSyntax, l.keys)
-	case fStartPartition:
-		if !l.nemDone || l.part == nil {
-			b = append(b, `"majority"`...)
-			break
-		}
-		b = append(b, `["isolated",{`...)
-		for i, iso := range l.part {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `"n`...)
-			b = strconv.AppendInt(b, int64(i+1), 10)
-			b = append(b, `":[`...)
-			first := true
-			for j := range 5 {
-				if iso&(1<<j) == 0 {
-					continue
-				}
-				if !first {
-					b = append(b, ',')
-				}
-				first = false
-				b = append(b, `"n`...)
-				b = strconv.AppendInt(b, int64(j+1), 10)
-				b = append(b, '"')
-			}
-			b = append(b, ']')
-		}
-		b = append(b, "}]"...)
-	case fStopPartition:
-		if !l.nemDone {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, `"network-healed"`...)
-		}
-	default:
-		b = append(b, "null"...)
-	}
-	if l.err != "" {
-		b = append(b, `,"error":"`...)
-		b = append(b, l.err...)
-		b = append(b, '"')
-	}
-	return append(b, "}\n"...)
-}
-
-// syntax holds the punctuation that differs between the EDN and JSON forms
-// of micro-ops, so that one writer serves both.
+// syntax holds the punctuation and names that differ between the EDN and
+// JSON forms of a line, so that one writer serves both.
 type syntax struct {
+	lineSyntax
+	nemesis  string // the nemesis's process
+	f        string // before the function
+	value    string // before the value
+	majority string // a start-partition's value before it completes
+	null     string // no value
+	healed   string // a completed stop-partition's value
+
 	sep       byte   // between elements of a vector
-	groupSep  string // between the keys of a poll map
+	groupSep  string // between the keys of a map: a poll's, a partition's
 	send      string // opens a send micro-op
 	pollEmpty string // a poll in invocation form
 	pollOpen  string // opens a completed poll and its map
 	keyOpen   string // before a poll-map key
 	keyClose  string // after a poll-map key, opening its pairs
+	isolated  string // opens a start-partition's value and its map
+	setOpen   string // after a node, opening the set of nodes it is cut from
+	setClose  byte   // closes that set
 }
 
 var (
-	ednSyntax  = syntax{' ', ", ", "[:send ", "[:poll]", "[:poll {", "", " ["}
-	jsonSyntax = syntax{',', ",", `["send",`, `["poll"]`, `["poll",{`, `"`, `":[`}
+	ednLine  = lineSyntax{index: "{:index ", time: ", :time ", typ: ", :type :", process: ", :process ", errOpen: ", :error :"}
+	jsonLine = lineSyntax{index: `{"index":`, time: `,"time":`, typ: `,"type":"`, process: `","process":`, errOpen: `,"error":"`, errClose: `"`}
+
+	ednSyntax = syntax{
+		lineSyntax: ednLine, nemesis: ":nemesis",
+		f: ", :f :", value: ", :value ", majority: ":majority", null: "nil", healed: ":network-healed",
+		sep: ' ', groupSep: ", ", send: "[:send ", pollEmpty: "[:poll]", pollOpen: "[:poll {", keyClose: " [",
+		isolated: "[:isolated {", setOpen: "\" #{", setClose: '}',
+	}
+	jsonSyntax = syntax{
+		lineSyntax: jsonLine, nemesis: `"nemesis"`,
+		f: `,"f":"`, value: `","value":`, majority: `"majority"`, null: "null", healed: `"network-healed"`,
+		sep: ',', groupSep: ",", send: `["send",`, pollEmpty: `["poll"]`, pollOpen: `["poll",{`, keyOpen: `"`, keyClose: `":[`,
+		isolated: `["isolated",{`, setOpen: `":[`, setClose: ']',
+	}
 )
+
+// appendPartition writes a start-partition's completion value: each node
+// (n1..n5) and the set of nodes it is isolated from.
+func appendPartition(b []byte, sx *syntax, part *nemesisPart) []byte {
+	b = append(b, sx.isolated...)
+	for i, iso := range part {
+		if i > 0 {
+			b = append(b, sx.groupSep...)
+		}
+		b = append(b, `"n`...)
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, sx.setOpen...)
+		first := true
+		for j := range 5 {
+			if iso&(1<<j) == 0 {
+				continue
+			}
+			if !first {
+				b = append(b, sx.sep)
+			}
+			first = false
+			b = append(b, `"n`...)
+			b = strconv.AppendInt(b, int64(j+1), 10)
+			b = append(b, '"')
+		}
+		b = append(b, sx.setClose)
+	}
+	return append(b, "}]"...)
+}
 
 // appendMops writes the micro-ops of l as a vector.
 func appendMops(b []byte, sx *syntax, l *line, groups []group, pairs []pair) []byte {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -149,14 +150,21 @@ func Write(w io.Writer, cfg Config) (Stats, error) {
 	if cfg.Ops > 0 {
 		s.run()
 	}
-	if s.err == nil {
-		s.err = s.bw.Flush()
-	}
+	s.err = flushed(s.bw, s.err)
 	s.stats.EndTime = s.now
 	if s.stats.Lines == 0 {
 		s.stats.EndTime = 0
 	}
 	return s.stats, s.err
+}
+
+// flushed flushes bw once a simulation has written its history; err is the
+// simulation's first write error, which stands if there was one.
+func flushed(bw *bufio.Writer, err error) error {
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 func newSim(w io.Writer, cfg Config) *sim {
@@ -200,25 +208,35 @@ func newSim(w io.Writer, cfg Config) *sim {
 // planFaults spreads the requested injections over the first 70% of the
 // history, kinds interleaved round-robin, so each has time to show.
 func (s *sim) planFaults() {
-	var kinds []FaultKind
-	left := make([]int, numFaultKinds)
-	total := 0
+	counts := make([]int, numFaultKinds)
 	for _, f := range s.cfg.Faults {
-		left[f.Kind] += f.Count
-		total += f.Count
+		counts[f.Kind] += f.Count
 	}
+	kinds := interleave[FaultKind](counts)
+	for i, k := range kinds {
+		at := float64(s.ops) * (0.05 + 0.65*float64(i)/float64(len(kinds)))
+		s.triggers = append(s.triggers, trigger{line: int64(at), kind: k})
+	}
+}
+
+// interleave lists counts[k] faults of each kind k, the kinds taking turns
+// in their order (round-robin) while any is left.
+func interleave[K ~uint8](counts []int) []K {
+	left := slices.Clone(counts)
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	kinds := make([]K, 0, total)
 	for len(kinds) < total {
 		for k := range left {
 			if left[k] > 0 {
 				left[k]--
-				kinds = append(kinds, FaultKind(k))
+				kinds = append(kinds, K(k))
 			}
 		}
 	}
-	for i, k := range kinds {
-		at := float64(s.ops) * (0.05 + 0.65*float64(i)/float64(total))
-		s.triggers = append(s.triggers, trigger{line: int64(at), kind: k})
-	}
+	return kinds
 }
 
 func (s *sim) run() {

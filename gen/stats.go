@@ -102,9 +102,14 @@ type Stats struct {
 
 // Injected returns how many faults of kind k were injected.
 func (s *Stats) Injected(k FaultKind) int {
+	return countKind(s.Injections, k, func(in Injection) FaultKind { return in.Fault })
+}
+
+// countKind counts the injections whose kind (kindOf) is k.
+func countKind[I any, K comparable](ins []I, k K, kindOf func(I) K) int {
 	n := 0
-	for _, in := range s.Injections {
-		if in.Fault == k {
+	for _, in := range ins {
+		if kindOf(in) == k {
 			n++
 		}
 	}

@@ -100,9 +100,7 @@ func WriteTxn(w io.Writer, cfg TxnConfig) (TxnStats, error) {
 	}
 	s := newTsim(w, cfg)
 	s.run()
-	if s.err == nil {
-		s.err = s.bw.Flush()
-	}
+	s.err = flushed(s.bw, s.err)
 	if s.stats.Lines > 0 {
 		s.stats.EndTime = s.now
 	}
@@ -160,23 +158,13 @@ func (s *tsim) newKey() int64 {
 // planFaults spreads the requested scripts over the first 90% of the txns,
 // kinds interleaved round-robin.
 func (s *tsim) planFaults() {
-	left := make([]int, numTxnFaultKinds)
-	total := 0
+	counts := make([]int, numTxnFaultKinds)
 	for _, f := range s.cfg.Faults {
-		left[f.Kind] += f.Count
-		total += f.Count
+		counts[f.Kind] += f.Count
 	}
-	var kinds []TxnFaultKind
-	for len(kinds) < total {
-		for k := range left {
-			if left[k] > 0 {
-				left[k]--
-				kinds = append(kinds, TxnFaultKind(k))
-			}
-		}
-	}
+	kinds := interleave[TxnFaultKind](counts)
 	for i, k := range kinds {
-		at := float64(s.cfg.Txns) * (0.05 + 0.85*float64(i)/float64(total))
+		at := float64(s.cfg.Txns) * (0.05 + 0.85*float64(i)/float64(len(kinds)))
 		s.triggers = append(s.triggers, txnTrigger{at: int(at), kind: k})
 	}
 }

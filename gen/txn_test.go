@@ -1,8 +1,6 @@
 package gen
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,12 +20,7 @@ var txnWorkloads = []Workload{ListAppend, RWRegister}
 
 func generateTxn(t testing.TB, cfg TxnConfig) ([]byte, TxnStats) {
 	t.Helper()
-	var buf bytes.Buffer
-	st, err := WriteTxn(&buf, cfg)
-	if err != nil {
-		t.Fatalf("WriteTxn: %v", err)
-	}
-	return buf.Bytes(), st
+	return written(t, "WriteTxn", WriteTxn, cfg)
 }
 
 // txnRun is a generated history read back and paired.
@@ -88,16 +81,7 @@ func TestTxnDeterminism(t *testing.T) {
 				cfg := txnBase(w, 20000)
 				cfg.Format, cfg.Nemesis, cfg.ReadLag = format, true, 3
 				cfg.Faults = []TxnFault{{StaleRead, 2}, {GarbageRead, 1}, {WriteCycle, 1}}
-				a, _ := generateTxn(t, cfg)
-				b, _ := generateTxn(t, cfg)
-				if sha256.Sum256(a) != sha256.Sum256(b) {
-					t.Fatal("same config gave different bytes")
-				}
-				cfg.Seed = 2
-				c, _ := generateTxn(t, cfg)
-				if sha256.Sum256(a) == sha256.Sum256(c) {
-					t.Fatal("seeds 1 and 2 gave the same bytes")
-				}
+				checkDeterministic(t, func() []byte { b, _ := generateTxn(t, cfg); return b }, func() { cfg.Seed = 2 })
 			})
 		}
 	}
@@ -229,6 +213,26 @@ func checkPrefixes(t *testing.T, r txnRun, final map[int64][]int64, skip map[int
 	}
 }
 
+// serialFindings checks r against a serial execution in completion order
+// (checkSerial, reads saying whether every ok read must match it too) and,
+// for list-append, that every ok read is a prefix of its key's final list;
+// it returns what the detectors find in r.
+func serialFindings(t *testing.T, r txnRun, reads bool) []txnFinding {
+	t.Helper()
+	final, err := checkSerial(r.txns, r.la, reads, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.la {
+		checkPrefixes(t, r, final, nil)
+	}
+	fs, err := detect(r.txns, r.la)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
 // TestTxnClean checks fault-free histories of many shapes: well formed,
 // exactly the requested txns, unique values, key rotation, every ok read
 // what a serial execution in completion order gives, no anomaly the
@@ -263,17 +267,7 @@ func TestTxnClean(t *testing.T) {
 				if r.st.Keys < int64(len(writes)) {
 					t.Fatalf("stats count %d keys, %d were written", r.st.Keys, len(writes))
 				}
-				final, err := checkSerial(r.txns, r.la, true, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.la {
-					checkPrefixes(t, r, final, nil)
-				}
-				fs, err := detect(r.txns, r.la)
-				if err != nil {
-					t.Fatal(err)
-				}
+				fs := serialFindings(t, r, true)
 				if len(fs) > 0 {
 					t.Fatalf("%d findings in a clean history, first %+v", len(fs), fs[0])
 				}
@@ -502,17 +496,7 @@ func TestTxnReadLag(t *testing.T) {
 			if _, err := checkSerial(r.txns, r.la, true, nil); err == nil {
 				t.Fatal("every read is serial despite the read lag")
 			}
-			final, err := checkSerial(r.txns, r.la, false, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.la {
-				checkPrefixes(t, r, final, nil)
-			}
-			fs, err := detect(r.txns, r.la)
-			if err != nil {
-				t.Fatal(err)
-			}
+			fs := serialFindings(t, r, false)
 			if got := kinds(fs); !slices.Equal(got, []string{kStale}) || len(fs) < 100 {
 				t.Fatalf("found %v (%d)", got, len(fs))
 			}
@@ -667,17 +651,7 @@ func BenchmarkWriteTxn(b *testing.B) {
 		b.Run(w.String(), func(b *testing.B) {
 			cfg := txnBase(w, 1_000_000)
 			cfg.InfoRate, cfg.FailRate = 0.01, 0.01
-			st, err := WriteTxn(io.Discard, cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(st.Bytes)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := WriteTxn(io.Discard, cfg); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchWrite(b, func() (int64, error) { st, err := WriteTxn(io.Discard, cfg); return st.Bytes, err })
 			b.ReportMetric(float64(cfg.Txns)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 		})
 	}

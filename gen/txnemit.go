@@ -37,20 +37,19 @@ type txnLine struct {
 // txnSyntax is how appendTxn spells an op line: the text before each field,
 // and the micro-ops' words.
 type txnSyntax struct {
-	index, time, typ, process, f, value, err, errEnd string
-	append, write, read, null                        string
-	sep                                              byte // between micro-ops and list elements
+	lineSyntax
+	f, value                  string
+	append, write, read, null string
+	sep                       byte // between micro-ops and list elements
 }
 
 var (
 	ednTxn = txnSyntax{
-		index: "{:index ", time: ", :time ", typ: ", :type :", process: ", :process ",
-		f: ", :f :txn", value: ", :value [", err: ", :error :",
+		lineSyntax: ednLine, f: ", :f :txn", value: ", :value [",
 		append: "[:append ", write: "[:w ", read: "[:r ", null: "nil", sep: ' ',
 	}
 	jsonTxn = txnSyntax{
-		index: `{"index":`, time: `,"time":`, typ: `,"type":"`, process: `","process":`,
-		f: `,"f":"txn"`, value: `,"value":[`, err: `,"error":"`, errEnd: `"`,
+		lineSyntax: jsonLine, f: `,"f":"txn"`, value: `,"value":[`,
 		append: `["append",`, write: `["w",`, read: `["r",`, null: "null", sep: ',',
 	}
 )
@@ -64,13 +63,7 @@ func appendTxnJSON(b []byte, l *txnLine) []byte { return appendTxn(b, l, &jsonTx
 
 // appendTxn appends l in the syntax sy, newline included.
 func appendTxn(b []byte, l *txnLine, sy *txnSyntax) []byte {
-	b = append(b, sy.index...)
-	b = strconv.AppendInt(b, l.index, 10)
-	b = append(b, sy.time...)
-	b = strconv.AppendInt(b, l.time, 10)
-	b = append(b, sy.typ...)
-	b = append(b, typeNames[l.typ]...)
-	b = append(b, sy.process...)
+	b = sy.appendHead(b, l.index, l.time, l.typ)
 	b = strconv.AppendInt(b, l.pid, 10)
 	if !l.omitF {
 		b = append(b, sy.f...)
@@ -111,10 +104,5 @@ func appendTxn(b []byte, l *txnLine, sy *txnSyntax) []byte {
 		b = append(b, ']')
 	}
 	b = append(b, ']')
-	if l.err != "" {
-		b = append(b, sy.err...)
-		b = append(b, l.err...)
-		b = append(b, sy.errEnd...)
-	}
-	return append(b, "}\n"...)
+	return sy.appendTail(b, l.err)
 }

@@ -68,13 +68,7 @@ type TxnStats struct {
 
 // Injected returns how many faults of kind k were injected.
 func (s *TxnStats) Injected(k TxnFaultKind) int {
-	n := 0
-	for _, in := range s.Injections {
-		if in.Fault == k {
-			n++
-		}
-	}
-	return n
+	return countKind(s.Injections, k, func(in TxnInjection) TxnFaultKind { return in.Fault })
 }
 
 // String is a one-line summary.

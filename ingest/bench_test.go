@@ -233,20 +233,18 @@ func BenchmarkReadJSON(b *testing.B) {
 
 // BenchmarkReadGzip reads the EDN history compressed with gzip; MB/s are of
 // the uncompressed text.
-func BenchmarkReadGzip(b *testing.B) {
-	const n = 200_000
-	plain := synthHistory(n, false)
-	data := testpack.Gzip(b, plain)
-	benchReadSized(b, data, int64(len(plain)), n)
-}
+func BenchmarkReadGzip(b *testing.B) { benchReadPacked(b, testpack.Gzip) }
 
 // BenchmarkReadZstd reads the EDN history compressed with zstd; MB/s are of
 // the uncompressed text.
-func BenchmarkReadZstd(b *testing.B) {
+func BenchmarkReadZstd(b *testing.B) { benchReadPacked(b, testpack.Zstd) }
+
+// benchReadPacked reads the history of BenchmarkReadEDN compressed with
+// pack; MB/s are of the uncompressed text.
+func benchReadPacked(b *testing.B, pack func(testing.TB, []byte) []byte) {
 	const n = 200_000
 	plain := synthHistory(n, false)
-	data := testpack.Zstd(b, plain)
-	benchReadSized(b, data, int64(len(plain)), n)
+	benchReadSized(b, pack(b, plain), int64(len(plain)), n)
 }
 
 // TestAllocations checks that reading costs far fewer allocations than ops:

@@ -330,9 +330,6 @@ func TestWideColumns(t *testing.T) {
 // TestExcerptControlBytes checks that an excerpt shows control bytes and
 // bytes that are not UTF-8 as \xNN, and puts the caret under the right one.
 func TestExcerptControlBytes(t *testing.T) {
-	_, err := Read(strings.NewReader("{:type :ok :x \"a\x01\xff\" :y \x7f}"), "h", Options{})
-	want := "h:1:24: unexpected byte 0x7f\n{:type :ok :x \"a\\x01\\xff\" :y \\x7f}\n" + strings.Repeat(" ", 29) + "^"
-	if err == nil || err.Error() != want {
-		t.Errorf("got\n%v\nwant\n%s", err, want)
-	}
+	wantErrorText(t, "h", "{:type :ok :x \"a\x01\xff\" :y \x7f}",
+		"h:1:24: unexpected byte 0x7f\n{:type :ok :x \"a\\x01\\xff\" :y \\x7f}\n"+strings.Repeat(" ", 29)+"^")
 }

@@ -9,11 +9,7 @@ import (
 
 // TestEDN decodes every construct real EDN histories contain.
 func TestEDN(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []readCase{
 		{"EDN one op per line - parses",
 			`{:index 0, :time 10, :type :invoke, :process 0, :f :send, :value [[:send 1 2]]}
 {:index 1, :time 20, :type :ok, :process 0, :f :send, :value [[:send 1 [5 2]]]}
@@ -167,9 +163,24 @@ func TestEDN(t *testing.T) {
 		{"EDN empty input - no ops", "  \n ; nothing\n", []string{}},
 		{"EDN byte order mark - skipped", "\ufeff{:type :invoke :process 0 :f :poll :value [[:poll]]}", []string{"0 invoke p0 poll poll"}},
 	}
+	readCases(t, "t.edn", tests)
+}
+
+// readCase is a history text and the ops it reads as (renderAll).
+type readCase struct {
+	name string
+	in   string
+	want []string
+}
+
+// readCases reads each case's text as a file named file and checks its ops,
+// that it reads whole, without warnings, and that the history is well
+// formed (checkHistory).
+func readCases(t *testing.T, file string, tests []readCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := readString(t, "t.edn", tc.in, Options{})
+			h := readString(t, file, tc.in, Options{})
 			equalLines(t, renderAll(h), tc.want)
 			if h.Truncated || len(h.Warnings) > 0 {
 				t.Errorf("truncated %v, warnings %q", h.Truncated, h.Warnings)

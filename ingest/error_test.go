@@ -122,10 +122,17 @@ func TestErrors(t *testing.T) {
 // TestErrorText checks the whole text of an error: position, message,
 // excerpt and caret.
 func TestErrorText(t *testing.T) {
-	_, err := Read(strings.NewReader("{:index 0 :type :invoke :value [[:send 1 2]]}\n{:index 1 :type :ok :value [[:send 1 [0 2]}\n"), "h.edn", Options{})
-	want := "h.edn:2:43: mismatched bracket: '}' does not close the '[' opened at line 2, column 29\n" +
-		"{:index 1 :type :ok :value [[:send 1 [0 2]}\n" +
-		"                                          ^"
+	wantErrorText(t, "h.edn", "{:index 0 :type :invoke :value [[:send 1 2]]}\n{:index 1 :type :ok :value [[:send 1 [0 2]}\n",
+		"h.edn:2:43: mismatched bracket: '}' does not close the '[' opened at line 2, column 29\n"+
+			"{:index 1 :type :ok :value [[:send 1 [0 2]}\n"+
+			"                                          ^")
+}
+
+// wantErrorText reads in as a file named name and checks that it fails
+// with exactly the error text want.
+func wantErrorText(t *testing.T, name, in, want string) {
+	t.Helper()
+	_, err := Read(strings.NewReader(in), name, Options{})
 	if err == nil || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)
 	}

@@ -132,6 +132,15 @@ func fastSpace(buf []byte, p int) int {
 	return p
 }
 
+// fastNext skips white space from p and returns the index of the byte
+// after it, or -1 at the end of buf.
+func fastNext(buf []byte, p int) int {
+	if p = fastSpace(buf, p); p < len(buf) {
+		return p
+	}
+	return -1
+}
+
 // fastEnd reports whether the byte at p can end an atom: it exists, in the
 // buffer, and cannot continue a symbol.
 func fastEnd(buf []byte, p int) bool { return p < len(buf) && !symChar[buf[p]] }
@@ -237,8 +246,7 @@ func (d *decoder) fastValue(buf []byte, p int) int {
 	d.vmode = vEmpty
 	p++
 	for {
-		p = fastSpace(buf, p)
-		if p >= len(buf) {
+		if p = fastNext(buf, p); p < 0 {
 			return -1
 		}
 		switch c := buf[p]; {
@@ -290,8 +298,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		m = smop{kind: model.MopSend, off: model.NoOffset}
 	case "poll":
 		m = smop{kind: model.MopPoll}
-		p = fastSpace(buf, p)
-		if p >= len(buf) {
+		if p = fastNext(buf, p); p < 0 {
 			return -1
 		}
 		m.done, m.p0 = true, int32(len(d.polls))
@@ -324,15 +331,13 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		return -1
 	}
 	// the key
-	p = fastSpace(buf, p)
-	if p >= len(buf) {
+	if p = fastNext(buf, p); p < 0 {
 		return -1
 	}
 	if m.key, p = d.fastAtom(buf, p); p < 0 {
 		return -1
 	}
-	p = fastSpace(buf, p)
-	if p >= len(buf) {
+	if p = fastNext(buf, p); p < 0 {
 		return -1
 	}
 	// the value
@@ -346,8 +351,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		m.kind, m.done = model.MopReadList, true
 		m.p0 = int32(len(d.reads))
 		for p++; ; {
-			p = fastSpace(buf, p)
-			if p >= len(buf) {
+			if p = fastNext(buf, p); p < 0 {
 				return -1
 			}
 			if buf[p] == ']' {
@@ -385,8 +389,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 // fastPair reads an [offset value] pair whose '[' is before p into r, as
 // readPair does; it returns the index after its ']', or -1.
 func (d *decoder) fastPair(buf []byte, p int, r *sread) int {
-	p = fastSpace(buf, p)
-	if p >= len(buf) {
+	if p = fastNext(buf, p); p < 0 {
 		return -1
 	}
 	r.off = model.NoOffset
@@ -395,8 +398,7 @@ func (d *decoder) fastPair(buf []byte, p int, r *sread) int {
 	} else if r.off, p = fastInteger(buf, p); p < 0 {
 		return -1
 	}
-	p = fastSpace(buf, p)
-	if p >= len(buf) {
+	if p = fastNext(buf, p); p < 0 {
 		return -1
 	}
 	if r.val, p = d.fastAtom(buf, p); p < 0 {
@@ -409,8 +411,7 @@ func (d *decoder) fastPair(buf []byte, p int, r *sread) int {
 // readPollMap does; it returns the index after its '}', or -1.
 func (d *decoder) fastPollMap(buf []byte, p int) int {
 	for {
-		p = fastSpace(buf, p)
-		if p >= len(buf) {
+		if p = fastNext(buf, p); p < 0 {
 			return -1
 		}
 		if buf[p] == '}' {

@@ -9,11 +9,7 @@ import (
 // TestJSON decodes JSON histories: arrays, JSON Lines, and every shape of
 // field and micro-op.
 func TestJSON(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []readCase{
 		{"JSON array - parses",
 			`[{"index": 0, "time": 10, "type": "invoke", "process": 0, "f": "send", "value": [["send", 3, 5]]},
  {"index": 1, "time": 20, "type": "ok", "process": 0, "f": "send", "value": [["send", 3, [12, 5]]]}]`,
@@ -71,18 +67,7 @@ func TestJSON(t *testing.T) {
 		{"JSON empty array - no ops", " [ ] ", []string{}},
 		{"JSON whitespace between array and object - detected", "[ \n { \"type\" : \"invoke\" , \"process\" : 0 , \"f\" : \"poll\" } \n ]", []string{"0 invoke p0 poll"}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			h := readString(t, "t.json", tc.in, Options{})
-			equalLines(t, renderAll(h), tc.want)
-			if h.Truncated || len(h.Warnings) > 0 {
-				t.Errorf("truncated %v, warnings %q", h.Truncated, h.Warnings)
-			}
-			if err := checkHistory(h); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+	readCases(t, "t.json", tests)
 }
 
 // TestJSONKeyAtoms checks the atom kept for a key first seen as a JSON

@@ -109,13 +109,10 @@ func TestUnclosedOp(t *testing.T) {
 // op's line, caret at its first byte.
 func TestUnclosedOpText(t *testing.T) {
 	in := ednOp0 + "  {:index 1, :type :ok, :process 0, :f :send, :value [[:send 1 [0 2]]]\n  " + ednOp2
-	_, err := Read(strings.NewReader(in), "h.edn", Options{})
-	want := "h.edn:2:3: the op that starts here is not closed before the next op begins on line 3: missing its closing '}'\n" +
-		"  {:index 1, :type :ok, :process 0, :f :send, :value...\n" +
-		"  ^"
-	if err == nil || err.Error() != want {
-		t.Errorf("got\n%v\nwant\n%s", err, want)
-	}
+	wantErrorText(t, "h.edn", in,
+		"h.edn:2:3: the op that starts here is not closed before the next op begins on line 3: missing its closing '}'\n"+
+			"  {:index 1, :type :ok, :process 0, :f :send, :value...\n"+
+			"  ^")
 }
 
 // TestUnclosedLastOp checks that an op that runs into the end of the input,

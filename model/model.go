@@ -679,33 +679,17 @@ func (b *Builder) Reads(n int) (Span, []Read) { return b.h.ReadStore.Alloc(n) }
 func (b *Builder) Elems(n int) (Span, []MsgID) { return b.h.ElemStore.Alloc(n) }
 
 // StoreElems copies one list read's elements into the history.
-func (b *Builder) StoreElems(ms ...MsgID) Span {
-	sp, dst := b.Elems(len(ms))
-	copy(dst, ms)
-	return sp
-}
+func (b *Builder) StoreElems(ms ...MsgID) Span { return b.h.ElemStore.Put(ms...) }
 
 // StoreMops copies mops into the history and returns their span: a
 // convenience for building histories in code.
-func (b *Builder) StoreMops(mops ...Mop) Span {
-	sp, dst := b.Mops(len(mops))
-	copy(dst, mops)
-	return sp
-}
+func (b *Builder) StoreMops(mops ...Mop) Span { return b.h.MopStore.Put(mops...) }
 
 // StorePolls copies one poll micro-op's key entries into the history.
-func (b *Builder) StorePolls(kps ...KeyPoll) Span {
-	sp, dst := b.Polls(len(kps))
-	copy(dst, kps)
-	return sp
-}
+func (b *Builder) StorePolls(kps ...KeyPoll) Span { return b.h.PollStore.Put(kps...) }
 
 // StoreReads copies one key's reads into the history.
-func (b *Builder) StoreReads(rs ...Read) Span {
-	sp, dst := b.Reads(len(rs))
-	copy(dst, rs)
-	return sp
-}
+func (b *Builder) StoreReads(rs ...Read) Span { return b.h.ReadStore.Put(rs...) }
 
 // Extra returns op's rarer fields, adding an empty set when it has none.
 // The pointer is valid until the next call.

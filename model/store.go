@@ -60,6 +60,13 @@ func (s *Store[T]) Alloc(n int) (Span, []T) {
 	return Span{Start: int32(last)<<chunkBits | int32(off), N: int32(n)}, s.chunks[last][off : off+n : off+n]
 }
 
+// Put copies vs into the store and returns their span.
+func (s *Store[T]) Put(vs ...T) Span {
+	sp, dst := s.Alloc(len(vs))
+	copy(dst, vs)
+	return sp
+}
+
 // Len is the number of elements stored.
 func (s *Store[T]) Len() int {
 	n := 0

@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"fmt"
-	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"

@@ -18,25 +18,16 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/docs"
+	"github.com/hindsight-dev/hindsight/report/page"
 )
 
 // docFS is where docSection reads the documentation pages (package docs
 // embeds docs/*.md); a test may swap it.
 var docFS fs.FS = docs.FS
 
-// DocSection is one anomaly type's section of its documentation page, as
-// the page embeds it, folded under the type.
-type DocSection struct {
-	// Heading is the section's heading text, backticks removed
-	// ("lost-write", "<model>-cycle-exists"); Page the documentation page
-	// it comes from (docs/queue.md).
-	Heading string `json:"heading"`
-	Page    string `json:"page"`
-	// HTML is the section's body rendered from Markdown, raw HTML left out
-	// and every link turned into its text, so nothing on the page points
-	// outside it.
-	HTML template.HTML `json:"-"`
-}
+// DocSection is one anomaly type's section of its documentation page
+// (package page).
+type DocSection = page.DocSection
 
 var (
 	docCacheMu sync.Mutex

@@ -14,12 +14,10 @@
 package report
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
@@ -40,18 +38,7 @@ func HistoryLookup(h *model.History) OpLookup {
 
 // IndexLookup returns an OpLookup over h through an IndexMap already built.
 func IndexLookup(h *model.History, idx *model.IndexMap) OpLookup {
-	return func(index int64) (OpInfo, bool) {
-		i := idx.Pos(index)
-		if i < 0 {
-			return OpInfo{}, false
-		}
-		op := &h.Ops[i]
-		f := op.F.String()
-		if op.F == model.FOther {
-			f = h.FNameOf(op)
-		}
-		return OpInfo{Process: op.Process, Type: op.Type, F: f}, true
-	}
+	return page.IndexLookup(h, idx)
 }
 
 var (
@@ -59,11 +46,14 @@ var (
 	plural = catalog.Plural
 )
 
-// IsTxnWorkload reports whether workload is one of the transactional ones
-// (its registry entry says so).
-func IsTxnWorkload(name string) bool {
-	w, ok := workload.Lookup(name)
-	return ok && w.Transactional
+// entryOf is the registry entry of the named workload; for a name the
+// registry does not know (an old result's empty one), the first it lists,
+// the queue, whose wording and page such a result has always had.
+func entryOf(name string) *workload.Workload {
+	if w, ok := workload.Lookup(name); ok {
+		return w
+	}
+	return workload.All()[0]
 }
 
 // ExplainIn says in plain words what one instance of typ shows in a
@@ -80,72 +70,9 @@ func ExplainIn(wl, typ string, in *analysis.Instance, lookup OpLookup) string {
 // ExplainStepIn says why one edge of a cycle exists, in a history of the
 // given workload (the queue's wording for an unknown one).
 func ExplainStepIn(wl string, st analysis.Step, lookup OpLookup) string {
-	w, ok := workload.Lookup(wl)
-	if !ok {
-		w = workload.All()[0]
-	}
+	w := entryOf(wl)
 	if w.ExplainStep == nil {
 		return ""
 	}
 	return w.ExplainStep(st, lookup)
-}
-
-// ProofNote says what a cycle instance rests on when it is not proven
-// from the history alone: "assumes the order of key 568 (from op 12's
-// read), which op 7568 contradicts", or "rests on the version order given
-// by --wfr-keys"; "" for a proven instance or one that is no cycle.
-func ProofNote(in *analysis.Instance) string {
-	switch in.Proof {
-	case analysis.Assumes:
-		parts := make([]string, len(in.Assumes))
-		for i, a := range in.Assumes {
-			from := ""
-			if a.OrderOp != nil {
-				from = fmt.Sprintf(" (from op %d's read)", *a.OrderOp)
-			}
-			parts[i] = fmt.Sprintf("the order of key %s%s, which %s", catalog.Val(a.Key), from, catalog.Contradict(a.ContradictedBy))
-		}
-		return "not proven: assumes " + strings.Join(parts, "; and ")
-	case analysis.Given:
-		names := make([]string, len(in.Given))
-		for i, g := range in.Given {
-			names[i] = "--" + g
-		}
-		return "rests on the version order given by " + strings.Join(names, " and ")
-	}
-	return ""
-}
-
-// ProvenNote says how many of a type's cycle instances are proven: "2 of
-// 3 proven" ("" when the type has no cycle instances).
-func ProvenNote(r *analysis.Result, typ string) string {
-	n, ok := r.ProvenCycles[typ]
-	if !ok {
-		return ""
-	}
-	return fmt.Sprintf("%d of %d proven", n, len(r.Anomalies[typ]))
-}
-
-// TxnSources names the version-order sources a check used, for the text
-// summary: its workload's VersionSources ("" for a workload without).
-func TxnSources(r *analysis.Result) string {
-	if w, ok := workload.Lookup(r.Workload); ok && w.VersionSources != nil {
-		return w.VersionSources(r.Options)
-	}
-	return ""
-}
-
-// txnUnit names what a transactional history's messages are (its
-// workload's Unit; "elements" for an unknown workload).
-func txnUnit(name string) string {
-	if w, ok := workload.Lookup(name); ok && w.Unit != "" {
-		return w.Unit
-	}
-	return "elements"
-}
-
-// lists reports whether the reads of the named workload return lists.
-func lists(name string) bool {
-	w, ok := workload.Lookup(name)
-	return ok && w.Lists
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/samples"
 )
 
@@ -39,3 +40,6 @@ func mustCheck(t testing.TB, path string, opts check.Options) (*analysis.Result,
 	}
 	return res, h
 }
+
+// thousands formats n as the page does (page.Thousands).
+var thousands = page.Thousands

@@ -7,12 +7,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"html/template"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/hindsight-dev/hindsight/internal/atomicfile"
+	"github.com/hindsight-dev/hindsight/report/page"
 )
 
 // assets holds the page template, its script and style, and ECharts
@@ -47,8 +49,8 @@ func AssetsAvailable() error {
 var funcs = template.FuncMap{
 	"upper":     strings.ToUpper,
 	"inc":       func(n int) int { return n + 1 },
-	"thousands": func(n int) string { return thousands(int64(n)) },
-	"relClass":  func(rel string) string { return nonAnchor.ReplaceAllString(strings.Split(rel, "+")[0], "_") },
+	"thousands": func(n int) string { return page.Thousands(int64(n)) },
+	"relClass":  func(rel string) string { return page.Slug(strings.Split(rel, "+")[0]) },
 	"verdictLine": func(v *View) string {
 		bad := 0
 		for _, t := range v.Types {

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"errors"
-	"github.com/hindsight-dev/hindsight/internal/version"
 	"html"
 	"io/fs"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/hindsight-dev/hindsight/internal/version"
 )
 
 // writePage renders the report of a history to a string.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
@@ -118,7 +119,7 @@ func JUnitResult(r *analysis.Result, lookup OpLookup, maxExamples int) JUnitSumm
 				break
 			}
 			line := ExplainIn(r.Workload, typ, &ins[i], lookup)
-			if note := ProofNote(&ins[i]); note != "" {
+			if note := page.ProofNote(&ins[i]); note != "" {
 				line += "\n  " + note
 			}
 			if len(ins[i].Witness) > 0 {

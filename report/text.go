@@ -7,11 +7,11 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
@@ -112,7 +112,7 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 		for _, row := range rows {
 			ins := r.Anomalies[row.Type]
 			status := row.Status
-			if pn := ProvenNote(r, row.Type); pn != "" {
+			if pn := page.ProvenNote(r, row.Type); pn != "" {
 				status += "; " + pn
 			}
 			fmt.Fprintf(&b, "\n%s (%d, %s):", row.Type, row.Count, status)
@@ -126,7 +126,7 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 					break
 				}
 				fmt.Fprintf(&b, "  - %s\n", ExplainIn(r.Workload, row.Type, &ins[i], lookup))
-				if note := ProofNote(&ins[i]); note != "" {
+				if note := page.ProofNote(&ins[i]); note != "" {
 					fmt.Fprintf(&b, "    %s\n", note)
 				}
 				if len(ins[i].Witness) > 0 {
@@ -135,33 +135,7 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 			}
 		}
 	}
-	s := r.Stats
-	if IsTxnWorkload(r.Workload) {
-		fmt.Fprintf(&b, "\nmodels: %s; ruled out: %s", strings.Join(r.Models, ", "), orNone(r.Not))
-		if len(r.AlsoNot) > 0 {
-			fmt.Fprintf(&b, " (and so %d stronger models)", len(r.AlsoNot))
-		}
-		if srcs := TxnSources(r); srcs != "" {
-			fmt.Fprintf(&b, "\nversion orders from: %s", srcs)
-		}
-		fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d %s; "+
-			"graph %d txns, %d edges, %d cyclic components (largest %d); %d ms\n",
-			s.Ops, s.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages, txnUnit(r.Workload),
-			s.GraphVertices, s.GraphEdges, s.Components, s.LargestComponent, s.ElapsedMS)
-		_, err := w.Write(b.Bytes())
-		return err
-	}
-	fmt.Fprintf(&b, "\n%d ops (%d client: %d ok, %d info, %d fail, %d never completed), %d keys, %d messages; "+
-		"graph %d ops, %d edges, %d cyclic components; worst realtime lag %s; %d ms\n",
-		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages,
-		s.GraphVertices, s.GraphEdges, s.Components, time.Duration(s.WorstLagS*1e9).Round(time.Microsecond), s.ElapsedMS)
+	b.WriteString(entryOf(r.Workload).Layout.Summary(r))
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-func orNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
 }

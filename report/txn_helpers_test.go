@@ -10,6 +10,8 @@ import (
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report/txnview"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // txnFixtures are the list-append histories the report's tests use,
@@ -136,4 +138,15 @@ func checkText(t testing.TB, name, text string) (*analysis.Result, *model.Histor
 		t.Fatal(err)
 	}
 	return res, h
+}
+
+// isTxn reports whether the named workload's page is the transactional
+// one (its registry entry holds txnview's layout).
+func isTxn(name string) bool {
+	w, ok := workload.Lookup(name)
+	if !ok {
+		return false
+	}
+	_, txn := w.Layout.(txnview.Layout)
+	return txn
 }

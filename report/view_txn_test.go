@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
+	"github.com/hindsight-dev/hindsight/report/page"
+	"github.com/hindsight-dev/hindsight/report/txnview"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
@@ -28,9 +31,17 @@ type txnOption struct {
 	Series []struct {
 		Name string    `json:"name"`
 		Type string    `json:"type"`
-		Data []barItem `json:"data"`
+		Data []barJSON `json:"data"`
 	} `json:"series"`
 	DataZoom []json.RawMessage `json:"dataZoom"`
+}
+
+// barJSON is a bar as the page script reads it: its numbers, its
+// tooltip text and the marks it is in.
+type barJSON struct {
+	Value []any  `json:"value"`
+	Text  string `json:"t"`
+	Marks []int  `json:"m,omitempty"`
 }
 
 // bar is a decoded bar of the timeline: [start, end, lane, status,
@@ -73,12 +84,12 @@ func timelineBars(t *testing.T, tl TxnTimeline) (txnOption, []bar) {
 	return o, bars
 }
 
-func graphOf(t *testing.T, v *View, id string) ([]graphNode, []graphLink) {
+func graphOf(t *testing.T, v *View, id string) ([]page.GraphNode, []page.GraphLink) {
 	t.Helper()
 	var g struct {
 		Series []struct {
-			Data  []graphNode `json:"data"`
-			Links []graphLink `json:"links"`
+			Data  []page.GraphNode `json:"data"`
+			Links []page.GraphLink `json:"links"`
 		} `json:"series"`
 	}
 	for _, c := range v.Charts {
@@ -122,13 +133,13 @@ func TestTxnViewFixtures(t *testing.T) {
 // checkTxnView asserts what every transactional view must hold.
 func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View) {
 	t.Helper()
-	if v.Txn == nil || !IsTxnWorkload(v.Workload) || v.Workload != res.Workload {
+	if v.Txn == nil || !isTxn(v.Workload) || v.Workload != res.Workload {
 		t.Fatalf("workload %q, txn view %v", v.Workload, v.Txn)
 	}
 	if len(v.Timeline.Keys) != 0 || v.FinalReads != nil {
 		t.Errorf("a transactional view has an offset timeline (%d keys) or final reads", len(v.Timeline.Keys))
 	}
-	if !slices.Equal(v.Txn.Models, res.Models) || !slices.Equal(v.Txn.Not, nonNil(res.Not)) || !slices.Equal(v.Txn.AlsoNot, nonNil(res.AlsoNot)) {
+	if !slices.Equal(v.Txn.Models, res.Models) || !slices.Equal(v.Txn.Not, page.NonNil(res.Not)) || !slices.Equal(v.Txn.AlsoNot, page.NonNil(res.AlsoNot)) {
 		t.Errorf("models %v / %v / %v, result %v / %v / %v", v.Txn.Models, v.Txn.Not, v.Txn.AlsoNot, res.Models, res.Not, res.AlsoNot)
 	}
 	kinds := map[string]int{}
@@ -179,7 +190,7 @@ func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View)
 			}
 			for i, l := range links {
 				st := src.Steps[i]
-				if l.Label == nil || !strings.HasPrefix(l.Label.Formatter, st.Rel) || l.LineStyle.Color != relColor[st.Rel] ||
+				if l.Label == nil || !strings.HasPrefix(l.Label.Formatter, st.Rel) || l.LineStyle.Color != page.RelColor(st.Rel) ||
 					l.Source != fmt.Sprintf("op %d", st.From) || l.Target != fmt.Sprintf("op %d", st.To) ||
 					l.Tip[len(l.Tip)-1] != in.Steps[i].Why {
 					t.Errorf("%s #%d link %d: %+v (label %+v)", sec.Type, in.N, i, l, l.Label)
@@ -309,10 +320,10 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	if tl.Axis != "time (ns)" || v.TimeUnit != "ns" || !slices.Equal(tl.Lanes, []string{"process 0"}) || len(bars) != 5 {
 		t.Fatalf("axis %q, unit %q, lanes %q, %d bars", tl.Axis, v.TimeUnit, tl.Lanes, len(bars))
 	}
-	if b := bars[0]; b.x0 != 0 || b.x1 != 1 || b.inv != 0 || b.comp != 1 || b.status != txnOK || !slices.Equal(b.marks, []int{1}) {
+	if b := bars[0]; b.x0 != 0 || b.x1 != 1 || b.inv != 0 || b.comp != 1 || b.status != txnview.StatusOK || !slices.Equal(b.marks, []int{1}) {
 		t.Errorf("first bar %+v", b)
 	}
-	if want := []TxnMark{{"incompatible-order #1", "anomaly-incompatible-order-1", 2, 6, 9}, {"G1c #1", "anomaly-G1c-1", 5, 0, 9}}; !slices.Equal(tl.Marks, want) {
+	if want := []TxnMark{{Label: "incompatible-order #1", Target: "anomaly-incompatible-order-1", Txns: 2, From: 6, To: 9}, {Label: "G1c #1", Target: "anomaly-G1c-1", Txns: 5, From: 0, To: 9}}; !slices.Equal(tl.Marks, want) {
 		t.Errorf("marks %+v, want %+v", tl.Marks, want)
 	}
 	if v.Omissions == nil || len(v.Omissions) != 0 {
@@ -344,10 +355,10 @@ func TestTxnTimelineOutcomes(t *testing.T) {
 			open = b
 		}
 	}
-	if status[10] != txnFail || status[14] != txnInfo || status[16] != txnOpen || status[0] != txnOK {
+	if status[10] != txnview.StatusFail || status[14] != txnview.StatusInfo || status[16] != txnview.StatusOpen || status[0] != txnview.StatusOK {
 		t.Errorf("statuses %v", status)
 	}
-	if open.inv != 16 || open.x0 != 160 || open.x1 != 160 || open.series != txnStatusNames[txnOpen] {
+	if open.inv != 16 || open.x0 != 160 || open.x1 != 160 || open.series != txnview.StatusNames[txnview.StatusOpen] {
 		t.Errorf("the open txn %+v", open)
 	}
 	if !slices.Equal(v.Txn.Timeline.Lanes, []string{"process 0", "process 1", "process 2", "process 3", "process 4", "process 5", "process 6"}) {
@@ -427,7 +438,7 @@ func TestTxnTimelineSampling(t *testing.T) {
 	}
 	all := strings.Join(v.Omissions, "\n")
 	want := fmt.Sprintf("Transaction timeline: 1,000 of 20,000 transactions are drawn: all %d that take part in the anomalies shown, and %s of the other %s",
-		tl.Marked, thousands(int64(1000-tl.Marked)), thousands(int64(20_000-tl.Marked)))
+		tl.Marked, page.Thousands(int64(1000-tl.Marked)), page.Thousands(int64(20_000-tl.Marked)))
 	want += ", spread evenly over each process's transactions"
 	if !strings.Contains(all, want) || !strings.Contains(tl.Note, "Sampled: 1,000 of 20,000") {
 		t.Errorf("omissions lack %q:\n%s\nnote %q", want, all, tl.Note)
@@ -514,43 +525,6 @@ func TestTxnFixturePages(t *testing.T) {
 	}
 }
 
-func TestWriteListAndSideBySide(t *testing.T) {
-	for _, tc := range []struct {
-		n          int
-		head, tail int
-		want       string
-	}{
-		{0, 2, 2, "[]"},
-		{5, 2, 2, "[0 1 2 3 4]"},
-		{6, 2, 2, "[0 1 … 2 more … 4 5]"},
-		{1234, 3, 1, "[0 1 2 … 1,230 more … 1233]"},
-	} {
-		var sb strings.Builder
-		writeList(&sb, tc.n, tc.head, tc.tail, 1000, func(i int) string { return fmt.Sprint(i) })
-		if sb.String() != tc.want {
-			t.Errorf("writeList(%d, %d, %d) = %q, want %q", tc.n, tc.head, tc.tail, sb.String(), tc.want)
-		}
-	}
-	list := func(xs ...int) analysis.Value {
-		var vs []analysis.Value
-		for _, x := range xs {
-			vs = append(vs, analysis.AtomValue(model.IntAtom(int64(x))))
-		}
-		return analysis.ListValue(vs)
-	}
-	var long []int
-	for i := range 30 {
-		long = append(long, i)
-	}
-	other := slices.Clone(long)
-	other[20] = 99
-	r := sideBySide([]int64{4, 8}, []analysis.Value{list(long...), list(other[:25]...)})
-	if r.Diff != 20 || r.Indices[0] != 15 || len(r.Indices) != 13 || r.Rows[0].Before != 14 || r.Rows[0].After != 3 ||
-		r.Rows[1].After != 0 || r.Rows[1].Cells[6].Text != "99" || !r.Rows[1].Cells[6].Diff || r.Rows[1].Cells[12].Text != "" {
-		t.Errorf("side by side %+v", r)
-	}
-}
-
 // TestTxnViewWithoutHistory: without the history, the page still has the
 // verdict, the models and every instance, with witness rows marked missing
 // and an empty timeline.
@@ -575,13 +549,13 @@ func TestTxnViewWithoutHistory(t *testing.T) {
 	}
 }
 
-// TestTxnTimelineManyLanes: past maxLanesShown processes the lanes get a
+// TestTxnTimelineManyLanes: past txnview.MaxLanesShown processes the lanes get a
 // slider.
 func TestTxnTimelineManyLanes(t *testing.T) {
-	res, h := checkText(t, "synthetic-list-append", synthListAppend(2000, maxLanesShown+10, 4))
+	res, h := checkText(t, "synthetic-list-append", synthListAppend(2000, txnview.MaxLanesShown+10, 4))
 	v := BuildView(res, h, ViewOptions{MaxTxns: 500})
 	o, _ := timelineBars(t, v.Txn.Timeline)
-	if len(v.Txn.Timeline.Lanes) != maxLanesShown+10 || len(o.DataZoom) != 3 {
+	if len(v.Txn.Timeline.Lanes) != txnview.MaxLanesShown+10 || len(o.DataZoom) != 3 {
 		t.Errorf("%d lanes, %d data zooms", len(v.Txn.Timeline.Lanes), len(o.DataZoom))
 	}
 	want := "Transaction timeline: 500 of 2,000 transactions are drawn: 500 of 2,000, spread"

@@ -3,13 +3,13 @@ package scan
 import (
 	"fmt"
 	"maps"
-	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/memwatch"
 )
 
 // The budget bounds what the histories in flight are expected to take, by
@@ -31,30 +31,9 @@ func (s *scanner) watchCeiling() func() {
 	if s.opts.MemoryCeiling <= 0 || s.opts.OnCeiling == nil {
 		return func() {}
 	}
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-		t := time.NewTicker(ceilingInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			metrics.Read(samples)
-			used := int64(samples[0].Value.Uint64()) - int64(samples[1].Value.Uint64())
-			if used > s.opts.MemoryCeiling {
-				s.opts.OnCeiling(s.overCeiling(used))
-				return
-			}
-		}
-	}()
-	return func() {
-		close(stop)
-		<-done
-	}
+	return memwatch.Watch(s.opts.MemoryCeiling, ceilingInterval, func(used int64) {
+		s.opts.OnCeiling(s.overCeiling(used))
+	})
 }
 
 // overCeiling records error rows for the histories being checked, flushes

@@ -284,27 +284,47 @@ func (v *archiveVisitor) wanted(p string) (in, exact bool) {
 	return strings.HasPrefix(p, v.only+"/") || strings.HasPrefix(p, v.only+archive.Sep), false
 }
 
-func (v *archiveVisitor) Member(m *archive.Member) error {
+// take reports whether the member (file or link) at p, named name, is a
+// history to check: in the part of the archive asked for and a history
+// by its name, or named exactly. It counts the hit and notes an exact
+// name; err is the walk's cancellation.
+func (v *archiveVisitor) take(p, name string) (bool, error) {
 	if err := v.ctx.Err(); err != nil {
-		return err
+		return false, err
 	}
-	in, exact := v.wanted(m.Path)
+	in, exact := v.wanted(p)
 	if in {
 		v.hits++
 	}
-	if !in || !exact && !IsMemberHistory(m.Name) {
-		return nil
+	if !in || !exact && !IsMemberHistory(name) {
+		return false, nil
 	}
 	if exact {
 		v.col.mu.Lock()
-		v.col.explicit[m.Path] = true
+		v.col.explicit[p] = true
 		v.col.mu.Unlock()
 	}
+	return true, nil
+}
+
+// inShard counts a history found at p and reports whether it is in this
+// scan's shard, counting it there too.
+func (v *archiveVisitor) inShard(p string) bool {
 	v.col.found.Add(1)
-	if !v.s.opts.Shard.Contains(m.Path) {
-		return nil
+	if !v.s.opts.Shard.Contains(p) {
+		return false
 	}
 	v.col.inShard.Add(1)
+	return true
+}
+
+func (v *archiveVisitor) Member(m *archive.Member) error {
+	if take, err := v.take(m.Path, m.Name); !take {
+		return err
+	}
+	if !v.inShard(m.Path) {
+		return nil
+	}
 	v.col.pr.addTotal(1)
 	v.seq++
 	v.handed[m.Path] = true
@@ -331,20 +351,8 @@ func (v *archiveVisitor) hand(m *archive.Member, seq int64) error {
 // outside the part asked for, in another shard) is read in a second pass
 // (secondPass).
 func (v *archiveVisitor) Link(l *archive.Link) error {
-	if err := v.ctx.Err(); err != nil {
+	if take, err := v.take(l.Path, l.Name); !take {
 		return err
-	}
-	in, exact := v.wanted(l.Path)
-	if in {
-		v.hits++
-	}
-	if !in || !exact && !IsMemberHistory(l.Name) {
-		return nil
-	}
-	if exact {
-		v.col.mu.Lock()
-		v.col.explicit[l.Path] = true
-		v.col.mu.Unlock()
 	}
 	if l.Err == nil && archive.IsName(path.Base(l.TargetName)) {
 		l.Err = fmt.Errorf("%s: a link to %s, an archive, not a history: its histories are rows under its own name", l.Path, l.Target)
@@ -353,11 +361,9 @@ func (v *archiveVisitor) Link(l *archive.Link) error {
 		v.problem(archive.Problem{Path: l.Path, Err: l.Err}, l.Archive)
 		return nil
 	}
-	v.col.found.Add(1)
-	if !v.s.opts.Shard.Contains(l.Path) {
+	if !v.inShard(l.Path) {
 		return nil
 	}
-	v.col.inShard.Add(1)
 	v.seq++
 	if v.handed[l.Target] {
 		v.col.addLink(linkRow{path: l.Path, archive: l.Archive, target: l.Target, seq: v.seq})

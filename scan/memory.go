@@ -1,13 +1,14 @@
 package scan
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/hindsight-dev/hindsight/internal/procfs"
 )
 
 // MemoryFactor is the peak memory, in bytes, that checking a history takes
@@ -167,30 +168,4 @@ func AvailableMemory() int64 {
 func DefaultMaxHistoryBytes() int64 { return DefaultMemoryBudget() }
 
 // meminfoTotal returns MemTotal from /proc/meminfo in bytes, or 0.
-func meminfoTotal() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) == 0 {
-			return 0
-		}
-		v, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			return 0
-		}
-		if len(fields) > 1 && strings.EqualFold(fields[1], "kB") {
-			v *= 1024
-		}
-		return v
-	}
-	return 0
-}
+func meminfoTotal() int64 { return procfs.Bytes("/proc/meminfo", "MemTotal") }

@@ -206,26 +206,24 @@ func (t *tableWriter) abort() {
 	}
 }
 
+// appendOrNull appends v to b, or a null when null is set.
+func appendOrNull[T any](b interface {
+	Append(T)
+	AppendNull()
+}, v T, null bool) {
+	if null {
+		b.AppendNull()
+	} else {
+		b.Append(v)
+	}
+}
+
 // appendHistory appends r to a record builder of HistoriesSchema.
 func appendHistory(rb *array.RecordBuilder, r *HistoryRow) {
 	i := 0
 	next := func() array.Builder { b := rb.Field(i); i++; return b }
-	str := func(s string, null bool) {
-		b := next().(*array.StringBuilder)
-		if null {
-			b.AppendNull()
-		} else {
-			b.Append(s)
-		}
-	}
-	i64 := func(v int64, null bool) {
-		b := next().(*array.Int64Builder)
-		if null {
-			b.AppendNull()
-		} else {
-			b.Append(v)
-		}
-	}
+	str := func(s string, null bool) { appendOrNull(next().(*array.StringBuilder), s, null) }
+	i64 := func(v int64, null bool) { appendOrNull(next().(*array.Int64Builder), v, null) }
 	list := func(ss []string) { appendStrings(next().(*array.ListBuilder), ss) }
 	ok := r.checked()
 	str(r.Path, false)
@@ -242,12 +240,7 @@ func appendHistory(rb *array.RecordBuilder, r *HistoryRow) {
 	str(r.Error, r.Error == "")
 	list(r.UnknownReasons)
 	list(r.AnomalyTypes)
-	tb := next().(*array.BooleanBuilder)
-	if ok {
-		tb.Append(r.Truncated)
-	} else {
-		tb.AppendNull()
-	}
+	appendOrNull(next().(*array.BooleanBuilder), r.Truncated, !ok)
 	list(r.Warnings)
 	for _, l := range [][]string{r.Models, r.Not, r.AlsoNot} {
 		lb := next().(*array.ListBuilder)

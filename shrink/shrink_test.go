@@ -65,31 +65,37 @@ func shrinkEvery(t *testing.T, name string, h *model.History, p model.Pairing, c
 			if len(r.History.Ops) >= len(h.Ops) && len(h.Ops) > 4 {
 				t.Errorf("did not shrink: %d of %d ops", len(r.History.Ops), len(h.Ops))
 			}
-			var buf bytes.Buffer
-			if err := WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History)); err != nil {
-				t.Fatal(err)
-			}
-			back, err := ingest.Read(strings.NewReader(buf.String()), "small.edn", ingest.Options{})
-			if err != nil {
-				t.Fatalf("written EDN does not parse: %v\n%s", err, buf.String())
-			}
-			bp, err := model.Pair(back)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(check(back, bp).Anomalies[typ]) == 0 {
-				t.Fatalf("the written history lost %s:\n%s", typ, buf.String())
-			}
-			// 1-minimal
-			units := unitsOf(r.History, r.Pairing)
-			s := &shrinker{h: r.History, typ: typ, check: check}
-			for i := range units {
-				rest := slices.Concat(units[:i], units[i+1:])
-				if len(rest) > 0 && s.test(rest) {
-					t.Errorf("dropping unit %v keeps %s: not 1-minimal", units[i], typ)
-				}
-			}
+			checkShrunk(t, r, typ, check)
 		})
+	}
+}
+
+// checkShrunk checks the small history r that Shrink made for typ: once
+// written as EDN and read back it still shows typ, and dropping any one
+// of its units loses typ (1-minimal).
+func checkShrunk(t *testing.T, r *Result, typ string, check CheckFunc) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History)); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ingest.Read(strings.NewReader(buf.String()), "small.edn", ingest.Options{})
+	if err != nil {
+		t.Fatalf("written EDN does not parse: %v\n%s", err, buf.String())
+	}
+	bp, err := model.Pair(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(check(back, bp).Anomalies[typ]) == 0 {
+		t.Fatalf("the written history lost %s:\n%s", typ, buf.String())
+	}
+	units := unitsOf(r.History, r.Pairing)
+	s := &shrinker{h: r.History, typ: typ, check: check}
+	for i := range units {
+		if rest := slices.Concat(units[:i], units[i+1:]); len(rest) > 0 && s.test(rest) {
+			t.Errorf("dropping unit %v keeps %s: not 1-minimal", units[i], typ)
+		}
 	}
 }
 
@@ -153,28 +159,7 @@ func TestShrinkRWRegister(t *testing.T) {
 			if len(r.History.Ops) > 8 {
 				t.Errorf("%d ops left, more than a fault script's", len(r.History.Ops))
 			}
-			var out bytes.Buffer
-			if err := WriteEDN(&out, r.History, r.Pairing, allPositions(r.History)); err != nil {
-				t.Fatal(err)
-			}
-			back, err := ingest.Read(strings.NewReader(out.String()), "small.edn", ingest.Options{})
-			if err != nil {
-				t.Fatalf("written EDN does not parse: %v\n%s", err, out.String())
-			}
-			bp, err := model.Pair(back)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(check(back, bp).Anomalies[typ]) == 0 {
-				t.Fatalf("the written history lost %s:\n%s", typ, out.String())
-			}
-			units := unitsOf(r.History, r.Pairing)
-			s := &shrinker{h: r.History, typ: typ, check: check}
-			for i := range units {
-				if rest := slices.Concat(units[:i], units[i+1:]); len(rest) > 0 && s.test(rest) {
-					t.Errorf("dropping unit %v keeps %s: not 1-minimal", units[i], typ)
-				}
-			}
+			checkShrunk(t, r, typ, check)
 		})
 	}
 }

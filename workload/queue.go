@@ -4,6 +4,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report/queueview"
 )
 
 func init() {
@@ -17,6 +18,7 @@ func init() {
 		Flags:       []string{"ww-deps", "sub-via", "cycle-budget", "stall-threshold"},
 		Types:       queue.Catalogue(),
 		ExplainStep: queue.ExplainStep,
+		Layout:      queueview.Layout{},
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
 	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report/txnview"
 )
 
 func init() {
@@ -16,12 +17,10 @@ func init() {
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return txn.CheckListAppend(h, p, txnOptions(o))
 		},
-		Flags:         []string{"model", "cycle-budget"},
-		Types:         txn.ListAppendCatalogue(),
-		ExplainStep:   stepIn(txn.ListAppend),
-		Transactional: true,
-		Unit:          "elements",
-		Lists:         true,
+		Flags:       []string{"model", "cycle-budget"},
+		Types:       txn.ListAppendCatalogue(),
+		ExplainStep: stepIn(txn.ListAppend),
+		Layout:      txnview.Layout{List: true, Unit: "elements"},
 	})
 	register(&Workload{
 		Name: txn.RWRegister,
@@ -30,12 +29,10 @@ func init() {
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return txn.CheckRWRegister(h, p, txnOptions(o))
 		},
-		Flags:          []string{"model", "cycle-budget", "wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"},
-		Types:          txn.RWRegisterCatalogue(),
-		ExplainStep:    stepIn(txn.RWRegister),
-		Transactional:  true,
-		Unit:           "values",
-		VersionSources: txn.VersionSources,
+		Flags:       []string{"model", "cycle-budget", "wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"},
+		Types:       txn.RWRegisterCatalogue(),
+		ExplainStep: stepIn(txn.RWRegister),
+		Layout:      txnview.Layout{Unit: "values", Sources: txn.VersionSources},
 	})
 }
 

@@ -29,9 +29,11 @@
 // check that finds it, its entry (catalogue.go) and wording (explain.go)
 // beside them, its section in docs/<workload>.md, and a fixture under
 // testdata/ that shows it. Adding a workload: its analysis package with a
-// checker and a catalogue, its docs page, and one register call here
-// (queue.go and txn.go are the examples; abort.go also registers a value
-// decoder); docs/CONTRIBUTING.md walks through both.
+// checker and a catalogue, its docs page, its part of the report (a
+// page.Layout: report/queueview, report/txnview and report/abortview are
+// the examples), and one register call here (queue.go and txn.go are the
+// examples; abort.go also registers a value decoder);
+// docs/CONTRIBUTING.md walks through both.
 //
 // # Detection
 //
@@ -66,6 +68,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report/page"
 )
 
 // Options are the options of every analysing command; each workload reads
@@ -156,20 +159,11 @@ type Workload struct {
 	// ExplainStep says why one edge of a cycle exists, in words; nil for
 	// a workload without cycles.
 	ExplainStep func(st analysis.Step, lookup catalog.OpLookup) string
-	// Transactional: the history's ops are transactions judged against
-	// consistency models (the report shows models, the dependency graph
-	// and txn views); false for the queue.
-	Transactional bool
-	// Unit names what a transactional history's messages are in
-	// summaries: "elements" (list-append), "values" (rw-register).
-	Unit string
-	// Lists: a read returns the whole list of a key (list-append), so
-	// the report labels a step by the list's last element.
-	Lists bool
-	// VersionSources names the version-order sources a check ran with,
-	// from its result's options, for the text summary; nil for a workload
-	// with none to choose.
-	VersionSources func(o analysis.Options) string
+	// Layout is the workload's part of the report: its page's stats,
+	// charts and instance details, and its text summary's closing lines
+	// (package report calls it; packages queueview and txnview hold the
+	// two kinds there are).
+	Layout page.Layout
 	// Flags name the command-line options the checker reads.
 	Flags []string
 }

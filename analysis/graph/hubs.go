@@ -34,10 +34,19 @@ const MinHubWindow = 32
 type Windows struct {
 	// Seq is the sequence the windows are ranges of (vertices; each vertex
 	// of a graph may be in one sequence only).
-	Seq     []int32
-	windows []window
-	base    int32 // the first hub's vertex
-	used    bool  // some window goes through hubs
+	Seq []int32
+	// ReachOnly says the graph is only asked what reaches what (SCC) and
+	// never searched: a run of windows over one range then goes through
+	// one more hub, linked from the tree once and to each target of the
+	// run, so that n ops invoked after the same n completions cost O(n)
+	// edges, not O(n log n). Such a hub has other hubs among its
+	// predecessors' successors, which the searches' one-chain walk does
+	// not follow.
+	ReachOnly bool
+	windows   []window
+	share     []int32 // ReachOnly: per window, its run's hub, or -1
+	base      int32   // the first hub's vertex
+	used      bool    // some window goes through hubs
 }
 
 // window links Seq[lo:hi] to target.
@@ -68,10 +77,25 @@ func (w *Windows) Number(base int32) (hubs int, viaHubs int64) {
 	if !w.used {
 		return 0, 0
 	}
+	hubs = len(w.Seq) - 1
+	if w.ReachOnly {
+		w.share = make([]int32, len(w.windows))
+		var last window
+		for i, x := range w.windows {
+			w.share[i] = -1
+			if x.hi-x.lo <= MinHubWindow {
+				continue
+			}
+			if hubs == len(w.Seq)-1 || x.lo != last.lo || x.hi != last.hi {
+				hubs++ // a new run: its own hub, the last one
+			}
+			w.share[i], last = base+int32(hubs)-1, x
+		}
+	}
 	for _, x := range w.windows {
 		viaHubs += w.link(x, func(int32, int32, Rel) {})
 	}
-	return len(w.Seq) - 1, viaHubs
+	return hubs, viaHubs
 }
 
 // node is the vertex of segment tree node i: inner nodes 1..m-1 are hubs,
@@ -93,8 +117,15 @@ func (w *Windows) Emit(add func(from, to int32, rel Rel)) {
 			add(w.node(i), w.node(i/2), Realtime)
 		}
 	}
-	for _, x := range w.windows {
-		w.link(x, add)
+	for i, x := range w.windows {
+		if w.share == nil || w.share[i] < 0 {
+			w.link(x, add)
+			continue
+		}
+		if i == 0 || w.share[i-1] != w.share[i] {
+			w.link(window{x.lo, x.hi, w.share[i]}, add) // the run's first: the tree to its hub
+		}
+		add(w.share[i], x.target, Realtime)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 // of its windows made, and with the long windows going through hubs.
 type hubPair struct {
 	plain, hubbed *Graph
+	reach         *Graph // hubbed with Windows.ReachOnly
 	n             int
 }
 
@@ -48,6 +49,9 @@ func randomHubPair(r *rand.Rand, n int) hubPair {
 			lo = r.IntN(max(1, len(seq)-MinHubWindow-1))
 			hi = min(len(seq), lo+MinHubWindow+1+r.IntN(20))
 		}
+		if len(wins) > 0 && r.IntN(2) == 0 { // a run of windows over one range
+			lo, hi = wins[len(wins)-1].lo, wins[len(wins)-1].hi
+		}
 		target := int32(r.IntN(n))
 		if slices.Contains(seq32[lo:hi], target) || slices.ContainsFunc(wins, func(w win) bool { return w.target == target }) {
 			continue // one window a target, none holding it, as realtime order is
@@ -81,7 +85,18 @@ func randomHubPair(r *rand.Rand, n int) hubPair {
 		}
 		ws.Emit(add)
 	})
-	return hubPair{plain: b.Build(n), hubbed: hubbed, n: n}
+	rs := Windows{Seq: seq32, ReachOnly: true}
+	for _, w := range wins {
+		rs.Add(w.lo, w.hi, w.target)
+	}
+	rhubs, rvia := rs.Number(int32(n))
+	reach := BuildHubs(n, rhubs, rvia, func(add func(from, to int32, rel Rel)) {
+		for _, e := range direct {
+			add(e.from, e.to, e.rel)
+		}
+		rs.Emit(add)
+	})
+	return hubPair{plain: b.Build(n), hubbed: hubbed, reach: reach, n: n}
 }
 
 // hubSpecs adds to typedSpecs the searches hubs change most: union steps
@@ -103,7 +118,7 @@ var hubSpecs = append(slices.Clone(typedSpecs), []struct {
 // the plain graph's.
 func TestHubsStandForTheirEdges(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
-	withHubs, mismatches := 0, 0
+	withHubs, mismatches, shared := 0, 0, 0
 	for trial := range 300 {
 		p := randomHubPair(r, 40+r.IntN(80))
 		if p.hubbed.hubs > 0 {
@@ -122,6 +137,12 @@ func TestHubsStandForTheirEdges(t *testing.T) {
 		comps := p.plain.SCC()
 		if got := p.hubbed.SCC(); !slices.EqualFunc(got, comps, slices.Equal) {
 			t.Fatalf("trial %d: components %v, plain %v", trial, got, comps)
+		}
+		if got := p.reach.SCC(); !slices.EqualFunc(got, comps, slices.Equal) {
+			t.Fatalf("trial %d: components %v with shared hubs, plain %v", trial, got, comps)
+		}
+		if p.reach.N() > p.hubbed.N() {
+			shared++
 		}
 		sp, sh := NewSearcher(p.plain), NewSearcher(p.hubbed)
 		for _, ts := range hubSpecs {
@@ -164,6 +185,9 @@ func TestHubsStandForTheirEdges(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 300 graphs with hubs; %d searches of another length", withHubs, mismatches)
+	if shared < 50 {
+		t.Errorf("only %d of 300 graphs had shared hubs", shared)
+	}
 	if withHubs < 100 {
 		t.Errorf("only %d of 300 graphs had hubs", withHubs)
 	}

@@ -193,7 +193,7 @@ func (d *depGraph) scc(stretches [][2]int32) [][]int32 {
 		// the ok vertices of the stretch are a run of order
 		plo, _ := slices.BinarySearch(d.order, lo)
 		phi, _ := slices.BinarySearch(d.order, hi+1)
-		rt := graph.Windows{Seq: slices.Clone(d.order[plo:phi])}
+		rt := graph.Windows{Seq: slices.Clone(d.order[plo:phi]), ReachOnly: true} // for SCC only
 		for i := range rt.Seq {
 			rt.Seq[i] -= lo
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -14,18 +15,12 @@ import (
 // garbage, skips and cycles all happen often.
 func fuzzHistory(data []byte) *model.History {
 	b := model.NewBuilder("fuzz")
-	next := func() int {
-		if len(data) == 0 {
-			return 0
-		}
-		x := int(data[0])
-		data = data[1:]
-		return x
-	}
+	in := testhist.FuzzBytes(data)
+	next := in.Next
 	open := map[int32]bool{}
 	t := int64(0)
 	idx := int64(0)
-	for len(data) > 0 && idx < 400 {
+	for in.Left() && idx < 400 {
 		proc := int32(next() % 4)
 		t += int64(next()%5) + 1
 		if open[proc] {

@@ -8,6 +8,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -32,17 +33,11 @@ func fuzzListAppend(data []byte) *model.History {
 // read gives what an ok txn's read returned.
 func fuzzTxns(data []byte, write model.MopKind, read func(b *model.Builder, m model.Mop, next func() int) model.Mop) *model.History {
 	b := model.NewBuilder("fuzz")
-	next := func() int {
-		if len(data) == 0 {
-			return 0
-		}
-		x := int(data[0])
-		data = data[1:]
-		return x
-	}
+	in := testhist.FuzzBytes(data)
+	next := in.Next
 	open := map[int32][]model.Mop{}
 	idx := int64(0)
-	for len(data) > 0 && idx < 300 {
+	for in.Left() && idx < 300 {
 		proc := int32(next() % 5)
 		if inv, ok := open[proc]; ok {
 			typ := []model.OpType{model.OK, model.OK, model.OK, model.Info, model.Fail}[next()%5]

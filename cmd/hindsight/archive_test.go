@@ -144,11 +144,9 @@ func TestIndexedJobShards(t *testing.T) {
 	runShard := func(i int) []byte {
 		cmd := start([]string{fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i), fmt.Sprintf("JOB_COMPLETIONS=%d", n)},
 			append(scanArgs, "--shard", "auto", "-o", "results", "archive")...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
+		out, err := testpaths.Output(cmd)
 		if err != nil {
-			t.Errorf("shard %d: %v\n%s", i, err, stderr.String())
+			t.Errorf("shard %d: %v", i, err)
 		}
 		return out
 	}

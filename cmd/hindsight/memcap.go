@@ -2,17 +2,15 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"runtime/debug"
-	"runtime/metrics"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/memwatch"
+	"github.com/hindsight-dev/hindsight/internal/procfs"
 	"github.com/hindsight-dev/hindsight/scan"
 )
 
@@ -58,9 +56,8 @@ type memCap struct {
 	limit int64
 	flag  string // how the cap was set, for the message
 
-	mu      sync.Mutex
-	path    string // the history being read or checked
-	stopped chan struct{}
+	mu   sync.Mutex
+	path string // the history being read or checked
 	// trip is called by the watchdog when the process passes the cap, with
 	// the error to report; it must end the process (main's exits 4).
 	trip func(*check.MemoryCapError)
@@ -130,69 +127,28 @@ func (c *memCap) watch() func() {
 	if !watchdog {
 		return func() { debug.SetMemoryLimit(prev) }
 	}
-	c.stopped = make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-		t := time.NewTicker(watchInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-c.stopped:
-				return
-			case <-t.C:
-			}
-			metrics.Read(samples)
-			used := int64(samples[0].Value.Uint64()) - int64(samples[1].Value.Uint64())
-			if used <= c.limit {
-				continue
-			}
-			c.mu.Lock()
-			path := c.path
-			c.mu.Unlock()
-			if path == "" {
-				path = "hindsight"
-			}
-			err := &check.MemoryCapError{Path: path, Cap: c.limit, Flag: c.flag,
-				Why: fmt.Sprintf("the process's memory reached %s while checking it; stopped", check.FormatBytes(used))}
-			if c.trip != nil {
-				c.trip(err)
-			}
-			return
+	stop := memwatch.Watch(c.limit, watchInterval, func(used int64) {
+		c.mu.Lock()
+		path := c.path
+		c.mu.Unlock()
+		if path == "" {
+			path = "hindsight"
 		}
-	}()
+		err := &check.MemoryCapError{Path: path, Cap: c.limit, Flag: c.flag,
+			Why: fmt.Sprintf("the process's memory reached %s while checking it; stopped", check.FormatBytes(used))}
+		if c.trip != nil {
+			c.trip(err)
+		}
+	})
 	return func() {
-		close(c.stopped)
-		<-done
+		stop()
 		debug.SetMemoryLimit(prev)
 	}
 }
 
 // vmSize is the process's virtual size now (VmSize in /proc/self/status),
 // or 0.
-func vmSize() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		rest, ok := strings.CutPrefix(line, "VmSize:")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			return 0
-		}
-		v, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			return 0
-		}
-		return v << 10
-	}
-	return 0
-}
+func vmSize() int64 { return procfs.Bytes("/proc/self/status", "VmSize") }
 
 // isMemoryCap reports whether err is a history over the memory cap.
 func isMemoryCap(err error) bool {

@@ -395,10 +395,26 @@ func (c *Checker) step(st analysis.Step) ([]int64, error) {
 		return ops, nil
 	}
 	switch c.res.Workload {
-	case "list-append":
-		return ops, c.listStep(st, from, to)
-	case "rw-register":
-		return ops, c.registerStep(st, from, to)
+	case "list-append", "rw-register":
+		if c.res.Workload == "rw-register" && st.Contested {
+			return nil, fmt.Errorf("an rw-register step is never contested")
+		}
+		mf, mt, err := c.stepMops(st, from, to)
+		if err != nil {
+			return nil, err
+		}
+		list := c.res.Workload == "list-append"
+		if st.Rel != "wr" && st.Rel != "ww" && st.Rel != "rw" {
+			cycle := "an rw-register"
+			if list {
+				cycle = "a list-append"
+			}
+			return nil, fmt.Errorf("relation %q in %s cycle", st.Rel, cycle)
+		}
+		if list {
+			return ops, c.listStep(st, from, to, mf, mt)
+		}
+		return ops, c.registerStep(st, from, to, mf, mt)
 	case "queue":
 		return ops, c.queueStep(st, from, to)
 	}
@@ -434,18 +450,24 @@ func (c *Checker) valueIs(e model.MsgID, v analysis.Value) bool {
 	return e >= 0 && !v.List && c.h.MsgValue(e) == v.Atom
 }
 
-// listStep checks a list-append data step.
-func (c *Checker) listStep(st analysis.Step, from, to *txn) error {
+// stepMops returns the two micro-ops a data step names, the first of
+// from and the second of to, once it has checked that both exist and
+// are on the step's key.
+func (c *Checker) stepMops(st analysis.Step, from, to *txn) (mf, mt *model.Mop, err error) {
 	if len(st.Mops) != 2 {
-		return fmt.Errorf("no micro-ops named")
+		return nil, nil, fmt.Errorf("no micro-ops named")
 	}
-	mf, mt := mop(from, st.Mops[0]), mop(to, st.Mops[1])
+	mf, mt = mop(from, st.Mops[0]), mop(to, st.Mops[1])
 	if mf == nil || mt == nil || !c.keyIs(mf, st.Key) || !c.keyIs(mt, st.Key) {
-		return fmt.Errorf("the micro-ops named are not on key %s", keyText(st.Key))
+		return nil, nil, fmt.Errorf("the micro-ops named are not on key %s", keyText(st.Key))
 	}
-	k := mf.Key
-	switch st.Rel {
-	case "wr":
+	return mf, mt, nil
+}
+
+// listStep checks a list-append data step (wr, ww or rw) whose micro-ops
+// stepMops returned: mf of from, mt of to.
+func (c *Checker) listStep(st analysis.Step, from, to *txn, mf, mt *model.Mop) error {
+	if st.Rel == "wr" {
 		if st.Value == nil || mf.Kind != model.MopAppend || !c.valueIs(mf.Msg, *st.Value) {
 			return fmt.Errorf("op %d did not append %s", st.From, keyText(st.Value))
 		}
@@ -457,9 +479,6 @@ func (c *Checker) listStep(st analysis.Step, from, to *txn) error {
 			return fmt.Errorf("%s was appended %d times", keyText(st.Value), c.appends[mf.Msg])
 		}
 		return nil
-	case "ww", "rw":
-	default:
-		return fmt.Errorf("relation %q in a list-append cycle", st.Rel)
 	}
 	if len(st.Values) != 2 || mt.Kind != model.MopAppend || !c.valueIs(mt.Msg, st.Values[1]) {
 		return fmt.Errorf("op %d did not append %v", st.To, st.Values)
@@ -493,7 +512,7 @@ func (c *Checker) listStep(st analysis.Step, from, to *txn) error {
 	if c.appends[b] != 1 || a >= 0 && c.appends[a] != 1 {
 		return fmt.Errorf("an element of the pair was appended more than once")
 	}
-	return c.orderPair(st, k, a, b)
+	return c.orderPair(st, mf.Key, a, b)
 }
 
 // orderPair checks the claim of a ww or rw list-append step that b came
@@ -575,21 +594,11 @@ func (c *Checker) orderPair(st analysis.Step, k model.KeyID, a, b model.MsgID) e
 
 func first(ops []int64) []int64 { return ops[:min(len(ops), 5)] }
 
-// registerStep checks an rw-register data step (docs/rw-register.md).
-func (c *Checker) registerStep(st analysis.Step, from, to *txn) error {
-	if st.Contested {
-		return fmt.Errorf("an rw-register step is never contested")
-	}
-	if len(st.Mops) != 2 {
-		return fmt.Errorf("no micro-ops named")
-	}
-	mf, mt := mop(from, st.Mops[0]), mop(to, st.Mops[1])
-	if mf == nil || mt == nil || !c.keyIs(mf, st.Key) || !c.keyIs(mt, st.Key) {
-		return fmt.Errorf("the micro-ops named are not on key %s", keyText(st.Key))
-	}
-	k := mf.Key
-	switch st.Rel {
-	case "wr":
+// registerStep checks an rw-register data step (wr, ww or rw;
+// docs/rw-register.md) whose micro-ops stepMops returned: mf of from, mt of to. The caller
+// has refused a contested one.
+func (c *Checker) registerStep(st analysis.Step, from, to *txn, mf, mt *model.Mop) error {
+	if st.Rel == "wr" {
 		if st.Value == nil || mf.Kind != model.MopWrite || !c.valueIs(mf.Msg, *st.Value) {
 			return fmt.Errorf("op %d did not write %s", st.From, keyText(st.Value))
 		}
@@ -597,10 +606,8 @@ func (c *Checker) registerStep(st analysis.Step, from, to *txn) error {
 			return fmt.Errorf("op %d did not read %s externally", st.To, keyText(st.Value))
 		}
 		return nil
-	case "ww", "rw":
-	default:
-		return fmt.Errorf("relation %q in an rw-register cycle", st.Rel)
 	}
+	k := mf.Key
 	if len(st.Values) != 2 || mt.Kind != model.MopWrite || !c.valueIs(mt.Msg, st.Values[1]) {
 		return fmt.Errorf("op %d did not write %v", st.To, st.Values)
 	}

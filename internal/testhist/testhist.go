@@ -75,19 +75,21 @@ func Fixtures[E any](t *testing.T, dir string, fn func(t *testing.T, name string
 // pairs it.
 func Queue(t testing.TB, cfg gen.Config) (*model.History, model.Pairing) {
 	t.Helper()
-	var buf bytes.Buffer
-	if _, err := gen.Write(&buf, cfg); err != nil {
-		t.Fatal(err)
-	}
-	return Read(t, &buf, "generated.edn")
+	return generated(t, func(w io.Writer) error { _, err := gen.Write(w, cfg); return err })
 }
 
 // Txn generates the list-append or rw-register history of cfg (package
 // gen) and reads and pairs it.
 func Txn(t testing.TB, cfg gen.TxnConfig) (*model.History, model.Pairing) {
 	t.Helper()
+	return generated(t, func(w io.Writer) error { _, err := gen.WriteTxn(w, cfg); return err })
+}
+
+// generated reads and pairs the history that write writes.
+func generated(t testing.TB, write func(io.Writer) error) (*model.History, model.Pairing) {
+	t.Helper()
 	var buf bytes.Buffer
-	if _, err := gen.WriteTxn(&buf, cfg); err != nil {
+	if err := write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	return Read(t, &buf, "generated.edn")

@@ -2,6 +2,7 @@ package testpaths
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,11 +36,22 @@ func NodeScript(t testing.TB, dir, name string, args ...string) []byte {
 	}
 	cmd := exec.Command(node, append([]string{script}, args...)...)
 	cmd.Dir = dir
+	out, err := Output(cmd)
+	if err != nil {
+		t.Fatalf("node scripts/%s: %v", name, err)
+	}
+	return out
+}
+
+// Output runs cmd and returns its standard output; when it fails, the
+// error is followed, on the next line, by what it wrote to standard error.
+// It calls no testing.T method, so a test's goroutines may use it.
+func Output(cmd *exec.Cmd) ([]byte, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node scripts/%s: %v\n%s", name, err, stderr.String())
+		return out, fmt.Errorf("%v\n%s", err, stderr.String())
 	}
-	return out
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package report
+package queueview
 
 import (
 	"cmp"
@@ -13,7 +13,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/model"
-	"github.com/hindsight-dev/hindsight/workload"
+	"github.com/hindsight-dev/hindsight/report/page"
 )
 
 // timelinePoint is one point of an offset timeline: an op's completion at
@@ -86,19 +86,19 @@ type planSeries struct {
 // markOf is the timeline mark of type typ: its catalogue entry's (the
 // zero Mark for a type no entry describes).
 func (b *builder) markOf(typ string) catalog.Mark {
-	e, _ := workload.Describe(b.res.Workload, typ)
+	e, _ := b.Describe(typ)
 	return e.Mark
 }
 
 // timeline builds the per-key offset timelines: one pass over the ops for
 // sends and polls, then the anomaly marks from the result's instances.
-func (b *builder) timeline() Timeline {
-	tl := Timeline{Chart: Chart{ID: "chart-timeline", Kind: "timeline", Title: "Offset timeline",
-		Dims: []string{b.clock.axisName(), "offset", "op", "process", "value", "note"}}, Keys: []TimelineKey{}}
-	if b.h == nil || len(b.h.Keys) == 0 {
+func (b *builder) timeline() page.Timeline {
+	tl := page.Timeline{Chart: page.Chart{ID: "chart-timeline", Kind: "timeline", Title: "Offset timeline",
+		Dims: []string{b.Clock.AxisName(), "offset", "op", "process", "value", "note"}}, Keys: []page.TimelineKey{}}
+	if b.H == nil || len(b.H.Keys) == 0 {
 		return tl
 	}
-	lines := make([]keyLine, len(b.h.Keys))
+	lines := make([]keyLine, len(b.H.Keys))
 	for i := range lines {
 		lines[i] = keyLine{procs: map[int32]*[2]int{}, marks: map[string][]mark{}, markTotal: map[string]int{}}
 	}
@@ -123,7 +123,7 @@ func (b *builder) timeline() Timeline {
 		}
 	})
 	if untimed > 0 {
-		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %s completions without a :time are not drawn.", thousands(int64(untimed))))
+		b.Omissions = append(b.Omissions, fmt.Sprintf("Offset timelines: %s completions without a :time are not drawn.", page.Thousands(int64(untimed))))
 	}
 	b.markAnomalies(lines)
 
@@ -133,14 +133,14 @@ func (b *builder) timeline() Timeline {
 		order[i] = model.KeyID(i)
 	}
 	slices.SortStableFunc(order, func(a, c model.KeyID) int {
-		return b.compareKeys(a, c, lines[a].anomalies > 0, lines[c].anomalies > 0)
+		return b.CompareKeys(a, c, lines[a].anomalies > 0, lines[c].anomalies > 0)
 	})
-	if len(order) > b.o.MaxKeys {
-		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %d of %s keys are drawn (keys with anomalies first).",
-			b.o.MaxKeys, thousands(int64(len(order)))))
-		order = order[:b.o.MaxKeys]
+	if len(order) > b.O.MaxKeys {
+		b.Omissions = append(b.Omissions, fmt.Sprintf("Offset timelines: %d of %s keys are drawn (keys with anomalies first).",
+			b.O.MaxKeys, page.Thousands(int64(len(order)))))
+		order = order[:b.O.MaxKeys]
 	}
-	perKey := int(float64(b.o.MaxTotalPoints)*timelineShare) / len(order)
+	perKey := int(float64(b.O.MaxTotalPoints)*timelineShare) / len(order)
 	for _, k := range order {
 		lines[k].plan = b.planKey(&lines[k], perKey)
 	}
@@ -159,8 +159,8 @@ func (b *builder) timeline() Timeline {
 		lines[k] = keyLine{} // free as we go
 	}
 	if kept < total {
-		b.omissions = append(b.omissions, fmt.Sprintf("Offset timelines: %s send and poll points downsampled to %s (per series, the lowest and highest offset of each run are kept).",
-			thousands(int64(total)), thousands(int64(kept))))
+		b.Omissions = append(b.Omissions, fmt.Sprintf("Offset timelines: %s send and poll points downsampled to %s (per series, the lowest and highest offset of each run are kept).",
+			page.Thousands(int64(total)), page.Thousands(int64(kept))))
 	}
 	if len(tl.Keys) > 0 {
 		tl.Series = tl.Keys[0].Series
@@ -175,17 +175,17 @@ func (b *builder) timeline() Timeline {
 // acknowledged). It returns how many completions have no time.
 func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelinePoint)) int {
 	untimed := 0
-	for i := range b.h.Ops {
-		op := &b.h.Ops[i]
+	for i := range b.H.Ops {
+		op := &b.H.Ops[i]
 		if op.Type == model.Invoke || !op.IsClient() || op.Mops.N == 0 {
 			continue
 		}
-		x, ok := b.clock.x(op)
+		x, ok := b.Clock.X(op)
 		if !ok {
 			untimed++
 			continue
 		}
-		mops := b.h.MopsOf(op)
+		mops := b.H.MopsOf(op)
 		for mi := range mops {
 			m := &mops[mi]
 			switch m.Kind {
@@ -203,8 +203,8 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 					point(m.Key, ptInfo, p)
 				}
 			case model.MopPoll:
-				for _, kp := range b.h.PollsOf(m) {
-					reads := b.h.ReadsOf(&kp)
+				for _, kp := range b.H.PollsOf(m) {
+					reads := b.H.ReadsOf(&kp)
 					if len(reads) == 0 {
 						continue
 					}
@@ -240,8 +240,8 @@ func (b *builder) planKey(line *keyLine, budget int) *keyPlan {
 		return cmp.Compare(a, c)
 	})
 	plan := &keyPlan{own: ranked, otherSend: -1, otherPoll: -1, infoAt: -1, failAt: -1, infoFailPollAt: -1}
-	if len(ranked) > b.o.MaxSeries+1 {
-		plan.own = ranked[:b.o.MaxSeries]
+	if len(ranked) > b.O.MaxSeries+1 {
+		plan.own = ranked[:b.O.MaxSeries]
 	}
 	slices.Sort(plan.own)
 	plan.rest = len(ranked) - len(plan.own)
@@ -277,7 +277,7 @@ func (b *builder) planKey(line *keyLine, budget int) *keyPlan {
 	plan.infoAt = add("info sends", "info", line.info)
 	plan.failAt = add("fail sends", "fail", line.fail)
 	plan.infoFailPollAt = add("info/fail polls", "ifpoll", line.infoFailPolls)
-	quota := allocate(sizes, budget, b.o.MaxPoints, 50)
+	quota := allocate(sizes, budget, b.O.MaxPoints, 50)
 	for i := range plan.series {
 		plan.series[i].red = newReducer(sizes[i], quota[i])
 		plan.total += sizes[i]
@@ -395,42 +395,23 @@ func (r *reducer) points() []timelinePoint {
 	return append(out, r.last)
 }
 
-// compareKeys orders keys for the page: keys with anomalies (ha, hc)
-// first, then by key (model.Atom.Less), then by id.
-func (b *builder) compareKeys(a, c model.KeyID, ha, hc bool) int {
-	if ha != hc {
-		if ha {
-			return -1
-		}
-		return 1
-	}
-	ka, kc := b.h.Keys[a], b.h.Keys[c]
-	switch {
-	case ka.Less(kc):
-		return -1
-	case kc.Less(ka):
-		return 1
-	}
-	return cmp.Compare(a, c)
-}
-
 // markAnomalies places every instance of the result on the timelines of
 // its keys, at most MaxMarks per type and key. A mark sits at the op the
 // instance names (writer, reader, later poll ...) and the offset where the
 // instance's value is; the op's micro-ops are read only to find that
 // offset and value.
 func (b *builder) markAnomalies(lines []keyLine) {
-	for _, typ := range b.res.AnomalyTypes {
-		ins := b.res.Anomalies[typ]
+	for _, typ := range b.Res.AnomalyTypes {
+		ins := b.Res.Anomalies[typ]
 		for i := range ins {
 			in := &ins[i]
-			note := elide(ExplainIn(b.res.Workload, typ, in, b.lookup), 300)
+			note := page.Elide(b.Explain(typ, in), 300)
 			touched := map[model.KeyID]bool{}
 			add := func(k model.KeyID, p timelinePoint) {
 				touched[k] = true
 				line := &lines[k]
 				line.markTotal[typ]++
-				if len(line.marks[typ]) < b.o.MaxMarks {
+				if len(line.marks[typ]) < b.O.MaxMarks {
 					line.marks[typ] = append(line.marks[typ], mark{p, fmt.Sprintf("#%d: %s", i+1, note)})
 				}
 			}
@@ -438,16 +419,16 @@ func (b *builder) markAnomalies(lines []keyLine) {
 				touched[k] = true
 				line := &lines[k]
 				line.markTotal[typ]++
-				if len(line.stalls) < b.o.MaxMarks {
+				if len(line.stalls) < b.O.MaxMarks {
 					n := fmt.Sprintf("#%d: %s", i+1, note)
 					line.stalls = append(line.stalls, segment{typ, [2]mark{{from, n}, {to, n}}})
 				}
 			})
-			if k, ok := b.key(in.Key); ok {
+			if k, ok := b.Key(in.Key); ok {
 				touched[k] = true
 			}
 			for _, st := range in.Steps {
-				if k, ok := b.key(st.Key); ok {
+				if k, ok := b.Key(st.Key); ok {
 					touched[k] = true
 				}
 			}
@@ -463,9 +444,9 @@ func (b *builder) markAnomalies(lines []keyLine) {
 		}
 		slices.Sort(types)
 		for _, typ := range types {
-			if n := lines[k].markTotal[typ]; n > b.o.MaxMarks {
-				b.omissions = append(b.omissions, fmt.Sprintf("Timeline of key %s: %d of %s %s marks drawn.",
-					b.keyName(model.KeyID(k)), b.o.MaxMarks, thousands(int64(n)), typ))
+			if n := lines[k].markTotal[typ]; n > b.O.MaxMarks {
+				b.Omissions = append(b.Omissions, fmt.Sprintf("Timeline of key %s: %d of %s %s marks drawn.",
+					b.KeyName(model.KeyID(k)), b.O.MaxMarks, page.Thousands(int64(n)), typ))
 			}
 		}
 	}
@@ -474,25 +455,25 @@ func (b *builder) markAnomalies(lines []keyLine) {
 // locate finds, in op's micro-ops, a send or read of key k with value v
 // (any value if nil) at offset off (any if model.NoOffset).
 func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int64) (timelinePoint, bool) {
-	x, ok := b.clock.x(op)
+	x, ok := b.Clock.X(op)
 	if !ok {
 		return timelinePoint{}, false
 	}
 	match := func(m model.MsgID, o int64) bool {
-		return (off == model.NoOffset || o == off) && (v == nil || b.h.MsgValue(m) == v.Atom)
+		return (off == model.NoOffset || o == off) && (v == nil || b.H.MsgValue(m) == v.Atom)
 	}
-	for _, m := range b.h.MopsOf(op) {
+	for _, m := range b.H.MopsOf(op) {
 		switch m.Kind {
 		case model.MopSend:
 			if m.Key == k && m.Done && m.Offset != model.NoOffset && match(m.Msg, m.Offset) {
 				return timelinePoint{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg}, true
 			}
 		case model.MopPoll:
-			for _, kp := range b.h.PollsOf(&m) {
+			for _, kp := range b.H.PollsOf(&m) {
 				if kp.Key != k {
 					continue
 				}
-				for _, rd := range b.h.ReadsOf(&kp) {
+				for _, rd := range b.H.ReadsOf(&kp) {
 					if match(rd.Msg, rd.Offset()) {
 						return timelinePoint{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}, true
 					}
@@ -505,11 +486,11 @@ func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int
 
 // at places a mark at op idx, offset off, without looking into the op.
 func (b *builder) at(idx int64, off int64) (timelinePoint, bool) {
-	op := b.op(idx)
+	op := b.Op(idx)
 	if op == nil {
 		return timelinePoint{}, false
 	}
-	x, ok := b.clock.x(op)
+	x, ok := b.Clock.X(op)
 	if !ok {
 		return timelinePoint{}, false
 	}
@@ -519,9 +500,9 @@ func (b *builder) at(idx int64, off int64) (timelinePoint, bool) {
 // placeInstance calls add for each point where an instance shows on a
 // timeline, and seg for a stalled consumer's stretch.
 func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add func(model.KeyID, timelinePoint), seg func(model.KeyID, timelinePoint, timelinePoint)) {
-	k, hasKey := b.key(in.Key)
+	k, hasKey := b.Key(in.Key)
 	find := func(idx int64, v *analysis.Value, off int64) {
-		if op := b.op(idx); op != nil && hasKey {
+		if op := b.Op(idx); op != nil && hasKey {
 			if p, ok := b.locate(op, k, v, off); ok {
 				add(k, p)
 			}
@@ -537,7 +518,7 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 	case catalog.AtWriter:
 		if in.Writer != nil && in.Offset != nil && hasKey {
 			if p, ok := b.at(*in.Writer, *in.Offset); ok {
-				if op := b.op(*in.Writer); op != nil {
+				if op := b.Op(*in.Writer); op != nil {
 					if q, ok := b.locate(op, k, in.Value, *in.Offset); ok {
 						p = q
 					}
@@ -554,7 +535,7 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 	case catalog.AtOffsets:
 		for _, off := range in.Offsets {
 			for _, idx := range in.Witness {
-				if op := b.op(idx); op != nil && op.Type != model.Invoke && hasKey {
+				if op := b.Op(idx); op != nil && op.Type != model.Invoke && hasKey {
 					if p, ok := b.locate(op, k, in.Value, off); ok {
 						add(k, p)
 						break
@@ -576,16 +557,16 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 			want[v.Atom] = true
 		}
 		for _, idx := range in.Witness {
-			op := b.op(idx)
+			op := b.Op(idx)
 			if op == nil || op.Type == model.Invoke || !hasKey {
 				continue
 			}
-			x, ok := b.clock.x(op)
+			x, ok := b.Clock.X(op)
 			if !ok {
 				continue
 			}
-			for _, m := range b.h.MopsOf(op) {
-				if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset != model.NoOffset && want[b.h.MsgValue(m.Msg)] {
+			for _, m := range b.H.MopsOf(op) {
+				if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset != model.NoOffset && want[b.H.MsgValue(m.Msg)] {
 					add(k, timelinePoint{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg})
 				}
 			}
@@ -602,12 +583,12 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 		if in.Op == nil {
 			return
 		}
-		op := b.op(*in.Op)
+		op := b.Op(*in.Op)
 		if op == nil {
 			return
 		}
 		for _, pr := range in.Missing {
-			if mk, ok := b.key(&pr[0]); ok {
+			if mk, ok := b.Key(&pr[0]); ok {
 				if p, ok := b.locate(op, mk, &pr[1], model.NoOffset); ok {
 					add(mk, p)
 				}
@@ -628,11 +609,11 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 		}
 	default: // catalog.AtStepReads: mark each read along the cycle
 		for _, st := range in.Steps {
-			sk, ok := b.key(st.Key)
+			sk, ok := b.Key(st.Key)
 			if !ok || st.Value == nil || len(st.Offsets) != 1 {
 				continue
 			}
-			if op := b.op(st.To); op != nil {
+			if op := b.Op(st.To); op != nil {
 				if p, ok := b.locate(op, sk, st.Value, st.Offsets[0]); ok {
 					add(sk, p)
 				}
@@ -644,11 +625,11 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 // keyTimeline builds one key's chart option within budget points for its
 // sends and polls (marks come on top). It returns the key's picker entry,
 // and the number of send and poll points before and after downsampling.
-func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
-	name := b.keyName(k)
-	tk := TimelineKey{Key: name, Anomalies: line.anomalies, Label: "key " + name}
+func (b *builder) keyTimeline(k model.KeyID, line *keyLine) page.TimelineKey {
+	name := b.KeyName(k)
+	tk := page.TimelineKey{Key: name, Anomalies: line.anomalies, Label: "key " + name}
 	if line.anomalies > 0 {
-		tk.Label += fmt.Sprintf(" (%d %s)", line.anomalies, plural(int64(line.anomalies), "anomaly", "anomalies"))
+		tk.Label += fmt.Sprintf(" (%d %s)", line.anomalies, catalog.Plural(int64(line.anomalies), "anomaly", "anomalies"))
 	}
 	type series struct {
 		name, kind string // kind: send, pos, other-send, other-pos, info, fail, ifpoll
@@ -663,12 +644,12 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 	}
 	if plan.kept < plan.total {
 		tk.Note = fmt.Sprintf("Sends and polls downsampled from %s to %s points (lowest and highest offset of each run kept); anomaly marks are not downsampled.",
-			thousands(int64(plan.total)), thousands(int64(plan.kept)))
+			page.Thousands(int64(plan.total)), page.Thousands(int64(plan.kept)))
 	}
 
 	c := charts.NewLine()
 	b.baseRect(&c.RectChart, "offset", "item", true)
-	d := b.clock.decimals
+	d := b.Clock.Decimals
 	// fit the axes to what is drawn, with a margin so edge points show whole
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	extend := func(p timelinePoint) {
@@ -689,13 +670,13 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 		extend(st.ends[1].timelinePoint)
 	}
 	if xlo <= xhi {
-		lo, hi := niceRange(xlo, xhi, 0)
+		lo, hi := page.NiceRange(xlo, xhi, 0)
 		if xlo >= 0 {
 			lo = max(lo, 0)
 		}
-		c.XAxisList[0].Min, c.XAxisList[0].Max = num(lo, d+1), num(hi, d+1)
-		lo, hi = niceRange(ylo, yhi, 1) // offsets are integers
-		c.YAxisList[0].Min, c.YAxisList[0].Max = num(lo, 0), num(hi, 0)
+		c.XAxisList[0].Min, c.XAxisList[0].Max = page.Num(lo, d+1), page.Num(hi, d+1)
+		lo, hi = page.NiceRange(ylo, yhi, 1) // offsets are integers
+		c.YAxisList[0].Min, c.YAxisList[0].Max = page.Num(lo, 0), page.Num(hi, 0)
 		// the margins' ends get no labels (they would crowd the round ones)
 		c.XAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
 		c.YAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
@@ -703,9 +684,9 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 	point := func(p timelinePoint, note string) []any {
 		var v any
 		if p.msg >= 0 {
-			v = b.atomJSON(b.h.MsgValue(p.msg))
+			v = b.atomJSON(b.H.MsgValue(p.msg))
 		}
-		row := []any{num(p.x, d), int64(p.y), p.op, p.proc, v}
+		row := []any{page.Num(p.x, d), int64(p.y), p.op, p.proc, v}
 		if note != "" {
 			row = append(row, note)
 		}
@@ -738,8 +719,8 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 		c.MultiSeries = append(c.MultiSeries, sr)
 	}
 	// anomaly marks, in the order of the type table
-	for _, row := range TypeRows(b.res) {
-		ms := line.marks[row.Type]
+	for _, typ := range b.types {
+		ms := line.marks[typ]
 		if len(ms) == 0 {
 			continue
 		}
@@ -748,11 +729,11 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 			data[i] = point(m.timelinePoint, m.note)
 		}
 		symbol, color := "diamond", "#000000"
-		if mk := b.markOf(row.Type); mk.Symbol != "" {
+		if mk := b.markOf(typ); mk.Symbol != "" {
 			symbol, color = mk.Symbol, mk.Color
 		}
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
-			Name: row.Type, Type: "scatter", Data: data, Symbol: symbol, SymbolSize: 14,
+			Name: typ, Type: "scatter", Data: data, Symbol: symbol, SymbolSize: 14,
 			ItemStyle: &opts.ItemStyle{Color: color, BorderColor: "#000000", BorderWidth: 1},
 		})
 	}
@@ -769,25 +750,13 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) TimelineKey {
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{Name: "nothing sent or read", Type: "scatter", Data: []any{}})
 	}
 	b.finalSeries(&c.RectChart, b.finalReadsCached())
-	tk.Option = jsonOption(c)
+	tk.Option = page.JSONOption(c)
 	tk.Series = len(c.MultiSeries)
 	return tk
 }
 
-// niceRange widens [lo, hi] by about 5% of its width on each side, to
-// multiples of a power of ten (at least minStep), so the labels at the
-// axis ends stay round.
-func niceRange(lo, hi, minStep float64) (float64, float64) {
-	w := hi - lo
-	if w <= 0 {
-		w = max(math.Abs(hi), 1)
-	}
-	step := max(minStep, math.Pow(10, math.Floor(math.Log10(w*0.05))))
-	return math.Floor((lo-step/2)/step) * step, math.Ceil((hi+step/2)/step) * step
-}
-
 // finalReadsCached computes finalReads once per view.
-func (b *builder) finalReadsCached() *Span {
+func (b *builder) finalReadsCached() *page.Span {
 	if !b.finalDone {
 		b.final, b.finalDone = b.finalReads(), true
 	}
@@ -800,5 +769,5 @@ func (b *builder) atomJSON(a model.Atom) any {
 	if a.Kind == model.KInt {
 		return a.Int
 	}
-	return elide(a.String(), 40)
+	return page.Elide(a.String(), 40)
 }

@@ -1,19 +1,18 @@
-package report
+package queueview
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report/page"
 )
 
 // Shares of ViewOptions.MaxTotalPoints each chart family may use.
@@ -22,26 +21,6 @@ const (
 	unseenShare   = 0.15
 	lagShare      = 0.125 // each of the two lag charts
 )
-
-// num formats x with d decimals, trailing zeros dropped, as a JSON number.
-func num(x float64, d int) json.Number {
-	s := strconv.FormatFloat(x, 'f', d, 64)
-	if strings.IndexByte(s, '.') >= 0 {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return json.Number(s)
-}
-
-// decimalsFor returns how many decimals resolve about a millionth of m.
-func decimalsFor(m float64) int {
-	if m <= 0 {
-		return 3
-	}
-	return max(0, min(9, 6-int(math.Floor(math.Log10(m)))))
-}
 
 // minMax reduces the points of one series, in order, to at most n: the
 // first and the last, and from each of (n-2)/2 equal runs of the rest, the
@@ -107,23 +86,6 @@ func allocate(sizes []int, budget, maxPer, floor int) []int {
 	return out
 }
 
-// jsonOption validates a go-echarts chart and returns its option object as
-// JSON. encoding/json escapes <, > and & in strings, so the text is safe
-// inside a script element as well.
-func jsonOption(c interface {
-	Validate()
-	JSON() map[string]interface{}
-}) json.RawMessage {
-	c.Validate()
-	b, err := json.Marshal(c.JSON())
-	if err != nil {
-		// Every value is built here from numbers and strings; a failure is
-		// a bug, and an empty option shows as an empty chart.
-		return json.RawMessage(`{}`)
-	}
-	return b
-}
-
 // baseRect sets what every chart on a time axis shares: axes, zoom and
 // pan, tooltip, a scrolling legend.
 // integral y axes (offsets, counts) get no fractional ticks.
@@ -131,7 +93,7 @@ func jsonOption(c interface {
 // the other charts' time axes start at the start of the test.
 func (b *builder) baseRect(c *charts.RectChart, yName string, trigger string, offsets bool) {
 	y := opts.YAxis{Type: "value", Name: yName}
-	x := opts.XAxis{Type: "value", Name: b.clock.axisName(), NameLocation: "middle", NameGap: 28, Min: 0}
+	x := opts.XAxis{Type: "value", Name: b.Clock.AxisName(), NameLocation: "middle", NameGap: 28, Min: 0}
 	if offsets { // keyTimeline sets the ranges
 		y.MinInterval = 1
 	}
@@ -153,20 +115,20 @@ func (b *builder) baseRect(c *charts.RectChart, yName string, trigger string, of
 
 // finalReads tells the final-read phase: from the last ok send to the last
 // ok poll completed after it. Nil when no ok poll follows the last ok send.
-func (b *builder) finalReads() *Span {
-	if b.h == nil {
+func (b *builder) finalReads() *page.Span {
+	if b.H == nil {
 		return nil
 	}
 	var lastSend, lastPoll *model.Op
-	for i := range b.h.Ops {
-		op := &b.h.Ops[i]
+	for i := range b.H.Ops {
+		op := &b.H.Ops[i]
 		if op.Type != model.OK || !op.IsClient() {
 			continue
 		}
-		if _, ok := b.clock.x(op); !ok {
+		if _, ok := b.Clock.X(op); !ok {
 			continue
 		}
-		for _, m := range b.h.MopsOf(op) {
+		for _, m := range b.H.MopsOf(op) {
 			if m.Kind == model.MopSend && m.Done {
 				lastSend = op
 			}
@@ -178,35 +140,35 @@ func (b *builder) finalReads() *Span {
 	if lastSend == nil || lastPoll == nil {
 		return nil
 	}
-	from, _ := b.clock.x(lastSend)
-	to, _ := b.clock.x(lastPoll)
+	from, _ := b.Clock.X(lastSend)
+	to, _ := b.Clock.X(lastPoll)
 	if to <= from {
 		return nil
 	}
-	return &Span{From: from, To: to, Label: fmt.Sprintf("final reads: after the last ok send (op %d) to the last ok poll (op %d)", lastSend.Index, lastPoll.Index)}
+	return &page.Span{From: from, To: to, Label: fmt.Sprintf("final reads: after the last ok send (op %d) to the last ok poll (op %d)", lastSend.Index, lastPoll.Index)}
 }
 
 // finalSeries adds an empty series carrying the final-read phase as a mark
 // area, so the legend can hide it.
-func (b *builder) finalSeries(c *charts.RectChart, fr *Span) {
+func (b *builder) finalSeries(c *charts.RectChart, fr *page.Span) {
 	if fr == nil {
 		return
 	}
-	d := b.clock.decimals
+	d := b.Clock.Decimals
 	// The band goes under the series; the line at its start, labelled,
 	// stays visible over stacked areas.
 	c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
 		Name: "final-read phase", Type: "line", Data: []any{},
 		ItemStyle: &opts.ItemStyle{Color: "#888888"},
 		MarkAreas: &opts.MarkAreas{
-			Data: []interface{}{[]opts.MarkAreaData{{Name: "final reads", XAxis: num(fr.From, d)}, {XAxis: num(fr.To, d)}}},
+			Data: []interface{}{[]opts.MarkAreaData{{Name: "final reads", XAxis: page.Num(fr.From, d)}, {XAxis: page.Num(fr.To, d)}}},
 			MarkAreaStyle: opts.MarkAreaStyle{
 				ItemStyle: &opts.ItemStyle{Color: "rgba(120,120,120,0.12)"},
 				Label:     &opts.Label{Show: opts.Bool(false)},
 			},
 		},
 		MarkLines: &opts.MarkLines{
-			Data: []interface{}{opts.MarkLineNameXAxisItem{Name: "final reads →", XAxis: num(fr.From, d)}},
+			Data: []interface{}{opts.MarkLineNameXAxisItem{Name: "final reads →", XAxis: page.Num(fr.From, d)}},
 			MarkLineStyle: opts.MarkLineStyle{
 				Symbol:    []string{"none", "none"},
 				Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "final reads →", Color: "#555555"},
@@ -218,10 +180,10 @@ func (b *builder) finalSeries(c *charts.RectChart, fr *Span) {
 
 // unseenChart draws res.Series.Unseen: per key, how many acknowledged
 // values no ok poll had read yet, stacked.
-func (b *builder) unseenChart(fr *Span) Chart {
-	ch := Chart{ID: "chart-unseen", Kind: "unseen", Title: "Unseen acknowledged values over time, per key (stacked)",
-		Dims: []string{b.clock.axisName(), "stacked", "unseen"}}
-	pts := &b.res.Series.Unseen
+func (b *builder) unseenChart(fr *page.Span) page.Chart {
+	ch := page.Chart{ID: "chart-unseen", Kind: "unseen", Title: "Unseen acknowledged values over time, per key (stacked)",
+		Dims: []string{b.Clock.AxisName(), "stacked", "unseen"}}
+	pts := &b.Res.Series.Unseen
 	// series: the keys with the highest peaks, the rest summed
 	peak := map[model.KeyID]int32{}
 	for _, p := range pts.All() {
@@ -237,8 +199,8 @@ func (b *builder) unseenChart(fr *Span) Chart {
 		}
 		return cmp.Compare(a, c)
 	})
-	own := min(len(keys), b.o.MaxSeries)
-	if len(keys) == b.o.MaxSeries+1 {
+	own := min(len(keys), b.O.MaxSeries)
+	if len(keys) == b.O.MaxSeries+1 {
 		own = len(keys)
 	}
 	seriesOf := map[model.KeyID]int{}
@@ -251,18 +213,18 @@ func (b *builder) unseenChart(fr *Span) Chart {
 	}
 	names := make([]string, nSeries)
 	for i := range own {
-		names[i] = "key " + b.keyName(keys[i])
+		names[i] = "key " + b.KeyName(keys[i])
 	}
 	if nSeries > own {
 		names[own] = fmt.Sprintf("%d other keys", len(keys)-own)
-		b.omissions = append(b.omissions, fmt.Sprintf("Unseen chart: %d keys with lower peaks are summed into one series.", len(keys)-own))
+		b.Omissions = append(b.Omissions, fmt.Sprintf("Unseen chart: %d keys with lower peaks are summed into one series.", len(keys)-own))
 	}
 	xs := make([]float64, pts.Len())
 	for i, p := range pts.All() {
-		if b.clock.unit == "op" {
+		if b.Clock.Unit == "op" {
 			xs[i] = float64(p.OpIndex)
 		} else {
-			xs[i] = b.clock.ns(p.Time)
+			xs[i] = b.Clock.NS(p.Time)
 		}
 	}
 	distinct := 0
@@ -271,7 +233,7 @@ func (b *builder) unseenChart(fr *Span) Chart {
 			distinct++
 		}
 	}
-	grid := min(b.o.MaxPoints, int(float64(b.o.MaxTotalPoints)*unseenShare)/max(1, nSeries))
+	grid := min(b.O.MaxPoints, int(float64(b.O.MaxTotalPoints)*unseenShare)/max(1, nSeries))
 	// Exact, one point per time a count changed; with too many changes,
 	// one point per time bucket (the largest count in it).
 	bucketed := distinct+1 > grid
@@ -289,7 +251,7 @@ func (b *builder) unseenChart(fr *Span) Chart {
 	cur := make([]int64, nSeries)
 	bmax := make([]int64, nSeries)
 	last := map[model.KeyID]int32{}
-	d := b.clock.decimals
+	d := b.Clock.Decimals
 	// Series are stacked here, not by ECharts (whose stacking on a value
 	// axis pairs points by x and breaks steps): a point is [x, the sum of
 	// this series and those below it, this series' own count].
@@ -297,7 +259,7 @@ func (b *builder) unseenChart(fr *Span) Chart {
 		sum := int64(0)
 		for s := range nSeries {
 			sum += vs[s]
-			data[s] = append(data[s], []any{num(x, d), sum, vs[s]})
+			data[s] = append(data[s], []any{page.Num(x, d), sum, vs[s]})
 		}
 	}
 	n := pts.Len()
@@ -321,14 +283,14 @@ func (b *builder) unseenChart(fr *Span) Chart {
 			copy(bmax, cur)
 		}
 	}
-	if n > 0 && b.clock.end > xs[len(xs)-1] {
-		emit(b.clock.end, cur) // the counts stay until the history ends
+	if n > 0 && b.Clock.End > xs[len(xs)-1] {
+		emit(b.Clock.End, cur) // the counts stay until the history ends
 	}
 	if bucketed {
 		w := (hi - lo) / float64(grid)
 		ch.Note = fmt.Sprintf("Downsampled from %s changes to %d points per key: each point is the largest count within %s %s.",
-			thousands(int64(n)), grid, num(w, d), b.clock.unit)
-		b.omissions = append(b.omissions, "Unseen chart: "+ch.Note)
+			page.Thousands(int64(n)), grid, page.Num(w, d), b.Clock.Unit)
+		b.Omissions = append(b.Omissions, "Unseen chart: "+ch.Note)
 	}
 	c := charts.NewLine()
 	b.baseRect(&c.RectChart, "unseen values", "axis", false)
@@ -356,7 +318,7 @@ func (b *builder) unseenChart(fr *Span) Chart {
 	if nSeries > 0 {
 		c.Legend.Data = legend
 	}
-	ch.Option = jsonOption(c)
+	ch.Option = page.JSONOption(c)
 	ch.Series = len(c.MultiSeries)
 	return ch
 }
@@ -367,14 +329,14 @@ var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#
 
 // lagChart draws res.Series.Lag: the realtime lag of consumers, by key
 // (byKey) or by process, each point the worst sample in its time bucket.
-func (b *builder) lagChart(byKey bool, fr *Span) Chart {
-	ch := Chart{ID: "chart-lag-process", Kind: "lag-process", Title: "Realtime lag per process (worst over its keys)",
-		Dims: []string{b.clock.axisName(), "lag", "op", "key"}}
+func (b *builder) lagChart(byKey bool, fr *page.Span) page.Chart {
+	ch := page.Chart{ID: "chart-lag-process", Kind: "lag-process", Title: "Realtime lag per process (worst over its keys)",
+		Dims: []string{b.Clock.AxisName(), "lag", "op", "key"}}
 	if byKey {
-		ch = Chart{ID: "chart-lag-key", Kind: "lag-key", Title: "Realtime lag per key (worst over consumers)",
-			Dims: []string{b.clock.axisName(), "lag", "op", "process"}}
+		ch = page.Chart{ID: "chart-lag-key", Kind: "lag-key", Title: "Realtime lag per key (worst over consumers)",
+			Dims: []string{b.Clock.AxisName(), "lag", "op", "process"}}
 	}
-	samples := &b.res.Series.Lag
+	samples := &b.Res.Series.Lag
 	group := func(p analysis.LagPoint) int64 {
 		if byKey {
 			return int64(p.Key)
@@ -398,8 +360,8 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 		}
 		return cmp.Compare(a, c)
 	})
-	own := min(len(groups), b.o.MaxSeries)
-	if len(groups) == b.o.MaxSeries+1 {
+	own := min(len(groups), b.O.MaxSeries)
+	if len(groups) == b.O.MaxSeries+1 {
 		own = len(groups)
 	}
 	seriesOf := map[int64]int{}
@@ -417,22 +379,22 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 	names := make([]string, nSeries)
 	for i := range own {
 		if byKey {
-			names[i] = "key " + b.keyName(model.KeyID(groups[i]))
+			names[i] = "key " + b.KeyName(model.KeyID(groups[i]))
 		} else {
 			names[i] = "process " + strconv.FormatInt(groups[i], 10)
 		}
 	}
 	if nSeries > own {
 		names[own] = fmt.Sprintf("%d other %s (worst)", len(groups)-own, what)
-		b.omissions = append(b.omissions, fmt.Sprintf("%s: %d %s with lower peaks are merged into one series (their worst lag).", ch.Title, len(groups)-own, what))
+		b.Omissions = append(b.Omissions, fmt.Sprintf("%s: %d %s with lower peaks are merged into one series (their worst lag).", ch.Title, len(groups)-own, what))
 	}
 	// a sample's x, computed again where needed rather than held for the
 	// millions of samples of a large history
 	xOf := func(p analysis.LagPoint) float64 {
-		if b.clock.unit == "op" {
+		if b.Clock.Unit == "op" {
 			return float64(p.OpIndex)
 		}
-		return b.clock.ns(p.Time)
+		return b.Clock.NS(p.Time)
 	}
 	maxLag := int64(0)
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -446,9 +408,9 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 	if samples.Len() == 0 {
 		lo, hi = 0, 0
 	}
-	lagUnit, lagScale := unitFor(maxLag)
+	lagUnit, lagScale := page.UnitFor(maxLag)
 	ch.Dims[1] = "lag (" + lagUnit + ")"
-	grid := min(b.o.MaxPoints, int(float64(b.o.MaxTotalPoints)*lagShare)/max(1, nSeries))
+	grid := min(b.O.MaxPoints, int(float64(b.O.MaxTotalPoints)*lagShare)/max(1, nSeries))
 	bucketed := slices.Max(append(perSeries, 0)) > grid
 	bucketOf := func(x float64) float64 {
 		if !bucketed || hi <= lo {
@@ -475,7 +437,7 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 		}
 		cells[s] = append(cs, cell{bk, i, p.LagNS})
 	}
-	d, ld := b.clock.decimals, decimalsFor(float64(maxLag)/lagScale)
+	d, ld := b.Clock.Decimals, page.DecimalsFor(float64(maxLag)/lagScale)
 	c := charts.NewLine()
 	b.baseRect(&c.RectChart, ch.Dims[1], "item", false)
 	for s := range nSeries {
@@ -484,9 +446,9 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 			smp := samples.At(cl.at)
 			var extra any = int64(smp.Process)
 			if !byKey {
-				extra = elide(b.keyName(smp.Key), 40)
+				extra = page.Elide(b.KeyName(smp.Key), 40)
 			}
-			data = append(data, []any{num(xOf(smp), d), num(float64(smp.LagNS)/lagScale, ld), smp.OpIndex, extra})
+			data = append(data, []any{page.Num(xOf(smp), d), page.Num(float64(smp.LagNS)/lagScale, ld), smp.OpIndex, extra})
 		}
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
 			Name: names[s], Type: "line", Data: data, ShowSymbol: opts.Bool(true), SymbolSize: 3,
@@ -499,19 +461,11 @@ func (b *builder) lagChart(byKey bool, fr *Span) Chart {
 	}
 	if bucketed {
 		ch.Note = fmt.Sprintf("Downsampled from %s samples: each point is the worst lag within %s %s.",
-			thousands(int64(samples.Len())), num((hi-lo)/float64(grid), d), b.clock.unit)
-		b.omissions = append(b.omissions, ch.Title+": "+ch.Note)
+			page.Thousands(int64(samples.Len())), page.Num((hi-lo)/float64(grid), d), b.Clock.Unit)
+		b.Omissions = append(b.Omissions, ch.Title+": "+ch.Note)
 	}
 	b.finalSeries(&c.RectChart, fr)
-	ch.Option = jsonOption(c)
+	ch.Option = page.JSONOption(c)
 	ch.Series = len(c.MultiSeries)
 	return ch
-}
-
-// keyName renders a key as the history wrote it.
-func (b *builder) keyName(k model.KeyID) string {
-	if b.h == nil || int(k) >= len(b.h.Keys) || k < 0 {
-		return "?"
-	}
-	return b.h.Keys[k].String()
 }

@@ -1,4 +1,4 @@
-package report
+package page
 
 import (
 	"encoding/json"
@@ -15,9 +15,9 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// graphNode is a node of a cycle drawing; Tip holds the lines of its
+// GraphNode is a node of a cycle drawing; Tip holds the lines of its
 // tooltip, which the page sets as text.
-type graphNode struct {
+type GraphNode struct {
 	Name       string          `json:"name"`
 	X          float64         `json:"x"`
 	Y          float64         `json:"y"`
@@ -28,8 +28,8 @@ type graphNode struct {
 	Label      *opts.Label     `json:"label,omitempty"`
 }
 
-// graphLink is an edge of a cycle drawing, labelled with its relation.
-type graphLink struct {
+// GraphLink is an edge of a cycle drawing, labelled with its relation.
+type GraphLink struct {
 	Source    string          `json:"source"`
 	Target    string          `json:"target"`
 	Tip       []string        `json:"tip"`
@@ -41,53 +41,53 @@ var relColor = map[string]string{
 	"wr": "#1f77b4", "ww": "#ff7f0e", "rw": "#d62728", "process": "#2ca02c", "realtime": "#9467bd",
 }
 
-// cycleChart draws one cycle: its ops as nodes around a circle, its steps
+// CycleChart draws one cycle: its ops as nodes around a circle, its steps
 // as arrows labelled wr, ww, process or realtime, each with the sentence
 // that says why the edge exists as its tooltip.
-func (b *builder) cycleChart(typ string, n int, in *analysis.Instance, steps []StepView) Chart {
-	ch := Chart{ID: fmt.Sprintf("chart-cycle-%s-%d", nonAnchor.ReplaceAllString(typ, "_"), n), Kind: "cycle",
+func (b *Builder) CycleChart(typ string, n int, in *analysis.Instance, steps []StepView) Chart {
+	ch := Chart{ID: CycleID(typ, n), Kind: "cycle",
 		Title: fmt.Sprintf("%s #%d: the cycle", typ, n)}
 	name := func(idx int64) string {
-		if op := b.op(idx); op != nil && op.Process != model.NoProcess {
+		if op := b.Op(idx); op != nil && op.Process != model.NoProcess {
 			return fmt.Sprintf("op %d · p%d", idx, op.Process)
 		}
 		return fmt.Sprintf("op %d", idx)
 	}
-	var nodes []graphNode
+	var nodes []GraphNode
 	addNode := func(idx int64) {
 		tip := []string{fmt.Sprintf("op %d", idx)}
-		if pos := b.pos(idx); pos >= 0 {
-			op := &b.h.Ops[pos]
-			tip = append(tip, fmt.Sprintf("process %d · %s %s", op.Process, op.Type, b.fname(op)))
+		if pos := b.Pos(idx); pos >= 0 {
+			op := &b.H.Ops[pos]
+			tip = append(tip, fmt.Sprintf("process %d · %s %s", op.Process, op.Type, b.FName(op)))
 			if op.Time != model.NoTime {
 				tip = append(tip, "time "+time.Duration(op.Time).String())
 			}
-			tip = append(tip, "value "+elide(b.opValue(pos), 160))
+			tip = append(tip, "value "+Elide(b.OpValue(pos), 160))
 		}
 		label := fmt.Sprintf("op %d", idx)
-		if op := b.op(idx); op != nil && op.Process != model.NoProcess {
+		if op := b.Op(idx); op != nil && op.Process != model.NoProcess {
 			label += fmt.Sprintf("\nprocess %d", op.Process)
 		}
-		nodes = append(nodes, graphNode{Name: name(idx), Tip: tip, Symbol: "roundRect", SymbolSize: []int{84, 44},
+		nodes = append(nodes, GraphNode{Name: name(idx), Tip: tip, Symbol: "roundRect", SymbolSize: []int{84, 44},
 			ItemStyle: &opts.ItemStyle{Color: "#fdf6e3", BorderColor: "#444444", BorderWidth: 1.5},
 			Label:     &opts.Label{Show: opts.Bool(true), Formatter: label, FontSize: 12, LineHeight: 16, Color: "#222222"}})
 	}
-	for _, idx := range cycleOps(in) {
+	for _, idx := range CycleOps(in) {
 		addNode(idx)
 	}
-	var links []graphLink
+	var links []GraphLink
 	for _, st := range steps {
-		links = append(links, markContested(relLink(name(st.From), name(st.To), st.Rel, st.Rel, 14,
+		links = append(links, MarkContested(RelLink(name(st.From), name(st.To), st.Rel, st.Rel, 14,
 			[]string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To), st.Why}), st.Contested))
 	}
-	ch.Option = graphOption(typ, nodes, links)
+	ch.Option = GraphOption(typ, nodes, links)
 	ch.Series = 1
 	return ch
 }
 
-// cycleOps are the ops a cycle drawing shows, once each: the cycle's, then
+// CycleOps are the ops a cycle drawing shows, once each: the cycle's, then
 // any other its steps name, in order.
-func cycleOps(in *analysis.Instance) []int64 {
+func CycleOps(in *analysis.Instance) []int64 {
 	var ops []int64
 	add := func(idx int64) {
 		if !slices.Contains(ops, idx) {
@@ -104,24 +104,30 @@ func cycleOps(in *analysis.Instance) []int64 {
 	return ops
 }
 
-// relLink is an edge of a cycle drawing from source to target, coloured
+// RelColor is the colour of the edges of a relation (wr, ww, rw,
+// process, realtime; the first of a combined "a+b").
+func RelColor(rel string) string {
+	if c := relColor[strings.Split(rel, "+")[0]]; c != "" {
+		return c
+	}
+	return "#444444"
+}
+
+// RelLink is an edge of a cycle drawing from source to target, coloured
 // by its relation (wr, ww, rw, process, realtime; the first of a combined
 // "a+b"), labelled label in fontSize points, tip as its tooltip.
-func relLink(source, target, rel, label string, fontSize float32, tip []string) graphLink {
-	color := relColor[strings.Split(rel, "+")[0]]
-	if color == "" {
-		color = "#444444"
-	}
-	return graphLink{
+func RelLink(source, target, rel, label string, fontSize float32, tip []string) GraphLink {
+	color := RelColor(rel)
+	return GraphLink{
 		Source: source, Target: target, Tip: tip,
 		Label:     &opts.EdgeLabel{Show: opts.Bool(true), Formatter: label, FontSize: fontSize, FontWeight: "bold", Color: color},
 		LineStyle: &opts.LineStyle{Color: color, Width: 2.5, Curveness: 0.3, Opacity: opts.Float(0.9)},
 	}
 }
 
-// markContested draws the edge of a contested step dashed, its label
+// MarkContested draws the edge of a contested step dashed, its label
 // followed by "(assumed)", and says so first in its tooltip.
-func markContested(l graphLink, contested bool) graphLink {
+func MarkContested(l GraphLink, contested bool) GraphLink {
 	if !contested {
 		return l
 	}
@@ -131,13 +137,13 @@ func markContested(l graphLink, contested bool) graphLink {
 	return l
 }
 
-// graphOption lays a cycle's nodes out and returns the ECharts option of
+// GraphOption lays a cycle's nodes out and returns the ECharts option of
 // its drawing: the nodes around a circle, the first on the left, in cycle
 // order clockwise, and the links as curved arrows. Positions are fixed
 // (layout "none"): ECharts' circular layout bends edges towards the
 // centre, which draws the two edges of a two-op cycle on top of each
 // other.
-func graphOption(typ string, nodes []graphNode, links []graphLink) json.RawMessage {
+func GraphOption(typ string, nodes []GraphNode, links []GraphLink) json.RawMessage {
 	for i := range nodes {
 		a := math.Pi + 2*math.Pi*float64(i)/float64(len(nodes))
 		nodes[i].X = math.Round(100 + 100*math.Cos(a))
@@ -157,5 +163,5 @@ func graphOption(typ string, nodes []graphNode, links []graphLink) json.RawMessa
 	g.MultiSeries[0].Data = nodes
 	g.MultiSeries[0].Links = links
 	g.MultiSeries[0].LineStyle = &opts.LineStyle{Curveness: 0.3}
-	return jsonOption(g)
+	return JSONOption(g)
 }

@@ -1,4 +1,10 @@
-package report
+// Package txnview is the transactional workloads' part of the HTML report
+// (list-append, rw-register): the models checked and ruled out, a
+// transaction timeline with the transactions of each anomaly marked,
+// every anomaly instance with its micro-ops, cycles drawn with labelled
+// edges, and each key's version order. Its Layout is what the workloads'
+// registry entries (package workload) hold for the report.
+package txnview
 
 import (
 	"fmt"
@@ -14,125 +20,20 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/model"
-	"github.com/hindsight-dev/hindsight/workload"
+	"github.com/hindsight-dev/hindsight/report/page"
 )
 
-// This file builds the view of a transactional history (list-append,
-// rw-register): the models checked and ruled out, a transaction timeline
-// with the transactions of each anomaly marked, every anomaly instance
-// with its micro-ops, cycles drawn with labelled edges, and each key's
-// version order.
-
-// TxnView is the part of the page only transactional histories have.
-type TxnView struct {
-	// Models are the consistency models checked; Not the weakest models
-	// the anomalies rule out, AlsoNot the stronger ones they rule out too
-	// (Elle's :not and :also-not).
-	Models  []string `json:"models"`
-	Not     []string `json:"not"`
-	AlsoNot []string `json:"also_not"`
-	// List says the history is list-append (its writes are appends), not
-	// rw-register (writes of values), for the page's wording.
-	List bool `json:"list"`
-	// Timeline is the transaction timeline.
-	Timeline TxnTimeline `json:"timeline"`
-	// Orders are the keys' version orders, keys with anomalies first, at
-	// most MaxKeys of OrdersTotal.
-	Orders      []OrderView `json:"orders"`
-	OrdersTotal int         `json:"orders_total"`
-}
-
-// TxnTimeline is the transaction timeline: time (or op index) across, one
-// lane per process, each transaction a bar from its invocation to its
-// completion. Its option is in Chart.Option; its custom series are drawn by
-// the page script, bar data [start, end, lane, status, invocation index,
-// completion index (-1: never completed)].
-type TxnTimeline struct {
-	Chart
-	// Axis names the x axis ("time (ms)", or "op index" and why).
-	Axis string `json:"axis"`
-	// Lanes are the lanes' labels, one per process, in order.
-	Lanes []string `json:"lanes"`
-	// Colors are the fills of the statuses (ok, info, fail, never
-	// completed), by status number.
-	Colors []string `json:"colors"`
-	// Txns is the number of transactions in the history, Drawn how many
-	// bars the chart has, Marked how many of them take part in an anomaly
-	// shown on the page.
-	Txns   int `json:"txns"`
-	Drawn  int `json:"drawn"`
-	Marked int `json:"marked"`
-	// Marks are the anomaly instances shown on the page with transactions
-	// on the timeline; a bar's "m" lists indices into Marks.
-	Marks []TxnMark `json:"marks"`
-}
-
-// TxnMark is one anomaly instance on the transaction timeline.
-type TxnMark struct {
-	// Label names the instance ("G1c #1"); Target is the id of its
-	// article on the page.
-	Label  string `json:"label"`
-	Target string `json:"target"`
-	// Txns is how many transactions take part; From and To span them on
-	// the x axis.
-	Txns int     `json:"txns"`
-	From float64 `json:"from"`
-	To   float64 `json:"to"`
-}
-
-// OrderView is one key's version order, as far as reads showed it.
-type OrderView struct {
-	Key string `json:"key"`
-	// Len is the number of elements; Order the order as text, shortened
-	// to its first and last elements when long.
-	Len   int    `json:"len"`
-	Order string `json:"order"`
-	// From is the op whose read showed the order, -1 when none did.
-	From int64 `json:"from"`
-	// Anomalies counts the anomaly instances that involve the key.
-	Anomalies int `json:"anomalies"`
-	// Partial marks an rw-register order: Order then lists its edges (Len
-	// of them), each with the source that established it.
-	Partial bool `json:"partial,omitempty"`
-}
-
-// ReadsView sets two reads of one key side by side (incompatible-order):
-// a window of their elements around the first one where they differ.
-type ReadsView struct {
-	// Diff is the 0-based index of the first element where the reads
-	// differ.
-	Diff int `json:"diff"`
-	// Indices are the 1-based element numbers of the window's columns.
-	Indices []int       `json:"indices"`
-	Rows    [2]ReadsRow `json:"rows"`
-}
-
-// ReadsRow is one of the two reads of a ReadsView.
-type ReadsRow struct {
-	Op  int64 `json:"op"`
-	Len int   `json:"len"`
-	// Before and After count the elements left out of the window.
-	Before int `json:"before"`
-	After  int `json:"after"`
-	// Cells are the elements in the window (Text "" past the list's end).
-	Cells []ReadsCell `json:"cells"`
-}
-
-// ReadsCell is one element of a read.
-type ReadsCell struct {
-	Text string `json:"text"`
-	Diff bool   `json:"diff,omitempty"`
-}
-
-// Statuses of a transaction on the timeline, and their fills.
+// Statuses of a transaction on the timeline (the fourth number of a bar's
+// data), and their fills.
 const (
-	txnOK = iota
-	txnInfo
-	txnFail
-	txnOpen
+	StatusOK = iota
+	StatusInfo
+	StatusFail
+	StatusOpen
 )
 
-var txnStatusNames = []string{"ok", "info", "fail", "never completed (info)"}
+// StatusNames name the statuses in the timeline's legend.
+var StatusNames = []string{"ok", "info", "fail", "never completed (info)"}
 var txnColors = []string{"#4a90c2", "#e6a700", "#a9b0b7", "#f3d27a"}
 
 // Size bounds of the transactional parts of the page.
@@ -149,60 +50,53 @@ const (
 )
 
 // txnView fills v with the transactional view of b.res.
-func (b *builder) txnView(v *View) {
-	v.Stats, v.Options = txnStatFacts(b.res), txnOptionFacts(b.res)
-	b.sections(v)
-	tv := &TxnView{Models: nonNil(b.res.Models), Not: nonNil(b.res.Not), AlsoNot: nonNil(b.res.AlsoNot),
-		List: lists(b.res.Workload)}
+func (b *builder) txnView(v *page.View) {
+	v.Stats, v.Options = b.l.statFacts(b.Res), optionFacts(b.Res)
+	tv := &page.TxnView{Models: page.NonNil(b.Res.Models), Not: page.NonNil(b.Res.Not), AlsoNot: page.NonNil(b.Res.AlsoNot),
+		List: b.l.List}
 	tv.Timeline = b.txnTimeline(v)
 	tv.Orders, tv.OrdersTotal = b.orders()
 	if len(tv.Orders) < tv.OrdersTotal {
 		v.Omissions = append(v.Omissions, fmt.Sprintf("Version orders: %d of %s keys are listed (keys with anomalies first).",
-			len(tv.Orders), thousands(int64(tv.OrdersTotal))))
+			len(tv.Orders), page.Thousands(int64(tv.OrdersTotal))))
 	}
 	v.Txn = tv
 	v.TimeUnit = b.tclock.unit
 	v.Charts = append(v.Charts, tv.Timeline.Chart)
-	v.Charts = append(v.Charts, b.cycleCharts...)
-	v.Omissions = append(v.Omissions, b.omissions...)
+	v.Charts = append(v.Charts, b.CycleCharts...)
+	v.Omissions = append(v.Omissions, b.Omissions...)
 }
 
-// written names what a transactional workload writes: list-append appends
-// elements, rw-register writes values (the workload's Unit).
-func written(workload string) string {
-	return txnUnit(workload) + " written"
-}
-
-func txnStatFacts(res *analysis.Result) []Fact {
+func (l Layout) statFacts(res *analysis.Result) []page.Fact {
 	s := res.Stats
-	n := func(x int64) string { return thousands(x) }
-	return []Fact{
-		{"ops", n(s.Ops)},
-		{"transactions", fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
-		{"keys", n(s.Keys)},
-		{written(res.Workload), n(s.Messages)},
-		{"dependency graph", fmt.Sprintf("%s transactions, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
-		{"check time", fmt.Sprintf("%d ms", s.ElapsedMS)},
+	n := func(x int64) string { return page.Thousands(x) }
+	return []page.Fact{
+		{Label: "ops", Value: n(s.Ops)},
+		{Label: "transactions", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
+		{Label: "keys", Value: n(s.Keys)},
+		{Label: l.Unit + " written", Value: n(s.Messages)},
+		{Label: "dependency graph", Value: fmt.Sprintf("%s transactions, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
+		{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)},
 	}
 }
 
-func txnOptionFacts(res *analysis.Result) []Fact {
-	facts := []Fact{}
+func optionFacts(res *analysis.Result) []page.Fact {
+	facts := []page.Fact{}
 	for _, m := range res.Models {
-		facts = append(facts, Fact{"--model", m})
+		facts = append(facts, page.Fact{Label: "--model", Value: m})
 	}
 	if len(res.Options.Anomalies) > 0 {
-		facts = append(facts, Fact{"--anomalies", strings.Join(res.Options.Anomalies, ", ")})
+		facts = append(facts, page.Fact{Label: "--anomalies", Value: strings.Join(res.Options.Anomalies, ", ")})
 	}
-	return append(facts, Fact{"--cycle-budget", time.Duration(res.Options.CycleBudgetS * 1e9).String()})
+	return append(facts, page.Fact{Label: "--cycle-budget", Value: time.Duration(res.Options.CycleBudgetS * 1e9).String()})
 }
 
 // txnInstance adds to iv what a transactional instance shows beyond a
 // queue's: its article's id, a cycle's explanation split into its first
 // line and the chain of orders that follows, and the two reads of an
 // incompatible order side by side.
-func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instance) {
-	iv.ID = fmt.Sprintf("%s-%d", Anchor(typ), iv.N)
+func (b *builder) txnInstance(iv *page.InstanceView, typ string, in *analysis.Instance) {
+	iv.ID = fmt.Sprintf("%s-%d", page.Anchor(typ), iv.N)
 	if len(in.Steps) > 0 {
 		lines := strings.Split(iv.Explanation, "\n")
 		iv.Explanation = strings.TrimSpace(lines[0])
@@ -210,28 +104,28 @@ func (b *builder) txnInstance(iv *InstanceView, typ string, in *analysis.Instanc
 			iv.Chain = append(iv.Chain, strings.TrimSpace(l))
 		}
 	}
-	if e, ok := workload.Describe(b.res.Workload, typ); ok && e.SideBySide && len(in.Values) == 2 && len(in.Ops) == 2 {
+	if e, ok := b.Describe(typ); ok && e.SideBySide && len(in.Values) == 2 && len(in.Ops) == 2 {
 		iv.Reads = sideBySide(in.Ops, in.Values)
 	}
 }
 
 // sideBySide sets two reads of a key side by side around the first
 // element where they differ.
-func sideBySide(ops []int64, lists []analysis.Value) *ReadsView {
+func sideBySide(ops []int64, lists []analysis.Value) *page.ReadsView {
 	d := catalog.FirstDifference(lists[0], lists[1])
 	longest := max(len(lists[0].Elems), len(lists[1].Elems))
 	lo, hi := max(0, d-readsContext), min(longest, d+readsContext+1)
-	rv := &ReadsView{Diff: d}
+	rv := &page.ReadsView{Diff: d}
 	for i := lo; i < hi; i++ {
 		rv.Indices = append(rv.Indices, i+1)
 	}
 	for r := range 2 {
 		elems := lists[r].Elems
-		row := ReadsRow{Op: ops[r], Len: len(elems), Before: min(lo, len(elems)), After: max(0, len(elems)-hi)}
+		row := page.ReadsRow{Op: ops[r], Len: len(elems), Before: min(lo, len(elems)), After: max(0, len(elems)-hi)}
 		for i := lo; i < hi; i++ {
-			c := ReadsCell{Diff: i == d}
+			c := page.ReadsCell{Diff: i == d}
 			if i < len(elems) {
-				c.Text = elide(elems[i].String(), 40)
+				c.Text = page.Elide(elems[i].String(), 40)
 			}
 			row.Cells = append(row.Cells, c)
 		}
@@ -244,7 +138,7 @@ func sideBySide(ops []int64, lists []analysis.Value) *ReadsView {
 // each (long reads shortened, each elided past chars), at most maxMops of
 // them and then a count of the rest.
 func (b *builder) mopTexts(pos, maxMops, chars int) []string {
-	mops := b.mops(pos)
+	mops := b.Mops(pos)
 	out := make([]string, 0, min(len(mops), maxMops+1))
 	for i := range mops {
 		if i == maxMops {
@@ -252,8 +146,8 @@ func (b *builder) mopTexts(pos, maxMops, chars int) []string {
 			break
 		}
 		var sb strings.Builder
-		b.writeMop(&sb, &mops[i], chars*2)
-		out = append(out, elide(sb.String(), chars))
+		b.WriteMop(&sb, &mops[i], chars*2)
+		out = append(out, page.Elide(sb.String(), chars))
 	}
 	return out
 }
@@ -261,22 +155,22 @@ func (b *builder) mopTexts(pos, maxMops, chars int) []string {
 // txnCycleChart draws a transactional cycle: each transaction a node
 // showing its micro-ops, each step an arrow coloured by its relation and
 // labelled with it, its key and values; tooltips say why each edge exists.
-func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps []StepView) Chart {
-	ch := Chart{ID: fmt.Sprintf("chart-cycle-%s-%d", nonAnchor.ReplaceAllString(typ, "_"), n), Kind: "cycle",
+func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+	ch := page.Chart{ID: page.CycleID(typ, n), Kind: "cycle",
 		Title: fmt.Sprintf("%s #%d: the cycle", typ, n)}
 	name := func(idx int64) string { return fmt.Sprintf("op %d", idx) }
-	var nodes []graphNode
+	var nodes []page.GraphNode
 	addNode := func(idx int64) {
 		head := name(idx)
 		tip := []string{head}
 		var mops []string
-		if pos := b.pos(idx); pos >= 0 {
-			op := &b.h.Ops[pos]
+		if pos := b.Pos(idx); pos >= 0 {
+			op := &b.H.Ops[pos]
 			if op.Process >= 0 {
 				head += fmt.Sprintf(" · process %d", op.Process)
 			}
 			tip[0] = head
-			tip = append(tip, op.Type.String()+" "+b.fname(op))
+			tip = append(tip, op.Type.String()+" "+b.FName(op))
 			if op.Time != model.NoTime {
 				tip = append(tip, "time "+time.Duration(op.Time).String())
 			}
@@ -289,15 +183,15 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 			width = max(width, len([]rune(l)))
 		}
 		size := []int{min(max(width*7+18, 90), 260), len(lines)*15 + 14}
-		nodes = append(nodes, graphNode{Name: name(idx), Tip: tip, Symbol: "roundRect", SymbolSize: size,
+		nodes = append(nodes, page.GraphNode{Name: name(idx), Tip: tip, Symbol: "roundRect", SymbolSize: size,
 			ItemStyle: &opts.ItemStyle{Color: "#fdf6e3", BorderColor: "#444444", BorderWidth: 1.5},
 			Label: &opts.Label{Show: opts.Bool(true), Formatter: strings.Join(lines, "\n"), FontSize: 11, LineHeight: 15,
 				Color: "#222222", FontFamily: "monospace"}})
 	}
-	for _, idx := range cycleOps(in) {
+	for _, idx := range page.CycleOps(in) {
 		addNode(idx)
 	}
-	var links []graphLink
+	var links []page.GraphLink
 	for i, st := range steps {
 		src := in.Steps[i]
 		tip := []string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To)}
@@ -305,26 +199,26 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
 		}
 		tip = append(tip, st.Why)
-		links = append(links, markContested(relLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, lists(b.res.Workload)), 12, tip), st.Contested))
+		links = append(links, page.MarkContested(page.RelLink(name(st.From), name(st.To), st.Rel, edgeLabel(src, b.l.List), 12, tip), st.Contested))
 	}
-	ch.Option = graphOption(typ, nodes, links)
+	ch.Option = page.GraphOption(typ, nodes, links)
 	ch.Series = 1
 	return ch
 }
 
 // stepMop renders micro-op i of the op with :index idx, or "?".
 func (b *builder) stepMop(idx int64, i int) string {
-	pos := b.pos(idx)
+	pos := b.Pos(idx)
 	if pos < 0 {
 		return "?"
 	}
-	mops := b.mops(pos)
+	mops := b.Mops(pos)
 	if i < 0 || i >= len(mops) {
 		return "?"
 	}
 	var sb strings.Builder
-	b.writeMop(&sb, &mops[i], 400)
-	return elide(sb.String(), 160)
+	b.WriteMop(&sb, &mops[i], 400)
+	return page.Elide(sb.String(), 160)
 }
 
 // edgeLabel is a cycle edge's label: its relation, key and values
@@ -333,7 +227,7 @@ func (b *builder) stepMop(idx int64, i int) string {
 func edgeLabel(st analysis.Step, list bool) string {
 	parts := []string{st.Rel}
 	if st.Key != nil {
-		parts = append(parts, elide(st.Key.String(), 10))
+		parts = append(parts, page.Elide(st.Key.String(), 10))
 	}
 	short := func(v analysis.Value) string {
 		if v.Kind == model.KNil && !v.List {
@@ -342,7 +236,7 @@ func edgeLabel(st analysis.Step, list bool) string {
 			}
 			return "nil"
 		}
-		return elide(v.String(), 8)
+		return page.Elide(v.String(), 8)
 	}
 	switch {
 	case len(st.Values) == 2:
@@ -390,13 +284,13 @@ func newTxnClock(h *model.History) txnClock {
 		}
 		last = t
 	}
-	unit, scale := unitFor(last - t0)
+	unit, scale := page.UnitFor(last - t0)
 	c := txnClock{t0: t0, unit: unit, scale: scale, axis: "time (" + unit + ")"}
 	if t0 != 0 {
 		c.axis = "time (" + unit + " since op " + strconv.FormatInt(h.Ops[0].Index, 10) + ")"
 	}
 	c.end = float64(last-t0) / scale
-	c.decimals = decimalsFor(c.end)
+	c.decimals = page.DecimalsFor(c.end)
 	return c
 }
 
@@ -428,39 +322,35 @@ type barItem struct {
 // Mark). Transactions past MaxTxns are sampled, evenly in history order,
 // keeping every marked one. Cost: O(ops + witness ops of the shown
 // instances).
-func (b *builder) txnTimeline(v *View) TxnTimeline {
-	b.tclock = newTxnClock(b.h)
+func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
+	b.tclock = newTxnClock(b.H)
 	c := b.tclock
-	tl := TxnTimeline{Chart: Chart{ID: "chart-txn-timeline", Kind: "txn-timeline", Title: "Transaction timeline",
-		Dims: []string{c.axis}}, Axis: c.axis, Lanes: []string{}, Colors: txnColors, Marks: []TxnMark{}}
-	if b.h == nil {
-		tl.Option = jsonOption(charts.NewCustom())
+	tl := page.TxnTimeline{Chart: page.Chart{ID: "chart-txn-timeline", Kind: "txn-timeline", Title: "Transaction timeline",
+		Dims: []string{c.axis}}, Axis: c.axis, Lanes: []string{}, Colors: txnColors, Marks: []page.TxnMark{}}
+	if b.H == nil {
+		tl.Option = page.JSONOption(charts.NewCustom())
 		return tl
 	}
-	if b.pairing == nil {
-		p, _ := model.Pair(b.h) // problems were reported when the history was checked
-		b.pairing = &p
-	}
-	partner := b.pairing.Partner
+	partner := b.Pairing().Partner // problems were reported when the history was checked
 	// the transactions, and the lanes of their processes
-	barOf := make([]int32, len(b.h.Ops))
+	barOf := make([]int32, len(b.H.Ops))
 	var bars []txnBar
 	var procs []int32
-	for i := range b.h.Ops {
+	for i := range b.H.Ops {
 		barOf[i] = -1
-		op := &b.h.Ops[i]
+		op := &b.H.Ops[i]
 		if op.Type != model.Invoke || !op.IsClient() {
 			continue
 		}
-		tb := txnBar{inv: i, comp: int(partner[i]), status: txnOpen}
+		tb := txnBar{inv: i, comp: int(partner[i]), status: StatusOpen}
 		if tb.comp >= 0 {
-			switch b.h.Ops[tb.comp].Type {
+			switch b.H.Ops[tb.comp].Type {
 			case model.OK:
-				tb.status = txnOK
+				tb.status = StatusOK
 			case model.Fail:
-				tb.status = txnFail
+				tb.status = StatusFail
 			default:
-				tb.status = txnInfo
+				tb.status = StatusInfo
 			}
 			barOf[tb.comp] = int32(len(bars))
 		}
@@ -478,24 +368,24 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 		}
 	}
 	for i := range bars {
-		bars[i].lane, _ = slices.BinarySearch(procs, b.h.Ops[bars[i].inv].Process)
+		bars[i].lane, _ = slices.BinarySearch(procs, b.H.Ops[bars[i].inv].Process)
 	}
 	xs := func(tb *txnBar) (float64, float64) {
-		x0 := c.x(&b.h.Ops[tb.inv])
+		x0 := c.x(&b.H.Ops[tb.inv])
 		if tb.comp < 0 {
 			return x0, max(x0, c.end)
 		}
-		return x0, max(x0, c.x(&b.h.Ops[tb.comp]))
+		return x0, max(x0, c.x(&b.H.Ops[tb.comp]))
 	}
 	// marks: the transactions of each instance shown
 	for si := range v.Sections {
 		sec := &v.Sections[si]
 		for ii := range sec.Instances {
 			iv := &sec.Instances[ii]
-			src := &b.res.Anomalies[sec.Type][iv.N-1]
+			src := &b.Res.Anomalies[sec.Type][iv.N-1]
 			var ids []int
 			for _, idx := range src.Witness {
-				if pos := b.pos(idx); pos >= 0 && barOf[pos] >= 0 {
+				if pos := b.Pos(idx); pos >= 0 && barOf[pos] >= 0 {
 					ids = append(ids, int(barOf[pos]))
 				}
 			}
@@ -504,7 +394,7 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 			if len(ids) == 0 {
 				continue
 			}
-			m := TxnMark{Label: fmt.Sprintf("%s #%d", sec.Type, iv.N), Target: iv.ID, Txns: len(ids),
+			m := page.TxnMark{Label: fmt.Sprintf("%s #%d", sec.Type, iv.N), Target: iv.ID, Txns: len(ids),
 				From: math.Inf(1), To: math.Inf(-1)}
 			for _, id := range ids {
 				x0, x1 := xs(&bars[id])
@@ -517,7 +407,7 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 	}
 	for _, sec := range v.Sections {
 		if sec.Shown < sec.Count {
-			b.omissions = append(b.omissions, "Transaction timeline: only the transactions of the anomaly instances shown in detail are marked.")
+			b.Omissions = append(b.Omissions, "Transaction timeline: only the transactions of the anomaly instances shown in detail are marked.")
 			break
 		}
 	}
@@ -531,17 +421,17 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 		}
 	}
 	keep := others
-	if room := max(0, b.o.MaxTxns-len(marked)); len(others) > room {
+	if room := max(0, b.O.MaxTxns-len(marked)); len(others) > room {
 		keep = sampleLanes(others, room, len(procs), func(i int) int { return bars[i].lane })
-		how := fmt.Sprintf("%s of %s", thousands(int64(len(keep))), thousands(int64(len(others))))
+		how := fmt.Sprintf("%s of %s", page.Thousands(int64(len(keep))), page.Thousands(int64(len(others))))
 		if len(marked) > 0 {
 			how = fmt.Sprintf("all %s that take part in the anomalies shown, and %s of the other %s",
-				thousands(int64(len(marked))), thousands(int64(len(keep))), thousands(int64(len(others))))
+				page.Thousands(int64(len(marked))), page.Thousands(int64(len(keep))), page.Thousands(int64(len(others))))
 		}
-		b.omissions = append(b.omissions, fmt.Sprintf("Transaction timeline: %s of %s transactions are drawn: %s, spread evenly over each process's transactions (zoomed in, the gaps are the transactions left out).",
-			thousands(int64(len(marked)+len(keep))), thousands(int64(len(bars))), how))
+		b.Omissions = append(b.Omissions, fmt.Sprintf("Transaction timeline: %s of %s transactions are drawn: %s, spread evenly over each process's transactions (zoomed in, the gaps are the transactions left out).",
+			page.Thousands(int64(len(marked)+len(keep))), page.Thousands(int64(len(bars))), how))
 		tl.Note = fmt.Sprintf("Sampled: %s of %s transactions drawn; every transaction in an anomaly shown is drawn.",
-			thousands(int64(len(marked)+len(keep))), thousands(int64(len(bars))))
+			page.Thousands(int64(len(marked)+len(keep))), page.Thousands(int64(len(bars))))
 	}
 	tl.Txns, tl.Marked, tl.Drawn = len(bars), len(marked), len(marked)+len(keep)
 
@@ -551,11 +441,11 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 		comp := int64(-1)
 		pos := tb.inv
 		if tb.comp >= 0 {
-			comp, pos = b.h.Ops[tb.comp].Index, tb.comp
+			comp, pos = b.H.Ops[tb.comp].Index, tb.comp
 		}
 		return barItem{
-			Value: []any{num(x0, c.decimals), num(x1, c.decimals), tb.lane, tb.status, b.h.Ops[tb.inv].Index, comp},
-			Text:  elide(strings.Join(b.mopTexts(pos, nodeMops*2, barTextChars), " "), barTextChars),
+			Value: []any{page.Num(x0, c.decimals), page.Num(x1, c.decimals), tb.lane, tb.status, b.H.Ops[tb.inv].Index, comp},
+			Text:  page.Elide(strings.Join(b.mopTexts(pos, nodeMops*2, barTextChars), " "), barTextChars),
 			Marks: tb.marks,
 		}
 	}
@@ -564,16 +454,16 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 		{Type: "inside", XAxisIndex: []int{0}, FilterMode: "weakFilter"},
 		{Type: "slider", XAxisIndex: []int{0}, FilterMode: "weakFilter"},
 	}
-	if len(procs) > maxLanesShown {
+	if len(procs) > MaxLanesShown {
 		zooms = append(zooms, opts.DataZoom{Type: "slider", YAxisIndex: []int{0}, FilterMode: "weakFilter",
-			Start: 0, End: float32(math.Round(100 * maxLanesShown / float64(len(procs))))})
+			Start: 0, End: float32(math.Round(100 * MaxLanesShown / float64(len(procs))))})
 	}
-	lo, hi := niceRange(0, c.end, 0)
+	lo, hi := page.NiceRange(0, c.end, 0)
 	ch.SetGlobalOptions(
 		charts.WithInitializationOpts(opts.Initialization{BackgroundColor: "#ffffff"}),
 		charts.WithAnimation(false),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: c.axis, NameLocation: "middle", NameGap: 28,
-			Min: num(max(lo, 0), c.decimals+1), Max: num(hi, c.decimals+1)}),
+			Min: page.Num(max(lo, 0), c.decimals+1), Max: page.Num(hi, c.decimals+1)}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: tl.Lanes, Inverse: opts.Bool(true)}),
 		charts.WithDataZoomOpts(zooms...),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
@@ -588,19 +478,19 @@ func (b *builder) txnTimeline(v *View) TxnTimeline {
 		ch.MultiSeries = append(ch.MultiSeries, charts.SingleSeries{Name: name, Type: "custom", Data: data,
 			ItemStyle: &opts.ItemStyle{Color: color}, Encode: &opts.Encode{X: []int{0, 1}, Y: 2}})
 	}
-	byStatus := make([][]int, len(txnStatusNames))
+	byStatus := make([][]int, len(StatusNames))
 	for _, id := range keep {
 		byStatus[bars[id].status] = append(byStatus[bars[id].status], id)
 	}
 	for s, ids := range byStatus {
-		if len(ids) > 0 || s < txnOpen {
-			series(txnStatusNames[s], txnColors[s], ids)
+		if len(ids) > 0 || s < StatusOpen {
+			series(StatusNames[s], txnColors[s], ids)
 		}
 	}
 	if len(marked) > 0 {
 		series("in an anomaly", "#d62728", marked)
 	}
-	tl.Option = jsonOption(ch)
+	tl.Option = page.JSONOption(ch)
 	tl.Series = len(ch.MultiSeries)
 	return tl
 }
@@ -631,54 +521,54 @@ func sampleLanes(ids []int, n, lanes int, lane func(int) int) []int {
 	return out
 }
 
-// maxLanesShown is how many lanes the timeline shows before its lane
+// MaxLanesShown is how many lanes the timeline shows before its lane
 // slider scrolls.
-const maxLanesShown = 40
+const MaxLanesShown = 40
 
 // orders lists the keys' version orders, keys with anomalies first, then
 // by key; at most MaxKeys, and the number of keys with an order:
 // list-append's lists (Series.Orders), or rw-register's partial orders
 // (Series.Versions), each edge with the source that established it.
-func (b *builder) orders() ([]OrderView, int) {
+func (b *builder) orders() ([]page.OrderView, int) {
 	type keyOrder struct {
 		key  model.KeyID
-		view func(anomalies int) OrderView
+		view func(anomalies int) page.OrderView
 	}
 	var src []keyOrder
-	if b.h != nil {
-		for i := range b.res.Series.Orders {
-			ko := &b.res.Series.Orders[i]
-			src = append(src, keyOrder{ko.Key, func(n int) OrderView {
+	if b.H != nil {
+		for i := range b.Res.Series.Orders {
+			ko := &b.Res.Series.Orders[i]
+			src = append(src, keyOrder{ko.Key, func(n int) page.OrderView {
 				var sb strings.Builder
-				writeList(&sb, len(ko.Elems), 10, 5, 4*b.o.MaxValueChars, func(j int) string {
-					return elide(b.h.MsgValue(ko.Elems[j]).String(), 40)
+				page.WriteList(&sb, len(ko.Elems), 10, 5, 4*b.O.MaxValueChars, func(j int) string {
+					return page.Elide(b.H.MsgValue(ko.Elems[j]).String(), 40)
 				})
-				return OrderView{Key: b.keyName(ko.Key), Len: len(ko.Elems), Order: sb.String(), From: ko.From, Anomalies: n}
+				return page.OrderView{Key: b.KeyName(ko.Key), Len: len(ko.Elems), Order: sb.String(), From: ko.From, Anomalies: n}
 			}})
 		}
-		for i := range b.res.Series.Versions {
-			kv := &b.res.Series.Versions[i]
-			src = append(src, keyOrder{kv.Key, func(n int) OrderView {
+		for i := range b.Res.Series.Versions {
+			kv := &b.Res.Series.Versions[i]
+			src = append(src, keyOrder{kv.Key, func(n int) page.OrderView {
 				var sb strings.Builder
-				writeListSep(&sb, "; ", len(kv.Edges), 8, 4, 4*b.o.MaxValueChars, func(j int) string {
+				page.WriteListSep(&sb, "; ", len(kv.Edges), 8, 4, 4*b.O.MaxValueChars, func(j int) string {
 					return b.versionEdge(&kv.Edges[j])
 				})
-				return OrderView{Key: b.keyName(kv.Key), Len: len(kv.Edges), Order: sb.String(), From: -1, Anomalies: n, Partial: true}
+				return page.OrderView{Key: b.KeyName(kv.Key), Len: len(kv.Edges), Order: sb.String(), From: -1, Anomalies: n, Partial: true}
 			}})
 		}
 	}
 	if len(src) == 0 {
-		return []OrderView{}, 0
+		return []page.OrderView{}, 0
 	}
-	anomalies := make([]int, len(b.h.Keys))
-	for _, typ := range b.res.AnomalyTypes {
-		for _, in := range b.res.Anomalies[typ] {
+	anomalies := make([]int, len(b.H.Keys))
+	for _, typ := range b.Res.AnomalyTypes {
+		for _, in := range b.Res.Anomalies[typ] {
 			var keys []model.KeyID
-			if k, ok := b.key(in.Key); ok {
+			if k, ok := b.Key(in.Key); ok {
 				keys = append(keys, k)
 			}
 			for _, st := range in.Steps {
-				if k, ok := b.key(st.Key); ok {
+				if k, ok := b.Key(st.Key); ok {
 					keys = append(keys, k)
 				}
 			}
@@ -689,13 +579,13 @@ func (b *builder) orders() ([]OrderView, int) {
 		}
 	}
 	slices.SortStableFunc(src, func(x, y keyOrder) int {
-		return b.compareKeys(x.key, y.key, anomalies[x.key] > 0, anomalies[y.key] > 0)
+		return b.CompareKeys(x.key, y.key, anomalies[x.key] > 0, anomalies[y.key] > 0)
 	})
 	total := len(src)
-	if len(src) > b.o.MaxKeys {
-		src = src[:b.o.MaxKeys]
+	if len(src) > b.O.MaxKeys {
+		src = src[:b.O.MaxKeys]
 	}
-	out := make([]OrderView, 0, len(src))
+	out := make([]page.OrderView, 0, len(src))
 	for _, ko := range src {
 		out = append(out, ko.view(anomalies[ko.key]))
 	}
@@ -709,7 +599,7 @@ func (b *builder) versionEdge(e *analysis.VersionEdge) string {
 		if m == model.NoMsg {
 			return "nil"
 		}
-		return elide(b.h.MsgValue(m).String(), 40)
+		return page.Elide(b.H.MsgValue(m).String(), 40)
 	}
 	why := e.By
 	if len(e.Ops) > 0 {

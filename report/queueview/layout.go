@@ -1,0 +1,139 @@
+// Package queueview is the queue's part of the HTML report: its stats and
+// options, the per-key offset timeline with each anomaly marked where its
+// catalogue entry says (catalog.Mark), the unseen and realtime lag charts,
+// and the drawing of a cycle's ops. Its Layout is what the queue's registry
+// entry (package workload) holds for the report.
+package queueview
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/report/page"
+)
+
+// Layout is the queue's part of the report (page.Layout).
+type Layout struct{}
+
+// builder is page's Builder with what the queue's view keeps while it
+// works.
+type builder struct {
+	*page.Builder
+	final     *page.Span
+	finalDone bool
+	// types are the anomaly types of the type table, in its order.
+	types []string
+}
+
+// Page fills v with the queue's stats, offset timeline and charts.
+func (Layout) Page(b *page.Builder, v *page.View) { (&builder{Builder: b}).queueView(v) }
+
+// Instance adds nothing to a queue instance.
+func (Layout) Instance(*page.Builder, *page.InstanceView, string, *analysis.Instance) {}
+
+// Witness shows a witness op's micro-ops as one value.
+func (Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
+	row.Value = page.Elide(b.OpValue(pos), b.O.MaxValueChars)
+}
+
+// Cycle draws a cycle of ops.
+func (Layout) Cycle(b *page.Builder, typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+	return b.CycleChart(typ, n, in, steps)
+}
+
+// Summary is the figures of a queue history.
+func (Layout) Summary(r *analysis.Result) string {
+	s := r.Stats
+	return fmt.Sprintf("\n%d ops (%d client: %d ok, %d info, %d fail, %d never completed), %d keys, %d messages; "+
+		"graph %d ops, %d edges, %d cyclic components; worst realtime lag %s; %d ms\n",
+		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages,
+		s.GraphVertices, s.GraphEdges, s.Components, time.Duration(s.WorstLagS*1e9).Round(time.Microsecond), s.ElapsedMS)
+}
+
+// queueView fills v with a queue history's view: its stats and options,
+// the offset timeline, the unseen and lag charts and the cycle drawings.
+func (b *builder) queueView(v *page.View) {
+	v.Stats, v.Options = statFacts(b.Res), optionFacts(b.Res)
+	for _, tv := range v.Types {
+		b.types = append(b.types, tv.Type)
+	}
+	// The charts of the series are built on a goroutine of their own while
+	// the timelines are: each reads millions of points of a large history.
+	// They add omissions to a builder of their own, put after the
+	// timelines', in the order a sequential build gives them.
+	v.FinalReads = b.finalReadsCached()
+	pb := *b.Builder // its own omissions; the rest it only reads
+	pb.Omissions = nil
+	cb := *b
+	cb.Builder = &pb
+	var series []page.Chart
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		series = []page.Chart{cb.unseenChart(v.FinalReads), cb.lagChart(true, v.FinalReads), cb.lagChart(false, v.FinalReads)}
+	}()
+	v.Timeline = b.timeline()
+	keyIndex := map[string]int{}
+	for i, k := range v.Timeline.Keys {
+		keyIndex[k.Key] = i
+	}
+	for si := range v.Sections {
+		for ii := range v.Sections[si].Instances {
+			in := &v.Sections[si].Instances[ii]
+			in.TimelineKey = -1
+			if i, ok := keyIndex[in.Key]; ok && in.Key != "" {
+				in.TimelineKey = i
+			}
+		}
+	}
+	<-done
+	b.Omissions = append(b.Omissions, pb.Omissions...)
+	v.Charts = append(v.Charts, series...)
+	v.Charts = append(v.Charts, b.CycleCharts...)
+	v.Omissions = append(v.Omissions, b.Omissions...)
+}
+
+func statFacts(res *analysis.Result) []page.Fact {
+	s := res.Stats
+	n := func(x int64) string { return page.Thousands(x) }
+	facts := []page.Fact{
+		{Label: "ops", Value: n(s.Ops)},
+		{Label: "client ops (completions)", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.ClientOps), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
+		{Label: "keys", Value: n(s.Keys)},
+		{Label: "messages", Value: n(s.Messages)},
+		{Label: "sends / polls / transactions", Value: fmt.Sprintf("%s / %s / %s", n(s.Sends), n(s.Polls), n(s.Txns))},
+		{Label: "dependency graph", Value: fmt.Sprintf("%s ops, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
+		{Label: "comparisons skipped (value never positioned)", Value: n(s.Unpositioned)},
+	}
+	worst := time.Duration(s.WorstLagS * 1e9).Round(time.Microsecond).String()
+	if s.WorstLagProcess != nil && s.WorstLagKey != nil && s.WorstLagOp != nil {
+		worst += fmt.Sprintf(" (process %d, key %s, op %d)", *s.WorstLagProcess, s.WorstLagKey.String(), *s.WorstLagOp)
+	}
+	facts = append(facts, page.Fact{Label: "worst realtime lag", Value: worst}, page.Fact{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)})
+	return facts
+}
+
+func optionFacts(res *analysis.Result) []page.Fact {
+	o := res.Options
+	sub := o.SubVia
+	if sub == "" {
+		sub = "auto"
+	}
+	facts := []page.Fact{}
+	if o.WWDeps != nil {
+		facts = append(facts, page.Fact{Label: "--ww-deps", Value: strconv.FormatBool(*o.WWDeps)})
+	}
+	if o.SubVia != "" {
+		facts = append(facts, page.Fact{Label: "--sub-via", Value: sub})
+	}
+	facts = append(facts, page.Fact{Label: "--cycle-budget", Value: time.Duration(o.CycleBudgetS * 1e9).String()})
+	if o.StallThreshold != nil {
+		facts = append(facts, page.Fact{Label: "--stall-threshold", Value: time.Duration(*o.StallThreshold * 1e9).String()})
+	}
+	for _, m := range res.Models {
+		facts = append(facts, page.Fact{Label: "--model", Value: m})
+	}
+	return facts
+}

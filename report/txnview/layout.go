@@ -1,0 +1,81 @@
+package txnview
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/report/page"
+)
+
+// Layout is a transactional workload's part of the report (page.Layout).
+type Layout struct {
+	// List: a read returns the whole list of a key (list-append), so a
+	// cycle edge's initial state is [] and the page words writes as
+	// appends.
+	List bool
+	// Unit names what the history's messages are in summaries:
+	// "elements" (list-append), "values" (rw-register).
+	Unit string
+	// Sources names the version-order sources a check ran with, from its
+	// result's options, for the text summary; nil for a workload with
+	// none to choose.
+	Sources func(o analysis.Options) string
+}
+
+// builder is page's Builder with what the transactional view keeps while
+// it works.
+type builder struct {
+	*page.Builder
+	l Layout
+	// tclock places ops on the transaction timeline.
+	tclock txnClock
+}
+
+// Page fills v with the transactional view: stats, models, the
+// transaction timeline and the keys' version orders.
+func (l Layout) Page(b *page.Builder, v *page.View) { (&builder{Builder: b, l: l}).txnView(v) }
+
+// Instance adds a transactional instance's article id, a cycle's chain of
+// orders, and an incompatible order's two reads side by side.
+func (l Layout) Instance(b *page.Builder, iv *page.InstanceView, typ string, in *analysis.Instance) {
+	(&builder{Builder: b, l: l}).txnInstance(iv, typ, in)
+}
+
+// Witness lists a witness op's micro-ops, one string each.
+func (l Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
+	row.Mops = (&builder{Builder: b, l: l}).mopTexts(pos, witnessMops, 2*b.O.MaxValueChars)
+}
+
+// Cycle draws a transactional cycle, each transaction with its micro-ops.
+func (l Layout) Cycle(b *page.Builder, typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+	return (&builder{Builder: b, l: l}).txnCycleChart(typ, n, in, steps)
+}
+
+// Summary is the models checked and ruled out, the version-order sources
+// and the figures of a transactional history.
+func (l Layout) Summary(r *analysis.Result) string {
+	var b strings.Builder
+	s := r.Stats
+	fmt.Fprintf(&b, "\nmodels: %s; ruled out: %s", strings.Join(r.Models, ", "), orNone(r.Not))
+	if len(r.AlsoNot) > 0 {
+		fmt.Fprintf(&b, " (and so %d stronger models)", len(r.AlsoNot))
+	}
+	if l.Sources != nil {
+		if srcs := l.Sources(r.Options); srcs != "" {
+			fmt.Fprintf(&b, "\nversion orders from: %s", srcs)
+		}
+	}
+	fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d %s; "+
+		"graph %d txns, %d edges, %d cyclic components (largest %d); %d ms\n",
+		s.Ops, s.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages, l.Unit,
+		s.GraphVertices, s.GraphEdges, s.Components, s.LargestComponent, s.ElapsedMS)
+	return b.String()
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
