@@ -181,6 +181,33 @@ func writeReport(t *testing.T, dir, name, path string, wwDeps bool) string {
 	return out
 }
 
+// abortFixtures holds the abort workload's fixtures.
+var abortFixtures = filepath.Join(testpaths.Root(), "testdata", "abort")
+
+// checkPollCharts checks an abort page: one polls chart per topic and no
+// other chart, and witness rows that show what a poll read.
+func checkPollCharts(t *testing.T, ctx context.Context, states []chartState, topics int) {
+	t.Helper()
+	n := 0
+	for _, s := range states {
+		if strings.HasPrefix(s.ID, "chart-polls-") {
+			n++
+		} else {
+			t.Errorf("chart %s on an abort page, which has polls charts only", s.ID)
+		}
+	}
+	if n != topics {
+		t.Errorf("%d polls charts, want %d (one per topic)", n, topics)
+	}
+	cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('table.witness td.value')).map(function (td) { return td.textContent; })`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(cells, func(c string) bool { return strings.Contains(c, ":offsets [") }) {
+		t.Errorf("no witness row shows a poll's offsets: %q", cells)
+	}
+}
+
 // TestBrowser opens reports in headless chromium from file:// URLs and
 // checks what a person would see: the verdict, that every chart drew, that
 // the page logged no error, made no request and opened no dialog, and that
@@ -205,21 +232,25 @@ func TestBrowser(t *testing.T) {
 		// many cycle drawings
 		txn    bool
 		cycles int
+		// polls: an abort page, with this many topic charts
+		polls int
 	}{
-		{"demo", demo, false, "INVALID", false, false, 0},
-		{"hostile", "testdata/hostile-invalid.edn", false, "INVALID", true, false, 0},
-		{"g1c-cycle", fixtures + "/g1c-wr-cycle-invalid.edn", false, "INVALID", false, false, 0},
-		{"realtime-lag-reassign", fixtures + "/realtime-lag-reassign-invalid.edn", false, "INVALID", false, false, 0},
-		{"g0-ww-deps", fixtures + "/g0-allowed-write-cycle-unseen-invalid.edn", true, "INVALID", false, false, 0},
-		{"valid", fixtures + "/unseen-drains-to-zero-valid.edn", false, "VALID", false, false, 0},
-		{"unknown", fixtures + "/empty-no-send-or-poll-unknown.edn", false, "UNKNOWN", false, false, 0},
-		{"large-downsampled", synthetic, false, "INVALID", false, false, 0},
-		{"rw-register-g-single", filepath.Join(testpaths.Root(), "testdata", "rw-register", "g-single-initial-state-invalid.edn"), false, "INVALID", false, true, 1},
-		{"list-append-hostile", txnFixtures + "/hostile-list-append-invalid.edn", false, "INVALID", true, true, 1},
-		{"list-append-g1c-incompatible", txnFixtures + "/g1c-with-incompatible-read-orders-invalid.edn", false, "INVALID", false, true, 1},
-		{"list-append-g-nonadjacent-realtime", txnFixtures + "/g-nonadjacent-process-invalid.edn", false, "INVALID", false, true, 2},
-		{"list-append-tidb", tidb, false, "INVALID", false, true, 5},
-		{"list-append-large-sampled", syntheticTxn, false, "INVALID", false, true, 14},
+		{"demo", demo, false, "INVALID", false, false, 0, 0},
+		{"hostile", "testdata/hostile-invalid.edn", false, "INVALID", true, false, 0, 0},
+		{"g1c-cycle", fixtures + "/g1c-wr-cycle-invalid.edn", false, "INVALID", false, false, 0, 0},
+		{"realtime-lag-reassign", fixtures + "/realtime-lag-reassign-invalid.edn", false, "INVALID", false, false, 0, 0},
+		{"g0-ww-deps", fixtures + "/g0-allowed-write-cycle-unseen-invalid.edn", true, "INVALID", false, false, 0, 0},
+		{"valid", fixtures + "/unseen-drains-to-zero-valid.edn", false, "VALID", false, false, 0, 0},
+		{"unknown", fixtures + "/empty-no-send-or-poll-unknown.edn", false, "UNKNOWN", false, false, 0, 0},
+		{"large-downsampled", synthetic, false, "INVALID", false, false, 0, 0},
+		{"rw-register-g-single", filepath.Join(testpaths.Root(), "testdata", "rw-register", "g-single-initial-state-invalid.edn"), false, "INVALID", false, true, 1, 0},
+		{"list-append-hostile", txnFixtures + "/hostile-list-append-invalid.edn", false, "INVALID", true, true, 1, 0},
+		{"list-append-g1c-incompatible", txnFixtures + "/g1c-with-incompatible-read-orders-invalid.edn", false, "INVALID", false, true, 1, 0},
+		{"list-append-g-nonadjacent-realtime", txnFixtures + "/g-nonadjacent-process-invalid.edn", false, "INVALID", false, true, 2, 0},
+		{"list-append-tidb", tidb, false, "INVALID", false, true, 5, 0},
+		{"list-append-large-sampled", syntheticTxn, false, "INVALID", false, true, 14, 0},
+		{"abort-bufstream", abortFixtures + "/bufstream-advance-without-rebalance-valid.edn", false, "VALID", false, false, 0, 2},
+		{"abort-other", abortFixtures + "/abort-other-invalid.edn", false, "INVALID", false, false, 0, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -255,7 +286,9 @@ func TestBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.txn {
+			if tc.polls > 0 {
+				checkPollCharts(t, tctx, states, tc.polls)
+			} else if tc.txn {
 				checkTxnCharts(t, states, tc.cycles)
 			} else if len(states) < 4 {
 				t.Errorf("%d charts on the page, want at least 4 (timeline, unseen, two lag charts)", len(states))

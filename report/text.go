@@ -95,6 +95,7 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "  warning: %s\n", warn)
 	}
+	b.WriteString(entryOf(r.Workload).Layout.Head(r))
 	rows := TypeRows(r)
 	if len(rows) == 0 {
 		b.WriteString("no anomalies found\n")

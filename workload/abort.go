@@ -4,6 +4,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/abort"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report/abortview"
 )
 
 // registerAbort registers the abort workload and its value decoder. It
@@ -20,8 +21,9 @@ func registerAbort() {
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return abort.Check(h, p, abortOptions(o))
 		},
-		Flags: []string{"abort-contract"},
-		Types: abort.Catalogue(),
+		Flags:  []string{"abort-contract"},
+		Types:  abort.Catalogue(),
+		Layout: abortview.Layout{},
 	})
 	registerDecoder(abort.Workload, abort.Decoder{})
 }

@@ -30,6 +30,9 @@ type Layout interface {
 	Witness(b *Builder, row *WitnessRow, pos int)
 	// Cycle draws the cycle of instance n of typ.
 	Cycle(b *Builder, typ string, n int, in *analysis.Instance, steps []StepView) Chart
+	// Head is what the text summary of r says first, after its verdict
+	// and reasons ("" for nothing): the abort workload's count table.
+	Head(r *analysis.Result) string
 	// Summary is the closing lines of the text summary of r: its
 	// figures, and what the workload adds to them.
 	Summary(r *analysis.Result) string

@@ -43,6 +43,9 @@ func (Layout) Cycle(b *page.Builder, typ string, n int, in *analysis.Instance, s
 	return b.CycleChart(typ, n, in, steps)
 }
 
+// Head adds nothing before the type table.
+func (Layout) Head(*analysis.Result) string { return "" }
+
 // Summary is the figures of a queue history.
 func (Layout) Summary(r *analysis.Result) string {
 	s := r.Stats

@@ -52,6 +52,9 @@ func (l Layout) Cycle(b *page.Builder, typ string, n int, in *analysis.Instance,
 	return (&builder{Builder: b, l: l}).txnCycleChart(typ, n, in, steps)
 }
 
+// Head adds nothing before the type table.
+func (Layout) Head(*analysis.Result) string { return "" }
+
 // Summary is the models checked and ruled out, the version-order sources
 // and the figures of a transactional history.
 func (l Layout) Summary(r *analysis.Result) string {
