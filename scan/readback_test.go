@@ -130,10 +130,11 @@ func mapKeys[K comparable, V any](m map[K]V) []K {
 	return out
 }
 
-// readbackInputs are the archive and the queue fixtures.
+// readbackInputs are the archive, the queue fixtures and the abort
+// workload's (a workload whose values come through its own decoder).
 func readbackInputs(t *testing.T) []string {
 	root, _ := buildArchive(t)
-	return []string{root, fixtures}
+	return []string{root, fixtures, testpaths.Testdata("abort")}
 }
 
 // TestParquetReadBack reads the Parquet and Arrow IPC tables with arrow-go
@@ -238,6 +239,15 @@ func TestDuckDBReadBack(t *testing.T) {
 	}
 	hist, anoms := expectedRows(t, inputs, opts)
 	checkTables(t, "DuckDB", d.Histories.Rows, d.Anomalies.Rows, hist, anoms)
+	aborts := 0
+	for _, r := range d.Histories.Rows {
+		if norm(r["workload"]) == "abort" {
+			aborts++
+		}
+	}
+	if want := len(mustGlob(t, testpaths.Testdata("abort"), "*.edn", "*.json")); aborts != want {
+		t.Errorf("DuckDB reads %d abort rows, want %d (one per history under testdata/abort)", aborts, want)
+	}
 	verdicts := map[string]string{}
 	for _, v := range d.Verdicts {
 		verdicts[norm(v["verdict"])] = norm(v["n"])
@@ -286,4 +296,23 @@ func TestDuckDBShardGlob(t *testing.T) {
 			t.Errorf("glob row %v: verdict %v, want %+v", r["path"], r["verdict"], c)
 		}
 	}
+}
+
+// mustGlob lists the histories of dir matching any of the patterns
+// (expectation files left out).
+func mustGlob(t *testing.T, dir string, patterns ...string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range patterns {
+		m, err := filepath.Glob(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range m {
+			if !strings.HasSuffix(f, ".expect.json") {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
