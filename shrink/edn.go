@@ -9,16 +9,23 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
+// ValueEDN renders a workload's own values of the op at position pos of h
+// (what its ingest decoder read: model.ExtRec) as EDN: the op's :value, and
+// its other fields as ", :name value" pairs. ok is false when the
+// workload read nothing of the op (the op's micro-ops are written then).
+type ValueEDN func(h *model.History, pos int) (value, fields string, ok bool)
+
 // WriteEDN writes the ops of h at the given positions (ascending) as a
 // Jepsen history, one op map per line, keeping their :index values so they
 // can be found in the original. An invocation whose micro-ops were not kept
 // is written in the invocation form of its completion's micro-ops. Ops of
-// non-client processes are written with :process :nemesis.
-func WriteEDN(w io.Writer, h *model.History, p model.Pairing, positions []int32) error {
+// non-client processes are written with :process :nemesis. values (nil:
+// none) writes the values a workload decoded itself.
+func WriteEDN(w io.Writer, h *model.History, p model.Pairing, positions []int32, values ValueEDN) error {
 	bw := bufio.NewWriter(w)
 	var buf []byte
 	for _, pos := range positions {
-		buf = appendOp(buf[:0], h, p, pos)
+		buf = appendOp(buf[:0], h, p, pos, values)
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {
 			return err
@@ -27,7 +34,7 @@ func WriteEDN(w io.Writer, h *model.History, p model.Pairing, positions []int32)
 	return bw.Flush()
 }
 
-func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
+func appendOp(b []byte, h *model.History, p model.Pairing, pos int32, values ValueEDN) []byte {
 	op := &h.Ops[pos]
 	b = append(b, "{:index "...)
 	b = strconv.AppendInt(b, op.Index, 10)
@@ -52,6 +59,13 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
 		b = append(b, op.F.String()...)
 	}
 	b = append(b, ", :value "...)
+	var fields string
+	if values != nil {
+		if v, f, ok := values(h, int(pos)); ok {
+			b, fields = append(b, v...), f
+			goto tail
+		}
+	}
 	switch {
 	case op.F == model.FAssign || op.F == model.FSubscribe:
 		b = append(b, '[')
@@ -69,6 +83,8 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
 		}
 		b = append(b, "nil"...)
 	}
+tail:
+	b = append(b, fields...)
 	if h.ErrorOf(op) != "" {
 		b = append(b, ", :error "...)
 		b = appendString(b, h.ErrorOf(op))

@@ -118,6 +118,14 @@ func (s *shrinker) build(units []unit) (*model.History, model.Pairing, []int32) 
 	for i, pos := range positions {
 		sub.Ops[i] = s.h.Ops[pos]
 	}
+	if len(s.h.ExtSpans) > 0 { // a workload's records, indexed like Ops
+		sub.ExtSpans = make([]model.Span, len(positions))
+		for i, pos := range positions {
+			if int(pos) < len(s.h.ExtSpans) {
+				sub.ExtSpans[i] = s.h.ExtSpans[pos]
+			}
+		}
+	}
 	sub.Truncated, sub.Warnings = false, nil
 	p, _ := model.Pair(&sub) // units keep pairs whole, so this cannot fail
 	return &sub, p, positions

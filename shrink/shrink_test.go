@@ -76,7 +76,7 @@ func shrinkEvery(t *testing.T, name string, h *model.History, p model.Pairing, c
 func checkShrunk(t *testing.T, r *Result, typ string, check CheckFunc) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History)); err != nil {
+	if err := WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History), nil); err != nil {
 		t.Fatal(err)
 	}
 	back, err := ingest.Read(strings.NewReader(buf.String()), "small.edn", ingest.Options{})

@@ -21,9 +21,10 @@ func registerAbort() {
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return abort.Check(h, p, abortOptions(o))
 		},
-		Flags:  []string{"abort-contract"},
-		Types:  abort.Catalogue(),
-		Layout: abortview.Layout{},
+		Flags:    []string{"abort-contract"},
+		Types:    abort.Catalogue(),
+		Layout:   abortview.Layout{},
+		ValueEDN: abort.EDN,
 	})
 	registerDecoder(abort.Workload, abort.Decoder{})
 }

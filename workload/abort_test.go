@@ -1,13 +1,19 @@
 package workload
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/shrink"
 )
 
 // readWithDecoders reads a history as package check does: with every
@@ -107,4 +113,65 @@ func TestAbortContractOption(t *testing.T) {
 	if ValidateAbortContract("rewind") != nil || ValidateAbortContract("kafka") != nil || ValidateAbortContract("none") == nil {
 		t.Error("ValidateAbortContract")
 	}
+}
+
+// TestAbortShrinkRoundTrip: each abort fixture shrunk to one of its types
+// is written as EDN (shrink.WriteEDN with the workload's ValueEDN) that
+// reads back and checks to the same type; the values the abort decoder
+// read (poll maps, :rebalance-log) come back, so that a reproducer of a
+// rebalance-dependent type keeps its rebalance.
+func TestAbortShrinkRoundTrip(t *testing.T) {
+	w := MustLookup("abort")
+	files, err := filepath.Glob(filepath.Join(testpaths.Testdata("abort"), "*-invalid.edn"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no abort fixtures: %v", err)
+	}
+	files = append(files, filepath.Join(testpaths.Testdata("abort"), "bufstream-advance-without-rebalance-valid.edn"))
+	o := DefaultOptions()
+	run := func(h *model.History, p model.Pairing) *analysis.Result { return w.Check(h, p, o) }
+	shrunk := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := readWithDecoders(t, string(src))
+		p, err := model.Pair(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, typ := range run(h, p).AnomalyTypes {
+			r, err := shrink.Shrink(h, p, typ, run, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := shrink.WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History), w.ValueEDN); err != nil {
+				t.Fatal(err)
+			}
+			back := readWithDecoders(t, buf.String())
+			bp, err := model.Pair(back)
+			if err != nil {
+				t.Fatalf("%s %s: %v\n%s", filepath.Base(f), typ, err, buf.String())
+			}
+			if res := run(back, bp); len(res.Anomalies[typ]) == 0 {
+				t.Errorf("%s shrunk to %s reads back without it (%v):\n%s", filepath.Base(f), typ, res.AnomalyTypes, buf.String())
+			}
+			if len(back.Ops) < len(h.Ops) {
+				shrunk++
+			}
+		}
+	}
+	if shrunk == 0 {
+		t.Error("no fixture shrank: the round trip ran on whole histories only")
+	}
+}
+
+// allPositions lists 0..len(h.Ops)-1.
+func allPositions(h *model.History) []int32 {
+	ps := make([]int32, len(h.Ops))
+	for i := range ps {
+		ps[i] = int32(i)
+	}
+	return ps
 }

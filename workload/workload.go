@@ -164,6 +164,10 @@ type Workload struct {
 	// (package report calls it; packages queueview and txnview hold the
 	// two kinds there are).
 	Layout page.Layout
+	// ValueEDN writes the op values the workload's own decoder read back
+	// as EDN (shrink.ValueEDN, for shrink's output); nil for a workload
+	// whose values ingest decodes itself.
+	ValueEDN func(h *model.History, pos int) (value, fields string, ok bool)
 	// Flags name the command-line options the checker reads.
 	Flags []string
 }

@@ -71,7 +71,7 @@ standard output) and prints how many ops remain.`,
 			var buf bytes.Buffer
 			fmt.Fprintf(&buf, "; shrunk from %s (%d ops) by hindsight shrink --anomaly %s: %d ops remain\n",
 				filepath.Base(h.Source), len(h.Ops), anomaly, len(r.History.Ops))
-			if err := shrink.WriteEDN(&buf, r.History, r.Pairing, positions); err != nil {
+			if err := shrink.WriteEDN(&buf, r.History, r.Pairing, positions, w.ValueEDN); err != nil {
 				return err
 			}
 			if out == "" || out == "-" {
