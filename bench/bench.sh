@@ -11,15 +11,19 @@
 # transactions, 1% info and 1% fail completions, and per 14,000 ops one
 # fault of each of six kinds: truncated acknowledged writes (lost-write),
 # duplicates, poll skips, aborted reads visible (g1a), torn transactions and
-# G1c cycles. (BenchmarkCheckVsTokenizer in cmd/hindsight generates the same
-# histories.) Then, for N rounds (default 5), it runs one after the other on
-# the same file:
+# G1c cycles; and a third, crash-heavy history of --large op lines in the
+# shape of issue 21 (item 7): the same, but instead of the 1% info
+# completions clients crash (--crash-rate 0.0059: :info, then a new
+# process id; about 4,800 process ids) and every poll lists all sixteen
+# keys (--poll-all-keys), many lists empty. (BenchmarkCheckVsTokenizer in
+# cmd/hindsight generates the same histories.) Then, for N rounds (default
+# 5), it runs one after the other on the same file:
 #
 #   tokenpass FILE                        the bare pass: every delimiter,
 #                                         keyword, string and integer scanned,
 #                                         integers parsed, on one core
 #   hindsight check FILE --format json
-#   hindsight report FILE -o report.html  (the large history only)
+#   hindsight report FILE -o report.html  (the two large histories only)
 #
 # and prints, per history, the minimum and median wall time of each, the
 # median over the rounds of check/bare (each round's two runs side by side),
@@ -27,7 +31,8 @@
 # the bare pass on two cores, peak RSS at most 1.5x the file (the large
 # history: check's memory budget is for files of 64 MB or more); the small
 # history at least 100x faster than Jepsen's checker (72.5 s, issue 10);
-# the report within 2x of the check and at most 2x the file. The load
+# the report within 2x of the check and at most 2x the file (the
+# crash-heavy history has the large one's targets). The load
 # average is printed before and after: on a shared machine, compare rounds,
 # not runs. HINDSIGHT=/path/to/binary uses that binary. A miss never fails
 # the script; a failed build or generation does.
@@ -69,16 +74,20 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1e6 }'
 
 GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
 
-# history OPS: generates $OUT/speed-sSEED-nOPS-GENSRC.edn once; sets HIST.
+# history OPS [crash]: generates $OUT/speed-sSEED-nOPS-GENSRC.edn (with
+# crash: $OUT/crash-sSEED-nOPS-GENSRC.edn, the crash-heavy shape) once;
+# sets HIST.
 history() {
-  local ops="$1" n
+  local ops="$1" shape="${2:-speed}" n
+  local -a info=(--info 0.01)
+  [[ "$shape" == crash ]] && info=(--info 0 --crash-rate 0.0059 --poll-all-keys)
   n=$((ops / 14000))
   ((n > 0)) || n=1
-  HIST="$OUT/speed-s$SEED-n$ops-$GEN_SRC.edn"
+  HIST="$OUT/$shape-s$SEED-n$ops-$GEN_SRC.edn"
   if [[ ! -s "$HIST" ]]; then
-    rm -f "$OUT/speed-s$SEED-n$ops"-*.edn # older generator versions
+    rm -f "$OUT/$shape-s$SEED-n$ops"-*.edn # older generator versions
     "$OUT/histgen" -q --seed "$SEED" --ops "$ops" --concurrency 20 --keys 16 --txn 0.25 \
-      --info 0.01 --fail 0.01 --fault "lost-write=$n" --fault "duplicate=$n" --fault "poll-skip=$n" \
+      "${info[@]}" --fail 0.01 --fault "lost-write=$n" --fault "duplicate=$n" --fault "poll-skip=$n" \
       --fault "g1a=$n" --fault "torn-txn=$n" --fault "g1c=$n" -o "$HIST"
   fi
 }
@@ -93,12 +102,13 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 verdict() { awk -v v="$1" -v l="$2" 'BEGIN { print (v <= l) ? "PASS" : "MISS" }'; }
 
-# bench OPS WITH_REPORT: the rounds on one history, and the summary.
+# bench OPS WITH_REPORT [crash]: the rounds on one history, and the summary.
 bench() {
-  local ops="$1" with_report="$2" size r
-  history "$ops"
+  local ops="$1" with_report="$2" shape="${3:-speed}" size r label=""
+  history "$ops" "$shape"
+  [[ "$shape" == crash ]] && label=", crash-heavy"
   size=$(stat -c %s "$HIST")
-  section "$(printf "%'d" "$ops") op lines: $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }') ($HIST)"
+  section "$(printf "%'d" "$ops") op lines$label: $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }') ($HIST)"
   local -a tok chk rep ratios rratios cpu rss rep_rss
   for r in $(seq "$ROUNDS"); do
     timed tokenpass /dev/null "$OUT/tokenpass" "$HIST"
@@ -148,5 +158,6 @@ bench() {
 
 bench "$SMALL" 0
 bench "$LARGE" 1
+bench "$LARGE" 1 crash
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -188,6 +188,17 @@ type Config struct {
 	// StallDuration is the simulated time a Stall fault lasts; zero means
 	// DefaultStallDuration.
 	StallDuration time.Duration
+	// CrashRate is the probability that a worker's client crashes during a
+	// send, poll or txn: the op completes :info with Jepsen's
+	// "indeterminate: ..." error string, and the worker comes back as a new
+	// process (id + Concurrency). Drawn before InfoRate and FailRate, and
+	// only when positive, so a zero CrashRate leaves every history as it was.
+	CrashRate float64
+	// PollAllKeys makes every assign or subscribe take every key, and a
+	// process with no assignment (a new one, after a crash) assign before
+	// anything else, so that every poll lists all Keys keys, most of them
+	// with an empty list.
+	PollAllKeys bool
 }
 
 // validate checks the config and fills defaults into a copy.
@@ -205,7 +216,7 @@ func (c Config) validate() (Config, error) {
 	for _, p := range []struct {
 		name string
 		v    float64
-	}{{"txn fraction", c.TxnFraction}, {"info rate", c.InfoRate}, {"fail rate", c.FailRate}} {
+	}{{"txn fraction", c.TxnFraction}, {"info rate", c.InfoRate}, {"fail rate", c.FailRate}, {"crash rate", c.CrashRate}} {
 		if !(p.v >= 0 && p.v <= 1) {
 			errs = append(errs, fmt.Errorf("%s must be in [0, 1], got %v", p.name, p.v))
 		}

@@ -66,6 +66,7 @@ type line struct {
 	part        *nemesisPart // start-partition completion
 	nemDone     bool         // a nemesis completion (nemesis invocations are :info too)
 	err         string
+	errText     bool // err is written as a string, not a keyword
 }
 
 // encoder appends one line, newline included, to buf.
@@ -112,7 +113,7 @@ func appendLine(b []byte, sx *syntax, l *line, groups []group, pairs []pair) []b
 	default: // fCrash
 		b = append(b, sx.null...)
 	}
-	return sx.appendTail(b, l.err)
+	return sx.appendTail(b, l.err, l.errText)
 }
 
 // lineSyntax is how a line's fields common to every workload are spelled:
@@ -124,6 +125,8 @@ type lineSyntax struct {
 	process  string // before the process
 	errOpen  string // before an error's name
 	errClose string // after it
+	strOpen  string // before an error's text (a string in EDN too)
+	strClose string // after it
 }
 
 // appendHead appends a line's start: its index, time, type and the text
@@ -138,9 +141,17 @@ func (sx *lineSyntax) appendHead(b []byte, index, time int64, typ opType) []byte
 	return append(b, sx.process...)
 }
 
-// appendTail appends a line's end: its error, if any, and the newline.
-func (sx *lineSyntax) appendTail(b []byte, err string) []byte {
-	if err != "" {
+// appendTail appends a line's end: its error, if any, and the newline. The
+// error is a keyword's name, or with text a string's contents (no quotes or
+// backslashes: nothing is escaped).
+func (sx *lineSyntax) appendTail(b []byte, err string, text bool) []byte {
+	switch {
+	case err == "":
+	case text:
+		b = append(b, sx.strOpen...)
+		b = append(b, err...)
+		b = append(b, sx.strClose...)
+	default:
 		b = append(b, sx.errOpen...)
 		b = append(b, err...)
 		b = append(b, sx.errClose...)
@@ -172,8 +183,10 @@ type syntax struct {
 }
 
 var (
-	ednLine  = lineSyntax{index: "{:index ", time: ", :time ", typ: ", :type :", process: ", :process ", errOpen: ", :error :"}
-	jsonLine = lineSyntax{index: `{"index":`, time: `,"time":`, typ: `,"type":"`, process: `","process":`, errOpen: `,"error":"`, errClose: `"`}
+	ednLine = lineSyntax{index: "{:index ", time: ", :time ", typ: ", :type :", process: ", :process ", errOpen: ", :error :",
+		strOpen: `, :error "`, strClose: `"`}
+	jsonLine = lineSyntax{index: `{"index":`, time: `,"time":`, typ: `,"type":"`, process: `","process":`, errOpen: `,"error":"`, errClose: `"`,
+		strOpen: `,"error":"`, strClose: `"`}
 
 	ednSyntax = syntax{
 		lineSyntax: ednLine, nemesis: ":nemesis",

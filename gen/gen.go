@@ -59,6 +59,7 @@ type pendingOp struct {
 	hasFault bool
 	forced   opType // tInvoke: none
 	partner  int32  // G1c: the worker running the other transaction
+	crashed  bool   // its client crashed (Config.CrashRate): it completes :info
 }
 
 // worker is one Jepsen worker thread: it runs one client process at a time.
@@ -430,10 +431,14 @@ func (s *sim) invokeMain(wi int) {
 	}
 	r := s.rng.Float64()
 	switch {
-	case !stalled && (r < assignRate || (len(w.assigned) == 0 && r < noAssignRate)):
+	case !stalled && (r < assignRate || (len(w.assigned) == 0 && (r < noAssignRate || s.cfg.PollAllKeys))):
 		op.f = fAssign
 		if s.cfg.Subscribe {
 			op.f = fSubscribe
+		}
+		if s.cfg.PollAllKeys {
+			op.keys = append(op.keys, s.keys...)
+			break
 		}
 		n := 1 + s.rng.IntN(s.cfg.Keys)
 		for _, k := range s.rng.Perm(s.cfg.Keys)[:n] {
@@ -664,6 +669,11 @@ func (s *sim) completeRandom() {
 	s.complete(int(slot), t)
 }
 
+// crashError is the :error of an op whose client crashed (Config.CrashRate),
+// in the form Jepsen's interpreter gives it: "indeterminate: " and the
+// exception's message.
+const crashError = "indeterminate: client crashed"
+
 var failErrors = [...]string{"not-leader-or-follower", "unknown-topic-or-partition", "request-rejected"}
 
 // outcome decides the completion type of worker w's op.
@@ -680,6 +690,10 @@ func (s *sim) outcome(w *worker) opType {
 	}
 	if w.stallKey >= 0 || s.phase >= phaseFinal {
 		return tOK
+	}
+	if s.cfg.CrashRate > 0 && s.rng.Float64() < s.cfg.CrashRate {
+		op.crashed = true
+		return tInfo
 	}
 	r := s.rng.Float64()
 	switch {
@@ -711,7 +725,11 @@ func (s *sim) complete(wi int, t int64) {
 	case tFail:
 		s.stats.Fail++
 	}
-	if typ == tInfo && op.f != fCrash {
+	switch {
+	case op.crashed:
+		s.stats.ClientCrashes++
+		s.ln.err, s.ln.errText = crashError, true
+	case typ == tInfo && op.f != fCrash:
 		s.ln.err = "net-timeout"
 	}
 	if typ == tFail {

@@ -202,6 +202,7 @@ func TestConfigErrors(t *testing.T) {
 		{Ops: -1, Concurrency: 1, Keys: 1},
 		{Ops: 10, Concurrency: 1, Keys: 1, InfoRate: 0.7, FailRate: 0.7},
 		{Ops: 10, Concurrency: 1, Keys: 1, TxnFraction: 2},
+		{Ops: 10, Concurrency: 1, Keys: 1, CrashRate: -0.1},
 		{Ops: 10, Concurrency: 1, Keys: 1, Faults: []Fault{{numFaultKinds, 1}}},
 	} {
 		if _, err := Write(io.Discard, cfg); err == nil {

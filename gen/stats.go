@@ -86,6 +86,9 @@ type Stats struct {
 	OK, Info, Fail int64
 	// InfoLanded counts :info sends and txns that the broker applied anyway.
 	InfoLanded int64
+	// ClientCrashes counts sends, polls and txns whose client crashed
+	// (Config.CrashRate); they are counted in Info too.
+	ClientCrashes int64
 	// Messages counts messages stored in the logs by sends and txns (a
 	// duplicate counts twice; lost, never-stored and garbage messages do not).
 	Messages int64
@@ -131,6 +134,9 @@ func (s *Stats) String() string {
 	kv("ok", s.OK)
 	kv("info", s.Info)
 	kv("info-landed", s.InfoLanded)
+	if s.ClientCrashes > 0 {
+		kv("client-crashes", s.ClientCrashes)
+	}
 	kv("fail", s.Fail)
 	kv("messages", s.Messages)
 	kv("processes", s.Processes)

@@ -104,5 +104,5 @@ func appendTxn(b []byte, l *txnLine, sy *txnSyntax) []byte {
 		b = append(b, ']')
 	}
 	b = append(b, ']')
-	return sy.appendTail(b, l.err)
+	return sy.appendTail(b, l.err, false)
 }

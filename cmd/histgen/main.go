@@ -4,8 +4,8 @@
 // transactional histories.
 //
 //	histgen --seed 1 --ops 1000000 --concurrency 10 --keys 8 --txn 0.2 \
-//	    --info 0.01 --fail 0.01 [--subscribe] [--fault lost-write=3 ...] \
-//	    [--format edn|json] [-o FILE]
+//	    --info 0.01 --fail 0.01 [--subscribe] [--crash-rate 0.007] [--poll-all-keys] \
+//	    [--fault lost-write=3 ...] [--format edn|json] [-o FILE]
 //	histgen --workload list-append|rw-register --txns 1000000 --concurrency 10 \
 //	    --keys 8 --max-txn-len 4 --max-writes-per-key 32 --info 0.01 --fail 0.01 \
 //	    [--read-lag N] [--no-f] [--nemesis] [--fault stale-read=2 ...] [-o FILE]
@@ -47,7 +47,7 @@ type options struct {
 
 // Flags that belong to one family of workloads only.
 var (
-	queueFlags = []string{"ops", "txn", "subscribe", "stall-duration"}
+	queueFlags = []string{"ops", "txn", "subscribe", "stall-duration", "crash-rate", "poll-all-keys"}
 	txnFlags   = []string{"txns", "max-txn-len", "max-writes-per-key", "read-lag", "no-f", "nemesis", "huge-scc"}
 )
 
@@ -68,6 +68,11 @@ per line.
 --workload queue (the default) simulates a Kafka-like broker. A history without
 --fault is valid (docs/queue.md); each --fault KIND=N injects N faults of
 that kind: ` + strings.Join(names(gen.FaultKinds()), ", ") + `.
+--crash-rate P crashes a worker's client during a send, poll or txn with
+probability P: the op completes :info ("indeterminate: ...", as Jepsen writes
+it) and the worker comes back as a new process. --poll-all-keys makes every
+assign take every key (a new process assigns first), so every poll lists all
+--keys keys, most with an empty list.
 
 --workload list-append or rw-register simulates a transactional store, Elle's
 workloads (docs/list-append.md, docs/rw-register.md). A history without --fault and --read-lag is strict
@@ -104,6 +109,8 @@ history whose dependency graph is one huge strongly connected component
 	f.Float64Var(&o.cfg.TxnFraction, "txn", 0, "queue: fraction of ops that are transactions")
 	f.BoolVar(&o.cfg.Subscribe, "subscribe", false, "queue: consumers subscribe instead of assign")
 	f.DurationVar(&o.cfg.StallDuration, "stall-duration", gen.DefaultStallDuration, "queue: simulated duration of a stall fault")
+	f.Float64Var(&o.cfg.CrashRate, "crash-rate", 0, "queue: probability that a send, poll or txn's client crashes (a new process follows)")
+	f.BoolVar(&o.cfg.PollAllKeys, "poll-all-keys", false, "queue: every assign takes every key, so every poll lists them all")
 
 	f.IntVar(&o.tcfg.Txns, "txns", 100000, "txn: number of transactions")
 	f.IntVar(&o.tcfg.MaxTxnLen, "max-txn-len", gen.DefaultMaxTxnLen, "txn: most micro-ops per transaction")

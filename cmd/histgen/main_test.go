@@ -40,6 +40,20 @@ func TestWorkloads(t *testing.T) {
 		t.Error("queue: histgen and gen.Write differ")
 	}
 
+	got, err = histgen(t, "--ops", "2000", "--seed", "4", "--crash-rate", "0.05", "--poll-all-keys", "--info", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Reset()
+	qc = gen.Config{Seed: 4, Ops: 2000, Concurrency: 10, Keys: 8, FailRate: 0.01, CrashRate: 0.05, PollAllKeys: true,
+		StallDuration: gen.DefaultStallDuration}
+	if _, err := gen.Write(&want, qc); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) || !bytes.Contains(got, []byte(`:error "indeterminate: `)) {
+		t.Error("queue --crash-rate --poll-all-keys: histgen and gen.Write differ")
+	}
+
 	got, err = histgen(t, "--workload", "rw-register", "--txns", "300", "--seed", "4", "--no-f", "--read-lag", "2",
 		"--keys", "3", "--fault", "stale-read=2")
 	if err != nil {
@@ -78,6 +92,9 @@ func TestFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--workload", "list-append", "--ops", "10"}, "--ops does not apply"},
 		{[]string{"--txns", "10"}, "--txns does not apply"},
+		{[]string{"--workload", "list-append", "--crash-rate", "0.1"}, "--crash-rate does not apply"},
+		{[]string{"--workload", "rw-register", "--poll-all-keys"}, "--poll-all-keys does not apply"},
+		{[]string{"--crash-rate", "2"}, "crash rate must be in [0, 1]"},
 		{[]string{"--workload", "rw-register", "--huge-scc"}, "--huge-scc needs"},
 		{[]string{"--workload", "bank"}, "unknown workload"},
 		{[]string{"--workload", "list-append", "--fault", "lost-write"}, "unknown transactional fault"},
