@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 )
 
 // AfterAbort is what the simulated consumer does with its position when
@@ -68,6 +67,7 @@ type AbortConfig struct {
 	CrashRate     float64    // probability that an op is a :crash of the client
 	InfoRate      float64    // probability that a poll completes :info
 	Format        Format
+	Faults        []AbortFault
 }
 
 func (c AbortConfig) validate() (AbortConfig, error) {
@@ -91,6 +91,11 @@ func (c AbortConfig) validate() (AbortConfig, error) {
 			return c, fmt.Errorf("rate %v not in [0, 1]", r)
 		}
 	}
+	for _, f := range c.Faults {
+		if f.Kind >= numAbortFaultKinds || f.Count < 0 {
+			return c, fmt.Errorf("bad abort fault %v", f)
+		}
+	}
 	if c.AfterAbort > AbortRewind {
 		return c, fmt.Errorf("unknown AfterAbort %d", c.AfterAbort)
 	}
@@ -104,13 +109,16 @@ type AbortStats struct {
 	// Empty of them read nothing.
 	Committed, Aborted, Unknown, Empty int64
 	Rebalances, Crashes, Processes     int64
+	// Injections lists the faults carried out, in history order.
+	Injections []AbortInjection
 }
 
 // String is the one-line summary histgen prints.
 func (s *AbortStats) String() string {
-	var b strings.Builder
+	var b summary
 	fmt.Fprintf(&b, "%d lines, %d bytes, polls: %d committed, %d aborted, %d unknown (%d empty), %d rebalances, %d crashes, %d processes",
 		s.Lines, s.Bytes, s.Committed, s.Aborted, s.Unknown, s.Empty, s.Rebalances, s.Crashes, s.Processes)
+	writeFaults(&b, AbortFaultKinds(), s.Injected, len(s.Injections) == 0)
 	return b.String()
 }
 
@@ -123,8 +131,11 @@ type atopic struct {
 	recs      []int64
 	end       int64 // the next offset the log will take
 	committed int   // the group's committed position (index into recs)
-	pos       int   // the consumer's in-memory position
-	owner     int   // the worker consuming it, -1 none
+	// okCommitted is the committed position as the history shows it: past
+	// the records of the last ok poll (an :info poll may have committed).
+	okCommitted int
+	pos         int // the consumer's in-memory position
+	owner       int // the worker consuming it, -1 none
 }
 
 // aop is what an abort worker has in flight.
@@ -148,6 +159,8 @@ type aworker struct {
 	op         aop
 	abortAsked bool
 	assigned   bool
+	hasPrev    bool // the process has read from its topic: its next poll makes a pair
+	awaitNext  bool // an AbortOther shows in its next poll: no crash before it
 }
 
 // asim is the abort workload's simulation: see the package doc, "Abort
@@ -167,8 +180,8 @@ type asim struct {
 	idle    []int
 	busy    []int
 	offs    []int64
-	// lastType is the type of the line written last.
-	lastType opType
+	// triggers are the faults not yet injected, in order.
+	triggers []abortTrigger
 	stats    AbortStats
 }
 
@@ -201,6 +214,7 @@ func WriteAbort(w io.Writer, cfg AbortConfig) (AbortStats, error) {
 		s.idle = append(s.idle, i)
 	}
 	s.stats.Processes = int64(cfg.Concurrency)
+	s.planFaults()
 	s.run()
 	s.err = flushed(s.bw, s.err)
 	if s.stats.Lines > 0 {
@@ -246,7 +260,7 @@ func (s *asim) invoke(wi int) {
 	switch {
 	case !w.assigned:
 		w.op = aAssign
-	case s.rng.Float64() < s.cfg.CrashRate:
+	case s.rng.Float64() < s.cfg.CrashRate && !w.awaitNext:
 		w.op = aCrash
 	default:
 		w.op = aPoll
@@ -269,16 +283,38 @@ func (s *asim) complete(wi int) {
 		s.replace(wi)
 	case aPoll:
 		s.produce(t)
+		fault, inject := s.faultFor(w, t)
+		if inject && fault == CommittedRedelivery {
+			t.pos = t.okCommitted - 1
+		}
 		first := t.pos
 		n := min(1+s.rng.IntN(s.cfg.MaxPoll), len(t.recs)-first)
+		switch {
+		case inject && fault == AbortOther:
+			n = 2
+		case inject && fault == NonmonotonicPoll:
+			n = 3
+		}
 		s.offs = append(s.offs[:0], t.recs[first:first+n]...)
 		t.pos += n
 		if n == 0 {
 			s.stats.Empty++
 		}
-		reb := s.rng.Float64() < s.cfg.RebalanceRate
+		if inject && fault == NonmonotonicPoll {
+			s.offs[n-2], s.offs[n-1] = s.offs[n-1], s.offs[n-2]
+		}
+		reb := s.rng.Float64() < s.cfg.RebalanceRate && !inject
+		info := s.rng.Float64() < s.cfg.InfoRate && !inject
+		if w.awaitNext {
+			s.stats.Injections[len(s.stats.Injections)-1].Op = s.lines
+			w.awaitNext = false
+		}
+		if inject {
+			in := AbortInjection{Fault: fault, Topic: t.name, Process: w.pid, Op: s.lines}
+			s.stats.Injections = append(s.stats.Injections, in)
+		}
 		switch {
-		case s.rng.Float64() < s.cfg.InfoRate:
+		case info:
 			s.stats.Unknown++
 			if n > 0 && s.rng.IntN(2) == 0 {
 				t.committed = t.pos // it did commit
@@ -289,19 +325,26 @@ func (s *asim) complete(wi int) {
 			if s.cfg.AfterAbort == AbortRewind {
 				t.pos = first
 			}
+			if inject { // AbortOther: resume at its second record
+				t.pos = first + 1
+				w.awaitNext = true
+			}
 			s.line(w, tFail, s.offs, reb, "intentional-abort")
 		default:
 			s.stats.Committed++
 			if n > 0 {
-				t.committed = t.pos
+				t.committed, t.okCommitted = t.pos, t.pos
 			}
 			s.line(w, tOK, s.offs, reb, "")
+		}
+		if n > 0 {
+			w.hasPrev = true
 		}
 		if reb {
 			s.stats.Rebalances++
 			t.pos = t.committed
 		}
-		if s.lastType == tInfo {
+		if info {
 			s.replace(wi)
 		}
 	}
@@ -313,7 +356,7 @@ func (s *asim) complete(wi int) {
 func (s *asim) replace(wi int) {
 	w := &s.workers[wi]
 	w.pid += int64(s.cfg.Concurrency)
-	w.assigned = false
+	w.assigned, w.hasPrev = false, false
 	s.stats.Processes++
 	s.topics[w.topic].owner = -1
 	var free []int
@@ -390,7 +433,6 @@ func (s *asim) line(w *aworker, typ opType, offs []int64, reb bool, errName stri
 	}
 	b = append(b, "}\n"...)
 	s.buf = b
-	s.lastType = typ
 	s.lines++
 	s.stats.Lines++
 	s.stats.Bytes += int64(len(b))

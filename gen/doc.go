@@ -319,6 +319,23 @@
 // Without faults, each history is valid under the contract it simulates:
 // an AbortAdvance history is valid under --abort-contract kafka and, under
 // rewind, invalid with abort-advance only; an AbortRewind history is valid
-// under both. WriteAbort injects no faults. Memory: 8 bytes per visible
-// record.
+// under both. Memory: 8 bytes per visible record.
+//
+// # Abort faults
+//
+// Each AbortFault asks for Count injections of a kind, armed at evenly
+// spread points of the first 80% of the history, kinds interleaved, and
+// carried out one at a time, each on the first poll that can show it (one
+// that would not fit is dropped; AbortStats.Injected tells). The poll
+// carrying it has no rebalance and does not complete :info. Each produces
+// exactly one instance of the type it is named after, bad under both
+// contracts, and nothing else:
+//
+//   - CommittedRedelivery: a poll of a process that has read from its topic
+//     starts one record below the committed position the history shows and
+//     commits.
+//   - AbortOther: a poll that asked to abort reads two records and aborts;
+//     the consumer resumes at the second, and its next op is a poll.
+//   - NonmonotonicPoll: a committed poll reads three records and lists
+//     the last two swapped.
 package gen

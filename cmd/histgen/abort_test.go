@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -77,7 +78,7 @@ func TestAbortDeterministic(t *testing.T) {
 	if bytes.Equal(other.Bytes(), want.Bytes()) {
 		t.Error("seeds 7 and 8 gave the same history")
 	}
-	for _, bad := range [][]string{{"--keys", "3"}, {"--fault", "lost-write"}, {"--after-abort", "sideways"}, {"--topics", "2"}} {
+	for _, bad := range [][]string{{"--keys", "3"}, {"--fault", "lost-write"}, {"--fail", "0.1"}, {"--after-abort", "sideways"}, {"--topics", "2"}} {
 		if _, err := histgen(t, append([]string{"--workload", "abort"}, bad...)...); err == nil {
 			t.Errorf("%v: no error", bad)
 		}
@@ -129,6 +130,50 @@ func TestAbortHistoriesCheck(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestAbortFaultsRecall: each --fault KIND=N shows as exactly N instances of
+// the type KIND, and no other bad type, under either contract (rewind
+// runs) or under kafka (advance runs, where abort-advance is allowed).
+func TestAbortFaultsRecall(t *testing.T) {
+	for _, after := range []gen.AfterAbort{gen.AbortAdvance, gen.AbortRewind} {
+		for seed := int64(1); seed <= 3; seed++ {
+			t.Run(fmt.Sprintf("%s-seed%d", after, seed), func(t *testing.T) {
+				var faults []gen.AbortFault
+				want := map[string]int{}
+				for i, k := range gen.AbortFaultKinds() {
+					faults = append(faults, gen.AbortFault{Kind: k, Count: i + int(seed)})
+					want[k.String()] = i + int(seed)
+				}
+				var buf bytes.Buffer
+				cfg := gen.AbortConfig{Seed: seed, Ops: 6000, Concurrency: 4, Topics: 6, AbortRate: 0.3,
+					AfterAbort: after, RebalanceRate: 0.1, CrashRate: 0.01, InfoRate: 0.01, Faults: faults}
+				st, err := gen.WriteAbort(&buf, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, k := range gen.AbortFaultKinds() {
+					if st.Injected(k) != want[k.String()] {
+						t.Errorf("%s: injected %d of %d", k, st.Injected(k), want[k.String()])
+					}
+				}
+				contracts := []abort.Contract{abort.ContractKafka}
+				if after == gen.AbortRewind {
+					contracts = append(contracts, abort.ContractRewind)
+				}
+				for _, c := range contracts {
+					res := checkAbort(t, buf.Bytes(), "h.edn", c)
+					got := map[string]int{}
+					for _, typ := range badTypes(res, c) {
+						got[typ] = len(res.Anomalies[typ])
+					}
+					if res.Verdict != analysis.Invalid || !maps.Equal(got, want) {
+						t.Errorf("contract %s: %s, bad types %v, want %v (injections %v)", c, res.Verdict, got, want, st.Injections)
+					}
+				}
+			})
 		}
 	}
 }

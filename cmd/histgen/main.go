@@ -12,7 +12,7 @@
 //	histgen --huge-scc [--seed N] [-o FILE]
 //	histgen --workload abort --ops 10000 --concurrency 10 [--topics N] \
 //	    [--after-abort advance|rewind] [--abort-rate P] [--rebalance P] \
-//	    [--crash-rate P] [--info P] [--max-poll N] [-o FILE]
+//	    [--crash-rate P] [--info P] [--max-poll N] [--fault abort-other=2 ...] [-o FILE]
 //
 // FILE ending in .gz or .zst is compressed accordingly; without -o the
 // history goes to stdout. A file is written to a temporary name next to it
@@ -92,7 +92,9 @@ keeps its position (--after-abort advance, Kafka's behaviour: valid under
 --abort-contract kafka) or returns to where the transaction began (rewind:
 valid under both contracts). --rebalance P sends the consumer back to the
 committed position during a poll, --crash-rate P replaces a client, --info P
-makes a poll's outcome unknown (it also replaces the client). No --fault.`,
+makes a poll's outcome unknown (it also replaces the client). Each --fault
+KIND=N injects N instances of the anomaly type KIND, bad under both
+contracts: ` + strings.Join(names(gen.AbortFaultKinds()), ", ") + `.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: false,
@@ -164,7 +166,7 @@ func resolve(o *options, changed func(name string) bool) error {
 		foreign = append(txnFlags, abortFlags...)
 	case gen.Abort:
 		foreign = append(slices.DeleteFunc(slices.Clone(queueFlags), func(n string) bool { return n == "ops" }), txnFlags...)
-		foreign = append(foreign, "keys", "fail", "fault")
+		foreign = append(foreign, "keys", "fail")
 	default:
 		foreign = append(slices.Clone(queueFlags), abortFlags...)
 	}
@@ -257,9 +259,14 @@ func run(o options, stderr io.Writer) error {
 	case gen.Abort:
 		cfg := o.acfg
 		cfg.Format = format
+		fs, err := parseFaults(o.faults, gen.ParseAbortFault)
+		if err != nil {
+			return err
+		}
+		cfg.Faults = append(cfg.Faults, fs...)
 		g = func(w io.Writer) (result, error) {
 			st, err := gen.WriteAbort(w, cfg)
-			return result{summary: st.String()}, err
+			return resultOf(st.String(), st.Injections), err
 		}
 	case gen.Queue:
 		cfg := o.cfg
