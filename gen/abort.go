@@ -37,12 +37,7 @@ func (a AfterAbort) String() string {
 
 // ParseAfterAbort reads "advance" or "rewind".
 func ParseAfterAbort(s string) (AfterAbort, error) {
-	for i, n := range afterAbortNames {
-		if n == s {
-			return AfterAbort(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown --after-abort %q (want advance or rewind)", s)
+	return parseKind[AfterAbort](afterAbortNames[:], "after-abort", s)
 }
 
 // Defaults of AbortConfig.

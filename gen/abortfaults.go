@@ -83,15 +83,9 @@ func (s *AbortStats) Injected(k AbortFaultKind) int {
 // planFaults spreads the requested injections over the first 80% of the
 // history, kinds interleaved round-robin.
 func (s *asim) planFaults() {
-	counts := make([]int, numAbortFaultKinds)
-	for _, f := range s.cfg.Faults {
-		counts[f.Kind] += f.Count
-	}
-	kinds := interleave[AbortFaultKind](counts)
-	for i, k := range kinds {
-		at := float64(s.cfg.Ops) * (0.05 + 0.75*float64(i)/float64(len(kinds)))
+	spread(s.cfg.Faults, numAbortFaultKinds, float64(s.cfg.Ops), 0.75, func(at float64, k AbortFaultKind) {
 		s.triggers = append(s.triggers, abortTrigger{line: int64(at), kind: k})
-	}
+	})
 }
 
 // abortTrigger arms a fault of kind once line lines are written.

@@ -185,7 +185,8 @@ func resolve(o *options, changed func(name string) bool) error {
 		if a.AfterAbort, err = gen.ParseAfterAbort(o.after); err != nil {
 			return err
 		}
-		return nil
+		a.Faults, err = parseFaults(o.faults, gen.ParseAbortFault)
+		return err
 	}
 	if o.hugeSCC && w != gen.ListAppend {
 		return fmt.Errorf("--huge-scc needs --workload list-append")
@@ -257,16 +258,11 @@ func run(o options, stderr io.Writer) error {
 	var g generator
 	switch o.tcfg.Workload {
 	case gen.Abort:
-		cfg := o.acfg
+		cfg := o.acfg // its faults are parsed by resolve
 		cfg.Format = format
-		fs, err := parseFaults(o.faults, gen.ParseAbortFault)
-		if err != nil {
-			return err
-		}
-		cfg.Faults = append(cfg.Faults, fs...)
 		g = func(w io.Writer) (result, error) {
 			st, err := gen.WriteAbort(w, cfg)
-			return resultOf(st.String(), st.Injections), err
+			return result{summary: st.String(), injections: names(st.Injections)}, err
 		}
 	case gen.Queue:
 		cfg := o.cfg
