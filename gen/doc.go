@@ -302,4 +302,55 @@
 // and G-single-item or G2-item cycles of data edges alone; there is no
 // non-cycle anomaly. A checker meets one component of thousands of txns,
 // where a full search of every cycle type may run out of time.
+//
+// # Abort simulation
+//
+// WriteAbort (histgen --workload abort) writes the abort workload of
+// docs/abort.md. Topics (AbortConfig.Topics, at least one per worker) have
+// one partition each; every worker is one client process with a producer
+// and a consumer, and consumes one topic that no other worker holds. The
+// workers and the clock are those of the queue simulation. A new process
+// first assigns its topic ({:f :assign :value "t3"}); its consumer starts
+// at the topic's committed position. Then each op is a :crash (CrashRate;
+// completes :info, the worker takes process id + Concurrency and assigns a
+// free topic at random) or a poll: one transaction, invoked as {:topic
+// "t1"}, or {:topic "t1" :abort? true} with probability AbortRate.
+//
+// At a poll's completion the topic's producer first appends a transaction
+// of 0 to 3 records and its marker (aborted one time in ten: its records are
+// never visible); markers take offsets no poll returns, so gaps are normal.
+// The poll reads 1 to MaxPoll visible records from the consumer's position
+// (fewer, or none, when the log ends) and moves past them. With probability
+// InfoRate it completes :info (:error :net-timeout) with what it read, and
+// committed or not, one chance in two; the client is then replaced as after
+// a crash. Else it completes :fail with :error :intentional-abort when it
+// asked to abort, and the consumer keeps its position (AbortAdvance, Kafka's
+// behaviour) or returns to the poll's first record (AbortRewind); or it
+// completes :ok and, when it read something, sets the committed position
+// past it. With probability RebalanceRate a rebalance happens during the
+// poll (:rebalance-log {:during [revoked, assigned]}) and, after the
+// outcome, sends the consumer back to the committed position.
+//
+// Without faults, each history is valid under the contract it simulates:
+// an AbortAdvance history is valid under --abort-contract kafka and, under
+// rewind, invalid with abort-advance only; an AbortRewind history is valid
+// under both. Memory: 8 bytes per visible record.
+//
+// # Abort faults
+//
+// Each AbortFault asks for Count injections of a kind, armed at evenly
+// spread points of the first 80% of the history, kinds interleaved, and
+// carried out one at a time, each on the first poll that can show it (one
+// that would not fit is dropped; AbortStats.Injected tells). The poll
+// carrying it has no rebalance and does not complete :info. Each produces
+// exactly one instance of the type it is named after, bad under both
+// contracts, and nothing else:
+//
+//   - CommittedRedelivery: a poll of a process that has read from its topic
+//     starts one record below the committed position the history shows and
+//     commits.
+//   - AbortOther: a poll that asked to abort reads two records and aborts;
+//     the consumer resumes at the second, and its next op is a poll.
+//   - NonmonotonicPoll: a committed poll reads three records and lists
+//     the last two swapped.
 package gen

@@ -209,14 +209,33 @@ func newSim(w io.Writer, cfg Config) *sim {
 // planFaults spreads the requested injections over the first 70% of the
 // history, kinds interleaved round-robin, so each has time to show.
 func (s *sim) planFaults() {
-	counts := make([]int, numFaultKinds)
-	for _, f := range s.cfg.Faults {
-		counts[f.Kind] += f.Count
-	}
-	kinds := interleave[FaultKind](counts)
-	for i, k := range kinds {
-		at := float64(s.ops) * (0.05 + 0.65*float64(i)/float64(len(kinds)))
+	spread(s.cfg.Faults, numFaultKinds, float64(s.ops), 0.65, func(at float64, k FaultKind) {
 		s.triggers = append(s.triggers, trigger{line: int64(at), kind: k})
+	})
+}
+
+// faultSpec is a request for Count injections of a kind: Fault, TxnFault,
+// AbortFault.
+type faultSpec[K ~uint8] interface {
+	spec() (K, int)
+}
+
+func (f Fault) spec() (FaultKind, int)           { return f.Kind, f.Count }
+func (f TxnFault) spec() (TxnFaultKind, int)     { return f.Kind, f.Count }
+func (f AbortFault) spec() (AbortFaultKind, int) { return f.Kind, f.Count }
+
+// spread calls add for every injection faults ask for (kinds numKinds),
+// kinds interleaved round-robin, at evenly spread points from 5% of n to
+// 5% + span of n.
+func spread[K ~uint8, F faultSpec[K]](faults []F, numKinds K, n, span float64, add func(at float64, k K)) {
+	counts := make([]int, numKinds)
+	for _, f := range faults {
+		k, c := f.spec()
+		counts[k] += c
+	}
+	kinds := interleave[K](counts)
+	for i, k := range kinds {
+		add(n*(0.05+span*float64(i)/float64(len(kinds))), k)
 	}
 }
 

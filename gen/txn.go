@@ -158,15 +158,9 @@ func (s *tsim) newKey() int64 {
 // planFaults spreads the requested scripts over the first 90% of the txns,
 // kinds interleaved round-robin.
 func (s *tsim) planFaults() {
-	counts := make([]int, numTxnFaultKinds)
-	for _, f := range s.cfg.Faults {
-		counts[f.Kind] += f.Count
-	}
-	kinds := interleave[TxnFaultKind](counts)
-	for i, k := range kinds {
-		at := float64(s.cfg.Txns) * (0.05 + 0.85*float64(i)/float64(len(kinds)))
+	spread(s.cfg.Faults, numTxnFaultKinds, float64(s.cfg.Txns), 0.85, func(at float64, k TxnFaultKind) {
 		s.triggers = append(s.triggers, txnTrigger{at: int(at), kind: k})
-	}
+	})
 }
 
 // arm queues a script of kind k, unless the txns left cannot hold it and

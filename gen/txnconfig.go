@@ -10,8 +10,8 @@ import (
 // Workload names the kind of history a generator writes.
 type Workload uint8
 
-// Workloads histgen can write. Write produces Queue histories, WriteTxn the
-// other two.
+// Workloads histgen can write. Write produces Queue histories, WriteTxn
+// ListAppend and RWRegister, WriteAbort Abort.
 const (
 	// Queue is the Kafka queue workload of docs/queue.md (Write).
 	Queue Workload = iota
@@ -21,10 +21,12 @@ const (
 	// RWRegister is Elle's rw-register workload of docs/rw-register.md
 	// (WriteTxn).
 	RWRegister
+	// Abort is the abort workload of docs/abort.md (WriteAbort).
+	Abort
 	numWorkloads
 )
 
-var workloadNames = [numWorkloads]string{"queue", "list-append", "rw-register"}
+var workloadNames = [numWorkloads]string{"queue", "list-append", "rw-register", "abort"}
 
 // String returns the workload's command-line name, e.g. "list-append".
 func (w Workload) String() string {

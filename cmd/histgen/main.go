@@ -1,7 +1,7 @@
 // Command histgen writes a deterministic Jepsen-shaped history (see package
 // gen): the same flags always give the same bytes. It writes Kafka queue
 // histories (the default) or Elle's list-append and rw-register
-// transactional histories.
+// transactional histories, or the abort workload's.
 //
 //	histgen --seed 1 --ops 1000000 --concurrency 10 --keys 8 --txn 0.2 \
 //	    --info 0.01 --fail 0.01 [--subscribe] [--crash-rate 0.007] [--poll-all-keys] \
@@ -10,6 +10,9 @@
 //	    --keys 8 --max-txn-len 4 --max-writes-per-key 32 --info 0.01 --fail 0.01 \
 //	    [--read-lag N] [--no-f] [--nemesis] [--fault stale-read=2 ...] [-o FILE]
 //	histgen --huge-scc [--seed N] [-o FILE]
+//	histgen --workload abort --ops 10000 --concurrency 10 [--topics N] \
+//	    [--after-abort advance|rewind] [--abort-rate P] [--rebalance P] \
+//	    [--crash-rate P] [--info P] [--max-poll N] [--fault abort-other=2 ...] [-o FILE]
 //
 // FILE ending in .gz or .zst is compressed accordingly; without -o the
 // history goes to stdout. A file is written to a temporary name next to it
@@ -23,6 +26,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +41,8 @@ type options struct {
 	workload string
 	cfg      gen.Config    // queue
 	tcfg     gen.TxnConfig // list-append, rw-register
+	acfg     gen.AbortConfig
+	after    string // --after-abort
 	hugeSCC  bool
 	faults   []string
 	format   string
@@ -49,6 +55,7 @@ type options struct {
 var (
 	queueFlags = []string{"ops", "txn", "subscribe", "stall-duration", "crash-rate", "poll-all-keys"}
 	txnFlags   = []string{"txns", "max-txn-len", "max-writes-per-key", "read-lag", "no-f", "nemesis", "huge-scc"}
+	abortFlags = []string{"topics", "after-abort", "abort-rate", "rebalance", "crash-rate", "max-poll"}
 )
 
 func main() {
@@ -81,7 +88,18 @@ serializable; each --fault KIND=N injects N fault scripts of that kind:
 (incompatible-order, duplicate-element, future-read and dirty-update need
 list-append; each needs --concurrency 3 or more). --huge-scc writes a 10,000-txn list-append
 history whose dependency graph is one huge strongly connected component
-(flags given explicitly override its settings).`,
+(flags given explicitly override its settings).
+
+--workload abort simulates topics of one partition and one transactional
+consumer per client (docs/abort.md): every poll is a transaction that
+commits, or aborts on purpose (--abort-rate); after an abort the consumer
+keeps its position (--after-abort advance, Kafka's behaviour: valid under
+--abort-contract kafka) or returns to where the transaction began (rewind:
+valid under both contracts). --rebalance P sends the consumer back to the
+committed position during a poll, --crash-rate P replaces a client, --info P
+makes a poll's outcome unknown (it also replaces the client). Each --fault
+KIND=N injects N instances of the anomaly type KIND, bad under both
+contracts: ` + strings.Join(names(gen.AbortFaultKinds()), ", ") + `.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: false,
@@ -93,7 +111,7 @@ history whose dependency graph is one huge strongly connected component
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.workload, "workload", "queue", "queue, list-append or rw-register")
+	f.StringVar(&o.workload, "workload", "queue", "queue, list-append, rw-register or abort")
 	f.Int64Var(&o.cfg.Seed, "seed", 1, "random seed")
 	f.IntVar(&o.cfg.Concurrency, "concurrency", 10, "client workers")
 	f.IntVar(&o.cfg.Keys, "keys", 8, "keys (queue: topic-partitions; txn: keys in use at a time)")
@@ -105,7 +123,7 @@ history whose dependency graph is one huge strongly connected component
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary on stderr")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also list every injected fault on stderr")
 
-	f.IntVar(&o.cfg.Ops, "ops", 100000, "queue: number of op lines (invocations and completions)")
+	f.IntVar(&o.cfg.Ops, "ops", 100000, "queue, abort: number of op lines (invocations and completions)")
 	f.Float64Var(&o.cfg.TxnFraction, "txn", 0, "queue: fraction of ops that are transactions")
 	f.BoolVar(&o.cfg.Subscribe, "subscribe", false, "queue: consumers subscribe instead of assign")
 	f.DurationVar(&o.cfg.StallDuration, "stall-duration", gen.DefaultStallDuration, "queue: simulated duration of a stall fault")
@@ -119,6 +137,13 @@ history whose dependency graph is one huge strongly connected component
 	f.BoolVar(&o.tcfg.OmitF, "no-f", false, "txn: leave :f out of client ops")
 	f.BoolVar(&o.tcfg.Nemesis, "nemesis", false, "txn: add nemesis partition ops")
 	f.BoolVar(&o.hugeSCC, "huge-scc", false, "txn: a 10,000-txn list-append history that is one huge SCC")
+
+	f.IntVar(&o.acfg.Topics, "topics", 0, "abort: topics, one partition each (default: one per worker)")
+	f.StringVar(&o.after, "after-abort", "advance", "abort: the consumer's position after an abort: advance (kafka) or rewind")
+	f.Float64Var(&o.acfg.AbortRate, "abort-rate", gen.DefaultAbortRate, "abort: probability that a poll aborts on purpose")
+	f.Float64Var(&o.acfg.RebalanceRate, "rebalance", 0.05, "abort: probability of a rebalance during a poll")
+	f.Float64Var(&o.acfg.CrashRate, "crash-rate", 0.01, "abort: probability that an op crashes the client")
+	f.IntVar(&o.acfg.MaxPoll, "max-poll", gen.DefaultMaxPoll, "abort: most records one poll returns")
 	return cmd
 }
 
@@ -142,17 +167,33 @@ func resolve(o *options, changed func(name string) bool) error {
 	if err != nil {
 		return err
 	}
-	foreign := txnFlags
-	if w != gen.Queue {
-		foreign = queueFlags
+	var foreign []string
+	switch w {
+	case gen.Queue:
+		foreign = append(txnFlags, abortFlags...)
+	case gen.Abort:
+		foreign = append(slices.DeleteFunc(slices.Clone(queueFlags), func(n string) bool { return n == "ops" }), txnFlags...)
+		foreign = append(foreign, "keys", "fail")
+	default:
+		foreign = append(slices.Clone(queueFlags), abortFlags...)
 	}
 	for _, name := range foreign {
 		if changed(name) {
 			return fmt.Errorf("--%s does not apply to --workload %s", name, w)
 		}
 	}
-	if w == gen.Queue {
+	o.tcfg.Workload = w
+	switch w {
+	case gen.Queue:
 		return nil
+	case gen.Abort:
+		a := &o.acfg
+		a.Seed, a.Ops, a.Concurrency, a.InfoRate = o.cfg.Seed, o.cfg.Ops, o.cfg.Concurrency, o.cfg.InfoRate
+		if a.AfterAbort, err = gen.ParseAfterAbort(o.after); err != nil {
+			return err
+		}
+		a.Faults, err = parseFaults(o.faults, gen.ParseAbortFault)
+		return err
 	}
 	if o.hugeSCC && w != gen.ListAppend {
 		return fmt.Errorf("--huge-scc needs --workload list-append")
@@ -222,7 +263,15 @@ func run(o options, stderr io.Writer) error {
 		return err
 	}
 	var g generator
-	if o.tcfg.Workload == gen.Queue {
+	switch o.tcfg.Workload {
+	case gen.Abort:
+		cfg := o.acfg // its faults are parsed by resolve
+		cfg.Format = format
+		g = func(w io.Writer) (result, error) {
+			st, err := gen.WriteAbort(w, cfg)
+			return result{summary: st.String(), injections: names(st.Injections)}, err
+		}
+	case gen.Queue:
 		cfg := o.cfg
 		cfg.Format = format
 		fs, err := parseFaults(o.faults, gen.ParseFault)
@@ -234,7 +283,7 @@ func run(o options, stderr io.Writer) error {
 			st, err := gen.Write(w, cfg)
 			return resultOf(st.String(), st.Injections), err
 		}
-	} else {
+	default:
 		cfg := o.tcfg
 		cfg.Format = format
 		fs, err := parseFaults(o.faults, gen.ParseTxnFault)

@@ -1,0 +1,125 @@
+package gen
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// AbortFaultKind names one kind of misbehaviour WriteAbort can inject into
+// an abort history; each produces exactly one instance of the anomaly type
+// of docs/abort.md it is named after, bad under both contracts.
+type AbortFaultKind uint8
+
+// Abort fault kinds, in the order of AbortFaultKinds and of the summary.
+const (
+	// CommittedRedelivery: a poll starts one record below its topic's
+	// committed position and commits (committed-redelivery).
+	CommittedRedelivery AbortFaultKind = iota
+	// AbortOther: after a poll of two records aborts, the consumer resumes
+	// at its second record (abort-other).
+	AbortOther
+	// NonmonotonicPoll: a committed poll of three records lists its last
+	// two offsets swapped (int-nonmonotonic-poll); its first offset, which
+	// classes its pair with the poll before, stays first.
+	NonmonotonicPoll
+	numAbortFaultKinds
+)
+
+var abortFaultNames = []string{"committed-redelivery", "abort-other", "int-nonmonotonic-poll"}
+
+// String returns the kind's command-line name, e.g. "abort-other", which
+// is also the anomaly type it produces.
+func (k AbortFaultKind) String() string {
+	if k < numAbortFaultKinds {
+		return abortFaultNames[k]
+	}
+	return "AbortFaultKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// AbortFaultKinds lists every abort fault kind, in order.
+func AbortFaultKinds() []AbortFaultKind { return allKinds(numAbortFaultKinds) }
+
+// ParseAbortFaultKind reads a kind name as printed by AbortFaultKind.String.
+func ParseAbortFaultKind(s string) (AbortFaultKind, error) {
+	return parseKind[AbortFaultKind](abortFaultNames, "abort fault", s)
+}
+
+// AbortFault asks WriteAbort for Count injections of Kind.
+type AbortFault struct {
+	Kind  AbortFaultKind
+	Count int
+}
+
+// String returns "kind=count", the form ParseAbortFault reads.
+func (f AbortFault) String() string { return f.Kind.String() + "=" + strconv.Itoa(f.Count) }
+
+// ParseAbortFault reads "kind" (one injection) or "kind=count".
+func ParseAbortFault(s string) (AbortFault, error) {
+	k, n, err := parseFault(s, ParseAbortFaultKind)
+	return AbortFault{Kind: k, Count: n}, err
+}
+
+// AbortInjection records one fault WriteAbort carried out.
+type AbortInjection struct {
+	Fault   AbortFaultKind
+	Topic   string
+	Process int64
+	// Op is the :index of the completion of the poll the anomaly names
+	// last: the redelivering poll, the poll after the aborted one, or the
+	// nonmonotonic poll.
+	Op int64
+}
+
+// String describes the injection in one line.
+func (in AbortInjection) String() string {
+	return fmt.Sprintf("%s topic=%s process=%d op=%d", in.Fault, in.Topic, in.Process, in.Op)
+}
+
+// Injected is how many faults of kind k were injected.
+func (s *AbortStats) Injected(k AbortFaultKind) int {
+	return countKind(s.Injections, k, func(in AbortInjection) AbortFaultKind { return in.Fault })
+}
+
+// planFaults spreads the requested injections over the first 80% of the
+// history, kinds interleaved round-robin.
+func (s *asim) planFaults() {
+	spread(s.cfg.Faults, numAbortFaultKinds, float64(s.cfg.Ops), 0.75, func(at float64, k AbortFaultKind) {
+		s.triggers = append(s.triggers, abortTrigger{line: int64(at), kind: k})
+	})
+}
+
+// abortTrigger arms a fault of kind once line lines are written.
+type abortTrigger struct {
+	line int64
+	kind AbortFaultKind
+}
+
+// armed returns the kind of the next fault due, if any.
+func (s *asim) armed() (AbortFaultKind, bool) {
+	if len(s.triggers) == 0 || s.triggers[0].line > s.lines {
+		return 0, false
+	}
+	return s.triggers[0].kind, true
+}
+
+// faultFor decides whether the poll of w on t now completing carries the
+// due fault, and returns it: each kind needs a poll that can show it.
+func (s *asim) faultFor(w *aworker, t *atopic) (AbortFaultKind, bool) {
+	k, ok := s.armed()
+	if !ok || w.awaitNext {
+		return 0, false
+	}
+	avail := len(t.recs) - t.pos
+	switch k {
+	case CommittedRedelivery:
+		ok = w.hasPrev && t.okCommitted >= 1 && !w.abortAsked
+	case AbortOther:
+		ok = w.abortAsked && avail >= 2
+	case NonmonotonicPoll:
+		ok = !w.abortAsked && avail >= 3
+	}
+	if ok {
+		s.triggers = s.triggers[1:]
+	}
+	return k, ok
+}
