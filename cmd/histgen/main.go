@@ -55,7 +55,7 @@ type options struct {
 var (
 	queueFlags = []string{"ops", "txn", "subscribe", "stall-duration", "crash-rate", "poll-all-keys"}
 	txnFlags   = []string{"txns", "max-txn-len", "max-writes-per-key", "read-lag", "no-f", "nemesis", "huge-scc"}
-	abortFlags = []string{"topics", "after-abort", "abort-rate", "rebalance", "crash-rate", "max-poll"}
+	abortFlags = []string{"topics", "after-abort", "abort-rate", "rebalance", "max-poll"} // and --crash-rate, shared with queue
 )
 
 func main() {
@@ -127,7 +127,7 @@ contracts: ` + strings.Join(names(gen.AbortFaultKinds()), ", ") + `.`,
 	f.Float64Var(&o.cfg.TxnFraction, "txn", 0, "queue: fraction of ops that are transactions")
 	f.BoolVar(&o.cfg.Subscribe, "subscribe", false, "queue: consumers subscribe instead of assign")
 	f.DurationVar(&o.cfg.StallDuration, "stall-duration", gen.DefaultStallDuration, "queue: simulated duration of a stall fault")
-	f.Float64Var(&o.cfg.CrashRate, "crash-rate", 0, "queue: probability that a send, poll or txn's client crashes (a new process follows)")
+	f.Float64Var(&o.cfg.CrashRate, "crash-rate", 0, "queue and abort: probability that an op's client crashes, a new process following (queue: a send, poll or txn, default 0; abort: default 0.01)")
 	f.BoolVar(&o.cfg.PollAllKeys, "poll-all-keys", false, "queue: every assign takes every key, so every poll lists them all")
 
 	f.IntVar(&o.tcfg.Txns, "txns", 100000, "txn: number of transactions")
@@ -142,7 +142,6 @@ contracts: ` + strings.Join(names(gen.AbortFaultKinds()), ", ") + `.`,
 	f.StringVar(&o.after, "after-abort", "advance", "abort: the consumer's position after an abort: advance (kafka) or rewind")
 	f.Float64Var(&o.acfg.AbortRate, "abort-rate", gen.DefaultAbortRate, "abort: probability that a poll aborts on purpose")
 	f.Float64Var(&o.acfg.RebalanceRate, "rebalance", 0.05, "abort: probability of a rebalance during a poll")
-	f.Float64Var(&o.acfg.CrashRate, "crash-rate", 0.01, "abort: probability that an op crashes the client")
 	f.IntVar(&o.acfg.MaxPoll, "max-poll", gen.DefaultMaxPoll, "abort: most records one poll returns")
 	return cmd
 }
@@ -172,7 +171,7 @@ func resolve(o *options, changed func(name string) bool) error {
 	case gen.Queue:
 		foreign = append(txnFlags, abortFlags...)
 	case gen.Abort:
-		foreign = append(slices.DeleteFunc(slices.Clone(queueFlags), func(n string) bool { return n == "ops" }), txnFlags...)
+		foreign = append(slices.DeleteFunc(slices.Clone(queueFlags), func(n string) bool { return n == "ops" || n == "crash-rate" }), txnFlags...)
 		foreign = append(foreign, "keys", "fail")
 	default:
 		foreign = append(slices.Clone(queueFlags), abortFlags...)
@@ -189,6 +188,10 @@ func resolve(o *options, changed func(name string) bool) error {
 	case gen.Abort:
 		a := &o.acfg
 		a.Seed, a.Ops, a.Concurrency, a.InfoRate = o.cfg.Seed, o.cfg.Ops, o.cfg.Concurrency, o.cfg.InfoRate
+		a.CrashRate = 0.01 // the abort simulation's default
+		if changed("crash-rate") {
+			a.CrashRate = o.cfg.CrashRate
+		}
 		if a.AfterAbort, err = gen.ParseAfterAbort(o.after); err != nil {
 			return err
 		}
