@@ -1,9 +1,6 @@
 package abort
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -47,67 +44,13 @@ func Polls(h *model.History, pairing model.Pairing) []Poll {
 }
 
 // OpText renders what the abort decoder kept of the op at position i of
-// h: a poll's topic, :abort? and offsets, an assign's or subscribe's
-// topic, a create's topic and count, the number of rebalance events
-// logged with it. "" when it kept nothing.
+// h, for a report's witness table: its value as EDN (a poll's topic,
+// :abort? and offsets; an assign's topic; a create's map) followed by its
+// :rebalance-log. "" when it kept nothing.
 func OpText(h *model.History, i int) string {
-	owner, ok := h.ExtOwnerOf(Workload)
+	value, fields, ok := EDN(h, i)
 	if !ok {
 		return ""
 	}
-	var parts []string
-	for _, r := range h.ExtAt(i) {
-		if r.Owner != owner {
-			continue
-		}
-		ws, ks := h.ExtWordsOf(&r), h.ExtKeysOf(&r)
-		switch r.Kind {
-		case recPoll:
-			var b strings.Builder
-			b.WriteString("{")
-			if ws[0]&pollTopic != 0 {
-				fmt.Fprintf(&b, ":topic %s", h.Keys[ks[0]].String())
-			}
-			if ws[0]&pollAbort != 0 {
-				b.WriteString(" :abort? true")
-			}
-			if ws[0]&pollOffsets != 0 {
-				fmt.Fprintf(&b, " :offsets %s", offsetText(ws[1:]))
-			}
-			b.WriteString("}")
-			parts = append(parts, strings.Replace(b.String(), "{ ", "{", 1))
-		case recTopic:
-			parts = append(parts, h.Keys[ks[0]].String())
-		case recCreate:
-			s := "{:topic " + h.Keys[ks[0]].String()
-			if len(ws) > 0 {
-				s += fmt.Sprintf(" :count %d", ws[0])
-			}
-			parts = append(parts, s+"}")
-		case recRebalance:
-			parts = append(parts, fmt.Sprintf("rebalance: %d events before, %d during", ws[0], ws[1]))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-// offsetText lists offsets as EDN, the middle of a long list elided.
-func offsetText(offs []int64) string {
-	const head, tail = 8, 2
-	var b strings.Builder
-	b.WriteString("[")
-	for i, o := range offs {
-		if len(offs) > head+tail+1 && i == head {
-			fmt.Fprintf(&b, " … (%d more)", len(offs)-head-tail)
-		}
-		if len(offs) > head+tail+1 && i >= head && i < len(offs)-tail {
-			continue
-		}
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		fmt.Fprint(&b, o)
-	}
-	b.WriteString("]")
-	return b.String()
+	return value + fields
 }
