@@ -177,3 +177,31 @@ func TestAbortFaultsRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestAbortCleanRunLarge is issue 20's no-false-positive run: about 100,000
+// polls per mode, with the generator's default rebalances, crashes and
+// unknown outcomes, show no bad type under the contract they simulate.
+func TestAbortCleanRunLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 200,000 lines per mode")
+	}
+	for _, tc := range []struct {
+		after    gen.AfterAbort
+		contract abort.Contract
+	}{{gen.AbortAdvance, abort.ContractKafka}, {gen.AbortRewind, abort.ContractRewind}} {
+		var buf bytes.Buffer
+		cfg := gen.AbortConfig{Seed: 11, Ops: 200_000, Concurrency: 10, Topics: 10, AbortRate: gen.DefaultAbortRate,
+			AfterAbort: tc.after, RebalanceRate: 0.05, CrashRate: 0.01, InfoRate: 0.01, MaxPoll: 4}
+		st, err := gen.WriteAbort(&buf, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if polls := st.Committed + st.Aborted + st.Unknown; polls < 90_000 {
+			t.Fatalf("%s: %d polls, want about 100,000 (%s)", tc.after, polls, st.String())
+		}
+		res := checkAbort(t, buf.Bytes(), fmt.Sprintf("clean-%s.edn", tc.after), tc.contract)
+		if bad := badTypes(res, tc.contract); res.Verdict != analysis.Valid || len(bad) > 0 {
+			t.Errorf("%s under %s: %s, bad %v", tc.after, tc.contract, res.Verdict, bad)
+		}
+	}
+}
