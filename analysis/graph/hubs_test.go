@@ -74,28 +74,20 @@ func randomHubPair(r *rand.Rand, n int) hubPair {
 			b.Add(u, w.target, Realtime)
 		}
 	}
-	ws := Windows{Seq: seq32}
-	for _, w := range wins {
-		ws.Add(w.lo, w.hi, w.target)
-	}
-	hubs, via := ws.Number(int32(n))
-	hubbed := BuildHubs(n, hubs, via, func(add func(from, to int32, rel Rel)) {
-		for _, e := range direct {
-			add(e.from, e.to, e.rel)
+	build := func(reachOnly bool) *Graph {
+		ws := Windows{Seq: seq32, ReachOnly: reachOnly}
+		for _, w := range wins {
+			ws.Add(w.lo, w.hi, w.target)
 		}
-		ws.Emit(add)
-	})
-	rs := Windows{Seq: seq32, ReachOnly: true}
-	for _, w := range wins {
-		rs.Add(w.lo, w.hi, w.target)
+		hubs, via := ws.Number(int32(n))
+		return BuildHubs(n, hubs, via, func(add func(from, to int32, rel Rel)) {
+			for _, e := range direct {
+				add(e.from, e.to, e.rel)
+			}
+			ws.Emit(add)
+		})
 	}
-	rhubs, rvia := rs.Number(int32(n))
-	reach := BuildHubs(n, rhubs, rvia, func(add func(from, to int32, rel Rel)) {
-		for _, e := range direct {
-			add(e.from, e.to, e.rel)
-		}
-		rs.Emit(add)
-	})
+	hubbed, reach := build(false), build(true)
 	return hubPair{plain: b.Build(n), hubbed: hubbed, reach: reach, n: n}
 }
 

@@ -27,6 +27,7 @@ type depGraph struct {
 	// The realtime predecessors of vertex v are order[rtLo[v]:rtHi[v]]:
 	// order lists the ok vertices in completion order.
 	order      []int32
+	ordPos     []int32 // per vertex: its position in order, or -1
 	rtLo, rtHi []int32
 	// Under --ww-deps, the ww predecessors of v are wwFrom[wwStart[v]:wwStart[v+1]].
 	wwStart, wwFrom []int32
@@ -92,6 +93,10 @@ func (c *checker) newDepGraph() *depGraph {
 		d.rtLo[v], d.rtHi[v] = int32(lo), int32(hi)
 	})
 	d.order = win.order
+	d.ordPos = filled(n, -1)
+	for i, v := range d.order {
+		d.ordPos[v] = int32(i)
+	}
 	c.ev = nil // the op positions' recs: nothing needs them any more
 	return d
 }
@@ -141,10 +146,7 @@ func (d *depGraph) eachDataPred(v int32, f func(u int32, rel graph.Rel)) {
 // value before its send completed), so the stretches hold few vertices.
 func (d *depGraph) census() (edges int64, stretches [][2]int32) {
 	n := len(d.vrec)
-	ordPos := filled(n, -1) // position in order
-	for i, v := range d.order {
-		ordPos[v] = int32(i)
-	}
+	ordPos := d.ordPos
 	seen := make([]int32, n) // v+1 when counted for v
 	reach := int32(-1)       // the highest source of a backward edge so far
 	var lo int32             // the current stretch starts there, if reach >= 0
@@ -229,10 +231,7 @@ func (d *depGraph) scc(stretches [][2]int32) [][]int32 {
 func (d *depGraph) inside(comps [][]int32) *graph.Graph {
 	n := int32(len(d.vrec))
 	compOf := filled(int(n), -1)
-	ordPos := filled(int(n), -1)
-	for i, v := range d.order {
-		ordPos[v] = int32(i)
-	}
+	ordPos := d.ordPos
 	links := make([]graph.Windows, len(comps))
 	hubs, viaHubs := int32(0), int64(0)
 	for ci, comp := range comps {
