@@ -60,14 +60,33 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32, values Val
 	}
 	b = append(b, ", :value "...)
 	var fields string
-	if values != nil {
-		if v, f, ok := values(h, int(pos)); ok {
-			b, fields = append(b, v...), f
-			goto tail
-		}
+	if v, f, ok := workloadValue(h, pos, values); ok {
+		b, fields = append(b, v...), f
+	} else {
+		b = appendValue(b, h, p, pos)
 	}
-	switch {
-	case op.F == model.FAssign || op.F == model.FSubscribe:
+	b = append(b, fields...)
+	if h.ErrorOf(op) != "" {
+		b = append(b, ", :error "...)
+		b = appendString(b, h.ErrorOf(op))
+	}
+	return append(b, '}')
+}
+
+// workloadValue is what values renders of the op at pos, if anything.
+func workloadValue(h *model.History, pos int32, values ValueEDN) (value, fields string, ok bool) {
+	if values == nil {
+		return "", "", false
+	}
+	return values(h, int(pos))
+}
+
+// appendValue appends the :value of the op at pos from what ingest
+// decoded: an assign's or subscribe's keys, else the invocation form of
+// its micro-ops, else nil.
+func appendValue(b []byte, h *model.History, p model.Pairing, pos int32) []byte {
+	op := &h.Ops[pos]
+	if op.F == model.FAssign || op.F == model.FSubscribe {
 		b = append(b, '[')
 		for i, k := range h.KeysOf(op) {
 			if i > 0 {
@@ -75,21 +94,12 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32, values Val
 			}
 			b = appendAtom(b, h.Keys[k])
 		}
-		b = append(b, ']')
-	default:
-		if mops := h.InvocationMops(int(pos), p); len(mops) > 0 {
-			b = appendMops(b, h, mops)
-			break
-		}
-		b = append(b, "nil"...)
+		return append(b, ']')
 	}
-tail:
-	b = append(b, fields...)
-	if h.ErrorOf(op) != "" {
-		b = append(b, ", :error "...)
-		b = appendString(b, h.ErrorOf(op))
+	if mops := h.InvocationMops(int(pos), p); len(mops) > 0 {
+		return appendMops(b, h, mops)
 	}
-	return append(b, '}')
+	return append(b, "nil"...)
 }
 
 func appendMops(b []byte, h *model.History, mops []model.Mop) []byte {
