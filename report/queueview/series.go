@@ -86,6 +86,56 @@ func allocate(sizes []int, budget, maxPer, floor int) []int {
 	return out
 }
 
+// seriesRank says which groups (keys or processes) of a chart get a series
+// of their own: the MaxSeries groups with the highest peaks (ties by
+// group), or every group when only one would be left over; the others
+// share one last series.
+type seriesRank[G cmp.Ordered] struct {
+	groups []G       // every group, highest peak first
+	of     map[G]int // a group's series
+	own    int       // how many groups have a series of their own
+	n      int       // how many series: own, and one for the others if any
+}
+
+// rankSeries ranks the groups of peak for a chart of at most maxSeries
+// series of their own. Cost: O(g log g) for g groups.
+func rankSeries[G, P cmp.Ordered](peak map[G]P, maxSeries int) seriesRank[G] {
+	groups := make([]G, 0, len(peak))
+	for g := range peak {
+		groups = append(groups, g)
+	}
+	slices.SortFunc(groups, func(a, c G) int {
+		if d := cmp.Compare(peak[c], peak[a]); d != 0 {
+			return d
+		}
+		return cmp.Compare(a, c)
+	})
+	own := min(len(groups), maxSeries)
+	if len(groups) == maxSeries+1 {
+		own = len(groups)
+	}
+	of := make(map[G]int, len(groups))
+	for i, g := range groups {
+		of[g] = min(i, own)
+	}
+	n := own
+	if len(groups) > own {
+		n++
+	}
+	return seriesRank[G]{groups: groups, of: of, own: own, n: n}
+}
+
+// others is how many groups share the last series.
+func (p *seriesRank[G]) others() int { return len(p.groups) - p.own }
+
+// pointX is the x of a series point taken at op opIndex, invoked at time t.
+func (b *builder) pointX(opIndex, t int64) float64 {
+	if b.Clock.Unit == "op" {
+		return float64(opIndex)
+	}
+	return b.Clock.NS(t)
+}
+
 // baseRect sets what every chart on a time axis shares: axes, zoom and
 // pan, tooltip, a scrolling legend.
 // integral y axes (offsets, counts) get no fractional ticks.
@@ -183,115 +233,22 @@ func (b *builder) finalSeries(c *charts.RectChart, fr *page.Span) {
 func (b *builder) unseenChart(fr *page.Span) page.Chart {
 	ch := page.Chart{ID: "chart-unseen", Kind: "unseen", Title: "Unseen acknowledged values over time, per key (stacked)",
 		Dims: []string{b.Clock.AxisName(), "stacked", "unseen"}}
-	pts := &b.Res.Series.Unseen
 	// series: the keys with the highest peaks, the rest summed
 	peak := map[model.KeyID]int32{}
-	for _, p := range pts.All() {
+	for _, p := range b.Res.Series.Unseen.All() {
 		peak[p.Key] = max(peak[p.Key], p.Count)
 	}
-	keys := make([]model.KeyID, 0, len(peak))
-	for k := range peak {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, c model.KeyID) int {
-		if d := cmp.Compare(peak[c], peak[a]); d != 0 {
-			return d
-		}
-		return cmp.Compare(a, c)
-	})
-	own := min(len(keys), b.O.MaxSeries)
-	if len(keys) == b.O.MaxSeries+1 {
-		own = len(keys)
-	}
-	seriesOf := map[model.KeyID]int{}
-	for i, k := range keys {
-		seriesOf[k] = min(i, own)
-	}
-	nSeries := own
-	if len(keys) > own {
-		nSeries++
-	}
+	rank := rankSeries(peak, b.O.MaxSeries)
+	nSeries := rank.n
 	names := make([]string, nSeries)
-	for i := range own {
-		names[i] = "key " + b.KeyName(keys[i])
+	for i := range rank.own {
+		names[i] = "key " + b.KeyName(rank.groups[i])
 	}
-	if nSeries > own {
-		names[own] = fmt.Sprintf("%d other keys", len(keys)-own)
-		b.Omissions = append(b.Omissions, fmt.Sprintf("Unseen chart: %d keys with lower peaks are summed into one series.", len(keys)-own))
+	if nSeries > rank.own {
+		names[rank.own] = fmt.Sprintf("%d other keys", rank.others())
+		b.Omissions = append(b.Omissions, fmt.Sprintf("Unseen chart: %d keys with lower peaks are summed into one series.", rank.others()))
 	}
-	xs := make([]float64, pts.Len())
-	for i, p := range pts.All() {
-		if b.Clock.Unit == "op" {
-			xs[i] = float64(p.OpIndex)
-		} else {
-			xs[i] = b.Clock.NS(p.Time)
-		}
-	}
-	distinct := 0
-	for i := range xs {
-		if i == 0 || xs[i] != xs[i-1] {
-			distinct++
-		}
-	}
-	grid := min(b.O.MaxPoints, int(float64(b.O.MaxTotalPoints)*unseenShare)/max(1, nSeries))
-	// Exact, one point per time a count changed; with too many changes,
-	// one point per time bucket (the largest count in it).
-	bucketed := distinct+1 > grid
-	var lo, hi float64
-	if len(xs) > 0 {
-		lo, hi = slices.Min(xs), slices.Max(xs)
-	}
-	bucketOf := func(x float64) int {
-		if hi <= lo {
-			return 0
-		}
-		return min(grid-2, int(float64(grid-1)*(x-lo)/(hi-lo)))
-	}
-	data := make([][]any, nSeries)
-	cur := make([]int64, nSeries)
-	bmax := make([]int64, nSeries)
-	last := map[model.KeyID]int32{}
-	d := b.Clock.Decimals
-	// Series are stacked here, not by ECharts (whose stacking on a value
-	// axis pairs points by x and breaks steps): a point is [x, the sum of
-	// this series and those below it, this series' own count].
-	emit := func(x float64, vs []int64) {
-		sum := int64(0)
-		for s := range nSeries {
-			sum += vs[s]
-			data[s] = append(data[s], []any{page.Num(x, d), sum, vs[s]})
-		}
-	}
-	n := pts.Len()
-	for i, p := range pts.All() {
-		s := seriesOf[p.Key]
-		cur[s] += int64(p.Count - last[p.Key])
-		last[p.Key] = p.Count
-		bmax[s] = max(bmax[s], cur[s])
-		if !bucketed {
-			if i+1 == n || xs[i+1] != xs[i] {
-				emit(xs[i], cur)
-			}
-			continue
-		}
-		if i+1 == n || bucketOf(xs[i+1]) != bucketOf(xs[i]) {
-			bx := xs[i]
-			if hi > lo {
-				bx = lo + (hi-lo)*float64(bucketOf(xs[i])+1)/float64(grid-1)
-			}
-			emit(bx, bmax)
-			copy(bmax, cur)
-		}
-	}
-	if n > 0 && b.Clock.End > xs[len(xs)-1] {
-		emit(b.Clock.End, cur) // the counts stay until the history ends
-	}
-	if bucketed {
-		w := (hi - lo) / float64(grid)
-		ch.Note = fmt.Sprintf("Downsampled from %s changes to %d points per key: each point is the largest count within %s %s.",
-			page.Thousands(int64(n)), grid, page.Num(w, d), b.Clock.Unit)
-		b.Omissions = append(b.Omissions, "Unseen chart: "+ch.Note)
-	}
+	data := b.unseenData(&ch, &rank)
 	c := charts.NewLine()
 	b.baseRect(&c.RectChart, "unseen values", "axis", false)
 	// The top of the stack first: each area fills down to zero, and the
@@ -323,6 +280,83 @@ func (b *builder) unseenChart(fr *page.Span) page.Chart {
 	return ch
 }
 
+// unseenData is the points of each series of the unseen chart, stacked:
+// exact, one point per time a count changed, or with too many changes one
+// point per time bucket (the largest count in it), which ch's note then
+// says. Cost: O(points + series × points drawn).
+func (b *builder) unseenData(ch *page.Chart, rank *seriesRank[model.KeyID]) [][]any {
+	pts := &b.Res.Series.Unseen
+	nSeries := rank.n
+	xs := make([]float64, pts.Len())
+	for i, p := range pts.All() {
+		xs[i] = b.pointX(p.OpIndex, p.Time)
+	}
+	distinct := 0
+	for i := range xs {
+		if i == 0 || xs[i] != xs[i-1] {
+			distinct++
+		}
+	}
+	grid := min(b.O.MaxPoints, int(float64(b.O.MaxTotalPoints)*unseenShare)/max(1, nSeries))
+	bucketed := distinct+1 > grid
+	var lo, hi float64
+	if len(xs) > 0 {
+		lo, hi = slices.Min(xs), slices.Max(xs)
+	}
+	bucketOf := func(x float64) int {
+		if hi <= lo {
+			return 0
+		}
+		return min(grid-2, int(float64(grid-1)*(x-lo)/(hi-lo)))
+	}
+	data := make([][]any, nSeries)
+	cur := make([]int64, nSeries)
+	bmax := make([]int64, nSeries)
+	last := map[model.KeyID]int32{}
+	d := b.Clock.Decimals
+	// Series are stacked here, not by ECharts (whose stacking on a value
+	// axis pairs points by x and breaks steps): a point is [x, the sum of
+	// this series and those below it, this series' own count].
+	emit := func(x float64, vs []int64) {
+		sum := int64(0)
+		for s := range nSeries {
+			sum += vs[s]
+			data[s] = append(data[s], []any{page.Num(x, d), sum, vs[s]})
+		}
+	}
+	n := pts.Len()
+	for i, p := range pts.All() {
+		s := rank.of[p.Key]
+		cur[s] += int64(p.Count - last[p.Key])
+		last[p.Key] = p.Count
+		bmax[s] = max(bmax[s], cur[s])
+		if !bucketed {
+			if i+1 == n || xs[i+1] != xs[i] {
+				emit(xs[i], cur)
+			}
+			continue
+		}
+		if i+1 == n || bucketOf(xs[i+1]) != bucketOf(xs[i]) {
+			bx := xs[i]
+			if hi > lo {
+				bx = lo + (hi-lo)*float64(bucketOf(xs[i])+1)/float64(grid-1)
+			}
+			emit(bx, bmax)
+			copy(bmax, cur)
+		}
+	}
+	if n > 0 && b.Clock.End > xs[len(xs)-1] {
+		emit(b.Clock.End, cur) // the counts stay until the history ends
+	}
+	if bucketed {
+		w := (hi - lo) / float64(grid)
+		ch.Note = fmt.Sprintf("Downsampled from %s changes to %d points per key: each point is the largest count within %s %s.",
+			page.Thousands(int64(n)), grid, page.Num(w, d), b.Clock.Unit)
+		b.Omissions = append(b.Omissions, "Unseen chart: "+ch.Note)
+	}
+	return data
+}
+
 // palette colours the series of the unseen chart, bottom up (ECharts'
 // default palette).
 var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
@@ -332,9 +366,11 @@ var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#
 func (b *builder) lagChart(byKey bool, fr *page.Span) page.Chart {
 	ch := page.Chart{ID: "chart-lag-process", Kind: "lag-process", Title: "Realtime lag per process (worst over its keys)",
 		Dims: []string{b.Clock.AxisName(), "lag", "op", "key"}}
+	what := "processes"
 	if byKey {
 		ch = page.Chart{ID: "chart-lag-key", Kind: "lag-key", Title: "Realtime lag per key (worst over consumers)",
 			Dims: []string{b.Clock.AxisName(), "lag", "op", "process"}}
+		what = "keys"
 	}
 	samples := &b.Res.Series.Lag
 	group := func(p analysis.LagPoint) int64 {
@@ -350,60 +386,47 @@ func (b *builder) lagChart(byKey bool, fr *page.Span) page.Chart {
 			peak[g] = p.LagNS
 		}
 	}
-	groups := make([]int64, 0, len(peak))
-	for g := range peak {
-		groups = append(groups, g)
-	}
-	slices.SortFunc(groups, func(a, c int64) int {
-		if d := cmp.Compare(peak[c], peak[a]); d != 0 {
-			return d
-		}
-		return cmp.Compare(a, c)
-	})
-	own := min(len(groups), b.O.MaxSeries)
-	if len(groups) == b.O.MaxSeries+1 {
-		own = len(groups)
-	}
-	seriesOf := map[int64]int{}
-	for i, g := range groups {
-		seriesOf[g] = min(i, own)
-	}
-	nSeries := own
-	if len(groups) > own {
-		nSeries++
-	}
-	what := "processes"
-	if byKey {
-		what = "keys"
-	}
+	rank := rankSeries(peak, b.O.MaxSeries)
+	nSeries := rank.n
 	names := make([]string, nSeries)
-	for i := range own {
+	for i, g := range rank.groups[:rank.own] {
 		if byKey {
-			names[i] = "key " + b.KeyName(model.KeyID(groups[i]))
+			names[i] = "key " + b.KeyName(model.KeyID(g))
 		} else {
-			names[i] = "process " + strconv.FormatInt(groups[i], 10)
+			names[i] = "process " + strconv.FormatInt(g, 10)
 		}
 	}
-	if nSeries > own {
-		names[own] = fmt.Sprintf("%d other %s (worst)", len(groups)-own, what)
-		b.Omissions = append(b.Omissions, fmt.Sprintf("%s: %d %s with lower peaks are merged into one series (their worst lag).", ch.Title, len(groups)-own, what))
+	if nSeries > rank.own {
+		names[rank.own] = fmt.Sprintf("%d other %s (worst)", rank.others(), what)
+		b.Omissions = append(b.Omissions, fmt.Sprintf("%s: %d %s with lower peaks are merged into one series (their worst lag).", ch.Title, rank.others(), what))
 	}
-	// a sample's x, computed again where needed rather than held for the
-	// millions of samples of a large history
-	xOf := func(p analysis.LagPoint) float64 {
-		if b.Clock.Unit == "op" {
-			return float64(p.OpIndex)
-		}
-		return b.Clock.NS(p.Time)
+	seriesOf := func(p analysis.LagPoint) int { return rank.of[group(p)] }
+	c := charts.NewLine()
+	b.lagSeries(&ch, c, names, seriesOf, byKey)
+	if nSeries == 0 {
+		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{Name: "no lag samples", Type: "line", Data: []any{}})
+		ch.Note = "No ok poll was sampled: the history has no ok polls with times."
 	}
+	b.finalSeries(&c.RectChart, fr)
+	ch.Option = page.JSONOption(c)
+	ch.Series = len(c.MultiSeries)
+	return ch
+}
+
+// lagSeries adds to c one series per name, each sample of res.Series.Lag
+// going to its seriesOf: every sample, or with too many the worst of each
+// time bucket per series, which ch's note then says. Cost: O(samples).
+func (b *builder) lagSeries(ch *page.Chart, c *charts.Line, names []string, seriesOf func(analysis.LagPoint) int, byKey bool) {
+	samples := &b.Res.Series.Lag
+	nSeries := len(names)
 	maxLag := int64(0)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	perSeries := make([]int, nSeries)
 	for _, p := range samples.All() {
-		x := xOf(p)
+		x := b.pointX(p.OpIndex, p.Time)
 		lo, hi = min(lo, x), max(hi, x)
 		maxLag = max(maxLag, p.LagNS)
-		perSeries[seriesOf[group(p)]]++
+		perSeries[seriesOf(p)]++
 	}
 	if samples.Len() == 0 {
 		lo, hi = 0, 0
@@ -418,7 +441,9 @@ func (b *builder) lagChart(byKey bool, fr *page.Span) page.Chart {
 		}
 		return float64(min(grid-1, int(float64(grid)*(x-lo)/(hi-lo))))
 	}
-	// best sample per (series, bucket), in time order
+	// best sample per (series, bucket), in time order; a sample's x is
+	// computed again where needed rather than held for the millions of
+	// samples of a large history
 	type cell struct {
 		bucket float64
 		at     int   // sample index of the worst lag
@@ -426,8 +451,8 @@ func (b *builder) lagChart(byKey bool, fr *page.Span) page.Chart {
 	}
 	cells := make([][]cell, nSeries)
 	for i, p := range samples.All() {
-		s := seriesOf[group(p)]
-		bk := bucketOf(xOf(p))
+		s := seriesOf(p)
+		bk := bucketOf(b.pointX(p.OpIndex, p.Time))
 		cs := cells[s]
 		if n := len(cs); n > 0 && cs[n-1].bucket == bk {
 			if p.LagNS > cs[n-1].lag {
@@ -438,7 +463,6 @@ func (b *builder) lagChart(byKey bool, fr *page.Span) page.Chart {
 		cells[s] = append(cs, cell{bk, i, p.LagNS})
 	}
 	d, ld := b.Clock.Decimals, page.DecimalsFor(float64(maxLag)/lagScale)
-	c := charts.NewLine()
 	b.baseRect(&c.RectChart, ch.Dims[1], "item", false)
 	for s := range nSeries {
 		data := make([]any, 0, len(cells[s]))
@@ -448,24 +472,16 @@ func (b *builder) lagChart(byKey bool, fr *page.Span) page.Chart {
 			if !byKey {
 				extra = page.Elide(b.KeyName(smp.Key), 40)
 			}
-			data = append(data, []any{page.Num(xOf(smp), d), page.Num(float64(smp.LagNS)/lagScale, ld), smp.OpIndex, extra})
+			data = append(data, []any{page.Num(b.pointX(smp.OpIndex, smp.Time), d), page.Num(float64(smp.LagNS)/lagScale, ld), smp.OpIndex, extra})
 		}
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
 			Name: names[s], Type: "line", Data: data, ShowSymbol: opts.Bool(true), SymbolSize: 3,
 			LineStyle: &opts.LineStyle{Width: 1.2},
 		})
 	}
-	if nSeries == 0 {
-		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{Name: "no lag samples", Type: "line", Data: []any{}})
-		ch.Note = "No ok poll was sampled: the history has no ok polls with times."
-	}
 	if bucketed {
 		ch.Note = fmt.Sprintf("Downsampled from %s samples: each point is the worst lag within %s %s.",
 			page.Thousands(int64(samples.Len())), page.Num((hi-lo)/float64(grid), d), b.Clock.Unit)
 		b.Omissions = append(b.Omissions, ch.Title+": "+ch.Note)
 	}
-	b.finalSeries(&c.RectChart, fr)
-	ch.Option = page.JSONOption(c)
-	ch.Series = len(c.MultiSeries)
-	return ch
 }

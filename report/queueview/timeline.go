@@ -552,24 +552,8 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 			find(*in.Op, in.Value, model.NoOffset)
 		}
 	case catalog.AtUnseenSends:
-		want := map[model.Atom]bool{}
-		for _, v := range in.Values {
-			want[v.Atom] = true
-		}
-		for _, idx := range in.Witness {
-			op := b.Op(idx)
-			if op == nil || op.Type == model.Invoke || !hasKey {
-				continue
-			}
-			x, ok := b.Clock.X(op)
-			if !ok {
-				continue
-			}
-			for _, m := range b.H.MopsOf(op) {
-				if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset != model.NoOffset && want[b.H.MsgValue(m.Msg)] {
-					add(k, timelinePoint{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg})
-				}
-			}
+		if hasKey {
+			b.placeUnseenSends(in, k, add)
 		}
 	case catalog.AtLaterOp:
 		if len(in.Ops) == 2 {
@@ -580,20 +564,7 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 			find(*in.Op, second(), model.NoOffset)
 		}
 	case catalog.AtMissing:
-		if in.Op == nil {
-			return
-		}
-		op := b.Op(*in.Op)
-		if op == nil {
-			return
-		}
-		for _, pr := range in.Missing {
-			if mk, ok := b.Key(&pr[0]); ok {
-				if p, ok := b.locate(op, mk, &pr[1], model.NoOffset); ok {
-					add(mk, p)
-				}
-			}
-		}
+		b.placeMissing(in, add)
 	case catalog.Segment:
 		if in.From == nil || in.To == nil || !hasKey {
 			return
@@ -608,15 +579,64 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 			seg(k, from, to)
 		}
 	default: // catalog.AtStepReads: mark each read along the cycle
-		for _, st := range in.Steps {
-			sk, ok := b.Key(st.Key)
-			if !ok || st.Value == nil || len(st.Offsets) != 1 {
-				continue
+		b.placeStepReads(in, add)
+	}
+}
+
+// placeUnseenSends calls add for each ok send to key k, in the witness ops
+// of in, of one of in's values.
+func (b *builder) placeUnseenSends(in *analysis.Instance, k model.KeyID, add func(model.KeyID, timelinePoint)) {
+	want := map[model.Atom]bool{}
+	for _, v := range in.Values {
+		want[v.Atom] = true
+	}
+	for _, idx := range in.Witness {
+		op := b.Op(idx)
+		if op == nil || op.Type == model.Invoke {
+			continue
+		}
+		x, ok := b.Clock.X(op)
+		if !ok {
+			continue
+		}
+		for _, m := range b.H.MopsOf(op) {
+			if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset != model.NoOffset && want[b.H.MsgValue(m.Msg)] {
+				add(k, timelinePoint{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg})
 			}
-			if op := b.Op(st.To); op != nil {
-				if p, ok := b.locate(op, sk, st.Value, st.Offsets[0]); ok {
-					add(sk, p)
-				}
+		}
+	}
+}
+
+// placeMissing calls add for each (key, value) of in.Missing that in's op
+// read.
+func (b *builder) placeMissing(in *analysis.Instance, add func(model.KeyID, timelinePoint)) {
+	if in.Op == nil {
+		return
+	}
+	op := b.Op(*in.Op)
+	if op == nil {
+		return
+	}
+	for _, pr := range in.Missing {
+		if mk, ok := b.Key(&pr[0]); ok {
+			if p, ok := b.locate(op, mk, &pr[1], model.NoOffset); ok {
+				add(mk, p)
+			}
+		}
+	}
+}
+
+// placeStepReads calls add for each read along in's cycle: a step with
+// one key, value and offset, read by its To op.
+func (b *builder) placeStepReads(in *analysis.Instance, add func(model.KeyID, timelinePoint)) {
+	for _, st := range in.Steps {
+		sk, ok := b.Key(st.Key)
+		if !ok || st.Value == nil || len(st.Offsets) != 1 {
+			continue
+		}
+		if op := b.Op(st.To); op != nil {
+			if p, ok := b.locate(op, sk, st.Value, st.Offsets[0]); ok {
+				add(sk, p)
 			}
 		}
 	}
@@ -631,15 +651,11 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) page.TimelineKey {
 	if line.anomalies > 0 {
 		tk.Label += fmt.Sprintf(" (%d %s)", line.anomalies, catalog.Plural(int64(line.anomalies), "anomaly", "anomalies"))
 	}
-	type series struct {
-		name, kind string // kind: send, pos, other-send, other-pos, info, fail, ifpoll
-		pts        []timelinePoint
-	}
 	plan := line.plan
-	ss := make([]series, len(plan.series))
+	ss := make([]drawnSeries, len(plan.series))
 	for i := range plan.series {
 		ps := &plan.series[i]
-		ss[i] = series{ps.name, ps.kind, ps.red.points()}
+		ss[i] = drawnSeries{ps.name, ps.kind, ps.red.points()}
 		plan.kept += len(ss[i].pts)
 	}
 	if plan.kept < plan.total {
@@ -649,8 +665,60 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) page.TimelineKey {
 
 	c := charts.NewLine()
 	b.baseRect(&c.RectChart, "offset", "item", true)
+	b.fitAxes(c, ss, line)
+	for _, s := range ss {
+		data := make([]any, len(s.pts))
+		for i, p := range s.pts {
+			data[i] = b.pointJSON(p, "")
+		}
+		c.MultiSeries = append(c.MultiSeries, s.style(data))
+	}
+	b.markSeries(c, line)
+	if len(c.MultiSeries) == 0 {
+		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{Name: "nothing sent or read", Type: "scatter", Data: []any{}})
+	}
+	b.finalSeries(&c.RectChart, b.finalReadsCached())
+	tk.Option = page.JSONOption(c)
+	tk.Series = len(c.MultiSeries)
+	return tk
+}
+
+// drawnSeries is one series of sends or polls of a key's timeline, with
+// the points kept of it.
+type drawnSeries struct {
+	name, kind string // kind: send, pos, other-send, other-pos, info, fail, ifpoll
+	pts        []timelinePoint
+}
+
+// style is the chart series of s, drawn as its kind is, with data its
+// points.
+func (s *drawnSeries) style(data []any) charts.SingleSeries {
+	sr := charts.SingleSeries{Name: s.name, Type: "scatter", Data: data, SymbolSize: 6}
+	switch s.kind {
+	case "pos":
+		// the position holds from one poll to the next
+		sr.Type, sr.ShowSymbol, sr.SymbolSize, sr.Step = "line", opts.Bool(true), 4, "end"
+		sr.LineStyle = &opts.LineStyle{Width: 1.5}
+	case "other-send", "other-pos":
+		sr.ItemStyle = &opts.ItemStyle{Color: "#999999", Opacity: opts.Float(0.6)}
+		sr.SymbolSize = 3
+	case "info":
+		sr.Symbol, sr.SymbolSize = "emptyTriangle", 7
+		sr.ItemStyle = &opts.ItemStyle{Color: "#e6a700"}
+	case "fail":
+		sr.Symbol, sr.SymbolSize = "emptyRect", 6
+		sr.ItemStyle = &opts.ItemStyle{Color: "#7f7f7f"}
+	case "ifpoll":
+		sr.Symbol, sr.SymbolSize = "emptyCircle", 6
+		sr.ItemStyle = &opts.ItemStyle{Color: "#b8860b"}
+	}
+	return sr
+}
+
+// fitAxes fits the axes of a key's chart to what is drawn (the series ss
+// and line's marks and stalls), with a margin so edge points show whole.
+func (b *builder) fitAxes(c *charts.Line, ss []drawnSeries, line *keyLine) {
 	d := b.Clock.Decimals
-	// fit the axes to what is drawn, with a margin so edge points show whole
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	extend := func(p timelinePoint) {
 		xlo, xhi, ylo, yhi = min(xlo, p.x), max(xhi, p.x), min(ylo, p.y), max(yhi, p.y)
@@ -669,56 +737,39 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) page.TimelineKey {
 		extend(st.ends[0].timelinePoint)
 		extend(st.ends[1].timelinePoint)
 	}
-	if xlo <= xhi {
-		lo, hi := page.NiceRange(xlo, xhi, 0)
-		if xlo >= 0 {
-			lo = max(lo, 0)
-		}
-		c.XAxisList[0].Min, c.XAxisList[0].Max = page.Num(lo, d+1), page.Num(hi, d+1)
-		lo, hi = page.NiceRange(ylo, yhi, 1) // offsets are integers
-		c.YAxisList[0].Min, c.YAxisList[0].Max = page.Num(lo, 0), page.Num(hi, 0)
-		// the margins' ends get no labels (they would crowd the round ones)
-		c.XAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
-		c.YAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
+	if xlo > xhi {
+		return
 	}
-	point := func(p timelinePoint, note string) []any {
-		var v any
-		if p.msg >= 0 {
-			v = b.atomJSON(b.H.MsgValue(p.msg))
-		}
-		row := []any{page.Num(p.x, d), int64(p.y), p.op, p.proc, v}
-		if note != "" {
-			row = append(row, note)
-		}
-		return row
+	lo, hi := page.NiceRange(xlo, xhi, 0)
+	if xlo >= 0 {
+		lo = max(lo, 0)
 	}
-	for _, s := range ss {
-		data := make([]any, len(s.pts))
-		for i, p := range s.pts {
-			data[i] = point(p, "")
-		}
-		sr := charts.SingleSeries{Name: s.name, Type: "scatter", Data: data, SymbolSize: 6}
-		switch s.kind {
-		case "pos":
-			// the position holds from one poll to the next
-			sr.Type, sr.ShowSymbol, sr.SymbolSize, sr.Step = "line", opts.Bool(true), 4, "end"
-			sr.LineStyle = &opts.LineStyle{Width: 1.5}
-		case "other-send", "other-pos":
-			sr.ItemStyle = &opts.ItemStyle{Color: "#999999", Opacity: opts.Float(0.6)}
-			sr.SymbolSize = 3
-		case "info":
-			sr.Symbol, sr.SymbolSize = "emptyTriangle", 7
-			sr.ItemStyle = &opts.ItemStyle{Color: "#e6a700"}
-		case "fail":
-			sr.Symbol, sr.SymbolSize = "emptyRect", 6
-			sr.ItemStyle = &opts.ItemStyle{Color: "#7f7f7f"}
-		case "ifpoll":
-			sr.Symbol, sr.SymbolSize = "emptyCircle", 6
-			sr.ItemStyle = &opts.ItemStyle{Color: "#b8860b"}
-		}
-		c.MultiSeries = append(c.MultiSeries, sr)
+	c.XAxisList[0].Min, c.XAxisList[0].Max = page.Num(lo, d+1), page.Num(hi, d+1)
+	lo, hi = page.NiceRange(ylo, yhi, 1) // offsets are integers
+	c.YAxisList[0].Min, c.YAxisList[0].Max = page.Num(lo, 0), page.Num(hi, 0)
+	// the margins' ends get no labels (they would crowd the round ones)
+	c.XAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
+	c.YAxisList[0].AxisLabel = &opts.AxisLabel{ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false)}
+}
+
+// pointJSON is a timeline point as the chart gets it: x, offset, op,
+// process, the value (nil when the point has no message), and note if
+// any.
+func (b *builder) pointJSON(p timelinePoint, note string) []any {
+	var v any
+	if p.msg >= 0 {
+		v = b.atomJSON(b.H.MsgValue(p.msg))
 	}
-	// anomaly marks, in the order of the type table
+	row := []any{page.Num(p.x, b.Clock.Decimals), int64(p.y), p.op, p.proc, v}
+	if note != "" {
+		row = append(row, note)
+	}
+	return row
+}
+
+// markSeries adds the anomaly marks of a key's timeline to c, a series per
+// type in the order of the type table, then a series per stalled stretch.
+func (b *builder) markSeries(c *charts.Line, line *keyLine) {
 	for _, typ := range b.types {
 		ms := line.marks[typ]
 		if len(ms) == 0 {
@@ -726,7 +777,7 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) page.TimelineKey {
 		}
 		data := make([]any, len(ms))
 		for i, m := range ms {
-			data[i] = point(m.timelinePoint, m.note)
+			data[i] = b.pointJSON(m.timelinePoint, m.note)
 		}
 		symbol, color := "diamond", "#000000"
 		if mk := b.markOf(typ); mk.Symbol != "" {
@@ -740,19 +791,12 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) page.TimelineKey {
 	for _, s := range line.stalls {
 		color := b.markOf(s.typ).Color
 		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
-			Name: s.typ, Type: "line", Data: []any{point(s.ends[0].timelinePoint, s.ends[0].note), point(s.ends[1].timelinePoint, s.ends[1].note)},
+			Name: s.typ, Type: "line", Data: []any{b.pointJSON(s.ends[0].timelinePoint, s.ends[0].note), b.pointJSON(s.ends[1].timelinePoint, s.ends[1].note)},
 			ShowSymbol: opts.Bool(true), Symbol: "circle", SymbolSize: 8,
 			ItemStyle: &opts.ItemStyle{Color: color},
 			LineStyle: &opts.LineStyle{Width: 4, Type: "dashed", Color: color},
 		})
 	}
-	if len(c.MultiSeries) == 0 {
-		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{Name: "nothing sent or read", Type: "scatter", Data: []any{}})
-	}
-	b.finalSeries(&c.RectChart, b.finalReadsCached())
-	tk.Option = page.JSONOption(c)
-	tk.Series = len(c.MultiSeries)
-	return tk
 }
 
 // finalReadsCached computes finalReads once per view.

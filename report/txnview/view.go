@@ -331,11 +331,35 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 		tl.Option = page.JSONOption(charts.NewCustom())
 		return tl
 	}
+	bars, barOf, procs := b.txnBars()
+	for _, p := range procs {
+		if p == model.AnonProcess {
+			tl.Lanes = append(tl.Lanes, "no :process")
+		} else {
+			tl.Lanes = append(tl.Lanes, "process "+strconv.Itoa(int(p)))
+		}
+	}
+	b.markTxns(v, &tl, bars, barOf)
+	for _, sec := range v.Sections {
+		if sec.Shown < sec.Count {
+			b.Omissions = append(b.Omissions, "Transaction timeline: only the transactions of the anomaly instances shown in detail are marked.")
+			break
+		}
+	}
+	marked, keep := b.drawnTxns(&tl, bars, len(procs))
+	tl.Txns, tl.Marked, tl.Drawn = len(bars), len(marked), len(marked)+len(keep)
+	ch := b.txnChart(tl.Lanes, bars, marked, keep)
+	tl.Option = page.JSONOption(ch)
+	tl.Series = len(ch.MultiSeries)
+	return tl
+}
+
+// txnBars lists the transactions of the history in order, each in the lane
+// of its process, and the bar of each op (-1 for an op of none), and the
+// processes in lane order. Cost: O(ops + p log p) for p processes.
+func (b *builder) txnBars() (bars []txnBar, barOf []int32, procs []int32) {
 	partner := b.Pairing().Partner // problems were reported when the history was checked
-	// the transactions, and the lanes of their processes
-	barOf := make([]int32, len(b.H.Ops))
-	var bars []txnBar
-	var procs []int32
+	barOf = make([]int32, len(b.H.Ops))
 	for i := range b.H.Ops {
 		barOf[i] = -1
 		op := &b.H.Ops[i]
@@ -360,24 +384,26 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 	}
 	slices.Sort(procs)
 	procs = slices.Compact(procs)
-	for _, p := range procs {
-		if p == model.AnonProcess {
-			tl.Lanes = append(tl.Lanes, "no :process")
-		} else {
-			tl.Lanes = append(tl.Lanes, "process "+strconv.Itoa(int(p)))
-		}
-	}
 	for i := range bars {
 		bars[i].lane, _ = slices.BinarySearch(procs, b.H.Ops[bars[i].inv].Process)
 	}
-	xs := func(tb *txnBar) (float64, float64) {
-		x0 := c.x(&b.H.Ops[tb.inv])
-		if tb.comp < 0 {
-			return x0, max(x0, c.end)
-		}
-		return x0, max(x0, c.x(&b.H.Ops[tb.comp]))
+	return bars, barOf, procs
+}
+
+// barXs is where bar tb starts and ends on the timeline's axis; a
+// transaction never completed lasts to the end.
+func (b *builder) barXs(tb *txnBar) (float64, float64) {
+	c := b.tclock
+	x0 := c.x(&b.H.Ops[tb.inv])
+	if tb.comp < 0 {
+		return x0, max(x0, c.end)
 	}
-	// marks: the transactions of each instance shown
+	return x0, max(x0, c.x(&b.H.Ops[tb.comp]))
+}
+
+// markTxns adds to tl a mark for each instance v shows, over the bars of
+// its witness ops, and sets the instance's OnTimeline.
+func (b *builder) markTxns(v *page.View, tl *page.TxnTimeline, bars []txnBar, barOf []int32) {
 	for si := range v.Sections {
 		sec := &v.Sections[si]
 		for ii := range sec.Instances {
@@ -397,7 +423,7 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 			m := page.TxnMark{Label: fmt.Sprintf("%s #%d", sec.Type, iv.N), Target: iv.ID, Txns: len(ids),
 				From: math.Inf(1), To: math.Inf(-1)}
 			for _, id := range ids {
-				x0, x1 := xs(&bars[id])
+				x0, x1 := b.barXs(&bars[id])
 				m.From, m.To = min(m.From, x0), max(m.To, x1)
 				bars[id].marks = append(bars[id].marks, len(tl.Marks))
 			}
@@ -405,14 +431,13 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 			tl.Marks = append(tl.Marks, m)
 		}
 	}
-	for _, sec := range v.Sections {
-		if sec.Shown < sec.Count {
-			b.Omissions = append(b.Omissions, "Transaction timeline: only the transactions of the anomaly instances shown in detail are marked.")
-			break
-		}
-	}
-	// which bars are drawn: every marked one, and others evenly sampled
-	var marked, others []int
+}
+
+// drawnTxns says which bars are drawn: every marked one, and of the others
+// at most what MaxTxns leaves, sampled evenly over the lanes (which tl's
+// note and the omissions then say).
+func (b *builder) drawnTxns(tl *page.TxnTimeline, bars []txnBar, lanes int) (marked, keep []int) {
+	var others []int
 	for i := range bars {
 		if len(bars[i].marks) > 0 {
 			marked = append(marked, i)
@@ -420,9 +445,9 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 			others = append(others, i)
 		}
 	}
-	keep := others
+	keep = others
 	if room := max(0, b.O.MaxTxns-len(marked)); len(others) > room {
-		keep = sampleLanes(others, room, len(procs), func(i int) int { return bars[i].lane })
+		keep = sampleLanes(others, room, lanes, func(i int) int { return bars[i].lane })
 		how := fmt.Sprintf("%s of %s", page.Thousands(int64(len(keep))), page.Thousands(int64(len(others))))
 		if len(marked) > 0 {
 			how = fmt.Sprintf("all %s that take part in the anomalies shown, and %s of the other %s",
@@ -433,11 +458,16 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 		tl.Note = fmt.Sprintf("Sampled: %s of %s transactions drawn; every transaction in an anomaly shown is drawn.",
 			page.Thousands(int64(len(marked)+len(keep))), page.Thousands(int64(len(bars))))
 	}
-	tl.Txns, tl.Marked, tl.Drawn = len(bars), len(marked), len(marked)+len(keep)
+	return marked, keep
+}
 
+// txnChart is the timeline's chart: the kept bars a series per status,
+// the marked ones a series of their own, one lane per process.
+func (b *builder) txnChart(lanes []string, bars []txnBar, marked, keep []int) *charts.Custom {
+	c := b.tclock
 	item := func(id int) barItem {
 		tb := &bars[id]
-		x0, x1 := xs(tb)
+		x0, x1 := b.barXs(tb)
 		comp := int64(-1)
 		pos := tb.inv
 		if tb.comp >= 0 {
@@ -454,9 +484,9 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 		{Type: "inside", XAxisIndex: []int{0}, FilterMode: "weakFilter"},
 		{Type: "slider", XAxisIndex: []int{0}, FilterMode: "weakFilter"},
 	}
-	if len(procs) > MaxLanesShown {
+	if len(lanes) > MaxLanesShown {
 		zooms = append(zooms, opts.DataZoom{Type: "slider", YAxisIndex: []int{0}, FilterMode: "weakFilter",
-			Start: 0, End: float32(math.Round(100 * MaxLanesShown / float64(len(procs))))})
+			Start: 0, End: float32(math.Round(100 * MaxLanesShown / float64(len(lanes))))})
 	}
 	lo, hi := page.NiceRange(0, c.end, 0)
 	ch.SetGlobalOptions(
@@ -464,7 +494,7 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 		charts.WithAnimation(false),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: c.axis, NameLocation: "middle", NameGap: 28,
 			Min: page.Num(max(lo, 0), c.decimals+1), Max: page.Num(hi, c.decimals+1)}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: tl.Lanes, Inverse: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: lanes, Inverse: opts.Bool(true)}),
 		charts.WithDataZoomOpts(zooms...),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
@@ -490,9 +520,7 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 	if len(marked) > 0 {
 		series("in an anomaly", "#d62728", marked)
 	}
-	tl.Option = page.JSONOption(ch)
-	tl.Series = len(ch.MultiSeries)
-	return tl
+	return ch
 }
 
 // sampleLanes picks about n of ids (in order), each lane keeping a share
