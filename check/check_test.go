@@ -12,6 +12,8 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/internal/jsonsubset"
+	"github.com/hindsight-dev/hindsight/internal/testfixture"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
@@ -91,20 +93,7 @@ func TestIncidentDetails(t *testing.T) {
 }
 
 type expectFile struct {
-	Options struct {
-		WWDeps         bool     `json:"ww_deps"`
-		SubVia         *string  `json:"sub_via"`
-		StallThreshold *float64 `json:"stall_threshold_s"`
-		// Models, when present, are the consistency models of a
-		// list-append or rw-register case (a -process form needs a
-		// strong-session- model to be searched for); absent, the default.
-		Models           *[]string `json:"consistency_models"`
-		WFRKeys          bool      `json:"wfr_keys"`
-		SequentialKeys   bool      `json:"sequential_keys"`
-		LinearizableKeys bool      `json:"linearizable_keys"`
-		// AbortContract is an abort case's --abort-contract.
-		AbortContract string `json:"abort_contract"`
-	} `json:"options"`
+	Options      testhist.FixtureOptions      `json:"options"`
 	Valid        any                          `json:"valid"`
 	AnomalyTypes []string                     `json:"anomaly_types"`
 	BadTypes     []string                     `json:"bad_anomaly_types"`
@@ -153,20 +142,7 @@ func TestTestdata(t *testing.T) {
 				if err := json.Unmarshal(raw, exp); err != nil {
 					t.Fatal(err)
 				}
-				opts.Analysis.WWDeps = exp.Options.WWDeps
-				if exp.Options.SubVia != nil {
-					opts.Analysis.SubVia = *exp.Options.SubVia
-				}
-				if exp.Options.StallThreshold != nil {
-					opts.Analysis.StallThreshold = secondsDuration(*exp.Options.StallThreshold)
-				}
-				if exp.Options.Models != nil {
-					opts.Analysis.Models = *exp.Options.Models
-				}
-				opts.Analysis.WFRKeys = exp.Options.WFRKeys
-				opts.Analysis.SequentialKeys = exp.Options.SequentialKeys
-				opts.Analysis.LinearizableKeys = exp.Options.LinearizableKeys
-				opts.Analysis.AbortContract = exp.Options.AbortContract
+				opts.Analysis = testfixture.Options(t, &exp.Options)
 			}
 			res, _, err := File(f, opts)
 			if err != nil {

@@ -12,11 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testfixture"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -196,45 +197,9 @@ func inFamily(heading, name string) bool {
 // fixture is what a fixture's expectation file says: the options it is
 // checked under and the types it shows.
 type fixture struct {
-	Workload string `json:"workload"`
-	Options  struct {
-		WWDeps           bool             `json:"ww_deps"`
-		SubVia           *string          `json:"sub_via"`
-		StallThreshold   *float64         `json:"stall_threshold_s"`
-		Models           *[]string        `json:"consistency_models"`
-		Anomalies        []string         `json:"anomalies"`
-		WFRKeys          bool             `json:"wfr_keys"`
-		SequentialKeys   bool             `json:"sequential_keys"`
-		LinearizableKeys bool             `json:"linearizable_keys"`
-		TransactionOrder map[string]int64 `json:"transaction_order"`
-		AbortContract    string           `json:"abort_contract"`
-	} `json:"options"`
-	AnomalyTypes []string `json:"anomaly_types"`
-}
-
-func (f *fixture) options() workload.Options {
-	o := workload.DefaultOptions()
-	o.WWDeps = f.Options.WWDeps
-	if f.Options.SubVia != nil {
-		o.SubVia = *f.Options.SubVia
-	}
-	if f.Options.StallThreshold != nil {
-		o.StallThreshold = time.Duration(*f.Options.StallThreshold * float64(time.Second))
-	}
-	if f.Options.Models != nil {
-		o.Models = *f.Options.Models
-	}
-	o.Anomalies = f.Options.Anomalies
-	o.WFRKeys, o.SequentialKeys, o.LinearizableKeys = f.Options.WFRKeys, f.Options.SequentialKeys, f.Options.LinearizableKeys
-	o.AbortContract = f.Options.AbortContract
-	if f.Options.TransactionOrder != nil {
-		o.TransactionOrder = map[int64]int64{}
-		for k, v := range f.Options.TransactionOrder {
-			n, _ := strconv.ParseInt(k, 10, 64)
-			o.TransactionOrder[n] = v
-		}
-	}
-	return o
+	Workload     string                  `json:"workload"`
+	Options      testhist.FixtureOptions `json:"options"`
+	AnomalyTypes []string                `json:"anomaly_types"`
 }
 
 // produced runs every fixture under testdata/ that has an expectation file
@@ -284,7 +249,7 @@ func produced(t *testing.T) map[string]analysis.Instance {
 		if err != nil {
 			continue
 		}
-		res := w.Check(h, p, f.options())
+		res := w.Check(h, p, testfixture.Options(t, &f.Options))
 		for _, typ := range res.AnomalyTypes {
 			if key := w.Name + "/" + typ; len(res.Anomalies[typ]) > 0 {
 				if _, ok := got[key]; !ok {

@@ -19,10 +19,7 @@ import (
 var fixturesDir = testpaths.Testdata("queue")
 
 type expected struct {
-	Options struct {
-		WWDeps bool    `json:"ww_deps"`
-		SubVia *string `json:"sub_via"`
-	} `json:"options"`
+	Options       testhist.FixtureOptions                 `json:"options"`
 	Valid         any                                     `json:"valid"`
 	Anomalies     map[string][]map[string]json.RawMessage `json:"anomalies"`
 	AnomalyTypes  []string                                `json:"anomaly_types"`

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -23,14 +22,7 @@ func fixtureDir(workload string) string { return testpaths.Testdata(workload) }
 
 // check is one check of a fixture: options and what Elle said.
 type fixtureCheck struct {
-	Options struct {
-		Models           *[]string        `json:"consistency_models"`
-		Anomalies        []string         `json:"anomalies"`
-		WFRKeys          bool             `json:"wfr_keys"`
-		SequentialKeys   bool             `json:"sequential_keys"`
-		LinearizableKeys bool             `json:"linearizable_keys"`
-		TransactionOrder map[string]int64 `json:"transaction_order"`
-	} `json:"options"`
+	Options      testhist.FixtureOptions      `json:"options"`
 	From         string                       `json:"from"`
 	Valid        any                          `json:"valid"`
 	AnomalyTypes []string                     `json:"anomaly_types"`
@@ -44,26 +36,11 @@ type fixture struct {
 	OtherChecks []fixtureCheck `json:"other_checks"`
 }
 
-func (fc *fixtureCheck) options() Options {
-	o := Options{Anomalies: fc.Options.Anomalies, WFRKeys: fc.Options.WFRKeys,
-		SequentialKeys: fc.Options.SequentialKeys, LinearizableKeys: fc.Options.LinearizableKeys}
-	if fc.Options.TransactionOrder != nil {
-		o.TransactionOrder = map[int64]int64{}
-		for k, v := range fc.Options.TransactionOrder {
-			i, err := strconv.ParseInt(k, 10, 64)
-			if err != nil {
-				panic("transaction_order key " + k)
-			}
-			o.TransactionOrder[i] = v
-		}
-	}
-	if fc.Options.Models != nil {
-		o.Models = *fc.Options.Models
-		if o.Models == nil {
-			o.Models = []string{}
-		}
-	}
-	return o
+func (fc *fixtureCheck) options(tb testing.TB) Options {
+	tb.Helper()
+	return Options{Models: fc.Options.ModelList(), Anomalies: fc.Options.Anomalies, WFRKeys: fc.Options.WFRKeys,
+		SequentialKeys: fc.Options.SequentialKeys, LinearizableKeys: fc.Options.LinearizableKeys,
+		TransactionOrder: fc.Options.Order(tb)}
 }
 
 func (fc *fixtureCheck) describe() string {
@@ -157,7 +134,7 @@ func runFixtures(t *testing.T, workload string, check func(*model.History, model
 	testhist.Fixtures(t, dir, func(t *testing.T, name string, fx *fixture, h *model.History, p model.Pairing) {
 		checks := append([]fixtureCheck{fx.fixtureCheck}, fx.OtherChecks...)
 		for i, fc := range checks {
-			res := check(h, p, fc.options())
+			res := check(h, p, fc.options(t))
 			label := fmt.Sprintf("check %d (%s)", i, fc.describe())
 			fc.AnomalyTypes = append(fc.AnomalyTypes, beyondElle[fmt.Sprintf("%s/%d", name, i)]...)
 			if _, ok := garbageFixtures[name]; ok && workload == "rw-register" {
