@@ -53,12 +53,8 @@ func buildStores(t *testing.T) (string, []string) {
 	root := filepath.Join(t.TempDir(), "stores")
 	valid, lost := readTestdata(t, "two-keys-all-read-valid.edn"), readTestdata(t, "lost-write-invalid.edn")
 	st := filepath.Join(root, "store", "queue")
-	testpack.WriteFile(t, filepath.Join(st, "20240101T000000.000Z", "history.edn"), valid)
-	testpack.WriteFile(t, filepath.Join(st, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
-	testpack.WriteFile(t, filepath.Join(st, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
+	writeStoreRuns(t, st, valid, lost)
 	testpack.WriteFile(t, filepath.Join(st, "20240101T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json")) // history.edn wins
-	testpack.WriteFile(t, filepath.Join(st, "20240102T000000.000Z", "history.edn.gz"), testpack.Gzip(t, lost))
-	testpack.WriteFile(t, filepath.Join(st, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
 	testpack.WriteFile(t, filepath.Join(st, "20240104T000000.000Z", "history.edn.zst"), testpack.Zstd(t, lost))
 	lo := filepath.Join(root, "loose")
 	testpack.WriteFile(t, filepath.Join(lo, "a.edn"), lost)

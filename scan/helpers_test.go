@@ -96,6 +96,19 @@ type archiveCase struct {
 	errHas    string // substring of the error, for error rows
 }
 
+// writeStoreRuns writes the runs every archive of these tests has in the
+// Jepsen store folder store: 20240101T000000.000Z's valid history.edn
+// beside its results.edn and a node's log (neither a history), the lost
+// write gzipped in the next, and a JSON history in the third.
+func writeStoreRuns(t *testing.T, store string, valid, lost []byte) {
+	t.Helper()
+	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "history.edn"), valid)
+	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
+	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
+	testpack.WriteFile(t, filepath.Join(store, "20240102T000000.000Z", "history.edn.gz"), testpack.Gzip(t, lost))
+	testpack.WriteFile(t, filepath.Join(store, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
+}
+
 // buildArchive lays out a small archive of Jepsen store folders and loose
 // files, with everything a walk must handle, and returns its root and what
 // the scan must report per path (relative to the root, slash-separated).
@@ -104,12 +117,8 @@ func buildArchive(t *testing.T) (string, map[string]archiveCase) {
 	root := filepath.Join(t.TempDir(), "archive")
 	valid, lost := readTestdata(t, "two-keys-all-read-valid.edn"), readTestdata(t, "lost-write-invalid.edn")
 	store := filepath.Join(root, "store", "queue")
-	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "history.edn"), valid)
-	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "results.edn"), []byte("{:valid? true}"))
+	writeStoreRuns(t, store, valid, lost)
 	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "test.edn"), []byte("{:name \"queue\"}"))
-	testpack.WriteFile(t, filepath.Join(store, "20240101T000000.000Z", "n1", "node.edn"), []byte("not a history"))
-	testpack.WriteFile(t, filepath.Join(store, "20240102T000000.000Z", "history.edn.gz"), testpack.Gzip(t, lost))
-	testpack.WriteFile(t, filepath.Join(store, "20240103T000000.000Z", "history.json"), readTestdata(t, "json-array-valid.json"))
 	// A store folder whose history.edn is a directory: unreadable.
 	if err := os.MkdirAll(filepath.Join(store, "20240104T000000.000Z", "history.edn"), 0o755); err != nil {
 		t.Fatal(err)
