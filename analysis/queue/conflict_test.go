@@ -43,10 +43,7 @@ func history(t *testing.T, opts Options, calls ...call) *checker {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testhist.Pair(t, h)
 	return check(h, p, opts)
 }
 

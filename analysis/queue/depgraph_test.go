@@ -9,7 +9,6 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis/graph"
 	"github.com/hindsight-dev/hindsight/gen"
-	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -154,14 +153,7 @@ func TestDepGraphMatchesBuildGraph(t *testing.T) {
 	for _, f := range files {
 		for _, ww := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s ww %v", filepath.Base(f), ww), func(t *testing.T) {
-				h, err := ingest.ReadFile(f, ingest.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := model.Pair(h)
-				if err != nil {
-					t.Fatal(err)
-				}
+				h, p := testhist.File(t, f)
 				opts := DefaultOptions()
 				opts.WWDeps = ww
 				sameGraph(t, check(h, p, opts))

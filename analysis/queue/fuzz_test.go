@@ -90,9 +90,7 @@ func fuzzHistory(data []byte) *model.History {
 // FuzzCheck: the analysis never panics, and always gives a result that
 // marshals, with every instance carrying a witness, whatever the history.
 func FuzzCheck(f *testing.F) {
-	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
-	f.Add([]byte("a history of sends and polls with conflicts at every offset"))
-	f.Add(make([]byte, 64))
+	testhist.FuzzSeeds(f, "a history of sends and polls with conflicts at every offset")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 {
 			return
@@ -104,11 +102,7 @@ func FuzzCheck(f *testing.F) {
 		opts.StallThreshold = time.Duration(data[1]%8) * time.Nanosecond
 		opts.CycleBudget = time.Second
 		h := fuzzHistory(data[2:])
-		p, err := model.Pair(h)
-		if err != nil {
-			t.Fatalf("generated history does not pair: %v", err)
-		}
-		res := Check(h, p, opts)
+		res := Check(h, testhist.Pair(t, h), opts)
 		for typ, ins := range res.Anomalies {
 			for _, in := range ins {
 				if len(in.Witness) == 0 {

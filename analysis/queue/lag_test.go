@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -55,10 +56,7 @@ func TestLagReference(t *testing.T) {
 				}
 			}
 		}
-		p, err := model.Pair(h)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := testhist.Pair(t, h)
 		opts := DefaultOptions()
 		opts.Series = true
 		opts.StallThreshold = time.Duration(rng.IntN(4)) * time.Nanosecond

@@ -76,15 +76,13 @@ var fuzzModels = [][]string{nil, {"serializable"}, {"snapshot-isolation"}, {"rea
 // marshals; every instance has a witness; every cycle is a closed chain of
 // steps whose relations make the type it is reported as.
 func FuzzListAppend(f *testing.F) {
-	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
-	f.Add([]byte("appends and reads of three keys, every way round"))
-	f.Add(make([]byte, 64))
+	testhist.FuzzSeeds(f, "appends and reads of three keys, every way round")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 {
 			return
 		}
 		h := fuzzListAppend(data[1:])
-		res := CheckListAppend(h, fuzzPair(t, h), fuzzOptions(data[0]))
+		res := CheckListAppend(h, testhist.Pair(t, h), fuzzOptions(data[0]))
 		checkFuzzResult(t, res, nil)
 	})
 }
@@ -97,16 +95,6 @@ func fuzzOptions(b byte) Options {
 		opts.Anomalies = []string{"G1", "G0"}
 	}
 	return opts
-}
-
-// fuzzPair pairs a generated history, which must pair.
-func fuzzPair(t *testing.T, h *model.History) model.Pairing {
-	t.Helper()
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatalf("generated history does not pair: %v", err)
-	}
-	return p
 }
 
 // classifyRels classifies a reported cycle by its steps' relations.
@@ -140,9 +128,7 @@ func fuzzRWRegister(data []byte) *model.History {
 // order; every cyclic-versions instance holds a closed cycle of values, each
 // edge with its source, the last source merged among them.
 func FuzzRWRegister(f *testing.F) {
-	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
-	f.Add([]byte("writes and reads of three registers, every way round"))
-	f.Add(make([]byte, 64))
+	testhist.FuzzSeeds(f, "writes and reads of three registers, every way round")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 {
 			return
@@ -150,7 +136,7 @@ func FuzzRWRegister(f *testing.F) {
 		opts := fuzzOptions(data[0])
 		opts.WFRKeys, opts.SequentialKeys, opts.LinearizableKeys = data[0]&0x10 != 0, data[0]&0x20 != 0, data[0]&0x40 != 0
 		h := fuzzRWRegister(data[1:])
-		res := CheckRWRegister(h, fuzzPair(t, h), opts)
+		res := CheckRWRegister(h, testhist.Pair(t, h), opts)
 		checkFuzzResult(t, res, func(typ string, in analysis.Instance) {
 			if typ == CyclicVersions {
 				checkVersionCycle(t, in)

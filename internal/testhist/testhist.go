@@ -38,11 +38,17 @@ func Read(t testing.TB, r io.Reader, name string) (*model.History, model.Pairing
 
 func pair(t testing.TB, h *model.History) (*model.History, model.Pairing) {
 	t.Helper()
+	return h, Pair(t, h)
+}
+
+// Pair pairs h, built in memory, failing the test when it does not pair.
+func Pair(t testing.TB, h *model.History) model.Pairing {
+	t.Helper()
 	p, err := model.Pair(h)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("history does not pair: %v", err)
 	}
-	return h, p
+	return p
 }
 
 // Fixtures runs fn, in a subtest named NAME, for every fixture NAME.edn in
