@@ -1,7 +1,6 @@
 package workload_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -221,13 +220,7 @@ func produced(t *testing.T) map[string]analysis.Instance {
 	}
 	for _, exp := range expects {
 		var f fixture
-		raw, err := os.ReadFile(exp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, &f); err != nil {
-			t.Fatalf("%s: %v", exp, err)
-		}
+		testhist.ReadJSON(t, exp, &f)
 		hist := strings.TrimSuffix(strings.TrimSuffix(exp, ".expect.json"), ".expected.json") + ".edn"
 		file, err := os.Open(hist)
 		if err != nil {

@@ -1,7 +1,6 @@
 package abort
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -459,13 +459,7 @@ func TestFixtures(t *testing.T) {
 				Types []string `json:"anomaly_types"`
 				Bad   []string `json:"bad_anomaly_types"`
 			}
-			raw, err := os.ReadFile(base + ".expect.json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(raw, &exp); err != nil {
-				t.Fatal(err)
-			}
+			testhist.ReadJSON(t, base+".expect.json", &exp)
 			src, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)

@@ -1,14 +1,13 @@
 package consistency
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
@@ -92,14 +91,8 @@ func TestElleFixtures(t *testing.T) {
 		}
 		for _, file := range files {
 			name := strings.TrimSuffix(filepath.Base(file), ".expected.json")
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var exp elleExpected
-			if err := json.Unmarshal(data, &exp); err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
+			testhist.ReadJSON(t, file, &exp)
 			checks := append([]elleCheck{exp.elleCheck}, exp.OtherChecks...)
 			for i, c := range checks {
 				key := workload + "/" + name + " #" + strconv.Itoa(i)
@@ -124,19 +117,13 @@ func TestElleReference(t *testing.T) {
 		t.Fatalf("no Elle reference results in %s", dir)
 	}
 	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var ref struct {
 			Runs []struct {
 				elleCheck
 				ConsistencyModels []string `json:"consistency_models"`
 			} `json:"runs"`
 		}
-		if err := json.Unmarshal(data, &ref); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+		testhist.ReadJSON(t, file, &ref)
 		if len(ref.Runs) == 0 {
 			t.Fatalf("%s: no runs", file)
 		}

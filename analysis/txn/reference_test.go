@@ -1,8 +1,6 @@
 package txn
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,14 +71,8 @@ func runReference(t *testing.T, workload string, check func(*model.History, mode
 		t.Fatal("no Elle reference results in ../shared/reference/txn")
 	}
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var ref elleReference
-		if err := json.Unmarshal(raw, &ref); err != nil {
-			t.Fatal(err)
-		}
+		testhist.ReadJSON(t, f, &ref)
 		if ref.Model != workload {
 			continue
 		}

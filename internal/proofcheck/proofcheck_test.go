@@ -2,7 +2,6 @@ package proofcheck
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -139,18 +139,12 @@ func TestReference(t *testing.T) {
 	total := 0
 	byProof := map[string]int{}
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var ref struct {
 			Runs []struct {
 				Models []string `json:"consistency_models"`
 			} `json:"runs"`
 		}
-		if err := json.Unmarshal(raw, &ref); err != nil {
-			t.Fatal(err)
-		}
+		testhist.ReadJSON(t, f, &ref)
 		h := readFile(t, strings.TrimSuffix(f, ".elle.json")+".edn.gz")
 		if h == nil {
 			t.Fatalf("%s: unreadable", f)

@@ -1,6 +1,8 @@
 package testhist
 
 import (
+	"encoding/json"
+	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -68,4 +70,17 @@ func (o *FixtureOptions) Order(tb testing.TB) map[int64]int64 {
 		order[i] = v
 	}
 	return order
+}
+
+// ReadJSON decodes the JSON file at path into v, failing the test (with
+// the path) when it cannot be read or decoded.
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 }

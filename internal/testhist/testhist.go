@@ -4,9 +4,7 @@ package testhist
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,14 +61,8 @@ func Fixtures[E any](t *testing.T, dir string, fn func(t *testing.T, name string
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".edn")
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(strings.TrimSuffix(f, ".edn") + ".expected.json")
-			if err != nil {
-				t.Fatal(err)
-			}
 			var e E
-			if err := json.Unmarshal(raw, &e); err != nil {
-				t.Fatal(err)
-			}
+			ReadJSON(t, strings.TrimSuffix(f, ".edn")+".expected.json", &e)
 			h, p := File(t, f)
 			fn(t, name, &e, h, p)
 		})
