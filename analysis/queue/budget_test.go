@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
 // ring builds n concurrent ok transactions, each sending one value and
 // reading the previous transaction's (the first reads the last's): one G1c
 // cycle through all of them.
-func ring(n int) (*model.History, model.Pairing) {
+func ring(t testing.TB, n int) (*model.History, model.Pairing) {
 	b := model.NewBuilder("ring")
 	k := b.Key(model.IntAtom(0))
 	msg := func(i int) model.MsgID { return b.Msg(k, b.Value(model.IntAtom(int64(i)))) }
@@ -29,15 +30,11 @@ func ring(n int) (*model.History, model.Pairing) {
 			)})
 	}
 	h := b.History()
-	p, err := model.Pair(h)
-	if err != nil {
-		panic(err)
-	}
-	return h, p
+	return h, testhist.Pair(t, h)
 }
 
 func TestCycleBudget(t *testing.T) {
-	h, p := ring(5000)
+	h, p := ring(t, 5000)
 	t.Run("no budget - the whole ring is one G1c", func(t *testing.T) {
 		opts := DefaultOptions()
 		opts.CycleBudget = 0

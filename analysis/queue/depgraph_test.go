@@ -78,7 +78,7 @@ func sameGraph(t *testing.T, c *checker) (int, bool) {
 // chain builds n ok transactions of one process, one after the other, the
 // i-th sending value i and reading value i+1 (the last reads nothing): the
 // process, realtime and wr edges between neighbours make one component.
-func chain(n int) (*model.History, model.Pairing) {
+func chain(t testing.TB, n int) (*model.History, model.Pairing) {
 	b := model.NewBuilder("chain")
 	k := b.Key(model.IntAtom(0))
 	msg := func(i int) model.MsgID { return b.Msg(k, b.Value(model.IntAtom(int64(i)))) }
@@ -93,11 +93,7 @@ func chain(n int) (*model.History, model.Pairing) {
 			Mops: b.StoreMops(mops...)})
 	}
 	h := b.History()
-	p, err := model.Pair(h)
-	if err != nil {
-		panic(err)
-	}
-	return h, p
+	return h, testhist.Pair(t, h)
 }
 
 // TestDepGraphMatchesBuildGraph runs sameGraph on generated histories with
@@ -126,7 +122,7 @@ func TestDepGraphMatchesBuildGraph(t *testing.T) {
 		t.Errorf("no generated history had a cyclic component: the comparison of their edges ran on nothing")
 	}
 	t.Run("chain", func(t *testing.T) {
-		h, p := chain(200)
+		h, p := chain(t, 200)
 		c := check(h, p, DefaultOptions())
 		if n, _ := sameGraph(t, c); n != 1 {
 			t.Errorf("%d components in the chain, want 1", n)
@@ -140,7 +136,7 @@ func TestDepGraphMatchesBuildGraph(t *testing.T) {
 		}
 	})
 	t.Run("ring", func(t *testing.T) {
-		h, p := ring(300)
+		h, p := ring(t, 300)
 		c := check(h, p, DefaultOptions())
 		if n, _ := sameGraph(t, c); n != 1 {
 			t.Errorf("%d components in the ring, want 1", n)
