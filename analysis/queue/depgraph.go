@@ -58,25 +58,15 @@ func (c *checker) newDepGraph() *depGraph {
 		lastOf[r.proc] = int32(v)
 	}
 	if c.opts.WWDeps {
-		d.wwStart = make([]int32, n+1)
-		each := func(f func(w1, w2 int32)) {
+		// the rows of wwFrom: each write's vertex w2, its predecessor w1
+		d.wwStart, d.wwFrom = graph.Rows(n, func(f func(w2, w1 int32)) {
 			for _, kept := range c.kept {
 				for p := 1; p < len(kept); p++ {
 					if w1, w2 := d.wv[kept[p-1]], d.wv[kept[p]]; w1 >= 0 && w2 >= 0 {
-						f(w1, w2)
+						f(w2, w1)
 					}
 				}
 			}
-		}
-		each(func(_, w2 int32) { d.wwStart[w2+1]++ })
-		for v := 1; v <= n; v++ {
-			d.wwStart[v] += d.wwStart[v-1]
-		}
-		d.wwFrom = make([]int32, d.wwStart[n])
-		next := slices.Clone(d.wwStart[:n])
-		each(func(w1, w2 int32) {
-			d.wwFrom[next[w2]] = w1
-			next[w2]++
 		})
 	}
 	// the realtime frontier, as buildGraph's walk keeps it
