@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/check"
-	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/samples"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -200,24 +199,11 @@ func TestViewCharts(t *testing.T) {
 			t.Errorf("step %+v", st)
 		}
 	}
-	var graph struct {
-		Series []struct {
-			Data  []page.GraphNode `json:"data"`
-			Links []page.GraphLink `json:"links"`
-		} `json:"series"`
+	nodes, links := graphOf(t, v, in.Graph)
+	if len(nodes) != 2 || len(links) != 2 {
+		t.Fatalf("cycle drawing: %d nodes, %d links", len(nodes), len(links))
 	}
-	for _, c := range v.Charts {
-		if c.ID == in.Graph {
-			if err := json.Unmarshal(c.Option, &graph); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	g := graph.Series[0]
-	if len(g.Data) != 2 || len(g.Links) != 2 {
-		t.Fatalf("cycle drawing: %d nodes, %d links", len(g.Data), len(g.Links))
-	}
-	for i, l := range g.Links {
+	for i, l := range links {
 		if l.Label == nil || l.Label.Formatter != "wr" || len(l.Tip) != 2 || l.Tip[1] != in.Steps[i].Why {
 			t.Errorf("link %d: %+v", i, l)
 		}

@@ -84,6 +84,8 @@ func timelineBars(t *testing.T, tl TxnTimeline) (txnOption, []bar) {
 	return o, bars
 }
 
+// graphOf decodes the nodes and links of v's chart id, a cycle drawing;
+// it fails the test when v has no such chart.
 func graphOf(t *testing.T, v *View, id string) ([]page.GraphNode, []page.GraphLink) {
 	t.Helper()
 	var g struct {
