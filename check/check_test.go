@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
@@ -336,5 +335,3 @@ func TestCorpusRWRegister(t *testing.T) {
 		})
 	}
 }
-
-func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
