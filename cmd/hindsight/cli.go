@@ -404,7 +404,7 @@ retried into a duplicate, and a consumer got stuck: a quick look at what
 hindsight reports. Takes the same flags as check.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, stop, err := f.oneHistory(memory, samples.QueueName, stderr)
+			opts, _, stop, err := f.oneHistory(memory, samples.QueueName, stderr)
 			if err != nil {
 				return err
 			}
@@ -441,20 +441,20 @@ func tripExit(stderr io.Writer) func(*check.MemoryCapError) {
 }
 
 // oneHistory reads the check flags of a command of one history (demo,
-// shrink) and starts the watch of its --memory cap, which on tripping
-// prints the error and exits 4 (tripExit); opts.Meter meters the reading
-// of name. The caller defers stop.
-func (f *checkFlags) oneHistory(memory, name string, stderr io.Writer) (opts check.Options, stop func(), err error) {
+// report, shrink) and starts the watch of its --memory cap mc, which on
+// tripping prints the error and exits 4 (tripExit); opts.Meter meters the
+// reading of name. The caller defers stop.
+func (f *checkFlags) oneHistory(memory, name string, stderr io.Writer) (opts check.Options, mc *memCap, stop func(), err error) {
 	opts, err = f.options()
 	if err != nil {
-		return opts, nil, err
+		return opts, nil, nil, err
 	}
-	mc, err := newMemCap(memory)
+	mc, err = newMemCap(memory)
 	if err != nil {
-		return opts, nil, err
+		return opts, nil, nil, err
 	}
 	mc.trip = tripExit(stderr)
 	stop = mc.watch()
 	opts.Meter = mc.meter(name)
-	return opts, stop, nil
+	return opts, mc, stop, nil
 }

@@ -39,10 +39,11 @@ lists capped; the page says what it left out. -o - writes the page to
 standard output.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := f.options()
+			opts, mc, stop, err := f.oneHistory(memory, args[0], stderr)
 			if err != nil {
 				return err
 			}
+			defer stop()
 			if out == "" {
 				return usageError{errors.New("report needs -o FILE (or -o - for standard output)")}
 			}
@@ -50,13 +51,6 @@ standard output.`,
 				return err
 			}
 			opts.Analysis.Series = true
-			mc, err := newMemCap(memory)
-			if err != nil {
-				return err
-			}
-			mc.trip = tripExit(stderr)
-			defer mc.watch()()
-			opts.Meter = mc.meter(args[0])
 			var (
 				res *analysis.Result
 				h   *model.History

@@ -34,7 +34,7 @@ with its completion and the original op indices. Writes it as EDN to -o (or
 standard output) and prints how many ops remain.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, stop, err := f.oneHistory(memory, args[0], stderr)
+			opts, _, stop, err := f.oneHistory(memory, args[0], stderr)
 			if err != nil {
 				return err
 			}
