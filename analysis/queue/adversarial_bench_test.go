@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,18 +11,6 @@ import (
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
-
-// adversarial is a queue history shaped to make one check super-linear if
-// it were (Check, Cost): one poll returning n messages, one op of n sends,
-// one key sent to n times, one process with n ops. Each is checked at n
-// and 10n by BenchmarkAdversarial (time) and TestAdversarialAllocs
-// (allocated bytes), which must grow about tenfold.
-type adversarial struct {
-	name  string
-	gen   func(n int) *testhist.Lines
-	want  analysis.Verdict
-	types []string
-}
 
 // sendAll renders n sends of values from..to-1 to key k at offsets equal
 // to the values, as an invocation and an ok completion.
@@ -58,43 +47,47 @@ func concurrentBatches(n int, cycle bool) *testhist.Lines {
 	return &l
 }
 
-var adversarials = []adversarial{
+// adversarials are queue histories shaped to make one check super-linear
+// if it were (Check, Cost): one poll returning n messages, one op of n
+// sends, one key sent to n times, one process with n ops. cases gives each
+// its Check.
+var adversarials = []scaling.Case{
 	// n ops running at once, then n more, in one stretch (realtime hubs)
-	{"concurrent-batches", func(n int) *testhist.Lines { return concurrentBatches(n, false) }, analysis.Valid, []string{}},
+	{Name: "concurrent-batches", Gen: func(n int) *testhist.Lines { return concurrentBatches(n, false) }, Want: analysis.Valid, Types: []string{}},
 	// one poll returning n messages, each sent by its own op
-	{"huge-poll", func(n int) *testhist.Lines {
+	{Name: "huge-poll", Gen: func(n int) *testhist.Lines {
 		var l testhist.Lines
 		for i := range n {
 			l.Pair(0, "send", fmt.Sprintf("[[:send :x %d]]", i), "ok", fmt.Sprintf("[[:send :x [%d %d]]]", i, i))
 		}
 		l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(0, n, "[%d %d]")+"]}]]")
 		return &l
-	}, analysis.Valid, []string{}},
+	}, Want: analysis.Valid, Types: []string{}},
 	// one poll returning n messages nobody sent
-	{"huge-poll-garbage", func(n int) *testhist.Lines {
+	{Name: "huge-poll-garbage", Gen: func(n int) *testhist.Lines {
 		var l testhist.Lines
 		l.Pair(0, "send", "[[:send :y 0]]", "ok", "[[:send :y [0 0]]]")
 		l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(0, n, "[%d %d]")+"] :y [[0 0]]}]]")
 		return &l
-	}, analysis.Invalid, []string{GarbageRead}},
+	}, Want: analysis.Invalid, Types: []string{GarbageRead}},
 	// one op sending n messages to one key, then one poll of them
-	{"huge-send-txn-one-key", func(n int) *testhist.Lines {
+	{Name: "huge-send-txn-one-key", Gen: func(n int) *testhist.Lines {
 		var l testhist.Lines
 		inv, ok := sendAll(":x", 0, n)
 		l.Pair(0, "send", "["+inv+"]", "ok", "["+ok+"]")
 		l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(0, n, "[%d %d]")+"]}]]")
 		return &l
-	}, analysis.Valid, []string{}},
+	}, Want: analysis.Valid, Types: []string{}},
 	// one op sending to n keys, then one poll of every key
-	{"huge-send-txn-many-keys", func(n int) *testhist.Lines {
+	{Name: "huge-send-txn-many-keys", Gen: func(n int) *testhist.Lines {
 		var l testhist.Lines
 		l.Pair(0, "send", "["+testhist.Ints(0, n, "[:send %d %d]")+"]", "ok", "["+testhist.Ints(0, n, "[:send %d [0 %d]]")+"]")
 		l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {"+testhist.Ints(0, n, "%d [[0 %d]]")+"}]]")
 		return &l
-	}, analysis.Valid, []string{}},
+	}, Want: analysis.Valid, Types: []string{}},
 	// one key sent to n times by 10 concurrent producers, read back by
 	// polls of 10 messages each
-	{"one-key-n-sends", func(n int) *testhist.Lines {
+	{Name: "one-key-n-sends", Gen: func(n int) *testhist.Lines {
 		var l testhist.Lines
 		for i := 0; i < n; i += 10 {
 			for p := range 10 {
@@ -108,11 +101,11 @@ var adversarials = []adversarial{
 			l.Pair(10, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(i, i+10, "[%d %d]")+"]}]]")
 		}
 		return &l
-	}, analysis.Valid, []string{}},
+	}, Want: analysis.Valid, Types: []string{}},
 	// one key sent to n times by n concurrent producers, acknowledged in
 	// decreasing offset order (the lag's acknowledged log), then read back
 	// by polls of 10
-	{"one-key-descending-acks", func(n int) *testhist.Lines {
+	{Name: "one-key-descending-acks", Gen: func(n int) *testhist.Lines {
 		var l testhist.Lines
 		for i := range n {
 			l.Op("invoke", i, "send", fmt.Sprintf("[[:send :x %d]]", i))
@@ -129,9 +122,9 @@ var adversarials = []adversarial{
 			l.Pair(n, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+b.String()+"]}]]")
 		}
 		return &l
-	}, analysis.Valid, []string{}},
+	}, Want: analysis.Valid, Types: []string{}},
 	// one process running n ops: a send, then a poll of it, on 8 keys
-	{"one-process", func(n int) *testhist.Lines {
+	{Name: "one-process", Gen: func(n int) *testhist.Lines {
 		var l testhist.Lines
 		for i := 0; i < n; i += 2 {
 			k, off := (i/2)%8, i/16
@@ -139,12 +132,12 @@ var adversarials = []adversarial{
 			l.Pair(0, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {%d [[%d %d]]}]]", k, off, i))
 		}
 		return &l
-	}, analysis.Valid, []string{}},
+	}, Want: analysis.Valid, Types: []string{}},
 	// n values sent to one key, and a consumer jumping from the first to
 	// the last and back n/10 times: each jump forward is a poll-skip over
 	// n-2 values, listed only up to MaxSkipped (skipped_count); another
 	// consumer reads them all
-	{"poll-skip-back-and-forth", func(n int) *testhist.Lines {
+	{Name: "poll-skip-back-and-forth", Gen: func(n int) *testhist.Lines {
 		var l testhist.Lines
 		inv, ok := sendAll(":x", 0, n)
 		l.Pair(0, "send", "["+inv+"]", "ok", "["+ok+"]")
@@ -154,32 +147,31 @@ var adversarials = []adversarial{
 		}
 		l.Pair(2, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+testhist.Ints(0, n, "[%d %d]")+"]}]]")
 		return &l
-	}, analysis.Invalid, []string{NonmonotonicPoll, PollSkip}},
+	}, Want: analysis.Invalid, Types: []string{NonmonotonicPoll, PollSkip}},
 	// one process running n ops on n keys: the realtime lag samples, at
 	// each poll, every key the consumer holds a position on (as Jepsen's
 	// realtime-lag does), which lag.go does explicitly only for the key
 	// each poll reads
-	{"one-process-many-keys", func(n int) *testhist.Lines {
+	{Name: "one-process-many-keys", Gen: func(n int) *testhist.Lines {
 		var l testhist.Lines
 		for i := 0; i < n; i += 2 {
 			l.Pair(0, "send", fmt.Sprintf("[[:send %d %d]]", i, i), "ok", fmt.Sprintf("[[:send %d [0 %d]]]", i, i))
 			l.Pair(0, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {%d [[0 %d]]}]]", i, i))
 		}
 		return &l
-	}, analysis.Valid, []string{}},
+	}, Want: analysis.Valid, Types: []string{}},
 }
 
 // cases are the adversarials as scaling runs them: checked with
 // write-write edges and the series on.
 func cases() []scaling.Case {
-	cs := make([]scaling.Case, len(adversarials))
-	for i, a := range adversarials {
-		cs[i] = scaling.Case{Name: a.name, Gen: a.gen, Want: a.want, Types: a.types,
-			Check: func(h *model.History, p model.Pairing) *analysis.Result {
-				opts := DefaultOptions()
-				opts.WWDeps, opts.Series = true, true
-				return Check(h, p, opts)
-			}}
+	cs := slices.Clone(adversarials)
+	for i := range cs {
+		cs[i].Check = func(h *model.History, p model.Pairing) *analysis.Result {
+			opts := DefaultOptions()
+			opts.WWDeps, opts.Series = true, true
+			return Check(h, p, opts)
+		}
 	}
 	return cs
 }
