@@ -176,9 +176,11 @@ func (ls *lagState) sample(p, i int32) {
 	ls.point(pr, proc, e.key, lag, pos)
 	ls.candidate(lag, pr, proc, e.key)
 	if e.inStall && (e.st.pos != pos || lag <= 0) {
-		x := closedStall{hp: pr.hp, proc: proc, key: e.key, st: e.st}
-		x.acked, x.hasAcked = a.highest()
-		ls.closed = append(ls.closed, x)
+		if ls.c.reportable(&e.st) { // the others would be dropped when reported
+			x := closedStall{hp: pr.hp, proc: proc, key: e.key, st: e.st}
+			x.acked, x.hasAcked = a.highest()
+			ls.closed = append(ls.closed, x)
+		}
 		e.inStall = false
 	}
 	if lag > 0 {
