@@ -50,6 +50,10 @@ type lagState struct {
 	index  []lagIndex
 	series []seriesPoint
 	closed []closedStall
+	// the nodes of the lagIndex buckets, and room for a bucket's
+	// references while acked goes through them
+	refs  refPool
+	taken []lagRef
 	// per key: the stamp of the poll (stamp) that sampled it, of the
 	// assign (astamp) that holds it; touched lists the entries one poll
 	// samples
