@@ -2,7 +2,8 @@
 # bench/bench.sh: time whole runs of hindsight against a bare tokenizer pass
 # over the same file, on generated queue histories with faults.
 #
-#   bench/bench.sh [--rounds N] [--small OPS] [--large OPS] [--seed S]
+#   bench/bench.sh [--rounds N] [--small OPS] [--large OPS] [--abort POLLS]
+#                  [--seed S] [--only small|large|crash|abort]
 #
 # Builds cmd/hindsight, cmd/histgen and bench/tokenpass into bench/out/ and
 # generates (cached by parameters and by the generator's source) two queue
@@ -34,14 +35,22 @@
 # the report within 2x of the check and at most 2x the file (the
 # crash-heavy history has the large one's targets). The load
 # average is printed before and after: on a shared machine, compare rounds,
-# not runs. HINDSIGHT=/path/to/binary uses that binary. A miss never fails
-# the script; a failed build or generation does.
+# not runs. Last, an abort history of --abort polls (default 1,000,000;
+# histgen --workload abort, every other flag at its default, cached like
+# the others) gets the same rounds, tokenizer pass and check side by side
+# (issue 20, item 7: the check within 3x the bare pass; memory
+# proportional to the polls, printed as peak RSS per poll and per byte of
+# the file). --only runs one of the four. HINDSIGHT=/path/to/binary uses
+# that binary. A miss never fails the script; a failed build or
+# generation does.
 set -euo pipefail
 
 ROUNDS=5
 SMALL=280000
 LARGE=1390000
 SEED=1
+ABORT=1000000
+ONLY=""
 JEPSEN_S=72.5 # Jepsen's queue checker on the 280k-op history of issue 10
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -51,11 +60,17 @@ while [[ $# -gt 0 ]]; do
     --small) SMALL="$2"; shift 2 ;;
     --large) LARGE="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
+    --abort) ABORT="$2"; shift 2 ;;
+    --only) ONLY="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-for v in "$ROUNDS" "$SMALL" "$LARGE" "$SEED"; do
+case "$ONLY" in
+  "" | small | large | crash | abort) ;;
+  *) echo "bench.sh: --only wants small, large, crash or abort, got $ONLY" >&2; exit 2 ;;
+esac
+for v in "$ROUNDS" "$SMALL" "$LARGE" "$SEED" "$ABORT"; do
   [[ "$v" =~ ^[0-9]+$ ]] || { echo "bench.sh: want a number, got $v" >&2; exit 2; }
 done
 
@@ -156,8 +171,50 @@ bench() {
   fi
 }
 
-bench "$SMALL" 0
-bench "$LARGE" 1
-bench "$LARGE" 1 crash
+# abort_history POLLS: generates $OUT/abort-sSEED-pPOLLS-GENSRC.edn once
+# (two op lines a poll, and a few for the assigns and crashes); sets HIST.
+abort_history() {
+  local polls="$1"
+  HIST="$OUT/abort-s$SEED-p$polls-$GEN_SRC.edn"
+  if [[ ! -s "$HIST" ]]; then
+    rm -f "$OUT/abort-s$SEED-p$polls"-*.edn # older generator versions
+    "$OUT/histgen" -q --workload abort --seed "$SEED" --ops "$((polls * 206 / 100))" -o "$HIST"
+  fi
+}
+
+# abort_bench POLLS: the rounds on the abort history, and the summary.
+abort_bench() {
+  local polls="$1" size n r
+  abort_history "$polls"
+  size=$(stat -c %s "$HIST")
+  n=$(($(grep -c ':f :poll' "$HIST") / 2))
+  section "abort, $(printf "%'d" "$n") polls: $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }') ($HIST)"
+  local -a tok chk ratios cpu rss
+  for r in $(seq "$ROUNDS"); do
+    timed tokenpass /dev/null "$OUT/tokenpass" "$HIST"
+    tok+=("$WALL")
+    timed check "$OUT/check.json" "$HS" check "$HIST" --format json
+    [[ $STATUS == 0 || $STATUS == 1 ]] || echo "  note: check exited $STATUS (stderr: $OUT/check.stderr)"
+    chk+=("$WALL")
+    ratios+=("$(ratio "$WALL" "${tok[-1]}")")
+    cpu+=("$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$OUT/check.time" 2>/dev/null || echo 0)")
+    rss+=("${RSS_KB:-0}")
+    printf '  round %d: bare %s s, check %s s (%sx), load %s\n' "$r" "${tok[-1]}" "${chk[-1]}" "${ratios[-1]}" "$(cut -d' ' -f1 /proc/loadavg)"
+  done
+  printf '  %-22s min %s s, median %s s\n' "bare tokenizer pass" "$(pick min "${tok[@]}")" "$(pick median "${tok[@]}")"
+  printf '  %-22s min %s s, median %s s; CPU (user+sys) median %s s\n' "hindsight check" "$(pick min "${chk[@]}")" "$(pick median "${chk[@]}")" "$(pick median "${cpu[@]}")"
+  printf '  %-22s median %sx, best round %sx   (target <= 3: %s)\n' "check / bare" "$(pick median "${ratios[@]}")" "$(pick min "${ratios[@]}")" "$(verdict "$(pick median "${ratios[@]}")" 3)"
+  if [[ -n "$TIME_BIN" ]]; then
+    local rmed
+    rmed=$(pick median "${rss[@]}")
+    printf '  %-22s %s = %sx the file, %s bytes a poll\n' "check peak RSS" "$(mb "$rmed")" "$(ratio "$((rmed * 1024))" "$size")" \
+      "$(awk -v k="$rmed" -v n="$n" 'BEGIN { printf "%.0f", (n > 0) ? k * 1024 / n : 0 }')"
+  fi
+}
+
+[[ -z "$ONLY" || "$ONLY" == small ]] && bench "$SMALL" 0
+[[ -z "$ONLY" || "$ONLY" == large ]] && bench "$LARGE" 1
+[[ -z "$ONLY" || "$ONLY" == crash ]] && bench "$LARGE" 1 crash
+[[ -z "$ONLY" || "$ONLY" == abort ]] && abort_bench "$ABORT"
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -993,17 +993,8 @@ func (d *decoder) readR(o opener) error {
 		lo, _ := d.opener()
 		m.kind, m.done = model.MopReadList, true
 		m.p0 = int32(len(d.reads))
-		for {
-			if c, err := d.nextClose(lo); err != nil {
-				return err
-			} else if c {
-				break
-			}
-			v, err := d.atom()
-			if err != nil {
-				return err
-			}
-			d.reads = append(grow(d.reads), sread{val: v})
+		if err := d.eachAtom(lo, func(v satom) { d.reads = append(grow(d.reads), sread{val: v}) }); err != nil {
+			return err
 		}
 		m.p1 = int32(len(d.reads))
 	default:
@@ -1131,12 +1122,7 @@ func (d *decoder) readPoll(o opener) error {
 // readPollMap reads {k [[offset v] ...] ...} opened by o.
 func (d *decoder) readPollMap(o opener) error {
 	l := d.l
-	for {
-		if c, err := d.nextClose(o); err != nil {
-			return err
-		} else if c {
-			return nil
-		}
+	return d.forEach(o, func() error {
 		k, err := d.atom()
 		if err != nil {
 			return err
@@ -1163,35 +1149,28 @@ func (d *decoder) readPollMap(o opener) error {
 		}
 		p.r1 = int32(len(d.reads))
 		d.polls = append(grow(d.polls), p)
-	}
+		return nil
+	})
 }
 
 // readReads reads [[offset v] ...] opened by o.
 func (d *decoder) readReads(o opener) error {
 	l := d.l
-	for {
-		if c, err := d.nextClose(o); err != nil {
-			return err
-		} else if c {
-			return nil
-		}
+	return d.forEach(o, func() error {
 		po, ok := d.opener()
 		if !ok || l.kind == tMapBegin || l.kind == tSetBegin {
 			d.deferErr(l.tok, "expected an [offset value] pair, found "+d.describe())
-			if err := d.skip(); err != nil {
-				return err
-			}
-			continue
+			return d.skip()
 		}
 		d.reads = append(grow(d.reads), sread{})
 		if err := d.readPair(po, &d.reads[len(d.reads)-1]); err != nil {
 			d.reads = d.reads[:len(d.reads)-1]
-			if err == errBadPair {
-				continue
+			if err != errBadPair {
+				return err
 			}
-			return err
 		}
-	}
+		return nil
+	})
 }
 
 // readError reads :error: strings as they are, keywords as their text,
@@ -1291,18 +1270,37 @@ func (d *decoder) readRebalance() error {
 				}
 				continue
 			}
-			for {
-				if c, err := d.nextClose(ko); err != nil {
-					return err
-				} else if c {
-					break
-				}
-				a, err := d.atom()
-				if err != nil {
-					return err
-				}
-				d.rkeys = append(grow(d.rkeys), a)
+			if err := d.eachAtom(ko, func(a satom) { d.rkeys = append(grow(d.rkeys), a) }); err != nil {
+				return err
 			}
+		}
+	}
+}
+
+// eachAtom reads the atoms up to o's closer (decoder.atom), calling each
+// with every one: a read's list, a rebalance event's keys.
+func (d *decoder) eachAtom(o opener, each func(a satom)) error {
+	return d.forEach(o, func() error {
+		a, err := d.atom()
+		if err == nil {
+			each(a)
+		}
+		return err
+	})
+}
+
+// forEach calls each at every form up to o's closer (the current token
+// is the form's first); each consumes the form. It stops at the first
+// error, and returns nil at the closer.
+func (d *decoder) forEach(o opener, each func() error) error {
+	for {
+		if c, err := d.nextClose(o); err != nil {
+			return err
+		} else if c {
+			return nil
+		}
+		if err := each(); err != nil {
+			return err
 		}
 	}
 }

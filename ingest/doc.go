@@ -160,10 +160,15 @@
 // exactly as without decoders. A decoder's error (Value.Errorf,
 // Value.ErrorAt, or a form of the wrong kind for Int, Map ...) is an
 // *Error with the file, line and column of the form, and an excerpt. The
-// fast path (fastOp) leaves to the general decoder every op with such a
-// value or field, and the parallel reader renumbers the keys of a block's
-// records with the rest of the block, so histories read in parallel get
-// the same records.
+// fast path (fastOp) keeps such a :value's source text itself when the
+// value is on the op's line and made only of maps, vectors, integers,
+// keywords, strings without escapes, nil, true and false (an abort
+// history's poll maps and topics): the same text readOp would keep, then
+// offered and read the same way, so the records and errors are the same;
+// it leaves to the general decoder every op with any other such value,
+// and every op with a field a decoder may claim. The parallel reader
+// renumbers the keys of a block's records with the rest of the block, so
+// histories read in parallel get the same records.
 //
 // # Decoding choices
 //

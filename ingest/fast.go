@@ -234,11 +234,13 @@ func (d *decoder) fastValue(buf []byte, p int) int {
 	case c == '[':
 	case c == ':' || c == '"' || c == '-' || c >= '0' && c <= '9':
 		if len(d.hooks) > 0 {
-			return -1 // captured for the workload decoders by readValue
+			return d.fastCapture(buf, p, fastAtomEnd(buf, p))
 		}
 		_, q := d.fastAtom(buf, p)
 		d.vmode = vOther
 		return q
+	case c == '{' && len(d.hooks) > 0:
+		return d.fastCapture(buf, p, fastFormEnd(buf, p))
 	default:
 		return -1
 	}
@@ -449,5 +451,106 @@ func (d *decoder) fastPollMap(buf []byte, p int) int {
 		}
 		sp.r1 = int32(len(d.reads))
 		d.polls = append(grow(d.polls), sp)
+	}
+}
+
+// fastCapture keeps the :value at buf[p:q] for the workload decoders, as
+// readValue does (decoder.capture): its source text, offered to them once
+// the op is read (decoder.offerValue). q < 0 (no form fastFormEnd or
+// fastAtomEnd accepts) gives up.
+func (d *decoder) fastCapture(buf []byte, p, q int) int {
+	if q < 0 {
+		return -1
+	}
+	d.vmode = vOther
+	d.hx.vshape = fastShape(buf[p])
+	d.hx.vraw, d.hx.hasVRaw = d.textAtom(model.KOther, buf[p:q]), true
+	return q
+}
+
+// fastShape is the Shape of a form fastFormEnd or fastAtomEnd accepted,
+// from its first byte.
+func fastShape(c byte) Shape {
+	switch c {
+	case '{':
+		return ShapeMap
+	case '[':
+		return ShapeVector
+	case ':':
+		return ShapeKeyword
+	case '"':
+		return ShapeString
+	case 'n':
+		return ShapeNil
+	case 't', 'f':
+		return ShapeSymbol
+	}
+	return ShapeInt
+}
+
+// fastAtomEnd returns the index after the integer, keyword or string at p
+// (as fastAtom reads them), or after nil, true or false; -1 for anything
+// else.
+func fastAtomEnd(buf []byte, p int) int {
+	switch c := buf[p]; {
+	case c == '-' || c >= '0' && c <= '9':
+		_, q := fastInteger(buf, p)
+		return q
+	case c == ':':
+		_, q := fastKeyword(buf, p)
+		return q
+	case c == '"':
+		_, q := fastString(buf, p)
+		return q
+	case fastNil(buf, p):
+		return p + 3
+	}
+	for _, w := range [...]string{"true", "false"} {
+		if q := p + len(w); q < len(buf) && string(buf[p:q]) == w && !symChar[buf[q]] {
+			return q
+		}
+	}
+	return -1
+}
+
+// fastMaxDepth bounds the nesting fastFormEnd takes: a value nested more
+// deeply is left to readOp, which checks MaxNesting.
+const fastMaxDepth = 32
+
+// fastFormEnd returns the index after the map or vector at p, on one
+// line, made only of maps and vectors (at most fastMaxDepth deep) and the
+// atoms fastAtomEnd takes, each bracket closed by its own kind: a form the
+// lexer reads without an error, token for token as here. -1 for anything
+// else (a set, a tag, a float, an escape, a line break, a mismatched
+// closer, the end of buf), which readOp then reads.
+func fastFormEnd(buf []byte, p int) int {
+	var stack [fastMaxDepth]byte // the closers expected
+	depth := 0
+	for {
+		if p = fastNext(buf, p); p < 0 {
+			return -1
+		}
+		switch c := buf[p]; c {
+		case '{', '[':
+			if depth == fastMaxDepth {
+				return -1
+			}
+			stack[depth] = c + 2 // '}' and ']' are two past their openers
+			depth++
+			p++
+		case '}', ']':
+			if depth == 0 || stack[depth-1] != c {
+				return -1
+			}
+			depth--
+			p++
+		default:
+			if p = fastAtomEnd(buf, p); p < 0 {
+				return -1
+			}
+		}
+		if depth == 0 {
+			return p
+		}
 	}
 }

@@ -3,6 +3,7 @@ package ingest
 import (
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -71,4 +72,71 @@ func FuzzFastInteger(f *testing.F) {
 			t.Fatalf("%q at %d: fast (%d, %d), slow (%d, %d)", buf, p, v1, q1, v2, q2)
 		}
 	})
+}
+
+// TestFastFormEnd: fastFormEnd takes the maps and vectors of atoms an
+// abort history's values are made of, on one line, and leaves everything
+// else to readOp (-1), so that what it takes the lexer reads without an
+// error.
+func TestFastFormEnd(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int // the end, or -1
+	}{
+		{`{:topic "t1" :offsets [1 2 3]} `, 30},
+		{`{:topic "t1", :abort? true}}`, 27},
+		{`{:a {:b [[-1 :c] nil false]}}x`, 29},
+		{`{} `, 2},
+		{`[1 [2]] `, 7},
+		{`{:topic "t1" :offsets [1 2}}`, -1},                          // a mismatched closer
+		{`{:topic "t1" :offsets [1 2]`, -1},                           // the end of the buffer
+		{"{:topic \"t1\"\n :offsets [1]}", -1},                        // a line break
+		{`{:topic "t\"1"}`, -1},                                       // an escape
+		{`{:offsets [1.5]}`, -1},                                      // a float
+		{`{:offsets #{1}}`, -1},                                       // a set
+		{`{:offsets #_ 1 [1]}`, -1},                                   // a discard
+		{`{:offsets (1 2)}`, -1},                                      // a list
+		{`{:x sym}`, -1},                                              // a symbol other than true, false, nil
+		{`{:x 12345678901234567890}`, -1},                             // a big integer
+		{`{:x truex}`, -1},                                            // not true
+		{`{:x ; comment` + "\n" + `1}`, -1},                           // a comment
+		{strings.Repeat("[", 33) + strings.Repeat("]", 33) + " ", -1}, // too deep
+		{strings.Repeat("[", 32) + strings.Repeat("]", 32) + " ", 64},
+	} {
+		if got := fastFormEnd([]byte(tc.in), 0); got != tc.want {
+			t.Errorf("fastFormEnd(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestFastCapture: a workload's value on one line is read by the fast path
+// into the same history, or the same error at the same line and column, as
+// readOp reads it (fuzzRead compares them), whether it takes it or leaves
+// it to readOp.
+func TestFastCapture(t *testing.T) {
+	for _, line := range []string{
+		`{:index 0 :type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1 2 3]}}`,
+		`{:index 0 :type :fail :process 0 :f :poll :value {:topic "t1", :abort? true, :offsets [4]}, :error :intentional-abort}`,
+		`{:index 0 :type :ok :process 0 :value {:offsets [1], :topic "t1"} :f :poll}`,
+		`{:index 0 :type :ok :process 0 :f :subscribe :value "t1"}`,
+		`{:index 0 :type :ok :process 0 :f :assign :value :t1}`,
+		`{:index 0 :type :ok :process 0 :f :create :value {:topic "t1" :count 3}}`,
+		`{:index 0 :type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1 "2"]}}`,
+		`{:index 0 :type :ok :process 0 :f :poll :value {:offsets [1 2]}}`,
+		`{:index 0 :type :ok :process 0 :f :poll :value {:topic "t1" :offsets 3}}`,
+		`{:index 0 :type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1 2}}`,
+		`{:index 0 :type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1.5]}}`,
+		`{:index 0 :type :ok :process 0 :f :poll :value {:topic "t1" :abort? 1}}`,
+		`{:index 0 :type :ok :process 0 :f :poll :value {:topic "t1" :offsets}}`,
+		`{:index 0 :type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1]} :value nil}`,
+		`{:index 0 :process 0 :f :poll :value {:topic "t1" :offsets [1]}}`,
+		`{:index 0 :type :ok :process 0 :f :poll :value 12}`,
+		`{:index 0 :type :ok :process 0 :f :subscribe :value 3}`,
+		`{:index 0 :type :ok :process 0 :f :start :value {:n1 [:n2]}}`,
+	} {
+		for _, src := range []string{line + "\n", line + "\n" + line + "\n", line} {
+			fuzzRead(t, []byte(src), abortOpts)
+			fuzzRead(t, []byte(src), Options{})
+		}
+	}
 }

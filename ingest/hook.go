@@ -253,16 +253,7 @@ func (v *Value) Seq(fn func(elem *Value) error) error {
 func (d *decoder) elements(o opener, each func(elem *Value) error) error {
 	elem := d.takeValue()
 	defer d.putValue(elem)
-	for {
-		if c, err := d.nextClose(o); err != nil {
-			return err
-		} else if c {
-			return nil
-		}
-		if err := each(elem); err != nil {
-			return err
-		}
-	}
+	return d.forEach(o, func() error { return each(elem) })
 }
 
 // hand calls fn with elem, the form at the current token, and skips the

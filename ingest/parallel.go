@@ -444,30 +444,17 @@ func (pr *parallelRead) merge(p *part) bool {
 		}
 	}
 	p.extras = h.Extras
-	pr.extras = append(pr.extras, h.Extras...)
+	pr.extras = append(reserve(pr.extras, len(h.Extras), pr.size, p.end), h.Extras...)
 	if len(h.ExtSpans) > 0 {
 		// the column beside the ops: none for the ops before the block
 		// that have none
+		pr.extSpans = reserve(pr.extSpans, int(base)-len(pr.extSpans)+len(h.ExtSpans), pr.size, p.end)
 		pr.extSpans = append(pr.extSpans, make([]model.Span, base-int64(len(pr.extSpans)))...)
 		for _, sp := range h.ExtSpans {
 			pr.extSpans = append(pr.extSpans, sp.Rebase(xrecB))
 		}
 	}
-	if need := base + int64(len(p.ops)); need > int64(cap(pr.ops)) {
-		// Room for the ops of the whole file, at the ops per byte of the
-		// blocks so far, with a margin: the history is not held twice
-		// (growing by doubling would), and a part of the file denser than
-		// its start only costs another estimate.
-		margin := 1.04
-		if base > 0 {
-			margin = 1.02
-		}
-		est := int64(float64(need)*float64(pr.size)/float64(max(1, p.end))*margin) + 1024
-		ops := make([]model.Op, base, max(est, need))
-		copy(ops, pr.ops)
-		pr.ops = ops
-	}
-	pr.ops = append(pr.ops, p.ops...)
+	pr.ops = append(reserve(pr.ops, len(p.ops), pr.size, p.end), p.ops...)
 	pr.n += int64(len(p.ops))
 	// invocations of earlier blocks: the first op of their process here
 	// decides (decoder.settle)
@@ -500,6 +487,27 @@ func (pr *parallelRead) merge(p *part) bool {
 	}
 	p.ops = nil
 	return true
+}
+
+// reserve returns s with room for n more elements. When it must grow, it
+// makes room for the whole file's worth (size bytes) at the elements per
+// byte of the blocks merged so far (the first end bytes), with a margin:
+// the ops, their extras and their workload records are not held twice, as
+// growing by doubling would, and a part of the file denser than its start
+// only costs another estimate.
+func reserve[E any](s []E, n int, size, end int64) []E {
+	need := len(s) + n
+	if need <= cap(s) {
+		return s
+	}
+	margin := 1.04
+	if len(s) > 0 {
+		margin = 1.02
+	}
+	est := int(float64(need)*float64(size)/float64(max(1, end))*margin) + 1024
+	out := make([]E, len(s), max(est, need))
+	copy(out, s)
+	return out
 }
 
 // renumber rewrites the ids and spans in block p's stores, now adopted by

@@ -96,8 +96,11 @@ func (c *checker) records(i int32, each func(r *model.ExtRec)) {
 }
 
 // collect finds every poll, in history order of completions, and counts
-// the history's ops.
+// the history's ops. c.polls is sized once (countPolls): a poll is about a
+// hundred bytes, and growing the slice by appending copied it several
+// times over on a large history.
 func (c *checker) collect() {
+	c.polls = make([]poll, 0, c.countPolls())
 	st := &c.res.Stats
 	var byType [model.Fail + 1]int64
 	defer func() { st.OKOps, st.InfoOps, st.FailOps = byType[model.OK], byType[model.Info], byType[model.Fail] }()
@@ -127,6 +130,22 @@ func (c *checker) collect() {
 			c.polls = append(c.polls, c.readPoll(int32(i), int32(i), model.Info))
 		}
 	}
+}
+
+// countPolls counts the polls collect finds: completions of :poll ops,
+// and invocations of :poll that never completed. O(ops).
+func (c *checker) countPolls() int {
+	n := 0
+	for i := range c.h.Ops {
+		op := &c.h.Ops[i]
+		if !op.IsClient() || op.F != model.FPoll {
+			continue
+		}
+		if op.Type != model.Invoke || i >= len(c.pairing.Partner) || c.pairing.Partner[i] < 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // readPoll reads the poll whose invocation and completion are at inv and

@@ -22,9 +22,12 @@ type topic struct {
 	cpBy   int32 // -1: no commit yet
 }
 
-// indexTopics gathers each topic's offsets read and resume points.
+// indexTopics gathers each topic's offsets read and resume points. A
+// first pass counts each topic's offsets, so that its reads are allocated
+// once.
 func (c *checker) indexTopics() {
 	c.topics = make([]*topic, len(c.h.Keys))
+	counts := make([]int, len(c.h.Keys))
 	for k := range c.polls {
 		p := &c.polls[k]
 		if !p.hasOffsets() {
@@ -36,6 +39,19 @@ func (c *checker) indexTopics() {
 			c.topics[p.topic] = t
 			c.res.Stats.Keys++
 		}
+		counts[p.topic] += len(p.offs)
+	}
+	for k, t := range c.topics {
+		if t != nil {
+			t.reads = make([]int64, 0, counts[k])
+		}
+	}
+	for k := range c.polls {
+		p := &c.polls[k]
+		if !p.hasOffsets() {
+			continue
+		}
+		t := c.topics[p.topic]
 		t.reads = append(t.reads, p.offs...)
 		if pt, ok := resumePoint(p); ok {
 			t.coords = append(t.coords, pt)

@@ -50,6 +50,10 @@ type lagState struct {
 	index  []lagIndex
 	series []seriesPoint
 	closed []closedStall
+	// the nodes of the lagIndex buckets, and room for a bucket's
+	// references while acked goes through them
+	refs  refPool
+	taken []lagRef
 	// per key: the stamp of the poll (stamp) that sampled it, of the
 	// assign (astamp) that holds it; touched lists the entries one poll
 	// samples
@@ -176,9 +180,11 @@ func (ls *lagState) sample(p, i int32) {
 	ls.point(pr, proc, e.key, lag, pos)
 	ls.candidate(lag, pr, proc, e.key)
 	if e.inStall && (e.st.pos != pos || lag <= 0) {
-		x := closedStall{hp: pr.hp, proc: proc, key: e.key, st: e.st}
-		x.acked, x.hasAcked = a.highest()
-		ls.closed = append(ls.closed, x)
+		if ls.c.reportable(&e.st) { // the others would be dropped when reported
+			x := closedStall{hp: pr.hp, proc: proc, key: e.key, st: e.st}
+			x.acked, x.hasAcked = a.highest()
+			ls.closed = append(ls.closed, x)
+		}
 		e.inStall = false
 	}
 	if lag > 0 {

@@ -97,8 +97,60 @@ type lagRef struct {
 // offset, with a Fenwick tree counting references per bucket (stale ones
 // included, dropped when their bucket is emptied).
 type lagIndex struct {
-	buckets [][]lagRef
+	buckets []refList
 	count   fenwick
+}
+
+// refList is a bucket of a lagIndex: a list of references in the order
+// filed, whose nodes live in the lagState's refPool.
+type refList struct {
+	head, tail int32 // 1 + a node's index in refPool.nodes; 0: none
+}
+
+// refPool holds the nodes of every bucket's list, and reuses those of the
+// buckets emptied: one slice for all the references in the check, not a
+// slice per bucket grown reference by reference (a crash-heavy history
+// files a reference at nearly every poll of every key).
+type refPool struct {
+	nodes []refNode
+	free  int32 // 1 + the first free node; 0: none
+}
+
+type refNode struct {
+	ref  lagRef
+	next int32 // 1 + the next node; 0: the end
+}
+
+// push appends r to l. Amortised O(1).
+func (rp *refPool) push(l *refList, r lagRef) {
+	n := rp.free
+	if n != 0 {
+		rp.free = rp.nodes[n-1].next
+		rp.nodes[n-1] = refNode{ref: r}
+	} else {
+		rp.nodes = append(rp.nodes, refNode{ref: r})
+		n = int32(len(rp.nodes))
+	}
+	if l.tail != 0 {
+		rp.nodes[l.tail-1].next = n
+	} else {
+		l.head = n
+	}
+	l.tail = n
+}
+
+// take empties l and returns its references in order, in out's room; its
+// nodes are free again.
+func (rp *refPool) take(l *refList, out []lagRef) []lagRef {
+	for n := l.head; n != 0; {
+		node := &rp.nodes[n-1]
+		out = append(out, node.ref)
+		next := node.next
+		node.next, rp.free = rp.free, n
+		n = next
+	}
+	*l = refList{}
+	return out
 }
 
 // indexEntry files held entry i of process p under its next offset.
@@ -111,11 +163,11 @@ func (ls *lagState) indexEntry(p, i int32, pos int64) {
 	}
 	x := &ls.index[e.key]
 	if x.buckets == nil {
-		x.buckets = make([][]lagRef, len(offs))
+		x.buckets = make([]refList, len(offs))
 		x.count = make(fenwick, len(offs)+1)
 	}
 	e.ver++
-	x.buckets[j] = append(x.buckets[j], lagRef{p, i, e.ver})
+	ls.refs.push(&x.buckets[j], lagRef{p, i, e.ver})
 	x.count.add(j, 1)
 }
 
@@ -152,8 +204,8 @@ func (ls *lagState) acked(k model.KeyID, j int) {
 		if b > j {
 			return
 		}
-		refs := x.buckets[b]
-		x.buckets[b] = nil
+		refs := ls.refs.take(&x.buckets[b], ls.taken[:0])
+		ls.taken = refs
 		x.count.add(b, -int32(len(refs)))
 		for _, r := range refs {
 			lp := &ls.procs[r.proc]

@@ -63,13 +63,22 @@ func (c *checker) reportStalls(ls *lagState) {
 	}
 }
 
+// reportable reports whether stall s is one reportStall reports: it
+// spans two polls or more and lasted at least Options.StallThreshold (a
+// threshold of 0 or less reports none). lagAndStalls keeps only these of
+// the stalls it closes: a crash-heavy history closes one at nearly every
+// poll of every key.
+func (c *checker) reportable(s *stall) bool {
+	threshold := c.opts.StallThreshold.Nanoseconds()
+	return s.polls >= 2 && s.lastTime-s.since >= threshold && threshold > 0
+}
+
 // reportStall reports stall s of process proc on key k as stalled-consumer
 // when it spans two polls or more and lasted at least
 // Options.StallThreshold; acked is the key's highest acknowledged offset
 // when the stall closed, if hasAcked.
 func (c *checker) reportStall(proc int32, k model.KeyID, s *stall, acked int64, hasAcked bool) {
-	threshold := c.opts.StallThreshold.Nanoseconds()
-	if s.polls < 2 || s.lastTime-s.since < threshold || threshold <= 0 {
+	if !c.reportable(s) {
 		return
 	}
 	in := analysis.Instance{
