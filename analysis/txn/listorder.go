@@ -20,6 +20,7 @@ func (la *listAppend) index() {
 	la.interm = make([]bool, nm)
 	la.dupKey = make([]bool, nk)
 	ap := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
+	la.reads = make([]readRef, 0, la.countReads())
 	for r := range c.recs {
 		la.indexTxn(int32(r), &ap)
 	}
@@ -28,6 +29,23 @@ func (la *listAppend) index() {
 	la.cleanKeys()
 	la.shownByReads()
 	la.readers()
+}
+
+// countReads bounds the reads indexTxn records: the read micro-ops of the
+// vertex txns, so that reads is sized once. O(mops).
+func (la *listAppend) countReads() int {
+	c, n := la.c, 0
+	for r := range c.recs {
+		if c.recs[r].vertex < 0 {
+			continue
+		}
+		for _, m := range c.mops(int32(r)) {
+			if m.Kind == model.MopReadList || m.Kind == model.MopRead {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // keyAppends counts the appends to each key by ok and info txns (n), and
@@ -221,7 +239,7 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 		ref readRef
 		es  []model.MsgID
 	}
-	var ds []distinct
+	ds := make([]distinct, 0, len(reads))
 	for _, rd := range reads {
 		if rd.n == 0 {
 			continue
