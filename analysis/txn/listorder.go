@@ -29,6 +29,7 @@ func (la *listAppend) index() {
 	la.cleanKeys()
 	la.shownByReads()
 	la.readers()
+	la.reads = nil // byKey holds them from here on
 }
 
 // countReads bounds the reads indexTxn records: the read micro-ops of the
@@ -99,13 +100,12 @@ func (la *listAppend) indexTxn(r int32, ap *keyAppends) {
 	if c.recs[r].vertex < 0 {
 		return
 	}
-	la.extBuf = la.externals(mops, la.extBuf)
 	for i := range mops {
 		es, ok := la.elems(r, &mops[i])
 		if !ok {
 			continue
 		}
-		la.reads = append(la.reads, readRef{rec: r, mop: int32(i), key: mops[i].Key, n: int32(len(es)), hash: hashElems(es), ext: la.extBuf[i]})
+		la.reads = append(la.reads, readRef{rec: r, mop: int32(i), key: mops[i].Key, n: int32(len(es)), hash: hashElems(es)})
 	}
 }
 
@@ -313,11 +313,19 @@ func (la *listAppend) state(k model.KeyID, es []model.MsgID) int32 {
 func (la *listAppend) readers() {
 	c := la.c
 	la.byState.build(len(c.h.Msgs)+len(c.h.Keys), func(f func(st, r int32)) {
+		last := int32(-1) // the rec whose externals extBuf holds
 		for _, rd := range la.reads {
-			if la.dupKey[rd.key] || !rd.ext {
+			if la.dupKey[rd.key] {
 				continue
 			}
-			es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+			mops := c.mops(rd.rec)
+			if rd.rec != last {
+				la.extBuf, last = la.externals(mops, la.extBuf), rd.rec
+			}
+			if !la.extBuf[rd.mop] {
+				continue
+			}
+			es, _ := la.elems(rd.rec, &mops[rd.mop])
 			f(la.state(rd.key, es), rd.rec)
 		}
 	})
