@@ -175,21 +175,24 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 }
 
 // cleanKeys marks the keys every read of which, repeats dropped, is a prefix
-// of the key's version order (clean).
+// of the key's version order (clean). Each key is judged on its own, the
+// keys split among the workers (eachRange).
 func (la *listAppend) cleanKeys() {
 	c := la.c
 	nk := len(c.h.Keys)
 	la.clean = make([]bool, nk)
-	for k := range nk {
-		la.clean[k] = true
-		for _, rd := range la.byKey[la.keyStart[k]:la.keyStart[k+1]] {
-			es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
-			if !la.prefixOfOrder(model.KeyID(k), es) {
-				la.clean[k] = false
-				break
+	eachRange(nk, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			la.clean[k] = true
+			for _, rd := range la.byKey[la.keyStart[k]:la.keyStart[k+1]] {
+				es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+				if !la.prefixOfOrder(model.KeyID(k), es) {
+					la.clean[k] = false
+					break
+				}
 			}
 		}
-	}
+	})
 }
 
 // shownByReads finds, for each element, the first read in history order
