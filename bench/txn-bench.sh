@@ -20,12 +20,26 @@
 #   1M txns     <= 15 s, peak RSS <= 2x the file
 #   huge SCC    a verdict (not unknown), within the default cycle budget
 #
+# Then it prints the growth table of issue 21 (item 6): histories of the
+# generator's defaults (`histgen --workload W --txns N`, nothing else), made
+# in a temporary folder and deleted after each row, each checked once after a
+# bare tokenizer pass over the same file (bench/tokenpass, side by side):
+#
+#   txns  MB of EDN  tokenpass s  check s  check/bare  CPU s  peak RSS MB  RSS/file  bytes/txn
+#
+# for 100k and 1M txns; 5M too with TXN_BENCH_LARGE=1, and 22M (about 6 GB
+# of EDN, Elle's largest case) only with --huge, after checking that the
+# temporary folder's disk has room (TMPDIR picks it). --table-only skips the
+# target runs above.
+#
 # HINDSIGHT=/path/to/binary uses that binary. A miss never fails the script;
 # a failed build or generation does.
 set -euo pipefail
 
 WORKLOAD=list-append
 SEED=1
+HUGE=0
+TABLE_ONLY=0
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -33,6 +47,8 @@ while [[ $# -gt 0 ]]; do
     --workload=*) WORKLOAD="${1#*=}"; shift ;;
     --seed) SEED="$2"; shift 2 ;;
     --seed=*) SEED="${1#*=}"; shift ;;
+    --huge) HUGE=1; shift ;;
+    --table-only) TABLE_ONLY=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "txn-bench.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -45,6 +61,7 @@ OUT="$ROOT/bench/out"
 source "$ROOT/bench/lib.sh"
 
 build_binaries
+go build -o "$OUT/tokenpass" ./bench/tokenpass
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 
 GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
@@ -83,21 +100,64 @@ run() {
   fi
 }
 
-common=(--workload "$WORKLOAD" --seed "$SEED" --concurrency 10 --keys 8 --info 0.01 --fail 0.01)
-small=(--txns 100000) large=(--txns 1000000) target=1.5
-if [[ "$WORKLOAD" == rw-register ]]; then
-  # Elle's reference kind: 10 keys, stale reads, 45 lost updates per 100k
-  # txns; the target is a tenth of Elle's 12.7 s for 100k such txns.
-  common=(--workload rw-register --seed "$SEED" --concurrency 10 --keys 10 --info 0.01 --fail 0.01 --read-lag 1)
-  small=(--txns 100000 --fault lost-update=45) large=(--txns 1000000 --fault lost-update=450) target=1.27
+# targets: the cached histories of the header, against their targets.
+targets() {
+  common=(--workload "$WORKLOAD" --seed "$SEED" --concurrency 10 --keys 8 --info 0.01 --fail 0.01)
+  small=(--txns 100000) large=(--txns 1000000) target=1.5
+  if [[ "$WORKLOAD" == rw-register ]]; then
+    # Elle's reference kind: 10 keys, stale reads, 45 lost updates per 100k
+    # txns; the target is a tenth of Elle's 12.7 s for 100k such txns.
+    common=(--workload rw-register --seed "$SEED" --concurrency 10 --keys 10 --info 0.01 --fail 0.01 --read-lag 1)
+    small=(--txns 100000 --fault lost-update=45) large=(--txns 1000000 --fault lost-update=450) target=1.27
+  fi
+  history "$WORKLOAD-100k-s$SEED" "${common[@]}" "${small[@]}"
+  run "$WORKLOAD-100k" 100000 "$target" ""
+  history "$WORKLOAD-1m-s$SEED" "${common[@]}" "${large[@]}"
+  run "$WORKLOAD-1m" 1000000 15 2
+  if [[ "$WORKLOAD" == list-append ]]; then
+    history "$WORKLOAD-huge-scc-s$SEED" --workload list-append --huge-scc --seed "$SEED"
+    run "$WORKLOAD-huge-scc" 10000 10 ""
+    grep -q '"cycle-search-timeout"' "$OUT/$WORKLOAD-huge-scc.json" && echo "  note: the cycle search ran out of its budget" || true
+    grep -oE '"largest_component":[0-9]+' "$OUT/$WORKLOAD-huge-scc.json" | sed 's/^/  /'
+  fi
+}
+
+# growth TXNS: one row of the growth table, on a history of the
+# generator's defaults made in $TMP and deleted after.
+growth() {
+  local txns="$1" hist="$TMP/growth-$1.edn"
+  "$OUT/histgen" --workload "$WORKLOAD" --seed "$SEED" --txns "$txns" -q -o "$hist"
+  SIZE=$(stat -c %s "$hist")
+  timed tokenpass /dev/null "$OUT/tokenpass" "$hist"
+  local bare="$WALL"
+  timed "growth-$txns" "$OUT/growth-$txns.json" "$HS" check "$hist" --format json
+  local cpu
+  cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$OUT/growth-$txns.time" 2>/dev/null || echo 0)
+  rm -f "$hist"
+  awk -v n="$txns" -v b="$SIZE" -v t="$bare" -v w="$WALL" -v c="$cpu" -v r="${RSS_KB:-0}" -v st="$STATUS" 'BEGIN {
+    printf "  %9d %9.1f %11.3f %8.3f %10.2f %6.2f %12.1f %9.2f %10.0f%s\n", n, b / 1e6, t, w, w / t, c,
+      r * 1024 / 1e6, r * 1024 / b, r * 1024 / n, (st > 1 ? "  (exit " st ")" : "") }'
+}
+
+if [[ "$TABLE_ONLY" == 0 ]]; then
+  targets
 fi
-history "$WORKLOAD-100k-s$SEED" "${common[@]}" "${small[@]}"
-run "$WORKLOAD-100k" 100000 "$target" ""
-history "$WORKLOAD-1m-s$SEED" "${common[@]}" "${large[@]}"
-run "$WORKLOAD-1m" 1000000 15 2
-if [[ "$WORKLOAD" == list-append ]]; then
-  history "$WORKLOAD-huge-scc-s$SEED" --workload list-append --huge-scc --seed "$SEED"
-  run "$WORKLOAD-huge-scc" 10000 10 ""
-  grep -q '"cycle-search-timeout"' "$OUT/$WORKLOAD-huge-scc.json" && echo "  note: the cycle search ran out of its budget" || true
-  grep -oE '"largest_component":[0-9]+' "$OUT/$WORKLOAD-huge-scc.json" | sed 's/^/  /'
+
+sizes=(100000 1000000)
+[[ "${TXN_BENCH_LARGE:-}" == 1 ]] && sizes+=(5000000)
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/txn-bench.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+if [[ "$HUGE" == 1 ]]; then
+  # 22M txns of list-append are about 6.3 GB of EDN; ask for 7 GB free
+  free_kb=$(df -Pk "$TMP" | awk 'NR == 2 { print $4 }')
+  if (( free_kb < 7 * 1024 * 1024 )); then
+    echo "txn-bench.sh: --huge needs 7 GB free in $TMP ($((free_kb / 1024 / 1024)) GB); skipping the 22M row" >&2
+  else
+    sizes+=(22000000)
+  fi
 fi
+section "growth: $WORKLOAD, generator defaults, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '  %9s %9s %11s %8s %10s %6s %12s %9s %10s\n' txns "MB EDN" "tokenpass s" "check s" check/bare "CPU s" "peak RSS MB" RSS/file bytes/txn
+for n in "${sizes[@]}"; do
+  growth "$n"
+done

@@ -52,6 +52,9 @@ type Windows struct {
 // window links Seq[lo:hi] to target.
 type window struct{ lo, hi, target int32 }
 
+// Grow makes room for n more windows, so that n calls of Add allocate once.
+func (w *Windows) Grow(n int) { w.windows = slices.Grow(w.windows, n) }
+
 // Add notes that every vertex of Seq[lo:hi] is to be linked to target (an
 // empty window is dropped).
 func (w *Windows) Add(lo, hi int, target int32) {
@@ -247,6 +250,10 @@ type Frontier struct {
 	since []int32 // the op position of each completion
 	head  int     // the first member not superseded
 }
+
+// Grow makes room for n more completions, so that n calls of Complete
+// allocate once.
+func (f *Frontier) Grow(n int) { f.since = slices.Grow(f.since, n) }
 
 // Complete notes the ok completion at op position at of an op invoked at
 // position inv: the members that completed before inv leave the frontier,

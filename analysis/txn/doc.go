@@ -229,7 +229,10 @@
 //     (scratch.go), never by scanning its earlier micro-ops.
 //   - List-append version orders: a sort of the reads by key, length and
 //     hash, O(r log r) for r reads; the prefix test of each key's distinct
-//     reads and the shownBy pass, O(read elements).
+//     reads and the shownBy pass, O(read elements). Each key's sort, order
+//     and clean test run on their own, the keys split among GOMAXPROCS
+//     workers (workers.go); what they find is reported after, in key
+//     order, so the result is the same for any number of workers.
 //   - G1a, G1b, internal, future-read, duplicate-elements, garbage-read:
 //     O(mops + read elements) in all; a read's instances share one copy of
 //     it (garbage-read is one instance per read), so memory and output are

@@ -57,7 +57,8 @@ type listAppend struct {
 	// readers of each state: element states are message ids, the empty
 	// state of key k is len(Msgs)+k; CSR over recs
 	byState readerIndex
-	// reads, in history order
+	// reads, in history order (until the readers are indexed: then nil,
+	// byKey holding them)
 	reads []readRef
 	// dups: the recs appending each message more than once
 	dups map[model.MsgID][]int32
@@ -80,14 +81,14 @@ type listAppend struct {
 	extBuf []bool
 }
 
-// readRef is one list read of a vertex txn.
+// readRef is one list read of a vertex txn (24 bytes: a history holds about
+// one per txn; whether it is external is recomputed where needed).
 type readRef struct {
 	rec  int32
 	mop  int32
 	key  model.KeyID
 	n    int32
 	hash uint64
-	ext  bool // before the txn's first append to the key
 }
 
 // elems returns the list read by micro-op i of rec r, and false when the

@@ -20,6 +20,7 @@ func (la *listAppend) index() {
 	la.interm = make([]bool, nm)
 	la.dupKey = make([]bool, nk)
 	ap := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
+	la.reads = make([]readRef, 0, la.countReads())
 	for r := range c.recs {
 		la.indexTxn(int32(r), &ap)
 	}
@@ -28,6 +29,24 @@ func (la *listAppend) index() {
 	la.cleanKeys()
 	la.shownByReads()
 	la.readers()
+	la.reads = nil // byKey holds them from here on
+}
+
+// countReads bounds the reads indexTxn records: the read micro-ops of the
+// vertex txns, so that reads is sized once. O(mops).
+func (la *listAppend) countReads() int {
+	c, n := la.c, 0
+	for r := range c.recs {
+		if c.recs[r].vertex < 0 {
+			continue
+		}
+		for _, m := range c.mops(int32(r)) {
+			if m.Kind == model.MopReadList || m.Kind == model.MopRead {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // keyAppends counts the appends to each key by ok and info txns (n), and
@@ -81,13 +100,12 @@ func (la *listAppend) indexTxn(r int32, ap *keyAppends) {
 	if c.recs[r].vertex < 0 {
 		return
 	}
-	la.extBuf = la.externals(mops, la.extBuf)
 	for i := range mops {
 		es, ok := la.elems(r, &mops[i])
 		if !ok {
 			continue
 		}
-		la.reads = append(la.reads, readRef{rec: r, mop: int32(i), key: mops[i].Key, n: int32(len(es)), hash: hashElems(es), ext: la.extBuf[i]})
+		la.reads = append(la.reads, readRef{rec: r, mop: int32(i), key: mops[i].Key, n: int32(len(es)), hash: hashElems(es)})
 	}
 }
 
@@ -118,27 +136,30 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 		sorted[next[rd.key]] = rd
 		next[rd.key]++
 	}
-	for k := range nk {
-		if run := sorted[start[k]:start[k+1]]; len(run) > 1 {
-			slices.SortFunc(run, func(a, b readRef) int {
-				return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.hash, b.hash), cmp.Compare(a.rec, b.rec), cmp.Compare(a.mop, b.mop))
-			})
-		}
-	}
 	la.byKey = sorted
-	la.keyStart = make([]int32, nk+1)
-	for i := 0; i < len(sorted); {
-		k := sorted[i].key
-		j := i
-		for j < len(sorted) && sorted[j].key == k {
-			j++
+	la.keyStart = start
+	// each key's reads are sorted and ordered on its own, the keys split
+	// among the workers; the incompatible pairs are reported after, in key
+	// order, so the result does not depend on the number of workers
+	bad := make([]*incompatible, nk)
+	eachRange(nk, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			run := sorted[start[k]:start[k+1]]
+			if len(run) == 0 {
+				continue
+			}
+			if len(run) > 1 {
+				slices.SortFunc(run, func(a, b readRef) int {
+					return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.hash, b.hash), cmp.Compare(a.rec, b.rec), cmp.Compare(a.mop, b.mop))
+				})
+			}
+			bad[k] = la.orderKey(model.KeyID(k), run, ap.n[k] == 1, ap.single[k])
 		}
-		la.orderKey(k, sorted[i:j], ap.n[k] == 1, ap.single[k])
-		la.keyStart[k+1] = int32(j - i)
-		i = j
-	}
-	for k := range nk {
-		la.keyStart[k+1] += la.keyStart[k]
+	})
+	for _, b := range bad {
+		if b != nil {
+			la.reportIncompatible(b)
+		}
 	}
 	for k := range nk {
 		if ap.n[k] == 1 && la.order[k] == nil {
@@ -154,21 +175,24 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 }
 
 // cleanKeys marks the keys every read of which, repeats dropped, is a prefix
-// of the key's version order (clean).
+// of the key's version order (clean). Each key is judged on its own, the
+// keys split among the workers (eachRange).
 func (la *listAppend) cleanKeys() {
 	c := la.c
 	nk := len(c.h.Keys)
 	la.clean = make([]bool, nk)
-	for k := range nk {
-		la.clean[k] = true
-		for _, rd := range la.byKey[la.keyStart[k]:la.keyStart[k+1]] {
-			es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
-			if !la.prefixOfOrder(model.KeyID(k), es) {
-				la.clean[k] = false
-				break
+	eachRange(nk, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			la.clean[k] = true
+			for _, rd := range la.byKey[la.keyStart[k]:la.keyStart[k+1]] {
+				es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+				if !la.prefixOfOrder(model.KeyID(k), es) {
+					la.clean[k] = false
+					break
+				}
 			}
 		}
-	}
+	})
 }
 
 // shownByReads finds, for each element, the first read in history order
@@ -211,17 +235,28 @@ func withoutRepeats(es []model.MsgID) []model.MsgID {
 	return o
 }
 
+// distinct is one of the distinct lists a key's reads returned, with the
+// first read that returned it.
+type distinct struct {
+	ref readRef
+	es  []model.MsgID
+}
+
+// incompatible is a key's first pair of reads neither of which is a prefix
+// of the other.
+type incompatible struct {
+	k    model.KeyID
+	a, b distinct
+}
+
 // orderKey sets key k's version order from its reads (sorted by length,
-// hash and rec) and reports the first incompatible pair, unless k has a
-// single append, whose order is that append alone (Elle's
-// values-from-single-appends).
-func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool, single model.MsgID) {
+// hash and rec) and returns the first incompatible pair, or nil, unless k
+// has a single append, whose order is that append alone (Elle's
+// values-from-single-appends). It touches key k's entries only, so that
+// keys can be ordered at once.
+func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool, single model.MsgID) *incompatible {
 	c := la.c
-	type distinct struct {
-		ref readRef
-		es  []model.MsgID
-	}
-	var ds []distinct
+	ds := make([]distinct, 0, len(reads))
 	for _, rd := range reads {
 		if rd.n == 0 {
 			continue
@@ -233,7 +268,7 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 		ds = append(ds, distinct{rd, es})
 	}
 	if len(ds) == 0 {
-		return
+		return nil
 	}
 	slices.SortStableFunc(ds, func(a, b distinct) int {
 		return cmp.Or(cmp.Compare(a.ref.n, b.ref.n), cmp.Compare(a.ref.rec, b.ref.rec))
@@ -243,7 +278,7 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 	la.readOrder[k] = o
 	if singleAppend {
 		la.order[k] = []model.MsgID{single}
-		return
+		return nil
 	}
 	la.order[k], la.orderSrc[k] = o, longest.ref.rec
 	for i := 1; i < len(ds); i++ {
@@ -251,14 +286,20 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 		if len(a.es) <= len(b.es) && slices.Equal(a.es, b.es[:len(a.es)]) {
 			continue
 		}
-		c.add(IncompatibleOrder, analysis.Instance{
-			Key:     c.keyVal(k),
-			Values:  []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
-			Ops:     []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
-			Witness: c.witness(a.ref.rec, b.ref.rec),
-		})
-		return
+		return &incompatible{k, a, b}
 	}
+	return nil
+}
+
+// reportIncompatible records the incompatible-order instance of pair p.
+func (la *listAppend) reportIncompatible(p *incompatible) {
+	c, a, b := la.c, p.a, p.b
+	c.add(IncompatibleOrder, analysis.Instance{
+		Key:     c.keyVal(p.k),
+		Values:  []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
+		Ops:     []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
+		Witness: c.witness(a.ref.rec, b.ref.rec),
+	})
 }
 
 // state is the state a read ended in: its last element, or the empty state
@@ -275,11 +316,19 @@ func (la *listAppend) state(k model.KeyID, es []model.MsgID) int32 {
 func (la *listAppend) readers() {
 	c := la.c
 	la.byState.build(len(c.h.Msgs)+len(c.h.Keys), func(f func(st, r int32)) {
+		last := int32(-1) // the rec whose externals extBuf holds
 		for _, rd := range la.reads {
-			if la.dupKey[rd.key] || !rd.ext {
+			if la.dupKey[rd.key] {
 				continue
 			}
-			es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+			mops := c.mops(rd.rec)
+			if rd.rec != last {
+				la.extBuf, last = la.externals(mops, la.extBuf), rd.rec
+			}
+			if !la.extBuf[rd.mop] {
+				continue
+			}
+			es, _ := la.elems(rd.rec, &mops[rd.mop])
 			f(la.state(rd.key, es), rd.rec)
 		}
 	})

@@ -62,6 +62,11 @@ func (c *checker) okTxns() iter.Seq2[int32, int32] {
 func (c *checker) realtimeWindows() *graph.Windows {
 	rt := &graph.Windows{}
 	var fr graph.Frontier
+	// one window and at most one completion per vertex: sized once
+	n := len(c.vrec)
+	rt.Grow(n)
+	fr.Grow(n)
+	rt.Seq = make([]int32, 0, n)
 	c.eachVertexEvent(func(i, r int32, rc *rec) {
 		if i == rc.inv {
 			lo, hi := fr.Window()

@@ -34,6 +34,10 @@ func (rw *rwRegister) versionOrders() {
 	}
 	for i, s := range srcs {
 		var cand []vedge
+		if s == srcInitial {
+			// at most one edge per value: sized once, not grown
+			cand = make([]vedge, 0, len(rw.c.h.Msgs))
+		}
 		add := func(k model.KeyID, from, to model.MsgID, a, b int32) {
 			if from == to || from == noVal || to == noVal || rw.dupKey[k] || !rw.usable(from) || !rw.usable(to) {
 				return

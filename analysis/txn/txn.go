@@ -123,6 +123,9 @@ func (c *checker) records() {
 	}
 	st := &c.res.Stats
 	st.Ops = int64(len(h.Ops))
+	// a txn is at least one op: sized once, not grown (a copy per doubling)
+	c.recs = make([]rec, 0, len(h.Ops)/2+1)
+	c.vrec = make([]int32, 0, len(h.Ops)/2+1)
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if !op.IsClient() {
