@@ -91,7 +91,9 @@ func TestIncidentDetails(t *testing.T) {
 }
 
 type expectFile struct {
-	Options struct {
+	// Workload, when set, names the workload to check the history as.
+	Workload string `json:"workload"`
+	Options  struct {
 		WWDeps         bool     `json:"ww_deps"`
 		SubVia         *string  `json:"sub_via"`
 		StallThreshold *float64 `json:"stall_threshold_s"`
@@ -104,11 +106,35 @@ type expectFile struct {
 		LinearizableKeys bool      `json:"linearizable_keys"`
 		// AbortContract is an abort case's --abort-contract.
 		AbortContract string `json:"abort_contract"`
+		// Anomalies and TransactionOrder are a transactional case's
+		// --anomalies and --transaction-order (txn index: commit rank).
+		Anomalies        []string         `json:"anomalies"`
+		TransactionOrder map[string]int64 `json:"transaction_order"`
 	} `json:"options"`
 	Valid        any                          `json:"valid"`
 	AnomalyTypes []string                     `json:"anomaly_types"`
 	BadTypes     []string                     `json:"bad_anomaly_types"`
 	Instances    map[string][]json.RawMessage `json:"instances"`
+}
+
+// apply sets the options e gives on opts (TestTestdata gives none but
+// these; the golden test all of them, Workload included).
+func (e *expectFile) apply(opts *Options) {
+	o := &e.Options
+	opts.Analysis.WWDeps = o.WWDeps
+	if o.SubVia != nil {
+		opts.Analysis.SubVia = *o.SubVia
+	}
+	if o.StallThreshold != nil {
+		opts.Analysis.StallThreshold = secondsDuration(*o.StallThreshold)
+	}
+	if o.Models != nil {
+		opts.Analysis.Models = *o.Models
+	}
+	opts.Analysis.WFRKeys = o.WFRKeys
+	opts.Analysis.SequentialKeys = o.SequentialKeys
+	opts.Analysis.LinearizableKeys = o.LinearizableKeys
+	opts.Analysis.AbortContract = o.AbortContract
 }
 
 // specSets are the specification fixture sets under testdata/, one folder
@@ -153,20 +179,7 @@ func TestTestdata(t *testing.T) {
 				if err := json.Unmarshal(raw, exp); err != nil {
 					t.Fatal(err)
 				}
-				opts.Analysis.WWDeps = exp.Options.WWDeps
-				if exp.Options.SubVia != nil {
-					opts.Analysis.SubVia = *exp.Options.SubVia
-				}
-				if exp.Options.StallThreshold != nil {
-					opts.Analysis.StallThreshold = secondsDuration(*exp.Options.StallThreshold)
-				}
-				if exp.Options.Models != nil {
-					opts.Analysis.Models = *exp.Options.Models
-				}
-				opts.Analysis.WFRKeys = exp.Options.WFRKeys
-				opts.Analysis.SequentialKeys = exp.Options.SequentialKeys
-				opts.Analysis.LinearizableKeys = exp.Options.LinearizableKeys
-				opts.Analysis.AbortContract = exp.Options.AbortContract
+				exp.apply(&opts)
 			}
 			res, _, err := File(f, opts)
 			if err != nil {

@@ -9,7 +9,8 @@
 # generated with cmd/histgen (built from this tree: queue histories with
 # each fault and all of them, transactions, subscribe, JSON lines, 1.39M
 # ops, copies cut off mid-op and with a syntax error in the middle, and
-# list-append and rw-register ones), and compares for each:
+# list-append, rw-register and abort ones), the histories of
+# ../shared/reference/txn, and compares for each:
 #
 #   check FILE                        (text; stdout, stderr, exit status)
 #   check FILE --format json          (the check's time masked in all four)
@@ -71,6 +72,9 @@ gen la-nof.edn --workload list-append --seed 3 --txns 50000 --no-f --nemesis
 gen la.jsonl --workload list-append --seed 4 --txns 50000 --format json
 gen rw-100k.edn --workload rw-register --seed 1 --txns 100000
 gen la-huge-scc.edn --huge-scc --seed 1
+gen abort-clean.edn --workload abort --seed 1 --ops 40000
+gen abort-faults.edn --workload abort --seed 2 --ops 40000 --after-abort rewind \
+  --fault committed-redelivery=3 --fault abort-other=3 --fault int-nonmonotonic-poll=3
 if [[ -z "$QUICK" ]]; then
   gen q-1m.edn --seed 1 --ops 1390000 "${q[@]}" --txn 0.25 "${mix[@]}" --fault g1c=20
   gen la-1m.edn --workload list-append --seed 1 --txns 1000000
@@ -94,6 +98,10 @@ while IFS= read -r f; do inputs+=("$f"); done < <(
     ! -name '*.expected.json' -print | sort)
 if [[ -d "$ROOT/../shared/corpus" ]]; then
   while IFS= read -r f; do inputs+=("$f"); done < <(find "$ROOT/../shared/corpus" -type f ! -name '*.md' | sort)
+fi
+if [[ -d "$ROOT/../shared/reference/txn" ]]; then
+  while IFS= read -r f; do inputs+=("$f"); done < <(
+    find "$ROOT/../shared/reference/txn" -type f \( -name '*.edn' -o -name '*.edn.gz' \) | sort)
 fi
 while IFS= read -r f; do inputs+=("$f"); done < <(find "$GEN" -type f | sort)
 
