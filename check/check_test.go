@@ -11,6 +11,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/internal/jsonsubset"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
@@ -73,7 +74,7 @@ func TestIncidentDetails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost := res.Anomalies[queue.LostWrite]
+	lost := analysis.InstancesOf[*queue.Instance](res, queue.LostWrite)
 	if len(lost) != 2 || lost[0].Value.Int != 12 || lost[1].Value.Int != 13 || *lost[0].Writer != 3 || *lost[0].MaxRead != 13 {
 		t.Errorf("lost writes: %+v", lost)
 	}
@@ -81,11 +82,11 @@ func TestIncidentDetails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := res.Anomalies[queue.StalledConsumer]
+	st := analysis.InstancesOf[*queue.Instance](res, queue.StalledConsumer)
 	if len(st) != 1 || *st[0].StuckOffset != 2 || *st[0].AckedOffset != 8 || *st[0].DurationS < 10 {
 		t.Errorf("stall: %+v", st)
 	}
-	if u := res.Anomalies[queue.Unseen]; len(u) != 1 || *u[0].Count != 6 {
+	if u := analysis.InstancesOf[*queue.Instance](res, queue.Unseen); len(u) != 1 || *u[0].Count != 6 {
 		t.Errorf("unseen: %+v", u)
 	}
 }
@@ -259,7 +260,7 @@ func TestCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		var keys []string
-		for _, in := range res.Anomalies[queue.Unseen] {
+		for _, in := range analysis.InstancesOf[*queue.Instance](res, queue.Unseen) {
 			keys = append(keys, in.Key.Text)
 		}
 		slices.Sort(keys) // instances are ordered by their witnesses, not keys
@@ -365,7 +366,7 @@ func TestCorpusRWRegister(t *testing.T) {
 			if tc.garbageOf == "" {
 				return
 			}
-			for _, in := range res.Anomalies["garbage-read"] {
+			for _, in := range analysis.InstancesOf[*txn.Instance](res, "garbage-read") {
 				if in.Value == nil || in.Value.String() != tc.garbageOf {
 					t.Errorf("garbage read of %v, want only reads of %s", in.Value, tc.garbageOf)
 				}

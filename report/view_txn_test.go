@@ -150,18 +150,22 @@ func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View)
 	lookup := HistoryLookup(h)
 	for _, sec := range v.Sections {
 		for _, in := range sec.Instances {
-			src := &res.Anomalies[sec.Type][in.N-1]
+			src := res.Anomalies[sec.Type][in.N-1]
+			cyc := src.InstanceCycle()
+			if cyc == nil {
+				cyc = &analysis.CycleFields{}
+			}
 			want := ExplainIn(res.Workload, sec.Type, src, lookup)
 			got := strings.Join(append([]string{in.Explanation}, in.Chain...), "\n")
-			if len(src.Steps) > 0 {
+			if len(cyc.Steps) > 0 {
 				cycles++
 				lines := strings.Split(want, "\n")
 				for i := range lines {
 					lines[i] = strings.TrimSpace(lines[i])
 				}
 				want = strings.Join(lines, "\n")
-				if len(in.Chain) != len(src.Steps) {
-					t.Errorf("%s #%d: %d chain lines for %d steps", sec.Type, in.N, len(in.Chain), len(src.Steps))
+				if len(in.Chain) != len(cyc.Steps) {
+					t.Errorf("%s #%d: %d chain lines for %d steps", sec.Type, in.N, len(in.Chain), len(cyc.Steps))
 				}
 			}
 			if got != want {
@@ -175,21 +179,21 @@ func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View)
 					t.Errorf("%s #%d: witness row %+v: a txn row has micro-ops, not a value", sec.Type, in.N, w)
 				}
 			}
-			if in.OnTimeline != (len(src.Witness) > 0) {
-				t.Errorf("%s #%d: on timeline %v with %d witness ops", sec.Type, in.N, in.OnTimeline, len(src.Witness))
+			if in.OnTimeline != (len(src.InstanceEvidence().Witness) > 0) {
+				t.Errorf("%s #%d: on timeline %v with %d witness ops", sec.Type, in.N, in.OnTimeline, len(src.InstanceEvidence().Witness))
 			}
-			if len(src.Steps) == 0 {
+			if len(cyc.Steps) == 0 {
 				if in.Graph != "" {
 					t.Errorf("%s #%d: a drawing without a cycle", sec.Type, in.N)
 				}
 				continue
 			}
 			nodes, links := graphOf(t, v, in.Graph)
-			if len(nodes) != len(src.Cycle) || len(links) != len(src.Steps) {
-				t.Errorf("%s #%d: %d nodes, %d links for a cycle of %d with %d steps", sec.Type, in.N, len(nodes), len(links), len(src.Cycle), len(src.Steps))
+			if len(nodes) != len(cyc.Cycle) || len(links) != len(cyc.Steps) {
+				t.Errorf("%s #%d: %d nodes, %d links for a cycle of %d with %d steps", sec.Type, in.N, len(nodes), len(links), len(cyc.Cycle), len(cyc.Steps))
 			}
 			for i, l := range links {
-				st := src.Steps[i]
+				st := cyc.Steps[i]
 				if l.Label == nil || !strings.HasPrefix(l.Label.Formatter, st.Rel) || l.LineStyle.Color != page.RelColor(st.Rel) ||
 					l.Source != fmt.Sprintf("op %d", st.From) || l.Target != fmt.Sprintf("op %d", st.To) ||
 					l.Tip[len(l.Tip)-1] != in.Steps[i].Why {

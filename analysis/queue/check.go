@@ -125,7 +125,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
 			"no send, poll or txn op completed ok: there is nothing to judge")
 	}
-	c.res.Finish(func(typ string, in *analysis.Instance) bool { return IsBad(typ, in.Allowed) })
+	c.res.Finish(func(typ string, in analysis.Instance) bool { return IsBad(typ, in.InstanceEvidence().Allowed) })
 	c.res.Stats.ElapsedMS = time.Since(start).Milliseconds()
 	return c
 }

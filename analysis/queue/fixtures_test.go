@@ -116,7 +116,7 @@ func TestFixtures(t *testing.T) {
 		slices.Sort(types)
 		for _, typ := range types {
 			want := e.Anomalies[typ]
-			got := res.Anomalies[typ]
+			got := analysis.InstancesOf[*Instance](res, typ)
 			if len(got) != len(want) {
 				t.Errorf("%s: %d instances, want %d: %s", typ, len(got), len(want), canon(t, got))
 				continue

@@ -251,11 +251,11 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 		if len(a.es) <= len(b.es) && slices.Equal(a.es, b.es[:len(a.es)]) {
 			continue
 		}
-		c.add(IncompatibleOrder, analysis.Instance{
-			Key:     c.keyVal(k),
-			Values:  []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
-			Ops:     []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
-			Witness: c.witness(a.ref.rec, b.ref.rec),
+		c.add(IncompatibleOrder, &Instance{
+			Subject:  analysis.Subject{Key: c.keyVal(k)},
+			Values:   []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
+			Ops:      []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
+			Evidence: analysis.Evidence{Witness: c.witness(a.ref.rec, b.ref.rec)},
 		})
 		return
 	}

@@ -35,7 +35,7 @@ func (Layout) Page(b *page.Builder, v *page.View) {
 // Instance adds nothing to an abort instance (its explanation names the
 // polls, offsets, class and positions) but that it has no offset timeline
 // to show it on.
-func (Layout) Instance(_ *page.Builder, iv *page.InstanceView, _ string, _ *analysis.Instance) {
+func (Layout) Instance(_ *page.Builder, iv *page.InstanceView, _ string, _ analysis.Instance) {
 	iv.TimelineKey = -1
 }
 
@@ -50,7 +50,7 @@ func (Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
 }
 
 // Cycle draws nothing: abort instances have no cycles.
-func (Layout) Cycle(*page.Builder, string, int, *analysis.Instance, []page.StepView) page.Chart {
+func (Layout) Cycle(*page.Builder, string, int, analysis.Instance, []page.StepView) page.Chart {
 	return page.Chart{}
 }
 

@@ -31,7 +31,7 @@ type builder struct {
 func (Layout) Page(b *page.Builder, v *page.View) { (&builder{Builder: b}).queueView(v) }
 
 // Instance adds nothing to a queue instance.
-func (Layout) Instance(*page.Builder, *page.InstanceView, string, *analysis.Instance) {}
+func (Layout) Instance(*page.Builder, *page.InstanceView, string, analysis.Instance) {}
 
 // Witness shows a witness op's micro-ops as one value.
 func (Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
@@ -39,7 +39,7 @@ func (Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
 }
 
 // Cycle draws a cycle of ops.
-func (Layout) Cycle(b *page.Builder, typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+func (Layout) Cycle(b *page.Builder, typ string, n int, in analysis.Instance, steps []page.StepView) page.Chart {
 	return b.CycleChart(typ, n, in, steps)
 }
 

@@ -38,7 +38,7 @@ func (l Layout) Page(b *page.Builder, v *page.View) { (&builder{Builder: b, l: l
 
 // Instance adds a transactional instance's article id, a cycle's chain of
 // orders, and an incompatible order's two reads side by side.
-func (l Layout) Instance(b *page.Builder, iv *page.InstanceView, typ string, in *analysis.Instance) {
+func (l Layout) Instance(b *page.Builder, iv *page.InstanceView, typ string, in analysis.Instance) {
 	(&builder{Builder: b, l: l}).txnInstance(iv, typ, in)
 }
 
@@ -48,7 +48,7 @@ func (l Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
 }
 
 // Cycle draws a transactional cycle, each transaction with its micro-ops.
-func (l Layout) Cycle(b *page.Builder, typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+func (l Layout) Cycle(b *page.Builder, typ string, n int, in analysis.Instance, steps []page.StepView) page.Chart {
 	return (&builder{Builder: b, l: l}).txnCycleChart(typ, n, in, steps)
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
@@ -95,9 +96,13 @@ func optionFacts(res *analysis.Result) []page.Fact {
 // queue's: its article's id, a cycle's explanation split into its first
 // line and the chain of orders that follows, and the two reads of an
 // incompatible order side by side.
-func (b *builder) txnInstance(iv *page.InstanceView, typ string, in *analysis.Instance) {
+func (b *builder) txnInstance(iv *page.InstanceView, typ string, ai analysis.Instance) {
 	iv.ID = fmt.Sprintf("%s-%d", page.Anchor(typ), iv.N)
-	if len(in.Steps) > 0 {
+	in, ok := ai.(*txn.Instance)
+	if !ok {
+		return
+	}
+	if in.CycleFields != nil && len(in.Steps) > 0 {
 		lines := strings.Split(iv.Explanation, "\n")
 		iv.Explanation = strings.TrimSpace(lines[0])
 		for _, l := range lines[1:] {
@@ -155,7 +160,7 @@ func (b *builder) mopTexts(pos, maxMops, chars int) []string {
 // txnCycleChart draws a transactional cycle: each transaction a node
 // showing its micro-ops, each step an arrow coloured by its relation and
 // labelled with it, its key and values; tooltips say why each edge exists.
-func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+func (b *builder) txnCycleChart(typ string, n int, in analysis.Instance, steps []page.StepView) page.Chart {
 	ch := page.Chart{ID: page.CycleID(typ, n), Kind: "cycle",
 		Title: fmt.Sprintf("%s #%d: the cycle", typ, n)}
 	name := func(idx int64) string { return fmt.Sprintf("op %d", idx) }
@@ -193,7 +198,7 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 	}
 	var links []page.GraphLink
 	for i, st := range steps {
-		src := in.Steps[i]
+		src := in.InstanceCycle().Steps[i]
 		tip := []string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To)}
 		if len(src.Mops) == 2 {
 			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
@@ -382,9 +387,9 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 		sec := &v.Sections[si]
 		for ii := range sec.Instances {
 			iv := &sec.Instances[ii]
-			src := &b.Res.Anomalies[sec.Type][iv.N-1]
+			src := b.Res.Anomalies[sec.Type][iv.N-1]
 			var ids []int
-			for _, idx := range src.Witness {
+			for _, idx := range src.InstanceEvidence().Witness {
 				if pos := b.Pos(idx); pos >= 0 && barOf[pos] >= 0 {
 					ids = append(ids, int(barOf[pos]))
 				}
@@ -564,12 +569,14 @@ func (b *builder) orders() ([]page.OrderView, int) {
 	for _, typ := range b.Res.AnomalyTypes {
 		for _, in := range b.Res.Anomalies[typ] {
 			var keys []model.KeyID
-			if k, ok := b.Key(in.Key); ok {
+			if k, ok := b.Key(in.InstanceKey()); ok {
 				keys = append(keys, k)
 			}
-			for _, st := range in.Steps {
-				if k, ok := b.Key(st.Key); ok {
-					keys = append(keys, k)
+			if cyc := in.InstanceCycle(); cyc != nil {
+				for _, st := range cyc.Steps {
+					if k, ok := b.Key(st.Key); ok {
+						keys = append(keys, k)
+					}
 				}
 			}
 			slices.Sort(keys)
