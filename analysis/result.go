@@ -60,39 +60,6 @@ func (v Verdict) ExitCode() int {
 	return 2
 }
 
-// Stats are counts about the history and the run.
-type Stats struct {
-	Ops       int64 `json:"ops"`
-	ClientOps int64 `json:"client_ops"`
-	Keys      int64 `json:"keys"`
-	Messages  int64 `json:"messages"`
-	Sends     int64 `json:"sends"`
-	Polls     int64 `json:"polls"`
-	Txns      int64 `json:"txns"`
-	OKOps     int64 `json:"ok_ops"`
-	InfoOps   int64 `json:"info_ops"`
-	FailOps   int64 `json:"fail_ops"`
-	// OpenOps are invocations that never completed (taken as info).
-	OpenOps int64 `json:"open_ops"`
-	// Unpositioned counts comparisons skipped because a value was never observed
-	// in the log (analysis/queue's package doc, "What stays unpositioned").
-	Unpositioned int64 `json:"unpositioned_skipped"`
-	// Graph figures: vertices (ops), edges between them (those that go
-	// through the graph's hubs counted as the edges they stand for:
-	// analysis/graph's hubs.go), nontrivial strongly connected components
-	// and the size of the largest.
-	GraphVertices    int64   `json:"graph_vertices"`
-	GraphEdges       int64   `json:"graph_edges"`
-	Components       int64   `json:"cyclic_components"`
-	LargestComponent int64   `json:"largest_component"`
-	WorstLagS        float64 `json:"worst_realtime_lag_s"`
-	// WorstLag* say where the worst lag was seen (process, key, poll op).
-	WorstLagProcess *int64 `json:"worst_realtime_lag_process,omitempty"`
-	WorstLagKey     *Value `json:"worst_realtime_lag_key,omitempty"`
-	WorstLagOp      *int64 `json:"worst_realtime_lag_op,omitempty"`
-	ElapsedMS       int64  `json:"elapsed_ms"`
-}
-
 // Options echoes the options a check ran with; each workload fills the
 // ones it reads (the others stay out of the JSON).
 type Options struct {

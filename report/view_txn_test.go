@@ -15,6 +15,7 @@ import (
 	"github.com/hindsight-dev/hindsight/report/txnview"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -216,9 +217,9 @@ func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View)
 	o, bars := timelineBars(t, tl)
 	// (the timeline also draws txns with no micro-ops, [], which the
 	// checker does not count)
-	if tl.Txns < int(res.Stats.Txns) || tl.Drawn > tl.Txns || (tl.Drawn < tl.Txns && tl.Note == "") || len(bars) != tl.Drawn || tl.Series != len(o.Series) {
+	if tl.Txns < int(analysis.OwnOf[txn.Stats](res.Stats).Txns) || tl.Drawn > tl.Txns || (tl.Drawn < tl.Txns && tl.Note == "") || len(bars) != tl.Drawn || tl.Series != len(o.Series) {
 		t.Errorf("timeline: %d txns, %d drawn, %d bars, %d series (says %d); the result has %d txns",
-			tl.Txns, tl.Drawn, len(bars), len(o.Series), tl.Series, res.Stats.Txns)
+			tl.Txns, tl.Drawn, len(bars), len(o.Series), tl.Series, analysis.OwnOf[txn.Stats](res.Stats).Txns)
 	}
 	if o.XAxis[0].Name != tl.Axis || o.YAxis[0].Type != "category" || !slices.Equal(o.YAxis[0].Data, tl.Lanes) || len(o.DataZoom) < 2 {
 		t.Errorf("axes %+v %+v, %d zooms", o.XAxis, o.YAxis, len(o.DataZoom))
@@ -464,7 +465,7 @@ func TestTxnPageSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("page of a %d-txn list-append history: %d bytes (%d without ECharts)", res.Stats.Txns, page.Len(), page.Len()-len(echarts))
+	t.Logf("page of a %d-txn list-append history: %d bytes (%d without ECharts)", analysis.OwnOf[txn.Stats](res.Stats).Txns, page.Len(), page.Len()-len(echarts))
 	if page.Len()-len(echarts) > 3<<20 {
 		t.Errorf("the page holds %d bytes besides ECharts, more than 3 MiB", page.Len()-len(echarts))
 	}

@@ -121,7 +121,7 @@ func (c *checker) collect() {
 		}
 		switch {
 		case op.Type != model.Invoke:
-			st.Polls++
+			analysis.OwnStats[Stats](c.res).Polls++
 			c.polls = append(c.polls, c.readPoll(partner, int32(i), op.Type))
 		case partner < 0:
 			c.polls = append(c.polls, c.readPoll(int32(i), int32(i), model.Info))

@@ -358,7 +358,7 @@ func TestOpenAndNilPolls(t *testing.T) {
 	h.op("invoke", 0, "poll", "nil", "")
 	res := check(t, h.String(), ContractKafka)
 	equal(t, types(res), []string{"abort-rewind rewind 1>5"})
-	if !analysis.InstancesOf[*Instance](res, AbortRewind)[0].Rebalance || res.Stats.OpenOps != 1 || res.Stats.Polls != 3 {
+	if !analysis.InstancesOf[*Instance](res, AbortRewind)[0].Rebalance || res.Stats.OpenOps != 1 || analysis.OwnOf[Stats](res.Stats).Polls != 3 {
 		t.Errorf("%+v", res.Stats)
 	}
 }

@@ -186,7 +186,7 @@ func checkSeries(t *testing.T, c *checker, e *expected) {
 		}
 	}
 	if e.WorstLag != nil {
-		if got := int64(c.res.Stats.WorstLagS * 1e9); got != e.WorstLag.Lag {
+		if got := int64(analysis.OwnOf[Stats](c.res.Stats).WorstLagS * 1e9); got != e.WorstLag.Lag {
 			t.Errorf("worst lag %d ns, want %d", got, e.WorstLag.Lag)
 		}
 	}

@@ -80,7 +80,7 @@ func (c *checker) checkLost() [][]model.MsgID {
 			unseen[k] = append(unseen[k], m)
 		}
 		if c.last[m] < 0 {
-			c.res.Stats.Unpositioned++
+			analysis.OwnStats[Stats](c.res).Unpositioned++
 			continue
 		}
 		if c.last[m] > maxFirst[k] {

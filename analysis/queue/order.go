@@ -113,7 +113,7 @@ func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *in
 				for _, rd := range c.h.ReadsOf(&kp) {
 					p := c.pos(rd.Msg)
 					if p < 0 {
-						c.res.Stats.Unpositioned++
+						analysis.OwnStats[Stats](c.res).Unpositioned++
 						continue
 					}
 					if i == -2 {
@@ -125,7 +125,7 @@ func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *in
 		case model.MopSend:
 			p := c.pos(m.Msg)
 			if p < 0 {
-				c.res.Stats.Unpositioned++
+				analysis.OwnStats[Stats](c.res).Unpositioned++
 				continue
 			}
 			record(&st.sends, &st.sendAt, at(&st.sendAt, m.Key), IntSendSkip, IntNonmonotonicSend, m.Key, p, m.Msg)

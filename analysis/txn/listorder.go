@@ -23,7 +23,7 @@ func (la *listAppend) index() {
 	for r := range c.recs {
 		la.indexTxn(int32(r), &ap)
 	}
-	c.res.Stats.Messages = int64(nm)
+	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	la.versionOrders(ap)
 	la.cleanKeys()
 	la.shownByReads()

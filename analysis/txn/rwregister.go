@@ -216,7 +216,7 @@ func (rw *rwRegister) index() {
 	c := rw.c
 	h := c.h
 	nm := len(h.Msgs)
-	c.res.Stats.Messages = int64(nm)
+	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	rw.writer = filledInt32(nm, noWriter)
 	rw.interm = make([]bool, nm)
 	rw.msgIDs = make([]model.MsgID, nm)

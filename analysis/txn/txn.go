@@ -159,7 +159,7 @@ func (c *checker) records() {
 		c.recAt[r.inv], c.recAt[r.comp] = int32(len(c.recs)), int32(len(c.recs))
 		c.recs = append(c.recs, r)
 	}
-	st.Txns = int64(len(c.recs))
+	analysis.OwnStats[Stats](c.res).Txns = int64(len(c.recs))
 	st.Keys = int64(len(h.Keys))
 }
 

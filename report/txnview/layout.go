@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
 
@@ -60,6 +61,7 @@ func (Layout) Head(*analysis.Result) string { return "" }
 func (l Layout) Summary(r *analysis.Result) string {
 	var b strings.Builder
 	s := r.Stats
+	o := analysis.OwnOf[txn.Stats](s)
 	fmt.Fprintf(&b, "\nmodels: %s; ruled out: %s", strings.Join(r.Models, ", "), orNone(r.Not))
 	if len(r.AlsoNot) > 0 {
 		fmt.Fprintf(&b, " (and so %d stronger models)", len(r.AlsoNot))
@@ -71,7 +73,7 @@ func (l Layout) Summary(r *analysis.Result) string {
 	}
 	fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d %s; "+
 		"graph %d txns, %d edges, %d cyclic components (largest %d); %d ms\n",
-		s.Ops, s.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages, l.Unit,
+		s.Ops, o.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, o.Messages, l.Unit,
 		s.GraphVertices, s.GraphEdges, s.Components, s.LargestComponent, s.ElapsedMS)
 	return b.String()
 }

@@ -70,12 +70,13 @@ func (b *builder) txnView(v *page.View) {
 
 func (l Layout) statFacts(res *analysis.Result) []page.Fact {
 	s := res.Stats
+	o := analysis.OwnOf[txn.Stats](s)
 	n := func(x int64) string { return page.Thousands(x) }
 	return []page.Fact{
 		{Label: "ops", Value: n(s.Ops)},
-		{Label: "transactions", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
+		{Label: "transactions", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(o.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
 		{Label: "keys", Value: n(s.Keys)},
-		{Label: l.Unit + " written", Value: n(s.Messages)},
+		{Label: l.Unit + " written", Value: n(o.Messages)},
 		{Label: "dependency graph", Value: fmt.Sprintf("%s transactions, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
 		{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)},
 	}
