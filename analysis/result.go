@@ -1,9 +1,21 @@
 // Package analysis defines what every checker returns: a verdict, the anomaly
 // instances with their witnesses, statistics, and the time series and
 // version orders the HTML report draws. Checkers live in subpackages
-// (analysis/queue, analysis/txn); they return a *Result and never print.
-// Package report turns a Result into text, JSON or HTML without searching
-// the history again.
+// (analysis/queue, analysis/txn, analysis/abort); they return a *Result and
+// never print. Package report turns a Result into text, JSON or HTML without
+// searching the history again.
+//
+// An anomaly instance is of its workload's own type (queue.Instance,
+// txn.Instance, abort.Instance), which embeds the pieces every instance
+// shares: Subject (the key), *CycleFields (a cycle, its steps and what
+// they rest on; nil for the other types) and Evidence (allowed, truncated,
+// witness). Instance is the interface those pieces give it; a Result holds
+// pointers, and code that serves every workload (Result.Finish, the
+// report's shared parts, scan's rows, the proof checker) reads only the
+// interface, and Listed for the values a row names. Stats likewise: the
+// counts every workload keeps are Stats' fields, a workload's own counts
+// its own struct in Stats.Own, and Stats.MarshalJSON writes the v1 stats
+// object of docs/README.md#json-output from both.
 package analysis
 
 import (
@@ -114,7 +126,7 @@ type Result struct {
 	Stats      Stats       `json:"stats"`
 	Options    Options     `json:"options"`
 	// ProvenCycles counts, for each anomaly type with cycle instances,
-	// how many of them are proven (Instance.Proof); Finish fills it. Nil,
+	// how many of them are proven (CycleFields.Proof); Finish fills it. Nil,
 	// and left out, when no instance has a proof state.
 	ProvenCycles map[string]int64 `json:"proven_cycles,omitempty"`
 	// Hindsight is the build that produced the result (package check fills

@@ -107,10 +107,12 @@ while IFS= read -r f; do inputs+=("$f"); done < <(find "$GEN" -type f | sort)
 
 # ------------------------------------------------------------ compare
 
-# the time a check took is the one thing that differs from run to run
+# the time a check took differs from run to run, and a page's header names
+# the moment it was made and its own file (old.html or new.html)
 mask() {
   sed -E -e 's/"elapsed_ms": ?[0-9]+/"elapsed_ms":0/g' -e 's/; [0-9]+ ms$/; N ms/' \
-    -e 's#check time</th><td>[0-9]+ ms#check time</th><td>N ms#g' "$1"
+    -e 's#check time</th><td>[0-9]+ ms#check time</th><td>N ms#g' \
+    -e 's#<th>made</th><td>[^<]*#<th>made</th><td>T#g' -e "s#$WORK/(old|new)\.html#OUT.html#g" "$1"
 }
 
 # run BIN TAG FILE ARGS...: output files $WORK/TAG.{out,err,code}
