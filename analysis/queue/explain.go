@@ -207,6 +207,9 @@ func contest(st analysis.Step) string {
 // what the cycle means (the end of a sentence).
 func explainCycle(meaning string) func(*Instance, lookup) string {
 	return func(in *Instance, l lookup) string {
+		if in.CycleFields == nil { // not a cycle: no steps to word
+			return catalog.Fallback("cycle", in)
+		}
 		var sb strings.Builder
 		for i, st := range in.Steps {
 			if i > 0 {

@@ -209,6 +209,9 @@ var txnCycleKinds = map[string]string{
 // ExplainCycle explains a transactional cycle as a chain of orders,
 // "op A < op B, because ...", the last of which contradicts the first.
 func ExplainCycle(workload, typ string, in *Instance, lookup catalog.OpLookup) string {
+	if in.CycleFields == nil { // not a cycle: no steps to word
+		return catalog.Fallback(typ, in)
+	}
 	var sb strings.Builder
 	ops := make([]string, len(in.Cycle))
 	for i, c := range in.Cycle {
