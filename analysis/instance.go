@@ -55,15 +55,15 @@ type Step struct {
 	Placed bool `json:"placed,omitempty"`
 }
 
-// Proof states of a cycle instance (Instance.Proof).
+// Proof states of a cycle instance (CycleFields.Proof).
 const (
 	// Proven: every step follows from the history alone.
 	Proven = "proven"
 	// Assumes: some step rests on a version order that a read of the
-	// history contradicts (Instance.Assumes lists them).
+	// history contradicts (CycleFields.Assumes lists them).
 	Assumes = "assumes"
 	// Given: no step is contested, but some step rests on a version order
-	// the user gave as an option (Instance.Given names them).
+	// the user gave as an option (CycleFields.Given names them).
 	Given = "given"
 )
 
@@ -86,37 +86,48 @@ type VersionStep struct {
 	OrderOps []int64 `json:"order_ops,omitempty"`
 }
 
-// Instance is one occurrence of an anomaly. Fields not used by its type are
-// left nil and omitted from JSON; which ones each type uses is documented on
-// its constant in package queue or txn. Witness is always set.
-type Instance struct {
-	Key           *Value   `json:"key,omitempty"`
-	Value         *Value   `json:"value,omitempty"`
-	Values        []Value  `json:"values,omitempty"`
-	Offset        *int64   `json:"offset,omitempty"`
-	Offsets       []int64  `json:"offsets,omitempty"`
-	Index         *int64   `json:"index,omitempty"`
-	MaxReadIndex  *int64   `json:"max_read_index,omitempty"`
-	Writer        *int64   `json:"writer,omitempty"`
-	MaxRead       *int64   `json:"max_read,omitempty"`
-	MaxReadOffset *int64   `json:"max_read_offset,omitempty"`
-	Reader        *int64   `json:"reader,omitempty"`
-	Op            *int64   `json:"op,omitempty"`
-	Ops           []int64  `json:"ops,omitempty"`
-	Count         *int64   `json:"count,omitempty"`
-	Delta         *int64   `json:"delta,omitempty"`
-	Skipped       []Value  `json:"skipped,omitempty"`
-	Process       *int64   `json:"process,omitempty"`
-	From          *int64   `json:"from,omitempty"`
-	To            *int64   `json:"to,omitempty"`
-	DurationS     *float64 `json:"duration_s,omitempty"`
-	StuckOffset   *int64   `json:"stuck_offset,omitempty"`
-	AckedOffset   *int64   `json:"acknowledged_offset,omitempty"`
-	Seen          []Pair   `json:"seen,omitempty"`
-	Missing       []Pair   `json:"missing,omitempty"`
-	Reason        string   `json:"reason,omitempty"`
-	Cycle         []int64  `json:"cycle,omitempty"`
-	Steps         []Step   `json:"steps,omitempty"`
+// Instance is one occurrence of an anomaly. Each workload declares its
+// own instance type in its own package (analysis/queue, analysis/txn,
+// analysis/abort), a struct that embeds Subject first, *CycleFields where
+// it has cycles, and Evidence, each at the place their fields take in the
+// JSON result, among its own fields: encoding/json then writes exactly the
+// fields of docs/README.md#json-output in their order, with no custom
+// marshalling. A Result holds pointers to them; the methods below are
+// promoted from the embedded pieces.
+type Instance interface {
+	// InstanceKey is the key (or topic) the instance is about, nil if none.
+	InstanceKey() *Value
+	// InstanceEvidence is the instance's witness, allowed flag and
+	// truncation flag.
+	InstanceEvidence() *Evidence
+	// InstanceCycle is the instance's cycle, nil for an instance that is
+	// not a cycle.
+	InstanceCycle() *CycleFields
+}
+
+// Listed is implemented by the instance types whose instances list
+// values: the values a scan's anomaly row names (Values, or the Value
+// alone) and the values a skip jumped over.
+type Listed interface {
+	ListedValues() (values []Value, skipped []Value)
+}
+
+// Subject is the first field of every instance: the key (a queue's
+// topic-partition, a transaction's key, an abort topic) it is about.
+type Subject struct {
+	Key *Value `json:"key,omitempty"`
+}
+
+// InstanceKey returns s.Key.
+func (s *Subject) InstanceKey() *Value { return s.Key }
+
+// CycleFields are the fields of a cycle instance (a G0, G1c, G2 ... of the
+// queue and txn workloads): its ops in order, the steps between them, and
+// what the steps rest on. Instance types embed it as a pointer, nil for
+// instances that are not cycles.
+type CycleFields struct {
+	Cycle []int64 `json:"cycle,omitempty"`
+	Steps []Step  `json:"steps,omitempty"`
 	// Proof says what a cycle instance's steps rest on (Proven, Assumes or
 	// Given); Assumes lists the contested keys when some step is
 	// contested, Given the options (wfr-keys, sequential-keys,
@@ -124,49 +135,33 @@ type Instance struct {
 	Proof   string       `json:"proof,omitempty"`
 	Assumes []Assumption `json:"assumes,omitempty"`
 	Given   []string     `json:"given,omitempty"`
-	// Fields of the transactional workloads (their types' doc comments in
-	// package txn say which each uses).
-	Mop            *Mop             `json:"mop,omitempty"`
-	Element        *Value           `json:"element,omitempty"`
-	Expected       *Value           `json:"expected,omitempty"`
-	Duplicates     map[string]int64 `json:"duplicates,omitempty"`
-	Txns           []Value          `json:"txns,omitempty"`
-	Not            string           `json:"not,omitempty"`
-	Subgraph       string           `json:"subgraph,omitempty"`
-	SCCSize        *int64           `json:"scc_size,omitempty"`
-	SCC            []int64          `json:"scc,omitempty"`
-	SpecType       string           `json:"anomaly_spec_type,omitempty"`
-	DoesNotContain []string         `json:"does_not_contain,omitempty"`
-	// Sources and VersionCycle belong to rw-register's cyclic-versions:
-	// the version-order sources merged for the key (the last one made the
-	// cycle and was dropped for it), and a shortest cycle of the key's
-	// version order, each edge with the source and ops that put it there.
-	Sources      []string      `json:"sources,omitempty"`
-	VersionCycle []VersionStep `json:"version_cycle,omitempty"`
-	// AbortPair holds the fields of the abort workload's pair instances
-	// (analysis/abort); nil, and left out, for every other instance. Its
-	// fields appear in the JSON as the instance's own.
-	*AbortPair
+}
+
+// InstanceCycle returns c (nil-safe: a nil *CycleFields gives nil).
+func (c *CycleFields) InstanceCycle() *CycleFields { return c }
+
+// Evidence is what every instance carries last: whether it is allowed,
+// whether its Values were cut short, and its witness ops.
+type Evidence struct {
 	// Allowed marks an instance that does not make the history invalid
 	// although others of its type might (a poll-skip of a subscribed
 	// consumer, a G1c that needs a ww edge under --ww-deps).
 	Allowed bool `json:"allowed,omitempty"`
-	// Truncated is set when Values holds only the first values of a long
-	// list (unseen); Count has the full number.
-	Truncated bool    `json:"values_truncated,omitempty"`
-	Witness   []int64 `json:"witness"`
-	// SkippedCount is how many values a skip jumped over, set only when
-	// Skipped lists just the first of them (queue.MaxSkipped).
-	SkippedCount *int64 `json:"skipped_count,omitempty"`
-	// MopElements is the number of elements of the read Mop names, set
-	// only when Mop lists just the first of them (txn.MaxMopElements).
-	MopElements *int64 `json:"mop_elements,omitempty"`
+	// Truncated is set when the instance's Values hold only the first
+	// values of a long list (unseen); its Count has the full number.
+	Truncated bool `json:"values_truncated,omitempty"`
+	// Witness are the op indices that show the anomaly, sorted and
+	// without repeats (Result.Add sees to it). Always set.
+	Witness []int64 `json:"witness"`
 }
 
-// IntPtr returns a pointer to i, for Instance fields.
+// InstanceEvidence returns e.
+func (e *Evidence) InstanceEvidence() *Evidence { return e }
+
+// IntPtr returns a pointer to i, for instance fields.
 func IntPtr(i int64) *int64 { return &i }
 
-// FloatPtr returns a pointer to f, for Instance fields.
+// FloatPtr returns a pointer to f, for instance fields.
 func FloatPtr(f float64) *float64 { return &f }
 
 // givenSources are the version-order sources (Step.OrderBy) that come from
@@ -179,7 +174,7 @@ var givenSources = []string{"wfr-keys", "sequential-keys", "linearizable-keys", 
 // ops, sorted), else Given when some step's OrderBy is an option's, else
 // Proven. orderOp, when not nil, returns the op whose read gave a contested
 // key's version order. O(steps · keys of the cycle).
-func (in *Instance) SetProof(orderOp func(key *Value) *int64) {
+func (in *CycleFields) SetProof(orderOp func(key *Value) *int64) {
 	in.Assumes, in.Given = nil, nil
 	for _, st := range in.Steps {
 		if st.OrderBy != "" && slices.Contains(givenSources, st.OrderBy) && !slices.Contains(in.Given, st.OrderBy) {

@@ -1,9 +1,21 @@
 // Package analysis defines what every checker returns: a verdict, the anomaly
 // instances with their witnesses, statistics, and the time series and
 // version orders the HTML report draws. Checkers live in subpackages
-// (analysis/queue, analysis/txn); they return a *Result and never print.
-// Package report turns a Result into text, JSON or HTML without searching
-// the history again.
+// (analysis/queue, analysis/txn, analysis/abort); they return a *Result and
+// never print. Package report turns a Result into text, JSON or HTML without
+// searching the history again.
+//
+// An anomaly instance is of its workload's own type (queue.Instance,
+// txn.Instance, abort.Instance), which embeds the pieces every instance
+// shares: Subject (the key), *CycleFields (a cycle, its steps and what
+// they rest on; nil for the other types) and Evidence (allowed, truncated,
+// witness). Instance is the interface those pieces give it; a Result holds
+// pointers, and code that serves every workload (Result.Finish, the
+// report's shared parts, scan's rows, the proof checker) reads only the
+// interface, and Listed for the values a row names. Stats likewise: the
+// counts every workload keeps are Stats' fields, a workload's own counts
+// its own struct in Stats.Own, and Stats.MarshalJSON writes the v1 stats
+// object of docs/README.md#json-output from both.
 package analysis
 
 import (
@@ -60,39 +72,6 @@ func (v Verdict) ExitCode() int {
 	return 2
 }
 
-// Stats are counts about the history and the run.
-type Stats struct {
-	Ops       int64 `json:"ops"`
-	ClientOps int64 `json:"client_ops"`
-	Keys      int64 `json:"keys"`
-	Messages  int64 `json:"messages"`
-	Sends     int64 `json:"sends"`
-	Polls     int64 `json:"polls"`
-	Txns      int64 `json:"txns"`
-	OKOps     int64 `json:"ok_ops"`
-	InfoOps   int64 `json:"info_ops"`
-	FailOps   int64 `json:"fail_ops"`
-	// OpenOps are invocations that never completed (taken as info).
-	OpenOps int64 `json:"open_ops"`
-	// Unpositioned counts comparisons skipped because a value was never observed
-	// in the log (analysis/queue's package doc, "What stays unpositioned").
-	Unpositioned int64 `json:"unpositioned_skipped"`
-	// Graph figures: vertices (ops), edges between them (those that go
-	// through the graph's hubs counted as the edges they stand for:
-	// analysis/graph's hubs.go), nontrivial strongly connected components
-	// and the size of the largest.
-	GraphVertices    int64   `json:"graph_vertices"`
-	GraphEdges       int64   `json:"graph_edges"`
-	Components       int64   `json:"cyclic_components"`
-	LargestComponent int64   `json:"largest_component"`
-	WorstLagS        float64 `json:"worst_realtime_lag_s"`
-	// WorstLag* say where the worst lag was seen (process, key, poll op).
-	WorstLagProcess *int64 `json:"worst_realtime_lag_process,omitempty"`
-	WorstLagKey     *Value `json:"worst_realtime_lag_key,omitempty"`
-	WorstLagOp      *int64 `json:"worst_realtime_lag_op,omitempty"`
-	ElapsedMS       int64  `json:"elapsed_ms"`
-}
-
 // Options echoes the options a check ran with; each workload fills the
 // ones it reads (the others stay out of the JSON).
 type Options struct {
@@ -147,7 +126,7 @@ type Result struct {
 	Stats      Stats       `json:"stats"`
 	Options    Options     `json:"options"`
 	// ProvenCycles counts, for each anomaly type with cycle instances,
-	// how many of them are proven (Instance.Proof); Finish fills it. Nil,
+	// how many of them are proven (CycleFields.Proof); Finish fills it. Nil,
 	// and left out, when no instance has a proof state.
 	ProvenCycles map[string]int64 `json:"proven_cycles,omitempty"`
 	// Hindsight is the build that produced the result (package check fills
@@ -156,27 +135,22 @@ type Result struct {
 	Series    Series        `json:"-"`
 }
 
-// Add appends an instance of type typ.
+// Add appends an instance of type typ, sorting its witness.
 func (r *Result) Add(typ string, in Instance) {
 	if r.Anomalies == nil {
 		r.Anomalies = map[string][]Instance{}
 	}
-	slices.Sort(in.Witness)
-	in.Witness = slices.Compact(in.Witness)
-	ins := r.Anomalies[typ]
-	if len(ins) == cap(ins) && len(ins) >= 256 {
-		// double: append grows a long slice by a quarter, which copies an
-		// instance (hundreds of bytes) about five times over
-		ins = slices.Grow(ins, len(ins))
-	}
-	r.Anomalies[typ] = append(ins, in)
+	e := in.InstanceEvidence()
+	slices.Sort(e.Witness)
+	e.Witness = slices.Compact(e.Witness)
+	r.Anomalies[typ] = append(r.Anomalies[typ], in)
 }
 
 // Finish sorts instances (by lowest op index in the witness, then key, then
 // the order they were found), fills AnomalyTypes and BadTypes using bad, and
 // sets the verdict: invalid if any bad type, else unknown if there are
 // reasons, else valid.
-func (r *Result) Finish(bad func(typ string, in *Instance) bool) {
+func (r *Result) Finish(bad func(typ string, in Instance) bool) {
 	r.AnomalyTypes, r.BadTypes = r.AnomalyTypes[:0], r.BadTypes[:0]
 	if r.UnknownReasons == nil {
 		r.UnknownReasons = []string{}
@@ -186,28 +160,27 @@ func (r *Result) Finish(bad func(typ string, in *Instance) bool) {
 			delete(r.Anomalies, typ)
 			continue
 		}
-		sortInstances(ins)
+		// an instance is a pointer: a stable sort moves 16-byte values
+		slices.SortStableFunc(ins, compareInstances)
 		r.AnomalyTypes = append(r.AnomalyTypes, typ)
-		for i := range ins {
-			if bad(typ, &ins[i]) {
-				r.BadTypes = append(r.BadTypes, typ)
-				break
-			}
+		if slices.ContainsFunc(ins, func(in Instance) bool { return bad(typ, in) }) {
+			r.BadTypes = append(r.BadTypes, typ)
 		}
 	}
 	slices.Sort(r.AnomalyTypes)
 	slices.Sort(r.BadTypes)
 	r.ProvenCycles = nil
 	for typ, ins := range r.Anomalies {
-		for i := range ins {
-			if ins[i].Proof == "" {
+		for _, in := range ins {
+			c := in.InstanceCycle()
+			if c == nil || c.Proof == "" {
 				continue
 			}
 			if r.ProvenCycles == nil {
 				r.ProvenCycles = map[string]int64{}
 			}
 			n := r.ProvenCycles[typ]
-			if ins[i].Proof == Proven {
+			if c.Proof == Proven {
 				n++
 			}
 			r.ProvenCycles[typ] = n
@@ -232,50 +205,21 @@ func (r *Result) Finish(bad func(typ string, in *Instance) bool) {
 	}
 }
 
-// sortInstances sorts ins stably by compareInstances. A stable sort makes
-// O(n log² n) swaps, and an instance is hundreds of bytes: the positions
-// are sorted instead (the same algorithm, so the same order), and the
-// instances moved once, in place.
-func sortInstances(ins []Instance) {
-	perm := make([]int32, len(ins))
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	slices.SortStableFunc(perm, func(a, b int32) int { return compareInstances(ins[a], ins[b]) })
-	// ins[i] becomes ins[perm[i]]: follow each cycle of perm, marking
-	// the places done as fixed points
-	for i := range perm {
-		if perm[i] == int32(i) {
-			continue
-		}
-		tmp, j := ins[i], int32(i)
-		for {
-			k := perm[j]
-			perm[j] = j
-			if k == int32(i) {
-				ins[j] = tmp
-				break
-			}
-			ins[j] = ins[k]
-			j = k
-		}
-	}
-}
-
 func compareInstances(a, b Instance) int {
-	la, lb := lowest(a.Witness), lowest(b.Witness)
+	la, lb := lowest(a.InstanceEvidence().Witness), lowest(b.InstanceEvidence().Witness)
 	if la != lb {
 		if la < lb {
 			return -1
 		}
 		return 1
 	}
+	ka, kb := a.InstanceKey(), b.InstanceKey()
 	switch {
-	case a.Key == nil || b.Key == nil:
+	case ka == nil || kb == nil:
 		return 0
-	case a.Key.Less(b.Key.Atom):
+	case ka.Less(kb.Atom):
 		return -1
-	case b.Key.Less(a.Key.Atom):
+	case kb.Less(ka.Atom):
 		return 1
 	}
 	return 0
@@ -286,4 +230,17 @@ func lowest(w []int64) int64 {
 		return 1<<63 - 1
 	}
 	return w[0] // witnesses are sorted by Add
+}
+
+// InstancesOf returns the instances of type typ that are of the workload
+// instance type T, in the result's order (the others left out). O(n) in
+// the type's instances.
+func InstancesOf[T Instance](r *Result, typ string) []T {
+	var out []T
+	for _, in := range r.Anomalies[typ] {
+		if t, ok := in.(T); ok {
+			out = append(out, t)
+		}
+	}
+	return out
 }

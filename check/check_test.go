@@ -10,6 +10,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/internal/jsonsubset"
 	"github.com/hindsight-dev/hindsight/internal/testfixture"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
@@ -74,7 +75,7 @@ func TestIncidentDetails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost := res.Anomalies[queue.LostWrite]
+	lost := analysis.InstancesOf[*queue.Instance](res, queue.LostWrite)
 	if len(lost) != 2 || lost[0].Value.Int != 12 || lost[1].Value.Int != 13 || *lost[0].Writer != 3 || *lost[0].MaxRead != 13 {
 		t.Errorf("lost writes: %+v", lost)
 	}
@@ -82,16 +83,18 @@ func TestIncidentDetails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := res.Anomalies[queue.StalledConsumer]
+	st := analysis.InstancesOf[*queue.Instance](res, queue.StalledConsumer)
 	if len(st) != 1 || *st[0].StuckOffset != 2 || *st[0].AckedOffset != 8 || *st[0].DurationS < 10 {
 		t.Errorf("stall: %+v", st)
 	}
-	if u := res.Anomalies[queue.Unseen]; len(u) != 1 || *u[0].Count != 6 {
+	if u := analysis.InstancesOf[*queue.Instance](res, queue.Unseen); len(u) != 1 || *u[0].Count != 6 {
 		t.Errorf("unseen: %+v", u)
 	}
 }
 
 type expectFile struct {
+	// Workload, when set, names the workload to check the history as.
+	Workload     string                       `json:"workload"`
 	Options      testhist.FixtureOptions      `json:"options"`
 	Valid        any                          `json:"valid"`
 	AnomalyTypes []string                     `json:"anomaly_types"`
@@ -221,7 +224,7 @@ func TestCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		var keys []string
-		for _, in := range res.Anomalies[queue.Unseen] {
+		for _, in := range analysis.InstancesOf[*queue.Instance](res, queue.Unseen) {
 			keys = append(keys, in.Key.Text)
 		}
 		slices.Sort(keys) // instances are ordered by their witnesses, not keys
@@ -327,7 +330,7 @@ func TestCorpusRWRegister(t *testing.T) {
 			if tc.garbageOf == "" {
 				return
 			}
-			for _, in := range res.Anomalies["garbage-read"] {
+			for _, in := range analysis.InstancesOf[*txn.Instance](res, "garbage-read") {
 				if in.Value == nil || in.Value.String() != tc.garbageOf {
 					t.Errorf("garbage read of %v, want only reads of %s", in.Value, tc.garbageOf)
 				}

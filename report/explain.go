@@ -60,7 +60,7 @@ func entryOf(name string) *workload.Workload {
 // history of the given workload: the type's catalogue entry words it
 // (workload.Describe finds it), or, for a type no entry describes, its
 // witness ops do.
-func ExplainIn(wl, typ string, in *analysis.Instance, lookup OpLookup) string {
+func ExplainIn(wl, typ string, in analysis.Instance, lookup OpLookup) string {
 	if e, ok := workload.Describe(wl, typ); ok && e.Explain != nil {
 		return e.Explain(in, lookup)
 	}

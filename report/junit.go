@@ -118,12 +118,12 @@ func JUnitResult(r *analysis.Result, lookup OpLookup, maxExamples int) JUnitSumm
 				out = append(out, fmt.Sprintf("… and %d more (hindsight check --format json has every instance)", len(ins)-maxExamples))
 				break
 			}
-			line := ExplainIn(r.Workload, typ, &ins[i], lookup)
-			if note := page.ProofNote(&ins[i]); note != "" {
+			line := ExplainIn(r.Workload, typ, ins[i], lookup)
+			if note := page.ProofNote(ins[i]); note != "" {
 				line += "\n  " + note
 			}
-			if len(ins[i].Witness) > 0 {
-				line += "\n  witness: ops " + ints(ins[i].Witness)
+			if len(ins[i].InstanceEvidence().Witness) > 0 {
+				line += "\n  witness: ops " + ints(ins[i].InstanceEvidence().Witness)
 			}
 			out = append(out, line)
 		}

@@ -64,7 +64,7 @@ func TypeRows(r *analysis.Result) []TypeRow {
 		bad := slices.Contains(r.BadTypes, t)
 		allowed := 0
 		for i := range ins {
-			if ins[i].Allowed {
+			if ins[i].InstanceEvidence().Allowed {
 				allowed++
 			}
 		}
@@ -126,12 +126,12 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 					fmt.Fprintf(&b, "  … and %d more (--max-examples, or --format json for all)\n", len(ins)-maxExamples)
 					break
 				}
-				fmt.Fprintf(&b, "  - %s\n", ExplainIn(r.Workload, row.Type, &ins[i], lookup))
-				if note := page.ProofNote(&ins[i]); note != "" {
+				fmt.Fprintf(&b, "  - %s\n", ExplainIn(r.Workload, row.Type, ins[i], lookup))
+				if note := page.ProofNote(ins[i]); note != "" {
 					fmt.Fprintf(&b, "    %s\n", note)
 				}
-				if len(ins[i].Witness) > 0 {
-					fmt.Fprintf(&b, "    witness: ops %s\n", ints(ins[i].Witness))
+				if len(ins[i].InstanceEvidence().Witness) > 0 {
+					fmt.Fprintf(&b, "    witness: ops %s\n", ints(ins[i].InstanceEvidence().Witness))
 				}
 			}
 		}

@@ -62,7 +62,7 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 	layout := entryOf(res.Workload).Layout
 	b := page.NewBuilder(res, h, o, page.Hooks{
 		Layout:      layout,
-		Explain:     func(typ string, in *analysis.Instance, l OpLookup) string { return ExplainIn(res.Workload, typ, in, l) },
+		Explain:     func(typ string, in analysis.Instance, l OpLookup) string { return ExplainIn(res.Workload, typ, in, l) },
 		ExplainStep: func(st analysis.Step, l OpLookup) string { return ExplainStepIn(res.Workload, st, l) },
 		Describe:    func(typ string) (catalog.Entry, bool) { return workload.Describe(res.Workload, typ) },
 	})

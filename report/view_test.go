@@ -68,20 +68,21 @@ func TestViewDemo(t *testing.T) {
 		}
 		lookup := HistoryLookup(h)
 		for j, in := range sec.Instances {
-			src := &res.Anomalies[row.Type][j]
+			src := res.Anomalies[row.Type][j]
 			if want := ExplainIn(res.Workload, row.Type, src, lookup); in.Explanation != want {
 				t.Errorf("%s #%d explanation %q, want ExplainIn's %q", row.Type, j+1, in.Explanation, want)
 			}
-			if len(in.Witness) != len(src.Witness) || in.WitnessTotal != len(src.Witness) {
-				t.Errorf("%s #%d: %d witness rows, want %d", row.Type, j+1, len(in.Witness), len(src.Witness))
+			witness := src.InstanceEvidence().Witness
+			if len(in.Witness) != len(witness) || in.WitnessTotal != len(witness) {
+				t.Errorf("%s #%d: %d witness rows, want %d", row.Type, j+1, len(in.Witness), len(witness))
 			}
 			for k, w := range in.Witness {
-				if w.Index != src.Witness[k] || w.Missing || w.Type == "" || w.F == "" || w.Process == "" || w.Time == "" ||
+				if w.Index != witness[k] || w.Missing || w.Type == "" || w.F == "" || w.Process == "" || w.Time == "" ||
 					(w.F != "assign" && !strings.HasPrefix(w.Value, "[[:")) {
 					t.Errorf("%s #%d witness row %d = %+v", row.Type, j+1, k, w)
 				}
 			}
-			if src.Key != nil && (in.TimelineKey < 0 || v.Timeline.Keys[in.TimelineKey].Key != src.Key.String()) {
+			if key := src.InstanceKey(); key != nil && (in.TimelineKey < 0 || v.Timeline.Keys[in.TimelineKey].Key != key.String()) {
 				t.Errorf("%s #%d: timeline key %d", row.Type, j+1, in.TimelineKey)
 			}
 		}

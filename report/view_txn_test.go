@@ -15,6 +15,7 @@ import (
 	"github.com/hindsight-dev/hindsight/report/txnview"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -152,18 +153,22 @@ func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View)
 	lookup := HistoryLookup(h)
 	for _, sec := range v.Sections {
 		for _, in := range sec.Instances {
-			src := &res.Anomalies[sec.Type][in.N-1]
+			src := res.Anomalies[sec.Type][in.N-1]
+			cyc := src.InstanceCycle()
+			if cyc == nil {
+				cyc = &analysis.CycleFields{}
+			}
 			want := ExplainIn(res.Workload, sec.Type, src, lookup)
 			got := strings.Join(append([]string{in.Explanation}, in.Chain...), "\n")
-			if len(src.Steps) > 0 {
+			if len(cyc.Steps) > 0 {
 				cycles++
 				lines := strings.Split(want, "\n")
 				for i := range lines {
 					lines[i] = strings.TrimSpace(lines[i])
 				}
 				want = strings.Join(lines, "\n")
-				if len(in.Chain) != len(src.Steps) {
-					t.Errorf("%s #%d: %d chain lines for %d steps", sec.Type, in.N, len(in.Chain), len(src.Steps))
+				if len(in.Chain) != len(cyc.Steps) {
+					t.Errorf("%s #%d: %d chain lines for %d steps", sec.Type, in.N, len(in.Chain), len(cyc.Steps))
 				}
 			}
 			if got != want {
@@ -177,21 +182,21 @@ func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View)
 					t.Errorf("%s #%d: witness row %+v: a txn row has micro-ops, not a value", sec.Type, in.N, w)
 				}
 			}
-			if in.OnTimeline != (len(src.Witness) > 0) {
-				t.Errorf("%s #%d: on timeline %v with %d witness ops", sec.Type, in.N, in.OnTimeline, len(src.Witness))
+			if in.OnTimeline != (len(src.InstanceEvidence().Witness) > 0) {
+				t.Errorf("%s #%d: on timeline %v with %d witness ops", sec.Type, in.N, in.OnTimeline, len(src.InstanceEvidence().Witness))
 			}
-			if len(src.Steps) == 0 {
+			if len(cyc.Steps) == 0 {
 				if in.Graph != "" {
 					t.Errorf("%s #%d: a drawing without a cycle", sec.Type, in.N)
 				}
 				continue
 			}
 			nodes, links := graphOf(t, v, in.Graph)
-			if len(nodes) != len(src.Cycle) || len(links) != len(src.Steps) {
-				t.Errorf("%s #%d: %d nodes, %d links for a cycle of %d with %d steps", sec.Type, in.N, len(nodes), len(links), len(src.Cycle), len(src.Steps))
+			if len(nodes) != len(cyc.Cycle) || len(links) != len(cyc.Steps) {
+				t.Errorf("%s #%d: %d nodes, %d links for a cycle of %d with %d steps", sec.Type, in.N, len(nodes), len(links), len(cyc.Cycle), len(cyc.Steps))
 			}
 			for i, l := range links {
-				st := src.Steps[i]
+				st := cyc.Steps[i]
 				if l.Label == nil || !strings.HasPrefix(l.Label.Formatter, st.Rel) || l.LineStyle.Color != page.RelColor(st.Rel) ||
 					l.Source != fmt.Sprintf("op %d", st.From) || l.Target != fmt.Sprintf("op %d", st.To) ||
 					l.Tip[len(l.Tip)-1] != in.Steps[i].Why {
@@ -214,9 +219,9 @@ func checkTxnView(t *testing.T, res *analysis.Result, h *model.History, v *View)
 	o, bars := timelineBars(t, tl)
 	// (the timeline also draws txns with no micro-ops, [], which the
 	// checker does not count)
-	if tl.Txns < int(res.Stats.Txns) || tl.Drawn > tl.Txns || (tl.Drawn < tl.Txns && tl.Note == "") || len(bars) != tl.Drawn || tl.Series != len(o.Series) {
+	if tl.Txns < int(analysis.OwnOf[txn.Stats](res.Stats).Txns) || tl.Drawn > tl.Txns || (tl.Drawn < tl.Txns && tl.Note == "") || len(bars) != tl.Drawn || tl.Series != len(o.Series) {
 		t.Errorf("timeline: %d txns, %d drawn, %d bars, %d series (says %d); the result has %d txns",
-			tl.Txns, tl.Drawn, len(bars), len(o.Series), tl.Series, res.Stats.Txns)
+			tl.Txns, tl.Drawn, len(bars), len(o.Series), tl.Series, analysis.OwnOf[txn.Stats](res.Stats).Txns)
 	}
 	if o.XAxis[0].Name != tl.Axis || o.YAxis[0].Type != "category" || !slices.Equal(o.YAxis[0].Data, tl.Lanes) || len(o.DataZoom) < 2 {
 		t.Errorf("axes %+v %+v, %d zooms", o.XAxis, o.YAxis, len(o.DataZoom))
@@ -462,7 +467,7 @@ func TestTxnPageSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("page of a %d-txn list-append history: %d bytes (%d without ECharts)", res.Stats.Txns, page.Len(), page.Len()-len(echarts))
+	t.Logf("page of a %d-txn list-append history: %d bytes (%d without ECharts)", analysis.OwnOf[txn.Stats](res.Stats).Txns, page.Len(), page.Len()-len(echarts))
 	if page.Len()-len(echarts) > 3<<20 {
 		t.Errorf("the page holds %d bytes besides ECharts, more than 3 MiB", page.Len()-len(echarts))
 	}

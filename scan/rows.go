@@ -140,7 +140,7 @@ func rowsOf(path string, size int64, sha string, truncated bool, res *analysis.R
 		ins := res.Anomalies[typ]
 		row.Counts[typ] = int64(len(ins))
 		for i := range ins {
-			a, err := anomalyRow(path, typ, &ins[i], slices.Contains(res.BadTypes, typ))
+			a, err := anomalyRow(path, typ, ins[i], slices.Contains(res.BadTypes, typ))
 			if err != nil {
 				return row, nil, err
 			}
@@ -172,11 +172,12 @@ func typeOrder(res *analysis.Result) []string {
 // anomalyRow is the row of one instance; badType says whether its type
 // made the history invalid (an instance is bad when its type is and it is
 // not marked allowed).
-func anomalyRow(path, typ string, in *analysis.Instance, badType bool) (AnomalyRow, error) {
+func anomalyRow(path, typ string, in analysis.Instance, badType bool) (AnomalyRow, error) {
+	ev := in.InstanceEvidence()
 	a := AnomalyRow{Path: strings.ToValidUTF8(path, "\uFFFD"), Type: typ, Values: []string{}, Skipped: []string{},
-		Witness: nonNil(in.Witness), Bad: badType && !in.Allowed}
-	if in.Key != nil {
-		k, err := json.Marshal(in.Key)
+		Witness: nonNil(ev.Witness), Bad: badType && !ev.Allowed}
+	if key := in.InstanceKey(); key != nil {
+		k, err := json.Marshal(key)
 		if err != nil {
 			return a, err
 		}
@@ -188,19 +189,17 @@ func anomalyRow(path, typ string, in *analysis.Instance, badType bool) (AnomalyR
 		*dst = append(*dst, string(b))
 		return err
 	}
-	if in.Value != nil {
-		if err := add(&a.Values, *in.Value); err != nil {
-			return a, err
+	if l, ok := in.(analysis.Listed); ok {
+		values, skipped := l.ListedValues()
+		for _, v := range values {
+			if err := add(&a.Values, v); err != nil {
+				return a, err
+			}
 		}
-	}
-	for _, v := range in.Values {
-		if err := add(&a.Values, v); err != nil {
-			return a, err
-		}
-	}
-	for _, v := range in.Skipped {
-		if err := add(&a.Skipped, v); err != nil {
-			return a, err
+		for _, v := range skipped {
+			if err := add(&a.Skipped, v); err != nil {
+				return a, err
+			}
 		}
 	}
 	b, err := json.Marshal(in)

@@ -131,7 +131,7 @@ func TestRunAgreesWithCheck(t *testing.T) {
 			i := 0
 			for _, typ := range CountTypes {
 				for _, in := range res.Anomalies[typ] {
-					want, err := anomalyRow(path, typ, &in, slices.Contains(res.BadTypes, typ))
+					want, err := anomalyRow(path, typ, in, slices.Contains(res.BadTypes, typ))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -9,7 +9,8 @@
 # generated with cmd/histgen (built from this tree: queue histories with
 # each fault and all of them, transactions, subscribe, JSON lines, 1.39M
 # ops, copies cut off mid-op and with a syntax error in the middle, and
-# list-append and rw-register ones), and compares for each:
+# list-append, rw-register and abort ones), the histories of
+# ../shared/reference/txn, and compares for each:
 #
 #   check FILE                        (text; stdout, stderr, exit status)
 #   check FILE --format json          (the check's time masked in all four)
@@ -71,6 +72,9 @@ gen la-nof.edn --workload list-append --seed 3 --txns 50000 --no-f --nemesis
 gen la.jsonl --workload list-append --seed 4 --txns 50000 --format json
 gen rw-100k.edn --workload rw-register --seed 1 --txns 100000
 gen la-huge-scc.edn --huge-scc --seed 1
+gen abort-clean.edn --workload abort --seed 1 --ops 40000
+gen abort-faults.edn --workload abort --seed 2 --ops 40000 --after-abort rewind \
+  --fault committed-redelivery=3 --fault abort-other=3 --fault int-nonmonotonic-poll=3
 if [[ -z "$QUICK" ]]; then
   gen q-1m.edn --seed 1 --ops 1390000 "${q[@]}" --txn 0.25 "${mix[@]}" --fault g1c=20
   gen la-1m.edn --workload list-append --seed 1 --txns 1000000
@@ -95,17 +99,20 @@ while IFS= read -r f; do inputs+=("$f"); done < <(
 if [[ -d "$ROOT/../shared/corpus" ]]; then
   while IFS= read -r f; do inputs+=("$f"); done < <(find "$ROOT/../shared/corpus" -type f ! -name '*.md' | sort)
 fi
+if [[ -d "$ROOT/../shared/reference/txn" ]]; then
+  while IFS= read -r f; do inputs+=("$f"); done < <(
+    find "$ROOT/../shared/reference/txn" -type f \( -name '*.edn' -o -name '*.edn.gz' \) | sort)
+fi
 while IFS= read -r f; do inputs+=("$f"); done < <(find "$GEN" -type f | sort)
 
 # ------------------------------------------------------------ compare
 
-# the time a check took, and the second a page was made, are the things
-# that differ from run to run (on a loaded machine the two runs of a page
-# often fall in different seconds)
+# the time a check took differs from run to run, and a page's header names
+# the moment it was made and its own file (old.html or new.html)
 mask() {
   sed -E -e 's/"elapsed_ms": ?[0-9]+/"elapsed_ms":0/g' -e 's/; [0-9]+ ms$/; N ms/' \
     -e 's#check time</th><td>[0-9]+ ms#check time</th><td>N ms#g' \
-    -e 's#<th>made</th><td>[^<]*#<th>made</th><td>T#g' "$1"
+    -e 's#<th>made</th><td>[^<]*#<th>made</th><td>T#g' -e "s#$WORK/(old|new)\.html#OUT.html#g" "$1"
 }
 
 # run BIN TAG FILE ARGS...: output files $WORK/TAG.{out,err,code}

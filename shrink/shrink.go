@@ -63,7 +63,7 @@ func Shrink(h *model.History, p model.Pairing, typ string, check CheckFunc, budg
 	// Start from the first instance's witness when it reproduces alone.
 	index := model.NewIndexMap(h)
 	want := map[int32]bool{}
-	for _, idx := range instances[0].Witness {
+	for _, idx := range instances[0].InstanceEvidence().Witness {
 		if pos := index.Pos(idx); pos >= 0 {
 			want[int32(pos)] = true
 		}

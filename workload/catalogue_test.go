@@ -14,6 +14,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/testfixture"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
@@ -77,12 +78,12 @@ var noFixture = map[string]string{
 func sampleInstance(name string) analysis.Instance {
 	if strings.HasSuffix(name, "cycle-search-timeout") {
 		n := int64(4)
-		return analysis.Instance{SpecType: "G-single-item", SCCSize: &n, DoesNotContain: []string{"G0", "G1c"}}
+		return &txn.Instance{SpecType: "G-single-item", SCCSize: &n, DoesNotContain: []string{"G0", "G1c"}}
 	}
 	k, v0, v1 := analysis.AtomValuePtr(model.KeywordAtom("x")), analysis.AtomValue(model.IntAtom(1)), analysis.AtomValue(model.IntAtom(2))
-	return analysis.Instance{Cycle: []int64{1, 3}, Not: "serializable", Subgraph: "ww+wr+rw", Witness: []int64{0, 1, 2, 3},
-		Steps: []analysis.Step{{From: 1, To: 3, Rel: "wr", Key: k, Value: &v0},
-			{From: 3, To: 1, Rel: "rw", Key: k, Values: []analysis.Value{v0, v1}}}}
+	return &txn.Instance{Not: "serializable", Subgraph: "ww+wr+rw", Evidence: analysis.Evidence{Witness: []int64{0, 1, 2, 3}},
+		CycleFields: &analysis.CycleFields{Cycle: []int64{1, 3}, Steps: []analysis.Step{{From: 1, To: 3, Rel: "wr", Key: k, Value: &v0},
+			{From: 3, To: 1, Rel: "rw", Key: k, Values: []analysis.Value{v0, v1}}}}}
 }
 
 // entries lists every catalogue entry, keyed workload/name.
@@ -277,12 +278,16 @@ func TestCatalogueProducedAndRendered(t *testing.T) {
 			t.Errorf("%s: no Explain", key)
 			continue
 		}
-		s := e.Explain(&in, nil)
-		if s == "" || s == catalog.Fallback(e.Name, &in) {
+		s := e.Explain(in, nil)
+		if s == "" || s == catalog.Fallback(e.Name, in) {
 			t.Errorf("%s: Explain gives %q for %+v", key, s, in)
 		}
 		w := workload.MustLookup(e.Workload)
-		for _, st := range in.Steps {
+		var steps []analysis.Step
+		if c := in.InstanceCycle(); c != nil {
+			steps = c.Steps
+		}
+		for _, st := range steps {
 			if w.ExplainStep == nil || w.ExplainStep(st, nil) == "" {
 				t.Errorf("%s: step %+v has no words", key, st)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -31,9 +32,9 @@ func Example() {
 func ExampleDescribe() {
 	e, _ := workload.Describe("queue", "lost-write")
 	off, maxOff, writer, reader := int64(3), int64(7), int64(4), int64(19)
-	in := analysis.Instance{Key: analysis.AtomValuePtr(model.IntAtom(1)), Value: analysis.AtomValuePtr(model.IntAtom(42)),
-		Offset: &off, Writer: &writer, MaxRead: &reader, MaxReadOffset: &maxOff}
-	fmt.Println(e.Explain(&in, nil))
+	in := &queue.Instance{Subject: analysis.Subject{Key: analysis.AtomValuePtr(model.IntAtom(1))},
+		Value: analysis.AtomValuePtr(model.IntAtom(42)), Offset: &off, Writer: &writer, MaxRead: &reader, MaxReadOffset: &maxOff}
+	fmt.Println(e.Explain(in, nil))
 	// Output:
 	// key 1: value 42, sent at offset 3 by op 4, was never read, though op 19 read past it (offset 7).
 }

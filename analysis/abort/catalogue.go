@@ -13,7 +13,7 @@ func Catalogue() []catalog.Entry {
 	es := []catalog.Entry{
 		{Name: CommittedRedelivery, Meaning: "A poll started below its topic's committed position: records a committed transaction consumed were delivered again."},
 		{Name: AbortOther, Meaning: "After an abort, the next poll started inside the aborted range, or before it at no resume point: some aborted records were skipped, others delivered again."},
-		{Name: IntNonmonotonicPoll, Meaning: "Inside one poll, the offsets read go backwards or repeat.", Explain: explainIntNonmonotonicPoll},
+		{Name: IntNonmonotonicPoll, Meaning: "Inside one poll, the offsets read go backwards or repeat.", Explain: catalog.Own(explainIntNonmonotonicPoll)},
 		{Name: AbortAdvance, Severity: catalog.Conditional, When: "allowed under --abort-contract kafka (the default), bad under rewind",
 			Meaning: "After an abort, the next poll started past every record the aborted transaction read: they are not delivered again."},
 		{Name: AbortRewind, Severity: catalog.Informational, When: never("a consumer sent back to the aborted records is what both contracts allow"),
@@ -25,7 +25,7 @@ func Catalogue() []catalog.Entry {
 	}
 	for i := range es {
 		if es[i].Explain == nil { // every pair type
-			es[i].Explain = explainPair
+			es[i].Explain = catalog.Own(explainPair)
 		}
 	}
 	return catalog.Complete(Workload, Doc, es)

@@ -77,7 +77,7 @@ func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Resu
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
 			"no process polled records twice in a row from one topic: there is no pair of polls to judge")
 	}
-	c.res.Finish(func(typ string, _ *analysis.Instance) bool { return IsBad(typ, opts.Contract) })
+	c.res.Finish(func(typ string, _ analysis.Instance) bool { return IsBad(typ, opts.Contract) })
 	c.res.Stats.ElapsedMS = time.Since(start).Milliseconds()
 	return c.res
 }
@@ -124,7 +124,7 @@ func (c *checker) collect() {
 		}
 		switch {
 		case op.Type != model.Invoke:
-			st.Polls++
+			analysis.OwnStats[Stats](c.res).Polls++
 			c.polls = append(c.polls, c.readPoll(partner, int32(i), op.Type))
 		case partner < 0:
 			c.polls = append(c.polls, c.readPoll(int32(i), int32(i), model.Info))
@@ -296,7 +296,7 @@ func (c *checker) checkInternal(p *poll) {
 		if p.offs[j] > p.offs[j-1] {
 			continue
 		}
-		in := analysis.Instance{Key: c.topicValue(p.topic), Process: analysis.IntPtr(int64(p.proc)),
+		in := &Instance{Subject: analysis.Subject{Key: c.topicValue(p.topic)}, Process: analysis.IntPtr(int64(p.proc)),
 			Op: analysis.IntPtr(c.index(p.comp)), Offsets: slices.Clone(p.offs), Index: analysis.IntPtr(int64(j))}
 		in.Witness = c.witness(nil, p)
 		c.res.Add(IntNonmonotonicPoll, in)
@@ -324,8 +324,8 @@ func (c *checker) witness(w []int64, ps ...*poll) []int64 {
 }
 
 // pollRef describes poll p for an instance.
-func (c *checker) pollRef(p *poll) *analysis.PollRef {
-	r := &analysis.PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: slices.Clone(p.offs), AbortAsked: p.abort}
+func (c *checker) pollRef(p *poll) *PollRef {
+	r := &PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: slices.Clone(p.offs), AbortAsked: p.abort}
 	if p.inv >= 0 && p.inv != p.comp {
 		r.Invoke = analysis.IntPtr(c.index(p.inv))
 	}
@@ -362,8 +362,8 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 	default:
 		typ = AbortOther
 	}
-	in := analysis.Instance{Key: c.topicValue(n.topic), Process: analysis.IntPtr(int64(n.proc)),
-		AbortPair: &analysis.AbortPair{P: c.pollRef(p), N: c.pollRef(n), Class: Classes[class], Rebalance: reb}}
+	in := &Instance{Subject: analysis.Subject{Key: c.topicValue(n.topic)}, Process: analysis.IntPtr(int64(n.proc)),
+		Pair: &Pair{P: c.pollRef(p), N: c.pollRef(n), Class: Classes[class], Rebalance: reb}}
 	in.Witness = c.witness(nil, p, n)
 	if n.cpBy >= 0 {
 		in.CommittedPosition, in.CommittedBy = analysis.IntPtr(n.cp), analysis.IntPtr(c.index(c.polls[n.cpBy].comp))
@@ -382,19 +382,19 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 		in.Allowed = true
 	}
 	if reb {
-		c.events(&in, p, true)
+		c.events(in, p, true)
 		for _, e := range carried {
-			c.events(&in, &c.polls[e], false)
+			c.events(in, &c.polls[e], false)
 			in.Witness = c.witness(in.Witness, &c.polls[e])
 		}
-		c.events(&in, n, false)
+		c.events(in, n, false)
 	}
 	c.res.Add(typ, in)
 }
 
 // events appends the rebalance events of poll p to in: only those during
 // it when duringOnly (P's).
-func (c *checker) events(in *analysis.Instance, p *poll, duringOnly bool) {
+func (c *checker) events(in *Instance, p *poll, duringOnly bool) {
 	ats := []int32{p.comp}
 	if p.inv >= 0 && p.inv != p.comp {
 		ats = []int32{p.inv, p.comp}
@@ -407,7 +407,7 @@ func (c *checker) events(in *analysis.Instance, p *poll, duringOnly bool) {
 			ws, ks := c.h.ExtWordsOf(r), c.h.ExtKeysOf(r)
 			for j := 2; j+1 < len(ws); j += 2 {
 				flags, nk := ws[j], int(ws[j+1])
-				ev := analysis.RebalanceEvent{Op: c.index(at), When: "before"}
+				ev := RebalanceEvent{Op: c.index(at), When: "before"}
 				if flags&eventDuring != 0 {
 					ev.When = "during"
 				}

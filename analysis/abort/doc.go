@@ -62,6 +62,14 @@
 //   - A history with no pair is unknown; a cut-off history is unknown
 //     unless a bad type shows.
 //
+// # Results
+//
+// An instance is an Instance (instance.go): the topic as its
+// analysis.Subject, the poll's fields, a *Pair (nil for
+// int-nonmonotonic-poll) and analysis.Evidence; it has no cycle. Every
+// pair is also counted in Result.PairCounts, and the polls in Stats
+// (stats.go), the result's Stats.Own.
+//
 // # Cost
 //
 // O(ops + offsets · log offsets) time; beside the history, memory for one

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 )
 
@@ -15,7 +14,7 @@ import (
 type lookup = catalog.OpLookup
 
 // pollWords describes a pair's poll: "op 7 (process 0, aborted) read 3..5".
-func pollWords(p *analysis.PollRef) string {
+func pollWords(p *PollRef) string {
 	if p == nil {
 		return "a poll"
 	}
@@ -31,7 +30,7 @@ func offsetRange(offs []int64) string {
 }
 
 // rebalanceWords says whether a rebalance came with the pair.
-func rebalanceWords(in *analysis.Instance) string {
+func rebalanceWords(in *Instance) string {
 	if !in.Rebalance {
 		return "no rebalance came with it"
 	}
@@ -46,7 +45,7 @@ func rebalanceWords(in *analysis.Instance) string {
 }
 
 // what says what the pair shows, by type.
-func what(in *analysis.Instance) string {
+func what(in *Instance) string {
 	first := "?"
 	if in.N != nil && len(in.N.Offsets) > 0 {
 		first = fmt.Sprint(in.N.Offsets[0])
@@ -74,7 +73,7 @@ func what(in *analysis.Instance) string {
 	return "it starts inside the aborted poll's range, past its first offset: some aborted records are skipped while others are delivered again"
 }
 
-func allowedNote(in *analysis.Instance) string {
+func allowedNote(in *Instance) string {
 	if in.Allowed {
 		return " (allowed under the kafka contract)"
 	}
@@ -82,15 +81,15 @@ func allowedNote(in *analysis.Instance) string {
 }
 
 // explainPair words an instance of any pair type.
-func explainPair(in *analysis.Instance, _ lookup) string {
-	if in.AbortPair == nil {
+func explainPair(in *Instance, _ lookup) string {
+	if in.Pair == nil {
 		return ""
 	}
 	return fmt.Sprintf("topic %s: %s; the next poll, %s, makes a pair of class %s: %s; %s.",
 		catalog.Val(in.Key), pollWords(in.P), pollWords(in.N), in.Class, what(in), rebalanceWords(in))
 }
 
-func explainIntNonmonotonicPoll(in *analysis.Instance, l lookup) string {
+func explainIntNonmonotonicPoll(in *Instance, l lookup) string {
 	at := "?"
 	if in.Index != nil && *in.Index > 0 && int(*in.Index) < len(in.Offsets) {
 		at = fmt.Sprintf("%d then %d", in.Offsets[*in.Index-1], in.Offsets[*in.Index])

@@ -74,7 +74,7 @@ type Entry struct {
 	Doc string
 	// Explain says in plain words what one instance shows. lookup may be
 	// nil; with it, ops are named with their process.
-	Explain func(in *analysis.Instance, lookup OpLookup) string
+	Explain func(in analysis.Instance, lookup OpLookup) string
 	// Mark says how the queue's offset timeline draws an instance; the
 	// zero Mark draws the default symbol at each read along a cycle.
 	Mark Mark
@@ -160,8 +160,8 @@ func Complete(workload, doc string, es []Entry) []Entry {
 
 // Fallback is the explanation of an instance no entry words: its type and
 // witness ops.
-func Fallback(typ string, in *analysis.Instance) string {
-	return fmt.Sprintf("%s: witness ops %s", typ, Ints(in.Witness))
+func Fallback(typ string, in analysis.Instance) string {
+	return fmt.Sprintf("%s: witness ops %s", typ, Ints(in.InstanceEvidence().Witness))
 }
 
 // OpInfo describes an op for explanations.
@@ -266,4 +266,17 @@ func FirstDifference(a, b analysis.Value) int {
 		}
 	}
 	return n
+}
+
+// Own adapts a workload's explanation of its own instance type T to
+// Entry.Explain. An instance of another type, which the workload's checker
+// never reports, gets its witness ops (as Fallback words them).
+func Own[T analysis.Instance](explain func(T, OpLookup) string) func(analysis.Instance, OpLookup) string {
+	return func(in analysis.Instance, lookup OpLookup) string {
+		own, ok := in.(T)
+		if !ok {
+			return Fallback("instance", in)
+		}
+		return explain(own, lookup)
+	}
 }

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"github.com/hindsight-dev/hindsight/analysis"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/internal/scaling"
@@ -20,7 +21,7 @@ func TestSkippedCapped(t *testing.T) {
 	h, p := a.Read(t, n)
 	res := Check(h, p, DefaultOptions())
 	a.Verify(t, res)
-	ins := res.Anomalies[PollSkip]
+	ins := analysis.InstancesOf[*Instance](res, PollSkip)
 	if len(ins) == 0 {
 		t.Fatal("no poll-skip")
 	}
@@ -31,7 +32,7 @@ func TestSkippedCapped(t *testing.T) {
 		if got := in.Skipped[0].String(); got != "1" {
 			t.Fatalf("first skipped value %s, want 1", got)
 		}
-		if got, want := skippedVals(&in), "1, 2, 3, 4, 5, 6, 7, 8, … (90 more)"; got != want {
+		if got, want := skippedVals(in), "1, 2, 3, 4, 5, 6, 7, 8, … (90 more)"; got != want {
 			t.Fatalf("skipped worded %q, want %q", got, want)
 		}
 	}

@@ -39,7 +39,7 @@ func TestCycleBudget(t *testing.T) {
 		opts := DefaultOptions()
 		opts.CycleBudget = 0
 		res := Check(h, p, opts)
-		g := res.Anomalies[G1c]
+		g := analysis.InstancesOf[*Instance](res, G1c)
 		if res.Verdict != analysis.Invalid || len(g) != 1 || len(g[0].Cycle) != 5000 {
 			t.Fatalf("verdict %v, %d G1c instances", res.Verdict, len(g))
 		}

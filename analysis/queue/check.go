@@ -125,7 +125,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
 			"no send, poll or txn op completed ok: there is nothing to judge")
 	}
-	c.res.Finish(func(typ string, in *analysis.Instance) bool { return IsBad(typ, in.Allowed) })
+	c.res.Finish(func(typ string, in analysis.Instance) bool { return IsBad(typ, in.InstanceEvidence().Allowed) })
 	c.res.Stats.ElapsedMS = time.Since(start).Milliseconds()
 	return c
 }
@@ -137,7 +137,8 @@ func (c *checker) join(c2 *checker) {
 	c.joinAnomalies(c2)
 	r, r2 := c.res, c2.res
 	st, st2 := &r.Stats, &r2.Stats
-	st.WorstLagS, st.WorstLagProcess, st.WorstLagKey, st.WorstLagOp = st2.WorstLagS, st2.WorstLagProcess, st2.WorstLagKey, st2.WorstLagOp
+	own, own2 := analysis.OwnStats[Stats](r), analysis.OwnStats[Stats](r2)
+	own.WorstLagS, own.WorstLagProcess, own.WorstLagKey, own.WorstLagOp = own2.WorstLagS, own2.WorstLagProcess, own2.WorstLagKey, own2.WorstLagOp
 	st.GraphVertices, st.GraphEdges = st2.GraphVertices, st2.GraphEdges
 	st.Components, st.LargestComponent = st2.Components, st2.LargestComponent
 	r.Series = r2.Series

@@ -91,10 +91,10 @@ func (c *checker) msgValP(m model.MsgID) *analysis.Value { v := c.msgVal(m); ret
 
 // records builds the record list and the op statistics.
 func (c *checker) records(p model.Pairing) {
-	st := &c.res.Stats
+	st, own := &c.res.Stats, analysis.OwnStats[Stats](c.res)
 	st.Ops = int64(len(c.h.Ops))
 	st.Keys = int64(len(c.h.Keys))
-	st.Messages = int64(len(c.h.Msgs))
+	own.Messages = int64(len(c.h.Msgs))
 	vertices := int32(0)
 	c.recs = make([]rec, 0, len(c.h.Ops)/2+1)
 	var slots procSlots
@@ -133,11 +133,11 @@ func (c *checker) records(p model.Pairing) {
 		}
 		switch op.F {
 		case model.FSend:
-			st.Sends++
+			own.Sends++
 		case model.FPoll:
-			st.Polls++
+			own.Polls++
 		case model.FTxn:
-			st.Txns++
+			own.Txns++
 		}
 		switch op.F {
 		case model.FSend, model.FPoll, model.FTxn:

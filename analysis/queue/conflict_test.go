@@ -81,7 +81,7 @@ func TestRewrittenLog(t *testing.T) {
 			if !slices.Equal(c.res.AnomalyTypes, want) {
 				t.Errorf("anomaly types %v, want %v (no skip: the consumers read 182, 186..189 in order)", c.res.AnomalyTypes, want)
 			}
-			if n := c.res.Stats.Unpositioned; n != 0 {
+			if n := analysis.OwnOf[Stats](c.res.Stats).Unpositioned; n != 0 {
 				t.Errorf("unpositioned_skipped = %d, want 0: every value was observed at an offset", n)
 			}
 			posOf := map[int64]int32{}
@@ -195,7 +195,7 @@ func TestConflictComparisons(t *testing.T) {
 			if !slices.Equal(c.res.AnomalyTypes, tc.want) {
 				t.Errorf("anomaly types %v, want %v", c.res.AnomalyTypes, tc.want)
 			}
-			if n := c.res.Stats.Unpositioned; n != 0 {
+			if n := analysis.OwnOf[Stats](c.res.Stats).Unpositioned; n != 0 {
 				t.Errorf("unpositioned_skipped = %d, want 0", n)
 			}
 		})
@@ -237,7 +237,7 @@ func TestUnpositioned(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := history(t, DefaultOptions(), tc.calls...)
-			if got := c.res.Stats.Unpositioned; got != tc.want {
+			if got := analysis.OwnOf[Stats](c.res.Stats).Unpositioned; got != tc.want {
 				t.Errorf("unpositioned_skipped = %d, want %d (types %v)", got, tc.want, c.res.AnomalyTypes)
 			}
 			if c.res.Verdict == analysis.Unknown {

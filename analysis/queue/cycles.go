@@ -129,7 +129,7 @@ func (c *checker) cycles() {
 
 // cycleInstance turns a cycle of vertices into an instance, rotated to its
 // lowest op index, with every step explained.
-func (c *checker) cycleInstance(cyc graph.Cycle, vrec []int32) analysis.Instance {
+func (c *checker) cycleInstance(cyc graph.Cycle, vrec []int32) *Instance {
 	n := len(cyc.Vertices)
 	m := 0
 	for i, v := range cyc.Vertices {
@@ -137,7 +137,7 @@ func (c *checker) cycleInstance(cyc graph.Cycle, vrec []int32) analysis.Instance
 			m = i
 		}
 	}
-	var in analysis.Instance
+	in := &Instance{CycleFields: &analysis.CycleFields{}}
 	var recs []int32
 	for j := range n {
 		i := (m + j) % n

@@ -114,7 +114,10 @@
 // dependency graph and its cycles (depgraph.go, cycles.go). The third
 // finds the reads' writers (reads.go: G1a, precommitted-read,
 // garbage-read). The anomaly types are in types.go, their catalogue
-// entries in catalogue.go, their wording in explain.go.
+// entries in catalogue.go, their wording in explain.go. An instance is an
+// Instance (instance.go: the queue's own fields around the shared
+// analysis.Subject, *analysis.CycleFields and analysis.Evidence); the
+// counts only a queue keeps are Stats (stats.go), the result's Stats.Own.
 //
 // # Cost
 //

@@ -22,31 +22,31 @@ func opOf(l lookup, p *int64) string {
 	return catalog.OpName(l, *p)
 }
 
-func explainInconsistentOffsets(in *analysis.Instance, _ lookup) string {
+func explainInconsistentOffsets(in *Instance, _ lookup) string {
 	return fmt.Sprintf("key %s: offset %s (position %s of the version order) holds %d different values: %s (observed by ops %s).",
 		catalog.Val(in.Key), catalog.I64(in.Offset), catalog.I64(in.Index), len(in.Values), catalog.Vals(in.Values), catalog.Ints(in.Ops))
 }
 
-func explainDuplicate(in *analysis.Instance, _ lookup) string {
+func explainDuplicate(in *Instance, _ lookup) string {
 	return fmt.Sprintf("key %s: value %s sits at %s offsets: %s.", catalog.Val(in.Key), catalog.Val(in.Value), catalog.I64(in.Count), catalog.Ints(in.Offsets))
 }
 
-func explainG1a(in *analysis.Instance, l lookup) string {
+func explainG1a(in *Instance, l lookup) string {
 	return fmt.Sprintf("key %s: %s read value %s at offset %s, but %s, which sent it, failed: an aborted read.",
 		catalog.Val(in.Key), opOf(l, in.Reader), catalog.Val(in.Value), catalog.I64(in.Offset), opOf(l, in.Writer))
 }
 
-func explainPrecommittedRead(in *analysis.Instance, l lookup) string {
+func explainPrecommittedRead(in *Instance, l lookup) string {
 	return fmt.Sprintf("key %s: %s read value %s, which it sent itself, before it had committed.",
 		catalog.Val(in.Key), opOf(l, in.Op), catalog.Val(in.Value))
 }
 
-func explainLostWrite(in *analysis.Instance, l lookup) string {
+func explainLostWrite(in *Instance, l lookup) string {
 	return fmt.Sprintf("key %s: value %s, sent at offset %s by %s, was never read, though %s read past it (offset %s).",
 		catalog.Val(in.Key), catalog.Val(in.Value), catalog.I64(in.Offset), opOf(l, in.Writer), opOf(l, in.MaxRead), catalog.I64(in.MaxReadOffset))
 }
 
-func explainUnseen(in *analysis.Instance, _ lookup) string {
+func explainUnseen(in *Instance, _ lookup) string {
 	n := int64(0)
 	if in.Count != nil {
 		n = *in.Count
@@ -55,7 +55,7 @@ func explainUnseen(in *analysis.Instance, _ lookup) string {
 		catalog.Val(in.Key), n, catalog.Plural(n, "value", "values"), catalog.Plural(n, "was", "were"), catalog.Vals(in.Values))
 }
 
-func explainPollSkip(in *analysis.Instance, _ lookup) string {
+func explainPollSkip(in *Instance, _ lookup) string {
 	last, next := "?", "?"
 	if len(in.Values) == 2 {
 		last, next = in.Values[0].String(), in.Values[1].String()
@@ -64,42 +64,42 @@ func explainPollSkip(in *analysis.Instance, _ lookup) string {
 		catalog.Val(in.Key), catalog.I64(in.Process), in.Ops[0], last, in.Ops[1], next, catalog.I64(in.Delta), skippedVals(in), allowedNote(in))
 }
 
-func explainNonmonotonicPoll(in *analysis.Instance, _ lookup) string {
+func explainNonmonotonicPoll(in *Instance, _ lookup) string {
 	return fmt.Sprintf("key %s: process %s's op %d ended at value %s, but its next poll, op %d, started at %s, %s.%s",
 		catalog.Val(in.Key), catalog.I64(in.Process), in.Ops[0], in.Values[0].String(), in.Ops[1], in.Values[1].String(), backwards(in.Delta), allowedNote(in))
 }
 
-func explainNonmonotonicSend(in *analysis.Instance, _ lookup) string {
+func explainNonmonotonicSend(in *Instance, _ lookup) string {
 	return fmt.Sprintf("key %s: process %s sent %s (op %d), then %s (op %d), which landed %s.",
 		catalog.Val(in.Key), catalog.I64(in.Process), in.Values[0].String(), in.Ops[0], in.Values[1].String(), in.Ops[1], backwards(in.Delta))
 }
 
-func explainIntPollSkip(in *analysis.Instance, l lookup) string {
+func explainIntPollSkip(in *Instance, l lookup) string {
 	return fmt.Sprintf("key %s: %s read %s then %s, skipping %s in between.",
 		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), skippedVals(in))
 }
 
-func explainIntNonmonotonicPoll(in *analysis.Instance, l lookup) string {
+func explainIntNonmonotonicPoll(in *Instance, l lookup) string {
 	return fmt.Sprintf("key %s: %s read %s then %s, %s.",
 		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), backwards(in.Delta))
 }
 
-func explainIntSendSkip(in *analysis.Instance, l lookup) string {
+func explainIntSendSkip(in *Instance, l lookup) string {
 	return fmt.Sprintf("key %s: %s sent %s then %s, and %s landed between them (allowed: other producers' writes interleave).",
 		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), skippedVals(in))
 }
 
-func explainIntNonmonotonicSend(in *analysis.Instance, l lookup) string {
+func explainIntNonmonotonicSend(in *Instance, l lookup) string {
 	return fmt.Sprintf("key %s: %s sent %s then %s, and the second landed %s.",
 		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), backwards(in.Delta))
 }
 
-func explainGarbageRead(in *analysis.Instance, l lookup) string {
+func explainGarbageRead(in *Instance, l lookup) string {
 	return fmt.Sprintf("key %s: %s read value %s at offset %s, which no op in the history ever sent.",
 		catalog.Val(in.Key), opOf(l, in.Reader), catalog.Val(in.Value), catalog.I64(in.Offset))
 }
 
-func explainTornTransaction(in *analysis.Instance, l lookup) string {
+func explainTornTransaction(in *Instance, l lookup) string {
 	what := "lost (never read by any poll, though values after it were)"
 	if in.Reason == "aborted" {
 		what = "never seen anywhere (the op failed, yet part of it took effect)"
@@ -113,7 +113,7 @@ func explainTornTransaction(in *analysis.Instance, l lookup) string {
 		pairs(in.Seen), catalog.Plural(int64(len(in.Seen)), "was", "were"), pairs(in.Missing), catalog.Plural(int64(len(in.Missing)), "was", "were")+" "+what)
 }
 
-func explainStalledConsumer(in *analysis.Instance, _ lookup) string {
+func explainStalledConsumer(in *Instance, _ lookup) string {
 	d := 0.0
 	if in.DurationS != nil {
 		d = *in.DurationS
@@ -148,7 +148,7 @@ func backwards(d *int64) string {
 	return fmt.Sprintf("%d %s back", -*d, catalog.Plural(-*d, "position", "positions"))
 }
 
-func allowedNote(in *analysis.Instance) string {
+func allowedNote(in *Instance) string {
 	if in.Allowed {
 		return " Allowed here: the process subscribed, and a rebalance may move a consumer."
 	}
@@ -205,8 +205,11 @@ func contest(st analysis.Step) string {
 
 // explainCycle returns the explainer of a cycle type: each step, then
 // what the cycle means (the end of a sentence).
-func explainCycle(meaning string) func(*analysis.Instance, lookup) string {
-	return func(in *analysis.Instance, l lookup) string {
+func explainCycle(meaning string) func(*Instance, lookup) string {
+	return func(in *Instance, l lookup) string {
+		if in.CycleFields == nil { // not a cycle: no steps to word
+			return catalog.Fallback("cycle", in)
+		}
 		var sb strings.Builder
 		for i, st := range in.Steps {
 			if i > 0 {
@@ -226,7 +229,7 @@ func explainCycle(meaning string) func(*analysis.Instance, lookup) string {
 
 // skippedVals lists a skip's skipped values as catalog.Vals does, counting
 // in the elision those the instance left out (SkippedCount, MaxSkipped).
-func skippedVals(in *analysis.Instance) string {
+func skippedVals(in *Instance) string {
 	if in.SkippedCount == nil || int(*in.SkippedCount) <= len(in.Skipped) {
 		return catalog.Vals(in.Skipped)
 	}

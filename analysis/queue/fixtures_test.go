@@ -113,7 +113,7 @@ func TestFixtures(t *testing.T) {
 		slices.Sort(types)
 		for _, typ := range types {
 			want := e.Anomalies[typ]
-			got := res.Anomalies[typ]
+			got := analysis.InstancesOf[*Instance](res, typ)
 			if len(got) != len(want) {
 				t.Errorf("%s: %d instances, want %d: %s", typ, len(got), len(want), canon(t, got))
 				continue
@@ -183,7 +183,7 @@ func checkSeries(t *testing.T, c *checker, e *expected) {
 		}
 	}
 	if e.WorstLag != nil {
-		if got := int64(c.res.Stats.WorstLagS * 1e9); got != e.WorstLag.Lag {
+		if got := int64(analysis.OwnOf[Stats](c.res.Stats).WorstLagS * 1e9); got != e.WorstLag.Lag {
 			t.Errorf("worst lag %d ns, want %d", got, e.WorstLag.Lag)
 		}
 	}

@@ -105,7 +105,7 @@ func FuzzCheck(f *testing.F) {
 		res := Check(h, testhist.Pair(t, h), opts)
 		for typ, ins := range res.Anomalies {
 			for _, in := range ins {
-				if len(in.Witness) == 0 {
+				if len(in.InstanceEvidence().Witness) == 0 {
 					t.Fatalf("%s instance without a witness: %+v", typ, in)
 				}
 			}

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"bytes"
+	"github.com/hindsight-dev/hindsight/analysis"
 	"slices"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestGeneratedG1c(t *testing.T) {
 	if !slices.Equal(res.AnomalyTypes, []string{G1c}) {
 		t.Fatalf("anomaly types %v, want only G1c", res.AnomalyTypes)
 	}
-	ins := res.Anomalies[G1c]
+	ins := analysis.InstancesOf[*Instance](res, G1c)
 	if len(ins) != 3 || st.Injected(gen.G1c) != 3 {
 		t.Fatalf("%d G1c instances of %d injections, want 3", len(ins), st.Injected(gen.G1c))
 	}

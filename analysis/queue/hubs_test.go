@@ -3,6 +3,7 @@ package queue
 import (
 	"bytes"
 	"fmt"
+	"github.com/hindsight-dev/hindsight/analysis"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis/graph"
@@ -22,7 +23,7 @@ func TestRealtimeThroughHubs(t *testing.T) {
 		res := Check(h, p, DefaultOptions())
 		var rels []string
 		for _, typ := range res.AnomalyTypes {
-			for _, in := range res.Anomalies[typ] {
+			for _, in := range analysis.InstancesOf[*Instance](res, typ) {
 				var steps []string
 				for _, st := range in.Steps {
 					steps = append(steps, st.Rel)

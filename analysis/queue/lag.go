@@ -418,9 +418,9 @@ func (c *checker) reportLag(ls *lagState) {
 		}
 	}
 	if w := &ls.worst; w.anything {
-		c.res.Stats.WorstLagS = float64(w.lag) / 1e9
-		c.res.Stats.WorstLagProcess = analysis.IntPtr(int64(w.proc))
-		c.res.Stats.WorstLagKey = c.keyVal(w.key)
-		c.res.Stats.WorstLagOp = analysis.IntPtr(w.opIndex)
+		analysis.OwnStats[Stats](c.res).WorstLagS = float64(w.lag) / 1e9
+		analysis.OwnStats[Stats](c.res).WorstLagProcess = analysis.IntPtr(int64(w.proc))
+		analysis.OwnStats[Stats](c.res).WorstLagKey = c.keyVal(w.key)
+		analysis.OwnStats[Stats](c.res).WorstLagOp = analysis.IntPtr(w.opIndex)
 	}
 }

@@ -188,10 +188,10 @@ func (c *checker) refLagAndStalls() {
 		}
 	}
 	if worst >= 0 {
-		c.res.Stats.WorstLagS = float64(worst) / 1e9
-		c.res.Stats.WorstLagProcess = analysis.IntPtr(int64(worstProc))
-		c.res.Stats.WorstLagKey = c.keyVal(worstKey)
-		c.res.Stats.WorstLagOp = analysis.IntPtr(worstOp)
+		analysis.OwnStats[Stats](c.res).WorstLagS = float64(worst) / 1e9
+		analysis.OwnStats[Stats](c.res).WorstLagProcess = analysis.IntPtr(int64(worstProc))
+		analysis.OwnStats[Stats](c.res).WorstLagKey = c.keyVal(worstKey)
+		analysis.OwnStats[Stats](c.res).WorstLagOp = analysis.IntPtr(worstOp)
 	}
 	// close open stalls in a fixed order: by process id, then key
 	order := make([]int32, len(procs))

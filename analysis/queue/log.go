@@ -250,9 +250,9 @@ func (c *checker) addConflict(pos int32, group []logEntry) {
 	}
 	slices.SortFunc(vals, func(a, b analysis.Value) int { return lessCmp(a.Atom, b.Atom) })
 	slices.Sort(ops)
-	c.res.Add(InconsistentOffsets, analysis.Instance{
-		Key: c.keyVal(e.key), Offset: analysis.IntPtr(e.off), Index: analysis.IntPtr(int64(pos)),
-		Values: vals, Ops: slices.Compact(ops), Witness: c.witness(recs...),
+	c.res.Add(InconsistentOffsets, &Instance{
+		Subject: analysis.Subject{Key: c.keyVal(e.key)}, Offset: analysis.IntPtr(e.off), Index: analysis.IntPtr(int64(pos)),
+		Values: vals, Ops: slices.Compact(ops), Evidence: analysis.Evidence{Witness: c.witness(recs...)},
 	})
 }
 
@@ -273,9 +273,9 @@ func (c *checker) reportDuplicates(dupFirst map[model.MsgID]logEntry, extra []lo
 			recs = append(recs, extra[i].obsR)
 		}
 		slices.Sort(offs)
-		c.res.Add(Duplicate, analysis.Instance{
-			Key: c.keyVal(c.h.Msgs[m].Key), Value: c.msgValP(m),
-			Count: analysis.IntPtr(int64(len(offs))), Offsets: offs, Witness: c.witness(recs...),
+		c.res.Add(Duplicate, &Instance{
+			Subject: analysis.Subject{Key: c.keyVal(c.h.Msgs[m].Key)}, Value: c.msgValP(m),
+			Count: analysis.IntPtr(int64(len(offs))), Offsets: offs, Evidence: analysis.Evidence{Witness: c.witness(recs...)},
 		})
 	}
 }

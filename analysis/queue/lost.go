@@ -80,7 +80,7 @@ func (c *checker) checkLost() [][]model.MsgID {
 			unseen[k] = append(unseen[k], m)
 		}
 		if c.last[m] < 0 {
-			c.res.Stats.Unpositioned++
+			analysis.OwnStats[Stats](c.res).Unpositioned++
 			continue
 		}
 		if c.last[m] > maxFirst[k] {
@@ -94,12 +94,12 @@ func (c *checker) checkLost() [][]model.MsgID {
 		if o := sentOff[m]; o != model.NoOffset {
 			off = o
 		}
-		c.res.Add(LostWrite, analysis.Instance{
-			Key: c.keyVal(k), Value: c.msgValP(m), Offset: analysis.IntPtr(off),
+		c.res.Add(LostWrite, &Instance{
+			Subject: analysis.Subject{Key: c.keyVal(k)}, Value: c.msgValP(m), Offset: analysis.IntPtr(off),
 			Index: analysis.IntPtr(int64(c.first[m])), MaxReadIndex: analysis.IntPtr(int64(maxFirst[k])),
 			Writer: analysis.IntPtr(c.compIdx(w)), MaxRead: analysis.IntPtr(c.compIdx(maxReader[k])),
 			MaxReadOffset: analysis.IntPtr(c.offsets[k][maxFirst[k]]),
-			Witness:       c.witness(w, maxReader[k]),
+			Evidence:      analysis.Evidence{Witness: c.witness(w, maxReader[k])},
 		})
 	}
 	return unseen
@@ -118,7 +118,7 @@ func (c *checker) reportUnseen(unseen [][]model.MsgID) {
 			}
 			return lessCmp(c.h.MsgValue(a), c.h.MsgValue(b))
 		})
-		in := analysis.Instance{Key: c.keyVal(model.KeyID(k)), Count: analysis.IntPtr(int64(len(ms)))}
+		in := &Instance{Subject: analysis.Subject{Key: c.keyVal(model.KeyID(k))}, Count: analysis.IntPtr(int64(len(ms)))}
 		if len(ms) > c.opts.MaxUnseenValues {
 			ms = ms[:c.opts.MaxUnseenValues]
 			in.Truncated = true
@@ -175,9 +175,9 @@ func (c *checker) checkTorn() {
 		if r.typ == model.Fail {
 			reason = "aborted"
 		}
-		c.res.Add(TornTransaction, analysis.Instance{
+		c.res.Add(TornTransaction, &Instance{
 			Op: analysis.IntPtr(c.compIdx(rr)), Seen: seen, Missing: missing, Reason: reason,
-			Witness: c.witness(st.proofs...),
+			Evidence: analysis.Evidence{Witness: c.witness(st.proofs...)},
 		})
 	}
 }

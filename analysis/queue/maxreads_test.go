@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"github.com/hindsight-dev/hindsight/analysis"
 	"slices"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestMaxReadsOrdered(t *testing.T) {
 		InfoRate: 0.03, FailRate: 0.02, Faults: faults}
 	h, p := testhist.Queue(t, cfg)
 	c := check(h, p, DefaultOptions())
-	if len(c.res.Anomalies[LostWrite]) == 0 {
+	if len(analysis.InstancesOf[*Instance](c.res, LostWrite)) == 0 {
 		t.Fatal("no lost-write: max_read is not in the output")
 	}
 	sameMaxReads(t, c)
@@ -49,7 +50,7 @@ func TestMaxReadsOrdered(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = check(h2, p2, DefaultOptions())
-	if len(c.res.Anomalies[InconsistentOffsets]) != 1 {
+	if len(analysis.InstancesOf[*Instance](c.res, InconsistentOffsets)) != 1 {
 		t.Fatalf("anomalies %v, want an inconsistent offset", c.res.AnomalyTypes)
 	}
 	if got := c.compIdx(c.maxRead[k]); got != 5 {

@@ -14,7 +14,7 @@ const MaxSkipped = 32
 // between a and b, at most MaxSkipped of them, and sets in.SkippedCount
 // when there are more: O(MaxSkipped), so a consumer jumping back and forth
 // over n values k times costs O(k), not O(k·n).
-func (c *checker) setSkipped(in *analysis.Instance, k model.KeyID, a, b int32) {
+func (c *checker) setSkipped(in *Instance, k model.KeyID, a, b int32) {
 	n := int64(b - a - 1)
 	for p := a + 1; p < b && p <= a+MaxSkipped; p++ {
 		in.Skipped = append(in.Skipped, c.msgVal(c.kept[k][p]))
@@ -47,9 +47,9 @@ func step(pa int32, a model.MsgID, pb int32, b model.MsgID) (delta int64, ordere
 // Delta set), as skipT when it went forward past other positions, with the
 // values it skipped and the op that proves the first of them, and as
 // nonmonoT otherwise.
-func (c *checker) addStep(in analysis.Instance, k model.KeyID, a, b int32, skipT, nonmonoT string) {
+func (c *checker) addStep(in *Instance, k model.KeyID, a, b int32, skipT, nonmonoT string) {
 	if *in.Delta > 1 {
-		c.setSkipped(&in, k, a, b)
+		c.setSkipped(in, k, a, b)
 		in.Witness = append(in.Witness, c.witness(c.proofOfPos(k, a+1))...)
 		c.res.Add(skipT, in)
 		return
@@ -113,7 +113,7 @@ func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *in
 				for _, rd := range c.h.ReadsOf(&kp) {
 					p := c.pos(rd.Msg)
 					if p < 0 {
-						c.res.Stats.Unpositioned++
+						analysis.OwnStats[Stats](c.res).Unpositioned++
 						continue
 					}
 					if i == -2 {
@@ -125,7 +125,7 @@ func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *in
 		case model.MopSend:
 			p := c.pos(m.Msg)
 			if p < 0 {
-				c.res.Stats.Unpositioned++
+				analysis.OwnStats[Stats](c.res).Unpositioned++
 				continue
 			}
 			record(&st.sends, &st.sendAt, at(&st.sendAt, m.Key), IntSendSkip, IntNonmonotonicSend, m.Key, p, m.Msg)
@@ -141,10 +141,10 @@ func (c *checker) internalStep(r int32, skipT, nonmonoT string, prev lastSeen, k
 	if delta == 1 || !ordered {
 		return
 	}
-	in := analysis.Instance{
-		Key: c.keyVal(k), Op: analysis.IntPtr(c.compIdx(r)),
+	in := &Instance{
+		Subject: analysis.Subject{Key: c.keyVal(k)}, Op: analysis.IntPtr(c.compIdx(r)),
 		Values: []analysis.Value{c.msgVal(prev.msg), c.msgVal(m)}, Delta: analysis.IntPtr(delta),
-		Witness: c.witness(r),
+		Evidence: analysis.Evidence{Witness: c.witness(r)},
 	}
 	c.addStep(in, k, prev.pos, p, skipT, nonmonoT)
 }
@@ -280,12 +280,12 @@ func (c *checker) processStep(proc int32, ps *procState, prev, next posAt, poll 
 	if delta == 1 || (!poll && delta > 0) || !ordered {
 		return
 	}
-	in := analysis.Instance{
-		Key: c.keyVal(next.key), Process: analysis.IntPtr(int64(proc)),
-		Ops:     []int64{c.compIdx(prev.rec), c.compIdx(next.rec)},
-		Values:  []analysis.Value{c.msgVal(prev.msg), c.msgVal(next.msg)},
-		Delta:   analysis.IntPtr(delta),
-		Witness: c.witness(prev.rec, next.rec),
+	in := &Instance{
+		Subject: analysis.Subject{Key: c.keyVal(next.key)}, Process: analysis.IntPtr(int64(proc)),
+		Ops:      []int64{c.compIdx(prev.rec), c.compIdx(next.rec)},
+		Values:   []analysis.Value{c.msgVal(prev.msg), c.msgVal(next.msg)},
+		Delta:    analysis.IntPtr(delta),
+		Evidence: analysis.Evidence{Witness: c.witness(prev.rec, next.rec)},
 	}
 	if !poll {
 		c.res.Add(NonmonotonicSend, in)

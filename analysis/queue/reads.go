@@ -37,20 +37,20 @@ func (c *checker) checkReads(ri int32, r *rec, mops []model.Mop, done []int32) {
 				w := c.writer[rd.Msg]
 				switch {
 				case w < 0:
-					c.res.Add(GarbageRead, analysis.Instance{
-						Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.IntPtr(rd.Offset()),
-						Reader: analysis.IntPtr(reader), Witness: c.witness(ri),
+					c.res.Add(GarbageRead, &Instance{
+						Subject: analysis.Subject{Key: c.keyVal(kp.Key)}, Value: c.msgValP(rd.Msg), Offset: analysis.IntPtr(rd.Offset()),
+						Reader: analysis.IntPtr(reader), Evidence: analysis.Evidence{Witness: c.witness(ri)},
 					})
 				case w == ri:
-					c.res.Add(PrecommittedRead, analysis.Instance{
-						Op: analysis.IntPtr(reader), Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg),
-						Witness: c.witness(ri),
+					c.res.Add(PrecommittedRead, &Instance{
+						Op: analysis.IntPtr(reader), Subject: analysis.Subject{Key: c.keyVal(kp.Key)}, Value: c.msgValP(rd.Msg),
+						Evidence: analysis.Evidence{Witness: c.witness(ri)},
 					})
 				case r.typ == model.OK && c.recs[w].typ == model.Fail:
-					c.res.Add(G1a, analysis.Instance{
-						Key: c.keyVal(kp.Key), Value: c.msgValP(rd.Msg), Offset: analysis.IntPtr(rd.Offset()),
+					c.res.Add(G1a, &Instance{
+						Subject: analysis.Subject{Key: c.keyVal(kp.Key)}, Value: c.msgValP(rd.Msg), Offset: analysis.IntPtr(rd.Offset()),
 						Reader: analysis.IntPtr(reader), Writer: analysis.IntPtr(c.compIdx(w)),
-						Witness: c.witness(w, ri),
+						Evidence: analysis.Evidence{Witness: c.witness(w, ri)},
 					})
 				}
 			}

@@ -81,11 +81,11 @@ func (c *checker) reportStall(proc int32, k model.KeyID, s *stall, acked int64, 
 	if !c.reportable(s) {
 		return
 	}
-	in := analysis.Instance{
-		Key: c.keyVal(k), Process: analysis.IntPtr(int64(proc)),
+	in := &Instance{
+		Subject: analysis.Subject{Key: c.keyVal(k)}, Process: analysis.IntPtr(int64(proc)),
 		From: analysis.IntPtr(c.compIdx(s.fromRec)), To: analysis.IntPtr(c.compIdx(s.lastRec)),
 		DurationS: analysis.FloatPtr(float64(s.lastTime-s.since) / 1e9),
-		Witness:   c.witness(s.fromRec, s.lastRec, s.ackRec),
+		Evidence:  analysis.Evidence{Witness: c.witness(s.fromRec, s.lastRec, s.ackRec)},
 	}
 	in.StuckOffset = analysis.IntPtr(s.pos) // -1: nothing read yet
 	if hasAcked {

@@ -2,7 +2,7 @@ package queue
 
 // Anomaly type names, exactly as docs/queue.md#types-at-a-glance spells them.
 // Each doc comment states the property the anomaly violates and the instance
-// fields it carries (JSON names of analysis.Instance); every instance also
+// fields it carries (JSON names of Instance, instance.go); every instance also
 // carries witness, the sorted op indices of its minimal counterexample. Each
 // type's meaning, severity, docs section, wording and timeline mark are its
 // entry in catalogue.go (Catalogue), with its wording in explain.go.

@@ -47,7 +47,7 @@ func TestHugeGarbageReadBounded(t *testing.T) {
 	if res.Verdict != analysis.Invalid || !slicesContain(res.BadTypes, GarbageRead) {
 		t.Fatalf("%v %v, want invalid with garbage-read", res.Verdict, res.BadTypes)
 	}
-	ins := res.Anomalies[GarbageRead]
+	ins := analysis.InstancesOf[*Instance](res, GarbageRead)
 	if len(ins) != 1 || len(ins[0].Values) != n || ins[0].Element == nil || ins[0].Element.String() != "0" {
 		t.Fatalf("%d garbage-read instances, want one listing %d elements from 0", len(ins), n)
 	}
@@ -74,7 +74,7 @@ func TestHugeAbortedReadBounded(t *testing.T) {
 	if len(out) > 2<<20 {
 		t.Errorf("JSON result is %d bytes, want under 2 MB", len(out))
 	}
-	ins := res.Anomalies[G1a]
+	ins := analysis.InstancesOf[*Instance](res, G1a)
 	if len(ins) != n {
 		t.Fatalf("%d G1a instances, want %d", len(ins), n)
 	}
@@ -84,7 +84,7 @@ func TestHugeAbortedReadBounded(t *testing.T) {
 		t.Fatalf("last G1a: mop %v, mop_elements %v, element %v; want the first %d of %d elements, element %d",
 			in.Mop, in.MopElements, in.Element, MaxMopElements, n, n-1)
 	}
-	if got := cutMopText(&in); !strings.HasSuffix(got, "30 31]], the first of 2000 elements") {
+	if got := cutMopText(in); !strings.HasSuffix(got, "30 31]], the first of 2000 elements") {
 		t.Fatalf("mop worded %q, want the first %d of %d elements", got, MaxMopElements, n)
 	}
 }

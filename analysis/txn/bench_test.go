@@ -69,7 +69,7 @@ func BenchmarkCheckRWRegister(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				res := CheckRWRegister(h, p, bc.opts)
-				if res.Verdict != analysis.Invalid || len(res.Anomalies[LostUpdate]) != 45 {
+				if res.Verdict != analysis.Invalid || len(analysis.InstancesOf[*Instance](res, LostUpdate)) != 45 {
 					b.Fatalf("%v %v", res.Verdict, res.AnomalyTypes)
 				}
 			}

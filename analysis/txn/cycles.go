@@ -186,7 +186,7 @@ func (c *checker) timeout(s *graph.Searcher, comp []int32, current string, searc
 			notFound = append(notFound, t)
 		}
 	}
-	in := analysis.Instance{SpecType: current, DoesNotContain: notFound, SCCSize: analysis.IntPtr(int64(len(comp)))}
+	in := &Instance{SpecType: current, DoesNotContain: notFound, SCCSize: analysis.IntPtr(int64(len(comp)))}
 	if notFound == nil {
 		in.DoesNotContain = []string{}
 	}
@@ -202,7 +202,7 @@ func (c *checker) timeout(s *graph.Searcher, comp []int32, current string, searc
 
 // cycleInstance turns a cycle of vertices into an instance rotated to its
 // lowest op index, every step explained.
-func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
+func (c *checker) cycleInstance(cyc graph.Cycle) *Instance {
 	n := len(cyc.Vertices)
 	m := 0
 	for i, v := range cyc.Vertices {
@@ -210,7 +210,7 @@ func (c *checker) cycleInstance(cyc graph.Cycle) analysis.Instance {
 			m = i
 		}
 	}
-	var in analysis.Instance
+	in := &Instance{CycleFields: &analysis.CycleFields{}}
 	var recs []int32
 	for j := range n {
 		i := (m + j) % n

@@ -22,6 +22,11 @@
 //  4. Cycles, per strongly connected component (cycles.go), and the verdict
 //     (txn.go, finish): Elle's result map.
 //
+// Both workloads report instances of one type, Instance (instance.go: the
+// transactional fields around the shared analysis.Subject,
+// *analysis.CycleFields and analysis.Evidence), and keep their own counts
+// in Stats (stats.go), the result's Stats.Own.
+//
 // # Cycles
 //
 // A step of a cycle stands for one relation: the first of ww, wr, rw,

@@ -17,7 +17,7 @@ import (
 
 // cutMopText is mopText of in's Mop, saying when it lists only the first
 // of the read's elements (MopElements, MaxMopElements).
-func cutMopText(in *analysis.Instance) string {
+func cutMopText(in *Instance) string {
 	if in.MopElements == nil {
 		return mopText(in.Mop)
 	}
@@ -35,7 +35,7 @@ func mopText(m *analysis.Mop) string {
 // element (or value).
 type named struct{ key, op, writer, elem, mop string }
 
-func names(in *analysis.Instance, lookup catalog.OpLookup) named {
+func names(in *Instance, lookup catalog.OpLookup) named {
 	n := named{key: catalog.Val(in.Key), op: "an op", writer: "an op", elem: catalog.Val(in.Element), mop: cutMopText(in)}
 	if in.Op != nil {
 		n.op = catalog.OpName(lookup, *in.Op)
@@ -51,14 +51,14 @@ func names(in *analysis.Instance, lookup catalog.OpLookup) named {
 
 // explainer is how an entry words an instance without steps; "" when its
 // fields are not the ones expected (Fallback then words it).
-type explainer func(in *analysis.Instance, lookup catalog.OpLookup) string
+type explainer func(in *Instance, lookup catalog.OpLookup) string
 
 // wording returns the Explain of a type of workload w: its cycle, step by
 // step, when the instance has one; else explain's sentence; else the
 // fallback.
-func wording(w, typ string, explain explainer) func(*analysis.Instance, catalog.OpLookup) string {
-	return func(in *analysis.Instance, lookup catalog.OpLookup) string {
-		if len(in.Steps) > 0 {
+func wording(w, typ string, explain explainer) func(analysis.Instance, catalog.OpLookup) string {
+	return catalog.Own(func(in *Instance, lookup catalog.OpLookup) string {
+		if in.CycleFields != nil && len(in.Steps) > 0 {
 			return ExplainCycle(w, typ, in, lookup)
 		}
 		if explain != nil {
@@ -67,44 +67,44 @@ func wording(w, typ string, explain explainer) func(*analysis.Instance, catalog.
 			}
 		}
 		return catalog.Fallback(typ, in)
-	}
+	})
 }
 
-func explainG1a(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainG1a(in *Instance, lookup catalog.OpLookup) string {
 	n := names(in, lookup)
 	return fmt.Sprintf("%s read %s of key %s (%s), but %s, which wrote it, failed: an aborted read.",
 		n.op, n.elem, n.key, n.mop, n.writer)
 }
 
-func explainG1bRegister(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainG1bRegister(in *Instance, lookup catalog.OpLookup) string {
 	n := names(in, lookup)
 	return fmt.Sprintf("%s read key %s = %s (%s), but %s overwrote %s within itself: an intermediate state, not its final write.",
 		n.op, n.key, n.elem, n.mop, n.writer, n.elem)
 }
 
-func explainG1bList(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainG1bList(in *Instance, lookup catalog.OpLookup) string {
 	n := names(in, lookup)
 	return fmt.Sprintf("%s read key %s ending in %s (%s), but %s overwrote %s within itself: an intermediate state, not its final write.",
 		n.op, n.key, n.elem, n.mop, n.writer, n.elem)
 }
 
-func explainInternal(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainInternal(in *Instance, lookup catalog.OpLookup) string {
 	n := names(in, lookup)
 	return fmt.Sprintf("%s read %s, but its own earlier reads and writes of key %s say it should have read %s.",
 		n.op, n.mop, n.key, catalog.Val(in.Expected))
 }
 
-func explainFutureReadRegister(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainFutureReadRegister(in *Instance, lookup catalog.OpLookup) string {
 	n := names(in, lookup)
 	return fmt.Sprintf("%s read %s of key %s (%s), a value it writes only later in itself.", n.op, n.elem, n.key, n.mop)
 }
 
-func explainFutureReadList(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainFutureReadList(in *Instance, lookup catalog.OpLookup) string {
 	n := names(in, lookup)
 	return fmt.Sprintf("%s read %s of key %s (%s), an element it appends only later in itself.", n.op, n.elem, n.key, n.mop)
 }
 
-func explainIncompatibleOrder(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainIncompatibleOrder(in *Instance, lookup catalog.OpLookup) string {
 	if len(in.Values) != 2 || len(in.Ops) != 2 {
 		return ""
 	}
@@ -113,7 +113,7 @@ func explainIncompatibleOrder(in *analysis.Instance, lookup catalog.OpLookup) st
 		catalog.FirstDifference(in.Values[0], in.Values[1])+1)
 }
 
-func explainDuplicateElements(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainDuplicateElements(in *Instance, lookup catalog.OpLookup) string {
 	n := names(in, lookup)
 	var parts []string
 	for e, c := range sortedCounts(in.Duplicates) {
@@ -123,7 +123,7 @@ func explainDuplicateElements(in *analysis.Instance, lookup catalog.OpLookup) st
 		n.op, n.key, n.mop, strings.Join(parts, ", "))
 }
 
-func explainDirtyUpdate(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainDirtyUpdate(in *Instance, lookup catalog.OpLookup) string {
 	if len(in.Txns) != 3 {
 		return ""
 	}
@@ -131,7 +131,7 @@ func explainDirtyUpdate(in *analysis.Instance, lookup catalog.OpLookup) string {
 		catalog.Val(in.Key), catalog.OpTyped(lookup, in.Txns[0].Int), catalog.Vals(in.Values), catalog.OpTyped(lookup, in.Txns[2].Int))
 }
 
-func explainLostUpdate(in *analysis.Instance, _ catalog.OpLookup) string {
+func explainLostUpdate(in *Instance, _ catalog.OpLookup) string {
 	var ops []int64
 	for _, x := range in.Txns {
 		ops = append(ops, x.Int)
@@ -140,7 +140,7 @@ func explainLostUpdate(in *analysis.Instance, _ catalog.OpLookup) string {
 		catalog.Val(in.Key), catalog.Ints(ops), catalog.Val(in.Value))
 }
 
-func explainGarbageRead(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainGarbageRead(in *Instance, lookup catalog.OpLookup) string {
 	n := names(in, lookup)
 	if len(in.Values) > 1 { // list-append: every element of the read nobody appended
 		n.elem = catalog.Vals(in.Values)
@@ -148,7 +148,7 @@ func explainGarbageRead(in *analysis.Instance, lookup catalog.OpLookup) string {
 	return fmt.Sprintf("%s read %s of key %s (%s), which no op in the history wrote.", n.op, n.elem, n.key, n.mop)
 }
 
-func explainDuplicateWrites(in *analysis.Instance, lookup catalog.OpLookup) string {
+func explainDuplicateWrites(in *Instance, lookup catalog.OpLookup) string {
 	if in.Reader != nil {
 		return fmt.Sprintf("key %s: value %s was written by ops %s and read by %s, so which write that read saw cannot be told; the key is left out of the dependency graph.",
 			catalog.Val(in.Key), catalog.Val(in.Value), catalog.Ints(in.Ops), catalog.OpName(lookup, *in.Reader))
@@ -156,16 +156,16 @@ func explainDuplicateWrites(in *analysis.Instance, lookup catalog.OpLookup) stri
 	return explainDuplicateAppends(in, lookup)
 }
 
-func explainDuplicateAppends(in *analysis.Instance, _ catalog.OpLookup) string {
+func explainDuplicateAppends(in *Instance, _ catalog.OpLookup) string {
 	return fmt.Sprintf("key %s: value %s was written by ops %s, so its order cannot be told; the key is left out of the dependency graph.",
 		catalog.Val(in.Key), catalog.Val(in.Value), catalog.Ints(in.Ops))
 }
 
-func explainEmptyGraph(*analysis.Instance, catalog.OpLookup) string {
+func explainEmptyGraph(*Instance, catalog.OpLookup) string {
 	return "no transaction depends on another (no read saw another's write and no order links them), so nothing could be judged."
 }
 
-func explainCycleSearchTimeout(in *analysis.Instance, _ catalog.OpLookup) string {
+func explainCycleSearchTimeout(in *Instance, _ catalog.OpLookup) string {
 	return fmt.Sprintf("the cycle search of a component of %s txns ran out of its budget while looking for %s; it had ruled out %s.",
 		catalog.I64(in.SCCSize), in.SpecType, strings.Join(nonEmpty(in.DoesNotContain), ", "))
 }
@@ -208,7 +208,10 @@ var txnCycleKinds = map[string]string{
 
 // ExplainCycle explains a transactional cycle as a chain of orders,
 // "op A < op B, because ...", the last of which contradicts the first.
-func ExplainCycle(workload, typ string, in *analysis.Instance, lookup catalog.OpLookup) string {
+func ExplainCycle(workload, typ string, in *Instance, lookup catalog.OpLookup) string {
+	if in.CycleFields == nil { // not a cycle: no steps to word
+		return catalog.Fallback(typ, in)
+	}
 	var sb strings.Builder
 	ops := make([]string, len(in.Cycle))
 	for i, c := range in.Cycle {
@@ -274,7 +277,7 @@ func contestNote(st analysis.Step) string {
 // cyclicVersions explains an rw-register cyclic-versions instance: which
 // source made a key's version order cyclic, and the cycle, each edge with
 // why it holds.
-func cyclicVersions(in *analysis.Instance, lookup catalog.OpLookup) string {
+func cyclicVersions(in *Instance, lookup catalog.OpLookup) string {
 	key := catalog.Val(in.Key)
 	if len(in.Sources) == 0 {
 		return fmt.Sprintf("key %s: the version orders inferred for values %s contradict each other.", key, catalog.Vals(in.Values))

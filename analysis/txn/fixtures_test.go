@@ -138,7 +138,7 @@ func runFixtures(t *testing.T, workload string, check func(*model.History, model
 			label := fmt.Sprintf("check %d (%s)", i, fc.describe())
 			fc.AnomalyTypes = append(fc.AnomalyTypes, beyondElle[fmt.Sprintf("%s/%d", name, i)]...)
 			if _, ok := garbageFixtures[name]; ok && workload == "rw-register" {
-				if len(res.Anomalies[GarbageRead]) == 0 {
+				if len(analysis.InstancesOf[*Instance](res, GarbageRead)) == 0 {
 					t.Errorf("%s: no garbage-read, though %s", label, garbageFixtures[name])
 				}
 				fc.AnomalyTypes = append(fc.AnomalyTypes, GarbageRead)
@@ -177,7 +177,7 @@ func compareCheck(t *testing.T, name, label string, fc *fixtureCheck, res *analy
 		}
 	}
 	for typ, wants := range fc.Anomalies {
-		ins := res.Anomalies[typ]
+		ins := analysis.InstancesOf[*Instance](res, typ)
 		if len(ins) != len(wants) {
 			t.Errorf("%s: %d %s instances, Elle %d\n%s", label, len(ins), typ, len(wants), got)
 			continue
@@ -251,7 +251,7 @@ func elleCyclicVersions(t *testing.T, b []byte) []byte {
 // long: Elle sorts the distinct reads of a key by length only, so which two
 // equally long reads it meets first is its hash order; hindsight's is the
 // order of their first readers.
-func sameLengthSwapped(want json.RawMessage, got analysis.Instance) bool {
+func sameLengthSwapped(want json.RawMessage, got *Instance) bool {
 	var w struct {
 		Key    any     `json:"key"`
 		Values [][]any `json:"values"`

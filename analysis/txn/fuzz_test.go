@@ -98,7 +98,7 @@ func fuzzOptions(b byte) Options {
 }
 
 // classifyRels classifies a reported cycle by its steps' relations.
-func classifyRels(in analysis.Instance) string {
+func classifyRels(in *Instance) string {
 	names := map[string]graph.Rel{"ww": graph.WW, "wr": graph.WR, "rw": graph.RW, "process": graph.Process, "realtime": graph.Realtime}
 	rels := make([]graph.Rel, len(in.Steps))
 	for i, st := range in.Steps {
@@ -137,9 +137,12 @@ func FuzzRWRegister(f *testing.F) {
 		opts.WFRKeys, opts.SequentialKeys, opts.LinearizableKeys = data[0]&0x10 != 0, data[0]&0x20 != 0, data[0]&0x40 != 0
 		h := fuzzRWRegister(data[1:])
 		res := CheckRWRegister(h, testhist.Pair(t, h), opts)
-		checkFuzzResult(t, res, func(typ string, in analysis.Instance) {
+		checkFuzzResult(t, res, func(typ string, in *Instance) {
 			if typ == CyclicVersions {
 				checkVersionCycle(t, in)
+			}
+			if in.CycleFields == nil {
+				return
 			}
 			for i, st := range in.Steps {
 				if (st.Rel == "ww" || st.Rel == "rw") && (st.OrderBy == "" || len(st.Values) != 2) {
@@ -155,7 +158,7 @@ func FuzzRWRegister(f *testing.F) {
 
 // checkVersionCycle checks a cyclic-versions instance: its version cycle
 // closes, every edge names its source, one of the sources merged.
-func checkVersionCycle(t *testing.T, in analysis.Instance) {
+func checkVersionCycle(t *testing.T, in *Instance) {
 	t.Helper()
 	vc := in.VersionCycle
 	if len(vc) < 2 || len(in.Sources) < 2 {
@@ -181,17 +184,21 @@ func checkVersionCycle(t *testing.T, in analysis.Instance) {
 // each cycle's steps classify as its type (unless the search timed out),
 // and the result marshals. extra, if not nil, checks each instance
 // further.
-func checkFuzzResult(t *testing.T, res *analysis.Result, extra func(typ string, in analysis.Instance)) {
+func checkFuzzResult(t *testing.T, res *analysis.Result, extra func(typ string, in *Instance)) {
 	t.Helper()
 	for typ, ins := range res.Anomalies {
-		for _, in := range ins {
+		for _, ai := range ins {
+			in, ok := ai.(*Instance)
+			if !ok {
+				t.Fatalf("%s instance of type %T", typ, ai)
+			}
 			if len(in.Witness) == 0 && typ != EmptyTransactionGraph {
 				t.Fatalf("%s instance without a witness: %+v", typ, in)
 			}
 			if extra != nil {
 				extra(typ, in)
 			}
-			if len(in.Steps) == 0 {
+			if in.CycleFields == nil || len(in.Steps) == 0 {
 				continue
 			}
 			if len(in.Steps) != len(in.Cycle) {
@@ -202,7 +209,7 @@ func checkFuzzResult(t *testing.T, res *analysis.Result, extra func(typ string, 
 					t.Fatalf("%s: step %d goes %d -> %d in cycle %v", typ, i, st.From, st.To, in.Cycle)
 				}
 			}
-			if consistency.IsCycleType(typ) && typ != classifyRels(in) && len(res.Anomalies[CycleSearchTimeout]) == 0 {
+			if consistency.IsCycleType(typ) && typ != classifyRels(in) && len(analysis.InstancesOf[*Instance](res, CycleSearchTimeout)) == 0 {
 				t.Fatalf("%s cycle classifies as %s: %+v", typ, classifyRels(in), in.Steps)
 			}
 		}

@@ -67,7 +67,7 @@ func TestHugeComponentGetsAVerdict(t *testing.T) {
 	if res.Stats.LargestComponent < 5000 {
 		t.Fatalf("largest component %d txns: not huge", res.Stats.LargestComponent)
 	}
-	if res.Verdict != analysis.Invalid || len(res.Anomalies[CycleSearchTimeout]) > 0 {
+	if res.Verdict != analysis.Invalid || len(analysis.InstancesOf[*Instance](res, CycleSearchTimeout)) > 0 {
 		t.Fatalf("%s %v %v", res.Verdict, res.AnomalyTypes, res.UnknownReasons)
 	}
 	t.Logf("component of %d txns: %v in %v", res.Stats.LargestComponent, res.AnomalyTypes, time.Since(start))
@@ -80,10 +80,10 @@ func TestBudgetRunsOut(t *testing.T) {
 	opts := DefaultOptions()
 	opts.CycleBudget = time.Microsecond
 	res := generated(t, gen.HugeSCCConfig(2), CheckListAppend, opts)
-	if len(res.Anomalies[CycleSearchTimeout]) == 0 || len(res.UnknownReasons) == 0 {
+	if len(analysis.InstancesOf[*Instance](res, CycleSearchTimeout)) == 0 || len(res.UnknownReasons) == 0 {
 		t.Fatalf("no timeout recorded: %v %v", res.AnomalyTypes, res.UnknownReasons)
 	}
-	in := res.Anomalies[CycleSearchTimeout][0]
+	in := analysis.InstancesOf[*Instance](res, CycleSearchTimeout)[0]
 	if in.SCCSize == nil || *in.SCCSize < 5000 || in.SpecType == "" {
 		t.Errorf("timeout instance %+v", in)
 	}
@@ -169,7 +169,7 @@ func checkInjected(t *testing.T, res *analysis.Result, want []string) {
 		t.Fatalf("%s %v, want invalid %v", res.Verdict, res.AnomalyTypes, want)
 	}
 	for _, typ := range want {
-		if n := len(res.Anomalies[typ]); n != 3 {
+		if n := len(analysis.InstancesOf[*Instance](res, typ)); n != 3 {
 			t.Errorf("%d %s instances for 3 injections", n, typ)
 		}
 	}

@@ -24,7 +24,7 @@ func TestRealtimeThroughHubs(t *testing.T) {
 		if fmt.Sprint(res.AnomalyTypes) != "[G-single-item-realtime]" {
 			t.Fatalf("n=%d: anomaly types %v (%v)", n, res.AnomalyTypes, res.UnknownReasons)
 		}
-		in := res.Anomalies["G-single-item-realtime"][0]
+		in := analysis.InstancesOf[*Instance](res, "G-single-item-realtime")[0]
 		if len(in.Steps) != 2 || in.Steps[0].Rel != "realtime" || in.Steps[1].Rel != "rw" {
 			t.Errorf("n=%d: steps %+v, want append -realtime-> read -rw-> append", n, in.Steps)
 		}

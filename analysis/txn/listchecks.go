@@ -61,8 +61,8 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 				if mv == nil {
 					mv, ml = c.cutMop(m)
 				}
-				c.add(G1a, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
-					Key: c.keyVal(m.Key), Element: analysis.AtomValuePtr(c.h.MsgValue(e)), Witness: c.witness(r, w)})
+				c.add(G1a, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
+					Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Element: analysis.AtomValuePtr(c.h.MsgValue(e)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
 			}
 		}
 		if len(es) == 0 {
@@ -73,8 +73,8 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 			if mv == nil {
 				mv, ml = c.cutMop(m)
 			}
-			c.add(G1b, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
-				Key: c.keyVal(m.Key), Element: analysis.AtomValuePtr(c.h.MsgValue(last)), Witness: c.witness(r, w)})
+			c.add(G1b, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
+				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Element: analysis.AtomValuePtr(c.h.MsgValue(last)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
 		}
 	}
 }
@@ -114,8 +114,8 @@ func (la *listAppend) futureRead(r int32, mops []model.Mop) {
 			continue
 		}
 		if j, _ := readAt.get(int32(m.Msg)); j >= 0 && j < int32(i) {
-			c.add(FutureRead, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(&mops[j]), Key: c.keyVal(m.Key),
-				Element: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+			c.add(FutureRead, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(&mops[j]), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
+				Element: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r)}})
 			return
 		}
 	}
@@ -154,8 +154,8 @@ func (la *listAppend) duplicateElements(r int32, mops []model.Mop) {
 			b, _ := json.Marshal(c.msgVal(e))
 			dup[string(b)] = int64(n)
 		}
-		c.add(DuplicateElements, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-			Duplicates: dup, Witness: c.witness(r)})
+		c.add(DuplicateElements, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
+			Duplicates: dup, Evidence: analysis.Evidence{Witness: c.witness(r)}})
 	}
 }
 
@@ -180,7 +180,7 @@ func (la *listAppend) dirtyUpdates() {
 			switch {
 			case t2typ == model.OK && t1typ == model.Fail:
 				vs = append(vs, e)
-				in := analysis.Instance{Key: c.keyVal(model.KeyID(k)), Witness: c.witness(t1, t2)}
+				in := &Instance{Subject: analysis.Subject{Key: c.keyVal(model.KeyID(k))}, Evidence: analysis.Evidence{Witness: c.witness(t1, t2)}}
 				for _, x := range vs {
 					in.Values = append(in.Values, c.msgVal(x))
 				}
@@ -217,8 +217,8 @@ func (la *listAppend) duplicateAppends() {
 		for _, r := range recs {
 			ops = append(ops, c.idx(r))
 		}
-		c.add(DuplicateAppends, analysis.Instance{Key: c.keyVal(k), Value: analysis.AtomValuePtr(c.h.MsgValue(m)), Ops: ops,
-			Witness: c.witness(recs...)})
+		c.add(DuplicateAppends, &Instance{Subject: analysis.Subject{Key: c.keyVal(k)}, Value: analysis.AtomValuePtr(c.h.MsgValue(m)), Ops: ops,
+			Evidence: analysis.Evidence{Witness: c.witness(recs...)}})
 		c.unknownReason("%s: value %s was appended to key %s by %s, so the order of that key cannot be inferred; "+
 			"it was left out of the dependency graph", DuplicateAppends, c.h.MsgValue(m), c.h.Keys[k], opList(ops))
 	}
@@ -253,6 +253,6 @@ func (la *listAppend) stateVal(es []model.MsgID, isNil bool) analysis.Value {
 }
 
 // garbageFields: the first unwritten element of the read, and all of them.
-func (la *listAppend) garbageFields(in *analysis.Instance, bad []analysis.Value) {
+func (la *listAppend) garbageFields(in *Instance, bad []analysis.Value) {
 	in.Element, in.Values = &bad[0], bad
 }

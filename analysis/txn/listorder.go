@@ -24,7 +24,7 @@ func (la *listAppend) index() {
 	for r := range c.recs {
 		la.indexTxn(int32(r), &ap)
 	}
-	c.res.Stats.Messages = int64(nm)
+	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	la.versionOrders(ap)
 	la.cleanKeys()
 	la.shownByReads()
@@ -294,11 +294,11 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 // reportIncompatible records the incompatible-order instance of pair p.
 func (la *listAppend) reportIncompatible(p *incompatible) {
 	c, a, b := la.c, p.a, p.b
-	c.add(IncompatibleOrder, analysis.Instance{
-		Key:     c.keyVal(p.k),
-		Values:  []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
-		Ops:     []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
-		Witness: c.witness(a.ref.rec, b.ref.rec),
+	c.add(IncompatibleOrder, &Instance{
+		Subject:  analysis.Subject{Key: c.keyVal(p.k)},
+		Values:   []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
+		Ops:      []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
+		Evidence: analysis.Evidence{Witness: c.witness(a.ref.rec, b.ref.rec)},
 	})
 }
 

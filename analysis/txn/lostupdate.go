@@ -168,7 +168,7 @@ func (tc *txnChecks) lostGroup(g lostKey, cands []lostCand) {
 		for i, x := range run {
 			recs[i] = x.rec
 		}
-		in := analysis.Instance{Key: c.keyVal(g.k), Witness: c.witness(recs...)}
+		in := &Instance{Subject: analysis.Subject{Key: c.keyVal(g.k)}, Evidence: analysis.Evidence{Witness: c.witness(recs...)}}
 		v := tc.v.stateVal(readOf(run[0]), false)
 		in.Value = &v
 		for _, x := range recs {

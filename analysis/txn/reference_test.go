@@ -97,7 +97,7 @@ func compareElleRun(t *testing.T, run elleRun, res *analysis.Result) {
 	if !slices.Equal(res.Not, nonNil(run.Not)) || !slices.Equal(res.AlsoNot, nonNil(run.Also)) {
 		t.Errorf("%v: not %v also_not %v, Elle %v and %v", run.Models, res.Not, res.AlsoNot, run.Not, run.Also)
 	}
-	if len(res.Anomalies[CycleSearchTimeout]) > 0 {
+	if len(analysis.InstancesOf[*Instance](res, CycleSearchTimeout)) > 0 {
 		t.Errorf("%v: hindsight's search ran out of its budget", run.Models)
 	}
 	ours := map[string]int{}

@@ -41,12 +41,12 @@ func (rw *rwRegister) abortedAndIntermediate(r int32, mops []model.Mop) {
 			continue
 		}
 		if c.recs[w].typ == model.Fail {
-			c.add(G1a, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
-				Key: c.keyVal(m.Key), Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r, w)})
+			c.add(G1a, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
+				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
 		}
 		if w != r && rw.interm[m.Msg] {
-			c.add(G1b, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
-				Key: c.keyVal(m.Key), Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r, w)})
+			c.add(G1b, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
+				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
 		}
 	}
 }
@@ -67,8 +67,8 @@ func (rw *rwRegister) futureRead(r int32, mops []model.Mop) {
 			continue
 		}
 		if _, wroteBefore := written.get(int32(m.Msg)); !wroteBefore {
-			c.add(FutureRead, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-				Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Witness: c.witness(r)})
+			c.add(FutureRead, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
+				Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r)}})
 			return
 		}
 	}
@@ -112,7 +112,7 @@ func (rw *rwRegister) stateVal(es []model.MsgID, _ bool) analysis.Value {
 }
 
 // garbageFields: the value (a read holds one).
-func (rw *rwRegister) garbageFields(in *analysis.Instance, bad []analysis.Value) { in.Value = &bad[0] }
+func (rw *rwRegister) garbageFields(in *Instance, bad []analysis.Value) { in.Value = &bad[0] }
 
 // readChecks: none besides garbage-read.
 func (rw *rwRegister) readChecks(int32, []model.Mop) {}

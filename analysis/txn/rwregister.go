@@ -216,7 +216,7 @@ func (rw *rwRegister) index() {
 	c := rw.c
 	h := c.h
 	nm := len(h.Msgs)
-	c.res.Stats.Messages = int64(nm)
+	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	rw.writer = filledInt32(nm, noWriter)
 	rw.interm = make([]bool, nm)
 	rw.msgIDs = make([]model.MsgID, nm)
@@ -339,8 +339,8 @@ func (rw *rwRegister) duplicateWrites() {
 			ops = append(ops, c.idx(w))
 		}
 		rd := reader[m]
-		c.add(DuplicateWrites, analysis.Instance{Key: c.keyVal(k), Value: analysis.AtomValuePtr(c.h.MsgValue(m)), Ops: ops,
-			Reader: analysis.IntPtr(c.idx(rd)), Witness: c.witness(append(slices.Clone(writers), rd)...)})
+		c.add(DuplicateWrites, &Instance{Subject: analysis.Subject{Key: c.keyVal(k)}, Value: analysis.AtomValuePtr(c.h.MsgValue(m)), Ops: ops,
+			Reader: analysis.IntPtr(c.idx(rd)), Evidence: analysis.Evidence{Witness: c.witness(append(slices.Clone(writers), rd)...)}})
 		c.unknownReason("%s: value %s was written to key %s by %s and read by op %d, so which write that read saw "+
 			"cannot be told; the key was left out of the dependency graph", DuplicateWrites, c.h.MsgValue(m), c.h.Keys[k],
 			opList(ops), c.idx(rd))

@@ -39,7 +39,7 @@ func TestNilReadStorm(t *testing.T) {
 	h := nilReadStorm(50)
 	p, _ := model.Pair(h)
 	res := CheckRWRegister(h, p, DefaultOptions())
-	if res.Verdict != analysis.Invalid || len(res.Anomalies["G-single-item-realtime"]) == 0 {
+	if res.Verdict != analysis.Invalid || len(analysis.InstancesOf[*Instance](res, "G-single-item-realtime")) == 0 {
 		t.Fatalf("small storm: %s %v %v", res.Verdict, res.AnomalyTypes, res.UnknownReasons)
 	}
 	h = nilReadStorm(3000) // 9M rw edges without the budget

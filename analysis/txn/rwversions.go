@@ -423,7 +423,7 @@ func (rw *rwRegister) cyclicVersions(s source, prior []source, g *graph.Graph, c
 		}
 		return 0
 	})
-	in := analysis.Instance{Key: c.keyVal(k), Sources: sources}
+	in := &Instance{Subject: analysis.Subject{Key: c.keyVal(k)}, Sources: sources}
 	for _, v := range vals {
 		in.Values = append(in.Values, rw.valueOf(v))
 	}

@@ -76,7 +76,7 @@ type inference interface {
 	// exists.
 	explain(u, v int32, rel graph.Rel) analysis.Step
 	// orderOp returns the op whose read gave the version order of the key
-	// a contested step named, or nil (analysis.Instance.SetProof).
+	// a contested step named, or nil (analysis.CycleFields.SetProof).
 	orderOp(key *analysis.Value) *int64
 }
 
@@ -162,7 +162,7 @@ func (c *checker) records() {
 		c.recAt[r.inv], c.recAt[r.comp] = int32(len(c.recs)), int32(len(c.recs))
 		c.recs = append(c.recs, r)
 	}
-	st.Txns = int64(len(c.recs))
+	analysis.OwnStats[Stats](c.res).Txns = int64(len(c.recs))
 	st.Keys = int64(len(h.Keys))
 }
 
@@ -234,7 +234,7 @@ func (c *checker) mopVal(m *model.Mop) *analysis.Mop {
 }
 
 // add records an instance of typ.
-func (c *checker) add(typ string, in analysis.Instance) { c.res.Add(typ, in) }
+func (c *checker) add(typ string, in *Instance) { c.res.Add(typ, in) }
 
 // graph builds the dependency graph on the vertices (ok and info txns):
 // the workload's data edges plus process or realtime order.
@@ -263,7 +263,7 @@ func (c *checker) run(start time.Time) *analysis.Result {
 	st := &c.res.Stats
 	st.GraphVertices, st.GraphEdges = int64(g.Real()), g.Edges()
 	if g.E() == 0 && !c.realtimeToFailed() {
-		c.add(EmptyTransactionGraph, analysis.Instance{Witness: []int64{}})
+		c.add(EmptyTransactionGraph, &Instance{Evidence: analysis.Evidence{Witness: []int64{}}})
 		c.res.UnknownReasons = append(c.res.UnknownReasons, EmptyTransactionGraph+
 			": no transaction depends on another (no read saw another's write, and no order links them), so nothing can be judged")
 	}
@@ -349,7 +349,7 @@ func (c *checker) finish() {
 			c.res.AlsoNot = []string{}
 		}
 	}
-	c.res.Finish(func(typ string, _ *analysis.Instance) bool {
+	c.res.Finish(func(typ string, _ analysis.Instance) bool {
 		return typ == GarbageRead || prohibited.Has(typ)
 	})
 }

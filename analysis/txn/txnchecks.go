@@ -38,7 +38,7 @@ type txnView interface {
 	stateVal(es []model.MsgID, isNil bool) analysis.Value
 	// garbageFields fills in a garbage-read instance from the unwritten
 	// elements of one read (list-append) or one value (rw-register).
-	garbageFields(in *analysis.Instance, bad []analysis.Value)
+	garbageFields(in *Instance, bad []analysis.Value)
 	// abortedAndIntermediate reports G1a and G1b for the reads of ok rec
 	// r, futureRead future-read, and readChecks the workload's further
 	// checks of the reads of vertex rec r (list-append:
@@ -164,8 +164,8 @@ func (tc *txnChecks) internal(r int32, mops []model.Mop) {
 			if !s.known {
 				exp.Elems = append([]analysis.Value{analysis.AtomValue(model.Atom{Kind: model.KOther, Text: "..."})}, exp.Elems...)
 			}
-			c.add(Internal, analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key),
-				Expected: &exp, Witness: c.witness(r)})
+			c.add(Internal, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
+				Expected: &exp, Evidence: analysis.Evidence{Witness: c.witness(r)}})
 			return
 		}
 		s.known, s.isNil = true, isNil
@@ -218,8 +218,8 @@ func (tc *txnChecks) garbage(r int32, mops []model.Mop) {
 		for j, e := range bad {
 			vals[j] = c.msgVal(e)
 		}
-		in := analysis.Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Key: c.keyVal(m.Key), Witness: c.witness(r)}
-		v.garbageFields(&in, vals)
+		in := &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Evidence: analysis.Evidence{Witness: c.witness(r)}}
+		v.garbageFields(in, vals)
 		c.add(GarbageRead, in)
 	}
 }

@@ -3,7 +3,7 @@ package txn
 // Anomaly type names of the transactional workloads, as the headings of
 // docs/list-append.md and docs/rw-register.md and Elle spell them. Each doc
 // comment states the property violated and the instance fields (JSON names of
-// analysis.Instance); every instance also has witness, the sorted op indices
+// Instance, instance.go); every instance also has witness, the sorted op indices
 // (invocations and completions) of its minimal counterexample. Ops are named
 // by the index of their completion. Each type's meaning, severity, docs
 // section and wording are its entry in catalogue.go (ListAppendCatalogue,

@@ -30,11 +30,11 @@ func annotate(res *analysis.Result, h *model.History, getenv func(string) string
 	for _, typ := range res.BadTypes {
 		ins := res.Anomalies[typ]
 		var props []string
-		if file != "" && h != nil && len(ins) > 0 && len(ins[0].Witness) > 0 {
+		if file != "" && h != nil && len(ins) > 0 && len(ins[0].InstanceEvidence().Witness) > 0 {
 			if index == nil {
 				index = model.NewIndexMap(h)
 			}
-			if p := index.Pos(ins[0].Witness[0]); p >= 0 && h.Ops[p].Line > 0 {
+			if p := index.Pos(ins[0].InstanceEvidence().Witness[0]); p >= 0 && h.Ops[p].Line > 0 {
 				props = append(props, "file="+escapeProperty(file), fmt.Sprintf("line=%d", h.Ops[p].Line))
 			}
 		}

@@ -19,6 +19,7 @@
 package proofcheck
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -151,14 +152,15 @@ func (c *Checker) Check() []error {
 	proven := map[string]int64{}
 	for _, typ := range types {
 		for i := range c.res.Anomalies[typ] {
-			in := &c.res.Anomalies[typ][i]
-			if len(in.Steps) == 0 && len(in.Cycle) == 0 {
-				if in.Proof != "" {
+			ai := c.res.Anomalies[typ][i]
+			in := ai.InstanceCycle()
+			if in == nil || len(in.Steps) == 0 && len(in.Cycle) == 0 {
+				if in != nil && in.Proof != "" {
 					errs = append(errs, fmt.Errorf("%s #%d: a proof state on an instance with no cycle", typ, i+1))
 				}
 				continue
 			}
-			if err := c.Instance(typ, in); err != nil {
+			if err := c.Instance(typ, ai); err != nil {
 				errs = append(errs, fmt.Errorf("%s #%d (cycle %v): %w", typ, i+1, in.Cycle, err))
 			}
 			if in.Proof == analysis.Proven {
@@ -182,7 +184,11 @@ func (c *Checker) Check() []error {
 }
 
 // Instance checks one cycle instance of type typ.
-func (c *Checker) Instance(typ string, in *analysis.Instance) error {
+func (c *Checker) Instance(typ string, ai analysis.Instance) error {
+	in := ai.InstanceCycle()
+	if in == nil {
+		return errors.New("not a cycle instance")
+	}
 	n := len(in.Steps)
 	if n < 2 || len(in.Cycle) != n {
 		return fmt.Errorf("%d steps for a cycle of %d ops", n, len(in.Cycle))
@@ -217,7 +223,7 @@ func (c *Checker) Instance(typ string, in *analysis.Instance) error {
 			given = append(given, st.OrderBy)
 		}
 	}
-	if err := c.fits(typ, in); err != nil {
+	if err := c.fits(typ, in, ai.InstanceEvidence().Allowed); err != nil {
 		return err
 	}
 	if err := proofState(in, contested, given); err != nil {
@@ -234,7 +240,7 @@ func (c *Checker) Instance(typ string, in *analysis.Instance) error {
 			return fmt.Errorf("op %d is no operation of the history", op)
 		}
 		for _, pos := range []int{t.inv, t.comp} {
-			if idx := c.h.Ops[pos].Index; !slices.Contains(in.Witness, idx) {
+			if idx := c.h.Ops[pos].Index; !slices.Contains(ai.InstanceEvidence().Witness, idx) {
 				return fmt.Errorf("the witness lacks op %d (of op %d), which the proof needs", idx, op)
 			}
 		}
@@ -251,7 +257,7 @@ func keyText(v *analysis.Value) string {
 
 // proofState checks in.Proof, Assumes and Given against what the steps
 // show: contested keys (with their contradicting ops) and given sources.
-func proofState(in *analysis.Instance, contested map[string][]int64, given []string) error {
+func proofState(in *analysis.CycleFields, contested map[string][]int64, given []string) error {
 	want := analysis.Proven
 	switch {
 	case len(contested) > 0:
@@ -286,7 +292,7 @@ func proofState(in *analysis.Instance, contested map[string][]int64, given []str
 // fits checks that typ names the cycle its steps make (docs/list-append.md
 // and docs/queue.md: counted rw steps, adjacency around the cycle, wr, and
 // the -process and -realtime forms).
-func (c *Checker) fits(typ string, in *analysis.Instance) error {
+func (c *Checker) fits(typ string, in *analysis.CycleFields, allowed bool) error {
 	var rw, wr, ww, process, realtime int
 	adjacent := false
 	rels := make([]string, len(in.Steps))
@@ -342,7 +348,7 @@ func (c *Checker) fits(typ string, in *analysis.Instance) error {
 	case "G0":
 		ok = rw == 0 && wr == 0 && ww > 0
 	case "G1c":
-		ok = rw == 0 && wr > 0 && (ww == 0 || c.res.Workload != "queue" || in.Allowed)
+		ok = rw == 0 && wr > 0 && (ww == 0 || c.res.Workload != "queue" || allowed)
 	case "G-single-item":
 		ok = rw == 1
 	case "G2-item":

@@ -44,7 +44,7 @@ func cycles(res *analysis.Result) int {
 	n := 0
 	for _, ins := range res.Anomalies {
 		for i := range ins {
-			if len(ins[i].Steps) > 0 {
+			if c := ins[i].InstanceCycle(); c != nil && len(c.Steps) > 0 {
 				n++
 			}
 		}
@@ -114,7 +114,7 @@ func notProven(res *analysis.Result) int {
 	}
 	for _, ins := range res.Anomalies {
 		for i := range ins {
-			if ins[i].Proof != "" && ins[i].Proof != analysis.Proven {
+			if c := ins[i].InstanceCycle(); c != nil && c.Proof != "" && c.Proof != analysis.Proven {
 				n++
 			}
 		}
@@ -156,8 +156,8 @@ func TestReference(t *testing.T) {
 			total += n
 			for _, ins := range res.Anomalies {
 				for i := range ins {
-					if ins[i].Proof != "" {
-						byProof[ins[i].Proof]++
+					if c := ins[i].InstanceCycle(); c != nil && c.Proof != "" {
+						byProof[c.Proof]++
 					}
 				}
 			}
@@ -265,10 +265,10 @@ func TestSimPrefixRegressions(t *testing.T) {
 				t.Fatal("unreadable")
 			}
 			res, _ := run(t, h, check.DefaultOptions())
-			var in *analysis.Instance
-			for i := range res.Anomalies[tc.typ] {
-				if slices.Equal(res.Anomalies[tc.typ][i].Cycle, tc.cycle) {
-					in = &res.Anomalies[tc.typ][i]
+			var in *analysis.CycleFields
+			for _, ai := range res.Anomalies[tc.typ] {
+				if c := ai.InstanceCycle(); c != nil && slices.Equal(c.Cycle, tc.cycle) {
+					in = c
 				}
 			}
 			if in == nil {
@@ -300,11 +300,21 @@ func TestSimPrefixRegressions(t *testing.T) {
 // the instance has nothing it corrupts.
 type mutation struct {
 	name  string
-	apply func(typ *string, in *analysis.Instance) bool
+	apply func(typ *string, in *corrupted) bool
 }
 
-func clone(in analysis.Instance) analysis.Instance {
-	out := in
+// corrupted is what a mutation corrupts: a copy of a real cycle
+// instance's shared pieces, an analysis.Instance of its own.
+type corrupted struct {
+	analysis.Subject
+	*analysis.CycleFields
+	analysis.Evidence
+}
+
+func clone(ai analysis.Instance) *corrupted {
+	c, ev := *ai.InstanceCycle(), *ai.InstanceEvidence()
+	out := &corrupted{Subject: analysis.Subject{Key: ai.InstanceKey()}, CycleFields: &c, Evidence: ev}
+	in := out
 	out.Cycle = slices.Clone(in.Cycle)
 	out.Witness = slices.Clone(in.Witness)
 	out.Given = slices.Clone(in.Given)
@@ -323,7 +333,7 @@ func clone(in analysis.Instance) analysis.Instance {
 var bogus = analysis.AtomValue(model.IntAtom(-987654321))
 
 var mutations = []mutation{
-	{"a step's value", func(_ *string, in *analysis.Instance) bool {
+	{"a step's value", func(_ *string, in *corrupted) bool {
 		for i := range in.Steps {
 			st := &in.Steps[i]
 			switch {
@@ -338,7 +348,7 @@ var mutations = []mutation{
 		}
 		return false
 	}},
-	{"a step's first value", func(_ *string, in *analysis.Instance) bool {
+	{"a step's first value", func(_ *string, in *corrupted) bool {
 		for i := range in.Steps {
 			if st := &in.Steps[i]; len(st.Values) == 2 && st.Rel == "ww" {
 				st.Values[0] = bogus
@@ -347,7 +357,7 @@ var mutations = []mutation{
 		}
 		return false
 	}},
-	{"a step's relation", func(_ *string, in *analysis.Instance) bool {
+	{"a step's relation", func(_ *string, in *corrupted) bool {
 		swap := map[string]string{"wr": "ww", "ww": "wr", "rw": "ww", "process": "wr", "realtime": "wr"}
 		for i := range in.Steps {
 			if r, ok := swap[in.Steps[i].Rel]; ok {
@@ -357,7 +367,7 @@ var mutations = []mutation{
 		}
 		return false
 	}},
-	{"the type", func(typ *string, in *analysis.Instance) bool {
+	{"the type", func(typ *string, in *corrupted) bool {
 		if strings.HasSuffix(*typ, "-cycle-exists") {
 			return false
 		}
@@ -380,7 +390,7 @@ var mutations = []mutation{
 		}
 		return true
 	}},
-	{"the form of the type", func(typ *string, in *analysis.Instance) bool {
+	{"the form of the type", func(typ *string, in *corrupted) bool {
 		switch {
 		case strings.HasSuffix(*typ, "-cycle-exists"):
 			return false
@@ -391,11 +401,11 @@ var mutations = []mutation{
 		}
 		return true
 	}},
-	{"a witness op", func(_ *string, in *analysis.Instance) bool {
+	{"a witness op", func(_ *string, in *corrupted) bool {
 		in.Witness = slices.DeleteFunc(in.Witness, func(x int64) bool { return x == in.Steps[0].From })
 		return true
 	}},
-	{"the order op's witness", func(_ *string, in *analysis.Instance) bool {
+	{"the order op's witness", func(_ *string, in *corrupted) bool {
 		for _, st := range in.Steps {
 			if st.OrderOp != nil && !slices.Contains(in.Cycle, *st.OrderOp) {
 				in.Witness = slices.DeleteFunc(in.Witness, func(x int64) bool { return x == *st.OrderOp })
@@ -404,7 +414,7 @@ var mutations = []mutation{
 		}
 		return false
 	}},
-	{"an assumed order's read in the witness", func(_ *string, in *analysis.Instance) bool {
+	{"an assumed order's read in the witness", func(_ *string, in *corrupted) bool {
 		for _, a := range in.Assumes {
 			if a.OrderOp != nil {
 				in.Witness = slices.DeleteFunc(in.Witness, func(x int64) bool { return x == *a.OrderOp })
@@ -413,19 +423,19 @@ var mutations = []mutation{
 		}
 		return false
 	}},
-	{"the chain", func(_ *string, in *analysis.Instance) bool {
+	{"the chain", func(_ *string, in *corrupted) bool {
 		in.Cycle[0], in.Cycle[1] = in.Cycle[1], in.Cycle[0]
 		return true
 	}},
-	{"a step's end", func(_ *string, in *analysis.Instance) bool {
+	{"a step's end", func(_ *string, in *corrupted) bool {
 		in.Steps[0].To = in.Steps[0].From
 		return true
 	}},
-	{"a dropped step", func(_ *string, in *analysis.Instance) bool {
+	{"a dropped step", func(_ *string, in *corrupted) bool {
 		in.Steps = in.Steps[:len(in.Steps)-1]
 		return true
 	}},
-	{"the proof state", func(_ *string, in *analysis.Instance) bool {
+	{"the proof state", func(_ *string, in *corrupted) bool {
 		if in.Proof == analysis.Proven {
 			in.Proof = analysis.Assumes
 		} else {
@@ -433,7 +443,7 @@ var mutations = []mutation{
 		}
 		return true
 	}},
-	{"a contested step made proven", func(_ *string, in *analysis.Instance) bool {
+	{"a contested step made proven", func(_ *string, in *corrupted) bool {
 		for i := range in.Steps {
 			if st := &in.Steps[i]; st.Contested {
 				st.Contested, st.ContradictedBy, st.Placed = false, nil, false
@@ -444,7 +454,7 @@ var mutations = []mutation{
 		}
 		return false
 	}},
-	{"a proven step made contested", func(_ *string, in *analysis.Instance) bool {
+	{"a proven step made contested", func(_ *string, in *corrupted) bool {
 		for i := range in.Steps {
 			if st := &in.Steps[i]; !st.Contested && (st.Rel == "ww" || st.Rel == "rw") {
 				st.Contested, st.ContradictedBy = true, []int64{st.From}
@@ -455,7 +465,7 @@ var mutations = []mutation{
 		}
 		return false
 	}},
-	{"a read element called unread", func(_ *string, in *analysis.Instance) bool {
+	{"a read element called unread", func(_ *string, in *corrupted) bool {
 		for i := range in.Steps {
 			if st := &in.Steps[i]; st.Placed {
 				st.Placed, st.Unread = false, true
@@ -464,7 +474,7 @@ var mutations = []mutation{
 		}
 		return false
 	}},
-	{"a contradicting read", func(_ *string, in *analysis.Instance) bool {
+	{"a contradicting read", func(_ *string, in *corrupted) bool {
 		for i := range in.Steps {
 			if st := &in.Steps[i]; st.Contested {
 				st.ContradictedBy[0] = 1 << 40 // no op of the history
@@ -503,19 +513,20 @@ func TestMutations(t *testing.T) {
 			}
 			for typ, ins := range res.Anomalies {
 				for i := range ins {
-					if len(ins[i].Steps) == 0 {
+					cyc := ins[i].InstanceCycle()
+					if cyc == nil || len(cyc.Steps) == 0 {
 						continue
 					}
-					if err := c.Instance(typ, &ins[i]); err != nil {
-						t.Fatalf("%s: the real %s %v fails: %v", f, typ, ins[i].Cycle, err)
+					if err := c.Instance(typ, ins[i]); err != nil {
+						t.Fatalf("%s: the real %s %v fails: %v", f, typ, cyc.Cycle, err)
 					}
 					for _, m := range mutations {
 						mt, mi := typ, clone(ins[i])
-						if !m.apply(&mt, &mi) {
+						if !m.apply(&mt, mi) {
 							continue
 						}
-						if err := c.Instance(mt, &mi); err == nil {
-							t.Errorf("%s: %s %v with %s corrupted passes", filepath.Base(f), typ, ins[i].Cycle, m.name)
+						if err := c.Instance(mt, mi); err == nil {
+							t.Errorf("%s: %s %v with %s corrupted passes", filepath.Base(f), typ, cyc.Cycle, m.name)
 						} else {
 							caught[m.name]++
 						}

@@ -148,7 +148,11 @@ func (t *topicPolls) chart(b *page.Builder, i int) page.Chart {
 func (t *topicPolls) arrows(res *analysis.Result) (arrows []any, cut int) {
 	for _, typ := range res.AnomalyTypes {
 		for _, in := range res.Anomalies[typ] {
-			ap := in.AbortPair
+			ai, ok := in.(*abort.Instance)
+			if !ok {
+				continue
+			}
+			ap := ai.Pair
 			if ap == nil || ap.P == nil || ap.N == nil || len(ap.P.Offsets) == 0 || len(ap.N.Offsets) == 0 {
 				continue
 			}

@@ -35,7 +35,7 @@ func (Layout) Page(b *page.Builder, v *page.View) {
 // Instance adds nothing to an abort instance (its explanation names the
 // polls, offsets, class and positions) but that it has no offset timeline
 // to show it on.
-func (Layout) Instance(_ *page.Builder, iv *page.InstanceView, _ string, _ *analysis.Instance) {
+func (Layout) Instance(_ *page.Builder, iv *page.InstanceView, _ string, _ analysis.Instance) {
 	iv.TimelineKey = -1
 }
 
@@ -50,7 +50,7 @@ func (Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
 }
 
 // Cycle draws nothing: abort instances have no cycles.
-func (Layout) Cycle(*page.Builder, string, int, *analysis.Instance, []page.StepView) page.Chart {
+func (Layout) Cycle(*page.Builder, string, int, analysis.Instance, []page.StepView) page.Chart {
 	return page.Chart{}
 }
 
@@ -66,20 +66,22 @@ func (Layout) Head(r *analysis.Result) string {
 // Summary is the figures of an abort history.
 func (Layout) Summary(r *analysis.Result) string {
 	s := r.Stats
+	o := analysis.OwnOf[abort.Stats](s)
 	return fmt.Sprintf("\n%d ops (%d client: %d ok, %d info, %d fail, %d never completed), %d polls; %d ms\n",
-		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Polls, s.ElapsedMS)
+		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, o.Polls, s.ElapsedMS)
 }
 
 // statFacts are the history's figures and its count table, a row per
 // outcome of the earlier poll.
 func statFacts(res *analysis.Result) []page.Fact {
 	s := res.Stats
+	o := analysis.OwnOf[abort.Stats](s)
 	n := page.Thousands
 	facts := []page.Fact{
 		{Label: "ops", Value: n(s.Ops)},
 		{Label: "client ops (completions)", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed",
 			n(s.ClientOps), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
-		{Label: "polls", Value: n(s.Polls)},
+		{Label: "polls", Value: n(o.Polls)},
 	}
 	rows := map[string][]string{}
 	var pairs int64

@@ -24,12 +24,12 @@ type Layout interface {
 	Page(b *Builder, v *View)
 	// Instance adds what an instance of typ shows beyond what every
 	// workload's does, before its witness table is built.
-	Instance(b *Builder, iv *InstanceView, typ string, in *analysis.Instance)
+	Instance(b *Builder, iv *InstanceView, typ string, in analysis.Instance)
 	// Witness fills the value of a witness row, the op at position pos
 	// of the history.
 	Witness(b *Builder, row *WitnessRow, pos int)
 	// Cycle draws the cycle of instance n of typ.
-	Cycle(b *Builder, typ string, n int, in *analysis.Instance, steps []StepView) Chart
+	Cycle(b *Builder, typ string, n int, in analysis.Instance, steps []StepView) Chart
 	// Head is what the text summary of r says first, after its verdict
 	// and reasons ("" for nothing): the abort workload's count table.
 	Head(r *analysis.Result) string
@@ -43,7 +43,7 @@ type Layout interface {
 // and a cycle's step are worded, and a type's catalogue entry.
 type Hooks struct {
 	Layout      Layout
-	Explain     func(typ string, in *analysis.Instance, lookup catalog.OpLookup) string
+	Explain     func(typ string, in analysis.Instance, lookup catalog.OpLookup) string
 	ExplainStep func(st analysis.Step, lookup catalog.OpLookup) string
 	Describe    func(typ string) (catalog.Entry, bool)
 }
@@ -106,7 +106,7 @@ func IndexLookup(h *model.History, idx *model.IndexMap) catalog.OpLookup {
 
 // Explain words one instance of typ in plain words, as the checked
 // workload's catalogue does.
-func (b *Builder) Explain(typ string, in *analysis.Instance) string {
+func (b *Builder) Explain(typ string, in analysis.Instance) string {
 	return b.hooks.Explain(typ, in, b.Lookup)
 }
 
@@ -246,7 +246,7 @@ func (b *Builder) Instances(typ string) []InstanceView {
 		if i == b.O.MaxInstances {
 			break
 		}
-		out = append(out, b.instance(typ, i+1, &ins[i]))
+		out = append(out, b.instance(typ, i+1, ins[i]))
 	}
 	return out
 }
@@ -254,18 +254,23 @@ func (b *Builder) Instances(typ string) []InstanceView {
 // instance builds the view of one instance: its explanation, why each
 // edge of its cycle exists, its witness ops and its cycle's drawing, and
 // what the workload's layout adds (Layout.Instance).
-func (b *Builder) instance(typ string, n int, in *analysis.Instance) InstanceView {
-	iv := InstanceView{N: n, Allowed: in.Allowed, Explanation: b.Explain(typ, in),
-		Witness: []WitnessRow{}, WitnessTotal: len(in.Witness), Proof: in.Proof, ProofNote: ProofNote(in)}
-	if in.Key != nil {
-		iv.Key = in.Key.String()
+func (b *Builder) instance(typ string, n int, in analysis.Instance) InstanceView {
+	ev, cyc := in.InstanceEvidence(), in.InstanceCycle()
+	iv := InstanceView{N: n, Allowed: ev.Allowed, Explanation: b.Explain(typ, in),
+		Witness: []WitnessRow{}, WitnessTotal: len(ev.Witness), ProofNote: ProofNote(in)}
+	if key := in.InstanceKey(); key != nil {
+		iv.Key = key.String()
 	}
-	for _, st := range in.Steps {
+	var steps []analysis.Step
+	if cyc != nil {
+		iv.Proof, steps = cyc.Proof, cyc.Steps
+	}
+	for _, st := range steps {
 		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: b.hooks.ExplainStep(st, b.Lookup), Contested: st.Contested})
 	}
 	b.hooks.Layout.Instance(b, &iv, typ, in)
-	b.witness(&iv, typ, in)
-	if len(in.Steps) > 0 {
+	b.witness(&iv, typ, ev.Witness)
+	if len(steps) > 0 {
 		c := b.hooks.Layout.Cycle(b, typ, n, in, iv.Steps)
 		iv.Graph = c.ID
 		b.CycleCharts = append(b.CycleCharts, c)
@@ -274,11 +279,11 @@ func (b *Builder) instance(typ string, n int, in *analysis.Instance) InstanceVie
 }
 
 // witness fills the witness table of iv, at most MaxWitnessOps rows.
-func (b *Builder) witness(iv *InstanceView, typ string, in *analysis.Instance) {
-	for i, idx := range in.Witness {
+func (b *Builder) witness(iv *InstanceView, typ string, witness []int64) {
+	for i, idx := range witness {
 		if i == b.O.MaxWitnessOps {
 			b.Omissions = append(b.Omissions, fmt.Sprintf("%s #%d: the witness table shows %d of %s ops.",
-				typ, iv.N, b.O.MaxWitnessOps, Thousands(int64(len(in.Witness)))))
+				typ, iv.N, b.O.MaxWitnessOps, Thousands(int64(len(witness)))))
 			break
 		}
 		iv.Witness = append(iv.Witness, b.witnessRow(idx))

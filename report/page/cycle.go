@@ -44,7 +44,7 @@ var relColor = map[string]string{
 // CycleChart draws one cycle: its ops as nodes around a circle, its steps
 // as arrows labelled wr, ww, process or realtime, each with the sentence
 // that says why the edge exists as its tooltip.
-func (b *Builder) CycleChart(typ string, n int, in *analysis.Instance, steps []StepView) Chart {
+func (b *Builder) CycleChart(typ string, n int, in analysis.Instance, steps []StepView) Chart {
 	ch := Chart{ID: CycleID(typ, n), Kind: "cycle",
 		Title: fmt.Sprintf("%s #%d: the cycle", typ, n)}
 	name := func(idx int64) string {
@@ -87,7 +87,11 @@ func (b *Builder) CycleChart(typ string, n int, in *analysis.Instance, steps []S
 
 // CycleOps are the ops a cycle drawing shows, once each: the cycle's, then
 // any other its steps name, in order.
-func CycleOps(in *analysis.Instance) []int64 {
+func CycleOps(ai analysis.Instance) []int64 {
+	in := ai.InstanceCycle()
+	if in == nil {
+		return nil
+	}
 	var ops []int64
 	add := func(idx int64) {
 		if !slices.Contains(ops, idx) {

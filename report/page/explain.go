@@ -12,7 +12,11 @@ import (
 // from the history alone: "assumes the order of key 568 (from op 12's
 // read), which op 7568 contradicts", or "rests on the version order given
 // by --wfr-keys"; "" for a proven instance or one that is no cycle.
-func ProofNote(in *analysis.Instance) string {
+func ProofNote(ai analysis.Instance) string {
+	in := ai.InstanceCycle()
+	if in == nil {
+		return ""
+	}
 	switch in.Proof {
 	case analysis.Assumes:
 		parts := make([]string, len(in.Assumes))

@@ -218,7 +218,7 @@ type InstanceView struct {
 	OnTimeline bool       `json:"on_timeline,omitempty"`
 	Chain      []string   `json:"chain,omitempty"`
 	Reads      *ReadsView `json:"reads,omitempty"`
-	// Proof is a cycle's proof state (analysis.Instance.Proof: proven,
+	// Proof is a cycle's proof state (analysis.CycleFields.Proof: proven,
 	// assumes, given); ProofNote says what a cycle that is not proven
 	// rests on (ProofNote).
 	Proof     string `json:"proof,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
 
@@ -31,7 +32,7 @@ type builder struct {
 func (Layout) Page(b *page.Builder, v *page.View) { (&builder{Builder: b}).queueView(v) }
 
 // Instance adds nothing to a queue instance.
-func (Layout) Instance(*page.Builder, *page.InstanceView, string, *analysis.Instance) {}
+func (Layout) Instance(*page.Builder, *page.InstanceView, string, analysis.Instance) {}
 
 // Witness shows a witness op's micro-ops as one value.
 func (Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
@@ -39,7 +40,7 @@ func (Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
 }
 
 // Cycle draws a cycle of ops.
-func (Layout) Cycle(b *page.Builder, typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+func (Layout) Cycle(b *page.Builder, typ string, n int, in analysis.Instance, steps []page.StepView) page.Chart {
 	return b.CycleChart(typ, n, in, steps)
 }
 
@@ -49,10 +50,11 @@ func (Layout) Head(*analysis.Result) string { return "" }
 // Summary is the figures of a queue history.
 func (Layout) Summary(r *analysis.Result) string {
 	s := r.Stats
+	o := analysis.OwnOf[queue.Stats](s)
 	return fmt.Sprintf("\n%d ops (%d client: %d ok, %d info, %d fail, %d never completed), %d keys, %d messages; "+
 		"graph %d ops, %d edges, %d cyclic components; worst realtime lag %s; %d ms\n",
-		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages,
-		s.GraphVertices, s.GraphEdges, s.Components, time.Duration(s.WorstLagS*1e9).Round(time.Microsecond), s.ElapsedMS)
+		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, o.Messages,
+		s.GraphVertices, s.GraphEdges, s.Components, time.Duration(o.WorstLagS*1e9).Round(time.Microsecond), s.ElapsedMS)
 }
 
 // queueView fills v with a queue history's view: its stats and options,
@@ -100,19 +102,20 @@ func (b *builder) queueView(v *page.View) {
 
 func statFacts(res *analysis.Result) []page.Fact {
 	s := res.Stats
+	o := analysis.OwnOf[queue.Stats](s)
 	n := func(x int64) string { return page.Thousands(x) }
 	facts := []page.Fact{
 		{Label: "ops", Value: n(s.Ops)},
 		{Label: "client ops (completions)", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.ClientOps), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
 		{Label: "keys", Value: n(s.Keys)},
-		{Label: "messages", Value: n(s.Messages)},
-		{Label: "sends / polls / transactions", Value: fmt.Sprintf("%s / %s / %s", n(s.Sends), n(s.Polls), n(s.Txns))},
+		{Label: "messages", Value: n(o.Messages)},
+		{Label: "sends / polls / transactions", Value: fmt.Sprintf("%s / %s / %s", n(o.Sends), n(o.Polls), n(o.Txns))},
 		{Label: "dependency graph", Value: fmt.Sprintf("%s ops, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
-		{Label: "comparisons skipped (value never positioned)", Value: n(s.Unpositioned)},
+		{Label: "comparisons skipped (value never positioned)", Value: n(o.Unpositioned)},
 	}
-	worst := time.Duration(s.WorstLagS * 1e9).Round(time.Microsecond).String()
-	if s.WorstLagProcess != nil && s.WorstLagKey != nil && s.WorstLagOp != nil {
-		worst += fmt.Sprintf(" (process %d, key %s, op %d)", *s.WorstLagProcess, s.WorstLagKey.String(), *s.WorstLagOp)
+	worst := time.Duration(o.WorstLagS * 1e9).Round(time.Microsecond).String()
+	if o.WorstLagProcess != nil && o.WorstLagKey != nil && o.WorstLagOp != nil {
+		worst += fmt.Sprintf(" (process %d, key %s, op %d)", *o.WorstLagProcess, o.WorstLagKey.String(), *o.WorstLagOp)
 	}
 	facts = append(facts, page.Fact{Label: "worst realtime lag", Value: worst}, page.Fact{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)})
 	return facts

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
@@ -404,7 +405,10 @@ func (b *builder) markAnomalies(lines []keyLine) {
 	for _, typ := range b.Res.AnomalyTypes {
 		ins := b.Res.Anomalies[typ]
 		for i := range ins {
-			in := &ins[i]
+			in, ok := ins[i].(*queue.Instance)
+			if !ok {
+				continue
+			}
 			note := page.Elide(b.Explain(typ, in), 300)
 			touched := map[model.KeyID]bool{}
 			add := func(k model.KeyID, p timelinePoint) {
@@ -427,9 +431,11 @@ func (b *builder) markAnomalies(lines []keyLine) {
 			if k, ok := b.Key(in.Key); ok {
 				touched[k] = true
 			}
-			for _, st := range in.Steps {
-				if k, ok := b.Key(st.Key); ok {
-					touched[k] = true
+			if in.CycleFields != nil {
+				for _, st := range in.Steps {
+					if k, ok := b.Key(st.Key); ok {
+						touched[k] = true
+					}
 				}
 			}
 			for k := range touched {
@@ -499,7 +505,7 @@ func (b *builder) at(idx int64, off int64) (timelinePoint, bool) {
 
 // placeInstance calls add for each point where an instance shows on a
 // timeline, and seg for a stalled consumer's stretch.
-func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add func(model.KeyID, timelinePoint), seg func(model.KeyID, timelinePoint, timelinePoint)) {
+func (b *builder) placeInstance(place catalog.Place, in *queue.Instance, add func(model.KeyID, timelinePoint), seg func(model.KeyID, timelinePoint, timelinePoint)) {
 	k, hasKey := b.Key(in.Key)
 	find := func(idx int64, v *analysis.Value, off int64) {
 		if op := b.Op(idx); op != nil && hasKey {
@@ -585,7 +591,7 @@ func (b *builder) placeInstance(place catalog.Place, in *analysis.Instance, add 
 
 // placeUnseenSends calls add for each ok send to key k, in the witness ops
 // of in, of one of in's values.
-func (b *builder) placeUnseenSends(in *analysis.Instance, k model.KeyID, add func(model.KeyID, timelinePoint)) {
+func (b *builder) placeUnseenSends(in *queue.Instance, k model.KeyID, add func(model.KeyID, timelinePoint)) {
 	want := map[model.Atom]bool{}
 	for _, v := range in.Values {
 		want[v.Atom] = true
@@ -609,7 +615,7 @@ func (b *builder) placeUnseenSends(in *analysis.Instance, k model.KeyID, add fun
 
 // placeMissing calls add for each (key, value) of in.Missing that in's op
 // read.
-func (b *builder) placeMissing(in *analysis.Instance, add func(model.KeyID, timelinePoint)) {
+func (b *builder) placeMissing(in *queue.Instance, add func(model.KeyID, timelinePoint)) {
 	if in.Op == nil {
 		return
 	}
@@ -628,7 +634,10 @@ func (b *builder) placeMissing(in *analysis.Instance, add func(model.KeyID, time
 
 // placeStepReads calls add for each read along in's cycle: a step with
 // one key, value and offset, read by its To op.
-func (b *builder) placeStepReads(in *analysis.Instance, add func(model.KeyID, timelinePoint)) {
+func (b *builder) placeStepReads(in *queue.Instance, add func(model.KeyID, timelinePoint)) {
+	if in.CycleFields == nil {
+		return
+	}
 	for _, st := range in.Steps {
 		sk, ok := b.Key(st.Key)
 		if !ok || st.Value == nil || len(st.Offsets) != 1 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
 
@@ -38,7 +39,7 @@ func (l Layout) Page(b *page.Builder, v *page.View) { (&builder{Builder: b, l: l
 
 // Instance adds a transactional instance's article id, a cycle's chain of
 // orders, and an incompatible order's two reads side by side.
-func (l Layout) Instance(b *page.Builder, iv *page.InstanceView, typ string, in *analysis.Instance) {
+func (l Layout) Instance(b *page.Builder, iv *page.InstanceView, typ string, in analysis.Instance) {
 	(&builder{Builder: b, l: l}).txnInstance(iv, typ, in)
 }
 
@@ -48,7 +49,7 @@ func (l Layout) Witness(b *page.Builder, row *page.WitnessRow, pos int) {
 }
 
 // Cycle draws a transactional cycle, each transaction with its micro-ops.
-func (l Layout) Cycle(b *page.Builder, typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+func (l Layout) Cycle(b *page.Builder, typ string, n int, in analysis.Instance, steps []page.StepView) page.Chart {
 	return (&builder{Builder: b, l: l}).txnCycleChart(typ, n, in, steps)
 }
 
@@ -60,6 +61,7 @@ func (Layout) Head(*analysis.Result) string { return "" }
 func (l Layout) Summary(r *analysis.Result) string {
 	var b strings.Builder
 	s := r.Stats
+	o := analysis.OwnOf[txn.Stats](s)
 	fmt.Fprintf(&b, "\nmodels: %s; ruled out: %s", strings.Join(r.Models, ", "), orNone(r.Not))
 	if len(r.AlsoNot) > 0 {
 		fmt.Fprintf(&b, " (and so %d stronger models)", len(r.AlsoNot))
@@ -71,7 +73,7 @@ func (l Layout) Summary(r *analysis.Result) string {
 	}
 	fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d %s; "+
 		"graph %d txns, %d edges, %d cyclic components (largest %d); %d ms\n",
-		s.Ops, s.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, s.Messages, l.Unit,
+		s.Ops, o.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, o.Messages, l.Unit,
 		s.GraphVertices, s.GraphEdges, s.Components, s.LargestComponent, s.ElapsedMS)
 	return b.String()
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
+	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
@@ -69,12 +70,13 @@ func (b *builder) txnView(v *page.View) {
 
 func (l Layout) statFacts(res *analysis.Result) []page.Fact {
 	s := res.Stats
+	o := analysis.OwnOf[txn.Stats](s)
 	n := func(x int64) string { return page.Thousands(x) }
 	return []page.Fact{
 		{Label: "ops", Value: n(s.Ops)},
-		{Label: "transactions", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(s.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
+		{Label: "transactions", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(o.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
 		{Label: "keys", Value: n(s.Keys)},
-		{Label: l.Unit + " written", Value: n(s.Messages)},
+		{Label: l.Unit + " written", Value: n(o.Messages)},
 		{Label: "dependency graph", Value: fmt.Sprintf("%s transactions, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
 		{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)},
 	}
@@ -95,9 +97,13 @@ func optionFacts(res *analysis.Result) []page.Fact {
 // queue's: its article's id, a cycle's explanation split into its first
 // line and the chain of orders that follows, and the two reads of an
 // incompatible order side by side.
-func (b *builder) txnInstance(iv *page.InstanceView, typ string, in *analysis.Instance) {
+func (b *builder) txnInstance(iv *page.InstanceView, typ string, ai analysis.Instance) {
 	iv.ID = fmt.Sprintf("%s-%d", page.Anchor(typ), iv.N)
-	if len(in.Steps) > 0 {
+	in, ok := ai.(*txn.Instance)
+	if !ok {
+		return
+	}
+	if in.CycleFields != nil && len(in.Steps) > 0 {
 		lines := strings.Split(iv.Explanation, "\n")
 		iv.Explanation = strings.TrimSpace(lines[0])
 		for _, l := range lines[1:] {
@@ -155,7 +161,7 @@ func (b *builder) mopTexts(pos, maxMops, chars int) []string {
 // txnCycleChart draws a transactional cycle: each transaction a node
 // showing its micro-ops, each step an arrow coloured by its relation and
 // labelled with it, its key and values; tooltips say why each edge exists.
-func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps []page.StepView) page.Chart {
+func (b *builder) txnCycleChart(typ string, n int, in analysis.Instance, steps []page.StepView) page.Chart {
 	ch := page.Chart{ID: page.CycleID(typ, n), Kind: "cycle",
 		Title: fmt.Sprintf("%s #%d: the cycle", typ, n)}
 	name := func(idx int64) string { return fmt.Sprintf("op %d", idx) }
@@ -193,7 +199,7 @@ func (b *builder) txnCycleChart(typ string, n int, in *analysis.Instance, steps 
 	}
 	var links []page.GraphLink
 	for i, st := range steps {
-		src := in.Steps[i]
+		src := in.InstanceCycle().Steps[i]
 		tip := []string{fmt.Sprintf("%s: op %d → op %d", st.Rel, st.From, st.To)}
 		if len(src.Mops) == 2 {
 			tip = append(tip, b.stepMop(st.From, src.Mops[0])+" → "+b.stepMop(st.To, src.Mops[1]))
@@ -408,9 +414,9 @@ func (b *builder) markTxns(v *page.View, tl *page.TxnTimeline, bars []txnBar, ba
 		sec := &v.Sections[si]
 		for ii := range sec.Instances {
 			iv := &sec.Instances[ii]
-			src := &b.Res.Anomalies[sec.Type][iv.N-1]
+			src := b.Res.Anomalies[sec.Type][iv.N-1]
 			var ids []int
-			for _, idx := range src.Witness {
+			for _, idx := range src.InstanceEvidence().Witness {
 				if pos := b.Pos(idx); pos >= 0 && barOf[pos] >= 0 {
 					ids = append(ids, int(barOf[pos]))
 				}
@@ -592,12 +598,14 @@ func (b *builder) orders() ([]page.OrderView, int) {
 	for _, typ := range b.Res.AnomalyTypes {
 		for _, in := range b.Res.Anomalies[typ] {
 			var keys []model.KeyID
-			if k, ok := b.Key(in.Key); ok {
+			if k, ok := b.Key(in.InstanceKey()); ok {
 				keys = append(keys, k)
 			}
-			for _, st := range in.Steps {
-				if k, ok := b.Key(st.Key); ok {
-					keys = append(keys, k)
+			if cyc := in.InstanceCycle(); cyc != nil {
+				for _, st := range cyc.Steps {
+					if k, ok := b.Key(st.Key); ok {
+						keys = append(keys, k)
+					}
 				}
 			}
 			slices.Sort(keys)
