@@ -1,0 +1,69 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
+)
+
+// TestJSONStreamsTheSameBytes compares JSON, which streams the anomalies
+// instance by instance, with encoding/json's encoding of the whole result,
+// on every history of each workload's fixture folder and on results with
+// no anomalies and with an empty instance list.
+func TestJSONStreamsTheSameBytes(t *testing.T) {
+	var paths []string
+	for _, dir := range []string{"queue", "list-append", "rw-register", "abort"} {
+		m, err := filepath.Glob(filepath.Join(testpaths.Testdata(dir), "*.edn"))
+		if err != nil || len(m) == 0 {
+			t.Fatalf("no histories in testdata/%s (%v)", dir, err)
+		}
+		paths = append(paths, m...)
+	}
+	n := 0
+	for _, p := range paths {
+		res, _, err := check.File(p, check.DefaultOptions())
+		if err != nil {
+			continue // the fixtures of bad input
+		}
+		n += len(res.Anomalies)
+		sameJSON(t, filepath.Base(p), res)
+	}
+	if n == 0 {
+		t.Fatal("no fixture had an anomaly: the streamed part went untested")
+	}
+	// a source with quotes and the hole's own text in it, no anomalies,
+	// and a type with an empty list
+	res := &analysis.Result{Schema: analysis.Schema, Source: `x "anomalies":null <&>`, Warnings: []string{`"anomalies":null`}}
+	sameJSON(t, "no anomalies", res)
+	res.Anomalies = map[string][]analysis.Instance{"b": {}, "a": nil}
+	sameJSON(t, "empty lists", res)
+}
+
+func sameJSON(t *testing.T, name string, res *analysis.Result) {
+	t.Helper()
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := JSON(&got, res); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if got.String() != want.String() {
+		i := 0
+		for i < min(got.Len(), want.Len()) && got.Bytes()[i] == want.Bytes()[i] {
+			i++
+		}
+		t.Fatalf("%s: streamed JSON differs at byte %d:\n got %q\nwant %q", name, i,
+			strings.TrimSpace(got.String()[max(0, i-40):min(got.Len(), i+40)]),
+			strings.TrimSpace(want.String()[max(0, i-40):min(want.Len(), i+40)]))
+	}
+}
