@@ -4,8 +4,10 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestPlainSize(t *testing.T) {
@@ -74,4 +76,40 @@ func TestMemoryBudgetForALargeFile(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("restore left the limit at %d, want %d", got, before)
 	}
+}
+
+// TestLimitRaiserFollowsTheLiveHeap sets a limit far below the live heap
+// and checks that the raiser lifts it to headroom times the live heap after
+// a collection, and leaves it alone once stopped.
+func TestLimitRaiserFollowsTheLiveHeap(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	keep := make([]byte, 64<<20) // live through the collections below
+	for i := range keep {
+		keep[i] = byte(i)
+	}
+	debug.SetMemoryLimit(1 << 20)
+	r := raiseWithLiveHeap(1<<20, &memCap{limit: 1 << 50})
+	// the check runs in a cleanup after the collection: wait for it
+	var got int64
+	for range 500 {
+		runtime.GC()
+		if got = debug.SetMemoryLimit(-1); got >= int64(len(keep)) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got < int64(len(keep)) {
+		t.Fatalf("limit %d after a collection with %d bytes live, want at least that", got, len(keep))
+	}
+	r.stop()
+	debug.SetMemoryLimit(1 << 20)
+	for range 3 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 1<<20 {
+		t.Errorf("a stopped raiser moved the limit to %d", got)
+	}
+	runtime.KeepAlive(keep)
 }
