@@ -45,19 +45,10 @@ func ParseAbortFaultKind(s string) (AbortFaultKind, error) {
 }
 
 // AbortFault asks WriteAbort for Count injections of Kind.
-type AbortFault struct {
-	Kind  AbortFaultKind
-	Count int
-}
-
-// String returns "kind=count", the form ParseAbortFault reads.
-func (f AbortFault) String() string { return f.Kind.String() + "=" + strconv.Itoa(f.Count) }
+type AbortFault = Injections[AbortFaultKind]
 
 // ParseAbortFault reads "kind" (one injection) or "kind=count".
-func ParseAbortFault(s string) (AbortFault, error) {
-	k, n, err := parseFault(s, ParseAbortFaultKind)
-	return AbortFault{Kind: k, Count: n}, err
-}
+func ParseAbortFault(s string) (AbortFault, error) { return parseFault(s, ParseAbortFaultKind) }
 
 // AbortInjection records one fault WriteAbort carried out.
 type AbortInjection struct {

@@ -102,20 +102,27 @@ func ParseFaultKind(s string) (FaultKind, error) {
 	return parseKind[FaultKind](faultNames[:], "fault", s)
 }
 
-// Fault asks for Count injections of one kind.
-type Fault struct {
-	Kind  FaultKind
+// faultKind is a workload's fault kind type: FaultKind, TxnFaultKind,
+// AbortFaultKind.
+type faultKind interface {
+	~uint8
+	String() string
+}
+
+// Injections asks for Count injections of one fault kind of a workload.
+type Injections[K faultKind] struct {
+	Kind  K
 	Count int
 }
 
-// String returns "kind=count", the form ParseFault reads.
-func (f Fault) String() string { return f.Kind.String() + "=" + strconv.Itoa(f.Count) }
+// String returns "kind=count", the form the Parse functions read.
+func (f Injections[K]) String() string { return f.Kind.String() + "=" + strconv.Itoa(f.Count) }
+
+// Fault asks for Count injections of one queue fault kind.
+type Fault = Injections[FaultKind]
 
 // ParseFault reads "kind" (one injection) or "kind=count".
-func ParseFault(s string) (Fault, error) {
-	k, n, err := parseFault(s, ParseFaultKind)
-	return Fault{Kind: k, Count: n}, err
-}
+func ParseFault(s string) (Fault, error) { return parseFault(s, ParseFaultKind) }
 
 // allKinds returns the kinds 0 to n-1 of a fault kind type, in order.
 func allKinds[K ~uint8](n K) []K {
@@ -139,20 +146,20 @@ func parseKind[K ~uint8](names []string, what, s string) (K, error) {
 
 // parseFault reads "kind" (one injection) or "kind=count", the kind with
 // parseKind; on an error it returns zeros.
-func parseFault[K ~uint8](s string, parseKind func(string) (K, error)) (K, int, error) {
+func parseFault[K faultKind](s string, parseKind func(string) (K, error)) (Injections[K], error) {
 	name, count, hasCount := strings.Cut(s, "=")
 	k, err := parseKind(name)
 	if err != nil {
-		return 0, 0, err
+		return Injections[K]{}, err
 	}
 	if !hasCount {
-		return k, 1, nil
+		return Injections[K]{Kind: k, Count: 1}, nil
 	}
 	n, err := strconv.Atoi(count)
 	if err != nil || n < 0 {
-		return 0, 0, fmt.Errorf("fault %q: count must be a non-negative integer", s)
+		return Injections[K]{}, fmt.Errorf("fault %q: count must be a non-negative integer", s)
 	}
-	return k, n, nil
+	return Injections[K]{Kind: k, Count: n}, nil
 }
 
 // DefaultStallDuration is how long a Stall fault keeps a consumer stuck when

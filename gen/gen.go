@@ -214,24 +214,13 @@ func (s *sim) planFaults() {
 	})
 }
 
-// faultSpec is a request for Count injections of a kind: Fault, TxnFault,
-// AbortFault.
-type faultSpec[K ~uint8] interface {
-	spec() (K, int)
-}
-
-func (f Fault) spec() (FaultKind, int)           { return f.Kind, f.Count }
-func (f TxnFault) spec() (TxnFaultKind, int)     { return f.Kind, f.Count }
-func (f AbortFault) spec() (AbortFaultKind, int) { return f.Kind, f.Count }
-
 // spread calls add for every injection faults ask for (kinds numKinds),
 // kinds interleaved round-robin, at evenly spread points from 5% of n to
 // 5% + span of n.
-func spread[K ~uint8, F faultSpec[K]](faults []F, numKinds K, n, span float64, add func(at float64, k K)) {
+func spread[K faultKind](faults []Injections[K], numKinds K, n, span float64, add func(at float64, k K)) {
 	counts := make([]int, numKinds)
 	for _, f := range faults {
-		k, c := f.spec()
-		counts[k] += c
+		counts[f.Kind] += f.Count
 	}
 	kinds := interleave[K](counts)
 	for i, k := range kinds {

@@ -177,20 +177,11 @@ func ParseTxnFaultKind(s string) (TxnFaultKind, error) {
 	return parseKind[TxnFaultKind](txnFaultNames[:], "transactional fault", s)
 }
 
-// TxnFault asks for Count injections of one kind.
-type TxnFault struct {
-	Kind  TxnFaultKind
-	Count int
-}
-
-// String returns "kind=count", the form ParseTxnFault reads.
-func (f TxnFault) String() string { return f.Kind.String() + "=" + strconv.Itoa(f.Count) }
+// TxnFault asks for Count injections of one transactional fault kind.
+type TxnFault = Injections[TxnFaultKind]
 
 // ParseTxnFault reads "kind" (one injection) or "kind=count".
-func ParseTxnFault(s string) (TxnFault, error) {
-	k, n, err := parseFault(s, ParseTxnFaultKind)
-	return TxnFault{Kind: k, Count: n}, err
-}
+func ParseTxnFault(s string) (TxnFault, error) { return parseFault(s, ParseTxnFaultKind) }
 
 // Defaults of TxnConfig fields whose zero value means "the default".
 const (
