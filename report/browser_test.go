@@ -258,30 +258,8 @@ func TestBrowser(t *testing.T) {
 				t.Skip("../shared/corpus not found beside the repository: corpus page skipped")
 			}
 			file := writeReport(t, dir, tc.name, tc.path, tc.wwDeps)
-			fileURL := (&url.URL{Scheme: "file", Path: file}).String()
-			var pe pageEvents
-			tab, cancel := chromedp.NewContext(ctx, chromedp.WithListener(pe.listen))
-			defer cancel()
-			tctx, cancelT := context.WithTimeout(tab, 60*time.Second)
-			defer cancelT()
-			if err := chromedp.Do(tab); err != nil { // open the tab
-				t.Fatal(err)
-			}
-			if err := chromedp.Do(tctx, chromedp.Navigate(fileURL)); err != nil {
-				t.Fatalf("opening %s: %v", fileURL, err)
-			}
-			// charts draw in animation frames: wait until every container has a canvas
-			if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`Array.from(document.querySelectorAll('.chart')).every(function (el) { return !!el.querySelector('canvas'); })`,
-				chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-				t.Errorf("charts did not all draw: %v", err)
-			}
-			verdict, err := chromedp.Run(tctx, chromedp.Text(chromedp.ID("verdict")))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.TrimSpace(verdict) != tc.verdict {
-				t.Errorf("verdict shows %q, want %q", verdict, tc.verdict)
-			}
+			tctx, pe, fileURL := openReport(t, ctx, file, tc.verdict)
+			defer pe.check(t, fileURL)
 			states, err := chromedp.Run(tctx, chromedp.Evaluate[[]chartState](chartsJS))
 			if err != nil {
 				t.Fatal(err)
@@ -306,37 +284,82 @@ func TestBrowser(t *testing.T) {
 				checkHostile(t, tctx, hostileStrings, hostileProbes)
 			}
 			checkDocs(t, tctx, tc.verdict == "INVALID")
-			png, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
-			if err != nil {
-				t.Fatal(err)
-			}
-			shot := filepath.Join(shots, "report-"+tc.name+".png")
-			if err := os.WriteFile(shot, png, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("screenshot: %s", shot)
-
-			pe.mu.Lock()
-			defer pe.mu.Unlock()
-			if !slices.Contains(pe.requests, fileURL) {
-				t.Errorf("the network listener did not see the page itself load (saw %q)", pe.requests)
-			}
-			for _, u := range pe.requests {
-				if u != fileURL {
-					t.Errorf("the page requested %s; a report must load nothing", u)
-				}
-			}
-			for _, e := range pe.errors {
-				t.Errorf("page error: %s", e)
-			}
-			for _, w := range pe.warnings {
-				t.Logf("page warning: %s", w)
-			}
-			for _, d := range pe.dialogs {
-				t.Errorf("a dialog opened (history text ran as script): %s", d)
-			}
+			screenshot(t, tctx, shots, tc.name)
 		})
 	}
+}
+
+// openReport opens a report file in a new tab of the browser, waits until
+// every chart has drawn and checks the verdict the page shows. The tab
+// closes at the end of the test; pe.check, deferred by the caller, checks
+// what the page did.
+func openReport(t *testing.T, ctx context.Context, file, verdict string) (context.Context, *pageEvents, string) {
+	t.Helper()
+	fileURL := (&url.URL{Scheme: "file", Path: file}).String()
+	pe := new(pageEvents)
+	tab, cancel := chromedp.NewContext(ctx, chromedp.WithListener(pe.listen))
+	t.Cleanup(cancel)
+	tctx, cancelT := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(cancelT)
+	if err := chromedp.Do(tab); err != nil { // open the tab
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tctx, chromedp.Navigate(fileURL)); err != nil {
+		t.Fatalf("opening %s: %v", fileURL, err)
+	}
+	// charts draw in animation frames: wait until every container has a canvas
+	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`Array.from(document.querySelectorAll('.chart')).every(function (el) { return !!el.querySelector('canvas'); })`,
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Errorf("charts did not all draw: %v", err)
+	}
+	shown, err := chromedp.Run(tctx, chromedp.Text(chromedp.ID("verdict")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(shown) != verdict {
+		t.Errorf("verdict shows %q, want %q", shown, verdict)
+	}
+	return tctx, pe, fileURL
+}
+
+// check fails the test when the page at fileURL loaded anything but
+// itself, logged an error or opened a dialog.
+func (pe *pageEvents) check(t *testing.T, fileURL string) {
+	t.Helper()
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	if !slices.Contains(pe.requests, fileURL) {
+		t.Errorf("the network listener did not see the page itself load (saw %q)", pe.requests)
+	}
+	for _, u := range pe.requests {
+		if u != fileURL {
+			t.Errorf("the page requested %s; a report must load nothing", u)
+		}
+	}
+	for _, e := range pe.errors {
+		t.Errorf("page error: %s", e)
+	}
+	for _, w := range pe.warnings {
+		t.Logf("page warning: %s", w)
+	}
+	for _, d := range pe.dialogs {
+		t.Errorf("a dialog opened (history text ran as script): %s", d)
+	}
+}
+
+// screenshot saves a full-page screenshot of the tab as report-NAME.png
+// in dir and logs where.
+func screenshot(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "report-"+name+".png")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shot)
 }
 
 // hostileStrings are texts of testdata/hostile-invalid.edn that must show
