@@ -17,6 +17,7 @@ import (
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/internal/version"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // writePage renders the report of a history to a string.
@@ -329,5 +330,32 @@ func TestShellJoinAndCheckCommand(t *testing.T) {
 	got := CheckCommand(res, "runs/1/history.edn", "r.html")
 	if want := "hindsight check --html r.html --workload queue --ww-deps runs/1/history.edn"; got != want {
 		t.Errorf("CheckCommand = %s, want %s", got, want)
+	}
+}
+
+// TestNavLinksLand: on the page of each registered workload, every link
+// its layout adds to the navigation bar (page.Parts.Nav) leads to an
+// element of the page.
+func TestNavLinksLand(t *testing.T) {
+	seen := map[string]bool{}
+	for _, path := range []string{"testdata/hostile-invalid.edn", txnFixtures + "/dirty-update-direct-invalid.edn",
+		testpaths.Testdata("rw-register", "cyclic-versions-bug-regression-valid.edn"), testpaths.Testdata("abort", "abort-other-invalid.edn")} {
+		page := writePage(t, path)
+		res, h := mustCheck(t, path, checkOpts(false))
+		v := BuildView(res, h, ViewOptions{})
+		seen[v.Workload] = true
+		if len(v.Parts.Nav) == 0 || len(v.Parts.Body) == 0 {
+			t.Errorf("%s: the %s layout adds %d links and %d parts to the page", path, v.Workload, len(v.Parts.Nav), len(v.Parts.Body))
+		}
+		for _, l := range v.Parts.Nav {
+			if !strings.Contains(page, `id="`+l.Anchor+`"`) {
+				t.Errorf("%s: the link to #%s leads nowhere on the page", path, l.Anchor)
+			}
+		}
+	}
+	for _, w := range workload.All() {
+		if !seen[w.Name] {
+			t.Errorf("no page of the %s workload checked here: add one of its fixtures", w.Name)
+		}
 	}
 }
