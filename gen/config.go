@@ -210,46 +210,57 @@ type Config struct {
 
 // validate checks the config and fills defaults into a copy.
 func (c Config) validate() (Config, error) {
-	var errs []error
-	if c.Ops < 0 {
-		errs = append(errs, errors.New("ops must be >= 0"))
-	}
-	if c.Concurrency < 1 {
-		errs = append(errs, errors.New("concurrency must be >= 1"))
-	}
-	if c.Keys < 1 {
-		errs = append(errs, errors.New("keys must be >= 1"))
-	}
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"txn fraction", c.TxnFraction}, {"info rate", c.InfoRate}, {"fail rate", c.FailRate}, {"crash rate", c.CrashRate}} {
-		if !(p.v >= 0 && p.v <= 1) {
-			errs = append(errs, fmt.Errorf("%s must be in [0, 1], got %v", p.name, p.v))
-		}
-	}
-	if c.InfoRate+c.FailRate > 1 {
-		errs = append(errs, errors.New("info rate + fail rate must be <= 1"))
-	}
+	var p problems
+	p.add(c.Ops < 0, "ops must be >= 0")
+	p.clients(c.Concurrency, c.Keys)
+	p.rates(rate{"txn fraction", c.TxnFraction}, rate{"info rate", c.InfoRate}, rate{"fail rate", c.FailRate}, rate{"crash rate", c.CrashRate})
+	p.add(c.InfoRate+c.FailRate > 1, "info rate + fail rate must be <= 1")
 	for _, f := range c.Faults {
-		if f.Kind >= numFaultKinds {
-			errs = append(errs, fmt.Errorf("unknown fault kind %d", f.Kind))
-		}
-		if f.Count < 0 {
-			errs = append(errs, fmt.Errorf("fault %s: negative count", f.Kind))
-		}
+		p.add(f.Kind >= numFaultKinds, fmt.Sprintf("unknown fault kind %d", f.Kind))
+		p.add(f.Count < 0, fmt.Sprintf("fault %s: negative count", f.Kind))
 	}
-	if c.Format != EDN && c.Format != JSON {
-		errs = append(errs, fmt.Errorf("unknown format %d", c.Format))
-	}
-	if c.StallDuration < 0 {
-		errs = append(errs, errors.New("stall duration must be >= 0"))
-	}
+	p.add(c.Format != EDN && c.Format != JSON, fmt.Sprintf("unknown format %d", c.Format))
+	p.add(c.StallDuration < 0, "stall duration must be >= 0")
 	if c.StallDuration == 0 {
 		c.StallDuration = DefaultStallDuration
 	}
-	if err := errors.Join(errs...); err != nil {
-		return c, fmt.Errorf("gen: invalid config: %w", err)
+	return c, p.err()
+}
+
+// problems collects what is wrong with a generator's config, in the order
+// found, so that one error lists them all.
+type problems []error
+
+// add records msg when bad.
+func (p *problems) add(bad bool, msg string) {
+	if bad {
+		*p = append(*p, errors.New(msg))
 	}
-	return c, nil
+}
+
+// clients checks the client counts every simulation has.
+func (p *problems) clients(concurrency, keys int) {
+	p.add(concurrency < 1, "concurrency must be >= 1")
+	p.add(keys < 1, "keys must be >= 1")
+}
+
+// rate is a named probability of a config.
+type rate struct {
+	name string
+	v    float64
+}
+
+// rates checks that each rate is in [0, 1].
+func (p *problems) rates(rs ...rate) {
+	for _, r := range rs {
+		p.add(!(r.v >= 0 && r.v <= 1), fmt.Sprintf("%s must be in [0, 1], got %v", r.name, r.v))
+	}
+}
+
+// err is nil when nothing is wrong, else every problem in one error.
+func (p problems) err() error {
+	if err := errors.Join(p...); err != nil {
+		return fmt.Errorf("gen: invalid config: %w", err)
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -264,66 +263,33 @@ const minFaultConcurrency = 3
 
 // validate checks the config and fills defaults into a copy.
 func (c TxnConfig) validate() (TxnConfig, error) {
-	var errs []error
-	if c.Workload != ListAppend && c.Workload != RWRegister {
-		errs = append(errs, fmt.Errorf("workload must be list-append or rw-register, got %s", c.Workload))
-	}
-	if c.Txns < 0 {
-		errs = append(errs, errors.New("txns must be >= 0"))
-	}
-	if c.Concurrency < 1 {
-		errs = append(errs, errors.New("concurrency must be >= 1"))
-	}
-	if c.Keys < 1 {
-		errs = append(errs, errors.New("keys must be >= 1"))
-	}
-	if c.MaxTxnLen < 0 {
-		errs = append(errs, errors.New("max txn length must be >= 1 (0: default)"))
-	}
+	var p problems
+	p.add(c.Workload != ListAppend && c.Workload != RWRegister, fmt.Sprintf("workload must be list-append or rw-register, got %s", c.Workload))
+	p.add(c.Txns < 0, "txns must be >= 0")
+	p.clients(c.Concurrency, c.Keys)
+	p.add(c.MaxTxnLen < 0, "max txn length must be >= 1 (0: default)")
 	if c.MaxTxnLen == 0 {
 		c.MaxTxnLen = DefaultMaxTxnLen
 	}
-	if c.MaxWritesPerKey < 0 {
-		errs = append(errs, errors.New("max writes per key must be >= 1 (0: default)"))
-	}
+	p.add(c.MaxWritesPerKey < 0, "max writes per key must be >= 1 (0: default)")
 	if c.MaxWritesPerKey == 0 {
 		c.MaxWritesPerKey = DefaultMaxWritesPerKey
 	}
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"info rate", c.InfoRate}, {"fail rate", c.FailRate}} {
-		if !(p.v >= 0 && p.v <= 1) {
-			errs = append(errs, fmt.Errorf("%s must be in [0, 1], got %v", p.name, p.v))
-		}
-	}
-	if c.InfoRate+c.FailRate > 1 {
-		errs = append(errs, errors.New("info rate + fail rate must be <= 1"))
-	}
-	if c.ReadLag < 0 {
-		errs = append(errs, errors.New("read lag must be >= 0"))
-	}
+	p.rates(rate{"info rate", c.InfoRate}, rate{"fail rate", c.FailRate})
+	p.add(c.InfoRate+c.FailRate > 1, "info rate + fail rate must be <= 1")
+	p.add(c.ReadLag < 0, "read lag must be >= 0")
 	faults := 0
 	for _, f := range c.Faults {
 		switch {
 		case f.Kind >= numTxnFaultKinds:
-			errs = append(errs, fmt.Errorf("unknown transactional fault kind %d", f.Kind))
+			p.add(true, fmt.Sprintf("unknown transactional fault kind %d", f.Kind))
 		case !f.Kind.AppliesTo(c.Workload) && c.Workload < numWorkloads:
-			errs = append(errs, fmt.Errorf("fault %s does not apply to %s", f.Kind, c.Workload))
+			p.add(true, fmt.Sprintf("fault %s does not apply to %s", f.Kind, c.Workload))
 		}
-		if f.Count < 0 {
-			errs = append(errs, fmt.Errorf("fault %s: negative count", f.Kind))
-		}
+		p.add(f.Count < 0, fmt.Sprintf("fault %s: negative count", f.Kind))
 		faults += max(f.Count, 0)
 	}
-	if faults > 0 && c.Concurrency < minFaultConcurrency {
-		errs = append(errs, fmt.Errorf("faults need concurrency >= %d", minFaultConcurrency))
-	}
-	if c.Format != EDN && c.Format != JSON {
-		errs = append(errs, fmt.Errorf("unknown format %d", c.Format))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return c, fmt.Errorf("gen: invalid config: %w", err)
-	}
-	return c, nil
+	p.add(faults > 0 && c.Concurrency < minFaultConcurrency, fmt.Sprintf("faults need concurrency >= %d", minFaultConcurrency))
+	p.add(c.Format != EDN && c.Format != JSON, fmt.Sprintf("unknown format %d", c.Format))
+	return c, p.err()
 }

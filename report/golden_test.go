@@ -11,13 +11,17 @@ import (
 	"github.com/hindsight-dev/hindsight/samples"
 )
 
+// goldenSource is a history of a golden file, and whether it is checked
+// with --ww-deps.
+type goldenSource struct {
+	path   string
+	wwDeps bool
+}
+
 // goldenSources are the histories whose explanations are pinned in
 // testdata/golden/explanations.txt: the demo sample, the hostile history,
 // and fixtures with cycles (two of them under --ww-deps).
-var goldenSources = []struct {
-	path   string
-	wwDeps bool
-}{
+var goldenSources = []goldenSource{
 	{samples.QueueName, false},
 	{"testdata/hostile-invalid.edn", false},
 	{fixtures + "/g1c-wr-cycle-invalid.edn", false},
@@ -43,16 +47,13 @@ func TestExplanationsGolden(t *testing.T) {
 
 // txnGoldenSources are the list-append histories whose explanations are
 // pinned in testdata/golden/explanations-list-append.txt.
-var txnGoldenSources = []struct {
-	path   string
-	wwDeps bool
-}{
-	{txnFixtures + "/g1c-with-incompatible-read-orders-invalid.edn", false},
-	{txnFixtures + "/dirty-update-direct-invalid.edn", false},
-	{txnFixtures + "/g-single-realtime-stale-read-invalid.edn", false},
-	{txnFixtures + "/lost-update-and-g2-item-invalid.edn", false},
-	{txnFixtures + "/g-nonadjacent-process-invalid.edn", false},
-	{txnFixtures + "/hostile-list-append-invalid.edn", false},
+var txnGoldenSources = []goldenSource{
+	{path: txnFixtures + "/g1c-with-incompatible-read-orders-invalid.edn"},
+	{path: txnFixtures + "/dirty-update-direct-invalid.edn"},
+	{path: txnFixtures + "/g-single-realtime-stale-read-invalid.edn"},
+	{path: txnFixtures + "/lost-update-and-g2-item-invalid.edn"},
+	{path: txnFixtures + "/g-nonadjacent-process-invalid.edn"},
+	{path: txnFixtures + "/hostile-list-append-invalid.edn"},
 }
 
 // TestTxnExplanationsGolden pins what the page says of each list-append
@@ -90,10 +91,7 @@ func TestTxnExplanationsGolden(t *testing.T) {
 // instance what instance writes, and compares the text with
 // testdata/golden/file. Run with -update to rewrite the file, then read
 // the diff.
-func golden(t *testing.T, file string, sources []struct {
-	path   string
-	wwDeps bool
-}, instance func(*strings.Builder, InstanceView)) {
+func golden(t *testing.T, file string, sources []goldenSource, instance func(*strings.Builder, InstanceView)) {
 	t.Helper()
 	var sb strings.Builder
 	for _, src := range sources {

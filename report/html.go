@@ -15,6 +15,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"github.com/hindsight-dev/hindsight/report/page"
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 // assets holds the page template, its script and style, and ECharts
@@ -69,34 +70,40 @@ var funcs = template.FuncMap{
 	},
 }
 
-var pageTmpl = template.Must(template.New("report.html.tmpl").Funcs(funcs).ParseFS(assets, "assets/report.html.tmpl", "assets/txn.html.tmpl"))
+// pageTmpls are the page templates of the registered workloads, by name:
+// the page every workload has (assets/report.html.tmpl) with the
+// definitions of the parts its layout adds (page.Layout.Templates).
+var pageTmpls = func() map[string]*template.Template {
+	base := template.Must(template.New("report.html.tmpl").Funcs(funcs).ParseFS(assets, "assets/report.html.tmpl"))
+	ts := map[string]*template.Template{}
+	for _, w := range workload.All() {
+		ts[w.Name] = template.Must(template.Must(base.Clone()).Parse(w.Layout.Templates()))
+	}
+	return ts
+}()
 
-// pageData is what the page script reads: the chart options, and for a
-// transactional history what its timeline needs beyond its option.
+// pageData is what the page script reads: the chart options, and the
+// workload's own data (page.Parts.Script: a transactional history's
+// timeline lanes and marks), which the page script reads under the key
+// "txn".
 type pageData struct {
 	Timeline Timeline `json:"timeline"`
 	Charts   []Chart  `json:"charts"`
-	Txn      *txnPage `json:"txn,omitempty"`
+	Own      any      `json:"txn,omitempty"`
 }
 
-// txnPage is what the page script needs to draw, explain and filter the
-// transaction timeline (whose option is among the charts).
-type txnPage struct {
-	ID     string    `json:"id"`
-	Axis   string    `json:"axis"`
-	Lanes  []string  `json:"lanes"`
-	Colors []string  `json:"colors"`
-	Marks  []TxnMark `json:"marks"`
-}
-
-// pageVars are the template's inputs.
+// pageVars are the template's inputs: the view, the page's own assets,
+// and the workload's parts of the page rendered (HeadHTML in the header,
+// BodyHTML after the summary).
 type pageVars struct {
 	*View
-	CSP     string
-	Style   template.CSS
-	ECharts template.JS
-	Script  template.JS
-	Data    pageData
+	CSP      string
+	Style    template.CSS
+	ECharts  template.JS
+	Script   template.JS
+	Data     pageData
+	HeadHTML []template.HTML
+	BodyHTML []template.HTML
 }
 
 // WriteHTML writes v as one self-contained HTML page: ECharts, the page
@@ -133,19 +140,37 @@ func WriteHTML(w io.Writer, v *View) error {
 		Style:   template.CSS(style),
 		ECharts: template.JS(echartsJS),
 		Script:  template.JS(script),
-		Data:    pageData{Timeline: v.Timeline, Charts: v.Charts},
+		Data:    pageData{Timeline: v.Timeline, Charts: v.Charts, Own: v.Parts.Script},
 	}
-	if t := v.Txn; t != nil {
-		pv.Data.Txn = &txnPage{ID: t.Timeline.ID, Axis: t.Timeline.Axis, Lanes: t.Timeline.Lanes,
-			Colors: t.Timeline.Colors, Marks: t.Timeline.Marks}
+	t := pageTmpls[entryOf(v.Workload).Name]
+	if pv.HeadHTML, err = renderParts(t, v.Parts.Head); err != nil {
+		return err
+	}
+	if pv.BodyHTML, err = renderParts(t, v.Parts.Body); err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(echartsJS) + 1<<20)
-	if err := pageTmpl.Execute(&buf, pv); err != nil {
+	if err := t.Execute(&buf, pv); err != nil {
 		return fmt.Errorf("rendering the report: %w", err)
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// renderParts renders each of a workload's parts of the page with the
+// template it names in t: html/template escapes each in the context of
+// HTML text, where the page puts it.
+func renderParts(t *template.Template, parts []page.Part) ([]template.HTML, error) {
+	out := make([]template.HTML, 0, len(parts))
+	for _, p := range parts {
+		var sb strings.Builder
+		if err := t.ExecuteTemplate(&sb, p.Template, p.Data); err != nil {
+			return nil, fmt.Errorf("rendering the report's %s: %w", p.Template, err)
+		}
+		out = append(out, template.HTML(sb.String()))
+	}
+	return out, nil
 }
 
 // csp is the page's Content-Security-Policy: nothing may be fetched, and

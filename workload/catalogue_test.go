@@ -6,8 +6,10 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -309,13 +311,17 @@ func TestCatalogueProducedAndRendered(t *testing.T) {
 // that equal a type's name but do not name the type, each with its
 // reason, keyed file:literal.
 var literalExempt = map[string]string{
-	"scan/member.go:duplicate":          "SkipDuplicate, the reason a scan skips an archive member whose name repeats",
-	"report/queueview/series.go:unseen": "the unseen-values chart's kind and axis, names the page script knows",
+	"scan/member.go:duplicate":               "SkipDuplicate, the reason a scan skips an archive member whose name repeats",
+	"report/queueview/series.go:unseen":      "the unseen-values chart's kind and axis, names the page script knows",
+	"report/queueview/page.html.tmpl:unseen": "the unseen-values chart's kind, which picks its section's header",
 }
 
 // TestNoTypeNameLiterals: no anomaly type's name is spelled as a Go
 // string literal in report/, scan/, check/ or cmd/ outside tests; they
-// reach a type through its catalogue entry (workload.Describe).
+// reach a type through its catalogue entry (workload.Describe). Nor is a
+// type's or a workload's name spelled as a string in an action of a page
+// template under report/: the page asks the workload's layout for its
+// parts (page.Parts) rather than branch on which workload it shows.
 func TestNoTypeNameLiterals(t *testing.T) {
 	names := map[string]bool{}
 	for _, w := range workload.All() {
@@ -323,7 +329,7 @@ func TestNoTypeNameLiterals(t *testing.T) {
 			names[e.Name] = true
 		}
 	}
-	var found []string
+	found := templateLiterals(t, names)
 	for _, dir := range []string{"report", "scan", "check", "cmd"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
@@ -355,4 +361,46 @@ func TestNoTypeNameLiterals(t *testing.T) {
 	if len(found) > 0 {
 		t.Errorf("%d anomaly type names spelled as literals (use the catalogue entry instead):\n%s", len(found), strings.Join(found, "\n"))
 	}
+}
+
+// templateAction and templateString find the quoted strings inside the
+// actions ({{ ... }}) of a page template.
+var (
+	templateAction = regexp.MustCompile(`(?s){{.*?}}`)
+	templateString = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+)
+
+// templateLiterals lists, as file: "literal", the strings in the actions
+// of the page templates under report/ that name an anomaly type (one of
+// types) or a workload, but for those literalExempt lists.
+func templateLiterals(t *testing.T, types map[string]bool) []string {
+	t.Helper()
+	names := maps.Clone(types)
+	for _, w := range workload.All() {
+		names[w.Name] = true
+	}
+	var found []string
+	err := filepath.WalkDir(filepath.Join(root, "report"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".tmpl") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		for _, action := range templateAction.FindAllString(string(b), -1) {
+			for _, m := range templateString.FindAllStringSubmatch(action, -1) {
+				if names[m[1]] && literalExempt[rel+":"+m[1]] == "" {
+					found = append(found, fmt.Sprintf("%s: %q", rel, m[1]))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }

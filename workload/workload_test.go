@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,9 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/shrink"
 )
 
 func read(t *testing.T, edn string) *model.History {
@@ -151,4 +155,164 @@ func TestDocAnchorsExist(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readWithDecoders reads a history as package check does: with every
+// workload's value decoder installed.
+func readWithDecoders(t *testing.T, src string) *model.History {
+	t.Helper()
+	h, err := ingest.Read(strings.NewReader(src), "h.edn", ingest.Options{Decoders: Decoders()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestRegistryOrder: abort comes after the workloads before it, which
+// keep their order.
+func TestRegistryOrder(t *testing.T) {
+	if got := Names(); !slices.Equal(got, []string{"queue", "list-append", "rw-register", "abort"}) {
+		t.Errorf("Names() = %v", got)
+	}
+}
+
+// TestDetectAbort: a poll map with a topic and offsets or :abort? decides
+// an abort history; a history whose only abort values decide nothing is
+// still one; queue and transactional histories read with the decoders
+// installed are detected as before.
+func TestDetectAbort(t *testing.T) {
+	const abort, queue = "abort", "queue"
+	want := map[string]string{
+		`{:type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1 2]}}`:                   abort,
+		`{:type :invoke :process 0 :f :poll :value {:topic "t1" :abort? true}}`:                 abort,
+		`{"type": "ok", "process": 0, "f": "poll", "value": {":topic": "t1", ":offsets": [1]}}`: abort, // JSON, keys with colons
+		`{:type :ok :process 0 :f :subscribe :value "t1"}`:                                      abort, // only a subscribe to a topic string
+		`{:type :ok :process 0 :f :poll :value {:topic "t1"}}`:                                  abort, // only empty polls
+		`{:type :ok :process 0 :f :send :value [[:send 1 [0 2]]]}`:                              queue,
+		`{:type :invoke :process 0 :f :poll :value nil}`:                                        queue,
+		`{:type :ok :process 0 :value [[:append :x 1]]}`:                                        "list-append",
+	}
+	for src, name := range want {
+		w, err := Detect(readWithDecoders(t, src))
+		if err != nil || w.Name != name {
+			t.Errorf("%s: detected %v (%v), want %s", src, w, err, name)
+		}
+	}
+}
+
+// TestDetectAbortMixed: abort polls with queue or transactional
+// micro-ops are an input error naming both ops, in either order.
+func TestDetectAbortMixed(t *testing.T) {
+	const poll = `{:index 0 :type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1 2]}}`
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"abort then queue", poll + "\n" + `{:index 1 :type :ok :process 1 :f :send :value [[:send 1 [0 2]]]}`,
+			[]string{"h.edn:2:", "op 1 has a :send micro-op, which belongs to queue histories", "op 0 (line 1) has a poll map with a :topic, which belongs to abort"}},
+		{"queue then abort", `{:index 0 :type :ok :process 1 :f :poll :value [[:poll {1 [[0 2]]}]]}` + "\n" + strings.Replace(poll, ":index 0", ":index 1", 1),
+			[]string{"op 1 has a poll map with a :topic, which belongs to abort histories", "op 0 (line 1) has a :poll micro-op, which belongs to queue"}},
+		{"abort then list-append", poll + "\n" + `{:index 1 :type :ok :process 1 :f :txn :value [[:append :x 1]]}`,
+			[]string{"op 1 has a :append micro-op, which belongs to list-append histories", "which belongs to abort"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Detect(readWithDecoders(t, tc.src))
+			var me *MixedError
+			if !errors.As(err, &me) {
+				t.Fatalf("want a *MixedError, got %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestAbortContractOption: the option reaches the checker and its
+// result; an unknown contract is rejected.
+func TestAbortContractOption(t *testing.T) {
+	src := `{:index 0 :type :invoke :process 0 :f :poll :value {:topic "t1" :abort? true}}
+{:index 1 :type :fail :process 0 :f :poll :value {:topic "t1" :abort? true :offsets [1 2]}}
+{:index 2 :type :invoke :process 0 :f :poll :value {:topic "t1"}}
+{:index 3 :type :ok :process 0 :f :poll :value {:topic "t1" :offsets [4]}}`
+	h := readWithDecoders(t, src)
+	p, err := model.Pair(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := MustLookup("abort")
+	for contract, valid := range map[string]string{"": "valid", "kafka": "valid", "rewind": "invalid"} {
+		o := DefaultOptions()
+		o.AbortContract = contract
+		res := w.Check(h, p, o)
+		if res.Verdict.String() != valid || res.Options.AbortContract != map[string]string{"": "kafka"}[contract]+contract {
+			t.Errorf("%q: %v, options %+v", contract, res.Verdict, res.Options)
+		}
+	}
+	if ValidateAbortContract("rewind") != nil || ValidateAbortContract("kafka") != nil || ValidateAbortContract("none") == nil {
+		t.Error("ValidateAbortContract")
+	}
+}
+
+// TestAbortShrinkRoundTrip: each abort fixture shrunk to one of its types
+// is written as EDN (shrink.WriteEDN with the workload's ValueEDN) that
+// reads back and checks to the same type; the values the abort decoder
+// read (poll maps, :rebalance-log) come back, so that a reproducer of a
+// rebalance-dependent type keeps its rebalance.
+func TestAbortShrinkRoundTrip(t *testing.T) {
+	w := MustLookup("abort")
+	files, err := filepath.Glob(filepath.Join(testpaths.Testdata("abort"), "*-invalid.edn"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no abort fixtures: %v", err)
+	}
+	files = append(files, filepath.Join(testpaths.Testdata("abort"), "bufstream-advance-without-rebalance-valid.edn"))
+	o := DefaultOptions()
+	run := func(h *model.History, p model.Pairing) *analysis.Result { return w.Check(h, p, o) }
+	shrunk := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := readWithDecoders(t, string(src))
+		p, err := model.Pair(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, typ := range run(h, p).AnomalyTypes {
+			r, err := shrink.Shrink(h, p, typ, run, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := shrink.WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History), w.ValueEDN); err != nil {
+				t.Fatal(err)
+			}
+			back := readWithDecoders(t, buf.String())
+			bp, err := model.Pair(back)
+			if err != nil {
+				t.Fatalf("%s %s: %v\n%s", filepath.Base(f), typ, err, buf.String())
+			}
+			if res := run(back, bp); len(res.Anomalies[typ]) == 0 {
+				t.Errorf("%s shrunk to %s reads back without it (%v):\n%s", filepath.Base(f), typ, res.AnomalyTypes, buf.String())
+			}
+			if len(back.Ops) < len(h.Ops) {
+				shrunk++
+			}
+		}
+	}
+	if shrunk == 0 {
+		t.Error("no fixture shrank: the round trip ran on whole histories only")
+	}
+}
+
+// allPositions lists 0..len(h.Ops)-1.
+func allPositions(h *model.History) []int32 {
+	ps := make([]int32, len(h.Ops))
+	for i := range ps {
+		ps[i] = int32(i)
+	}
+	return ps
 }

@@ -74,24 +74,27 @@ func explainNonmonotonicSend(in *Instance, _ lookup) string {
 		catalog.Val(in.Key), catalog.I64(in.Process), in.Values[0].String(), in.Ops[0], in.Values[1].String(), in.Ops[1], backwards(in.Delta))
 }
 
+// withinOp words an instance of the int-* types, two consecutive values
+// of one op on one key: "key K: OP VERB A then B, WHAT.".
+func withinOp(in *Instance, l lookup, verb, what string) string {
+	return fmt.Sprintf("key %s: %s %s %s then %s, %s.",
+		catalog.Val(in.Key), opOf(l, in.Op), verb, in.Values[0].String(), in.Values[1].String(), what)
+}
+
 func explainIntPollSkip(in *Instance, l lookup) string {
-	return fmt.Sprintf("key %s: %s read %s then %s, skipping %s in between.",
-		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), skippedVals(in))
+	return withinOp(in, l, "read", "skipping "+skippedVals(in)+" in between")
 }
 
 func explainIntNonmonotonicPoll(in *Instance, l lookup) string {
-	return fmt.Sprintf("key %s: %s read %s then %s, %s.",
-		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), backwards(in.Delta))
+	return withinOp(in, l, "read", backwards(in.Delta))
 }
 
 func explainIntSendSkip(in *Instance, l lookup) string {
-	return fmt.Sprintf("key %s: %s sent %s then %s, and %s landed between them (allowed: other producers' writes interleave).",
-		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), skippedVals(in))
+	return withinOp(in, l, "sent", "and "+skippedVals(in)+" landed between them (allowed: other producers' writes interleave)")
 }
 
 func explainIntNonmonotonicSend(in *Instance, l lookup) string {
-	return fmt.Sprintf("key %s: %s sent %s then %s, and the second landed %s.",
-		catalog.Val(in.Key), opOf(l, in.Op), in.Values[0].String(), in.Values[1].String(), backwards(in.Delta))
+	return withinOp(in, l, "sent", "and the second landed "+backwards(in.Delta))
 }
 
 func explainGarbageRead(in *Instance, l lookup) string {

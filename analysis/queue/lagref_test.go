@@ -194,13 +194,8 @@ func (c *checker) refLagAndStalls() {
 		analysis.OwnStats[Stats](c.res).WorstLagOp = analysis.IntPtr(worstOp)
 	}
 	// close open stalls in a fixed order: by process id, then key
-	order := make([]int32, len(procs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(c.procIDs[a], c.procIDs[b]) })
 	var open []*refLagKey
-	for _, p := range order {
+	for _, p := range c.procsByID() {
 		open = open[:0]
 		for j := range procs[p].keys {
 			if e := &procs[p].keys[j]; e.inStall {

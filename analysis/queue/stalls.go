@@ -42,13 +42,8 @@ func (c *checker) reportStalls(ls *lagState) {
 		x := &ls.closed[i]
 		c.reportStall(x.proc, x.key, &x.st, x.acked, x.hasAcked)
 	}
-	order := make([]int32, len(ls.procs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(c.procIDs[a], c.procIDs[b]) })
 	var open []*lagKey
-	for _, p := range order {
+	for _, p := range c.procsByID() {
 		open = open[:0]
 		for j := range ls.procs[p].keys {
 			if e := &ls.procs[p].keys[j]; e.inStall {
@@ -92,4 +87,16 @@ func (c *checker) reportStall(proc int32, k model.KeyID, s *stall, acked int64, 
 		in.AckedOffset = analysis.IntPtr(acked)
 	}
 	c.res.Add(StalledConsumer, in)
+}
+
+// procsByID returns the dense numbers of the history's processes
+// (checker.procIDs) in the order of their process ids, the order in which
+// open stalls are closed. Cost: O(p log p) for p processes.
+func (c *checker) procsByID() []int32 {
+	order := make([]int32, len(c.procIDs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(c.procIDs[a], c.procIDs[b]) })
+	return order
 }

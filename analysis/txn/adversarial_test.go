@@ -9,6 +9,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/scaling"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
+	"github.com/hindsight-dev/hindsight/model"
 )
 
 // TestAdversarialAllocs checks each adversarial history of
@@ -97,3 +98,202 @@ func slicesContain(s []string, x string) bool {
 	}
 	return false
 }
+
+// adversarial is a history shaped to make one check of a transactional
+// workload super-linear if it were (package doc, Cost): one huge read,
+// one huge transaction, one key written n times, one process with n ops.
+// Each is checked at n and 10n by its benchmark (time) and by
+// TestAdversarialAllocs (allocated bytes), which must grow about tenfold.
+type adversarial struct {
+	name  string
+	check func(*model.History, model.Pairing, Options) *analysis.Result
+	opts  func() Options
+	gen   func(n int) *testhist.Lines
+	// want is the verdict and the anomaly types the history must give,
+	// so that a benchmark measures the check it means to.
+	want  analysis.Verdict
+	types []string
+}
+
+func allSources() Options {
+	o := DefaultOptions()
+	o.WFRKeys, o.SequentialKeys, o.LinearizableKeys = true, true, true
+	return o
+}
+
+var adversarials = []adversarial{
+	// list-append: one read of n elements nobody appended (garbage-read).
+	{"list-append/huge-read-garbage", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		l.Pair(0, "txn", "[[:r :x nil]]", "ok", "[[:r :x ["+testhist.Ints(0, n, "%d")+"]]]")
+		return &l
+	}, analysis.Invalid, []string{EmptyTransactionGraph, GarbageRead}},
+	// list-append: one failed txn appending n elements, then one read of
+	// them all: n G1a instances, each naming the read cut to
+	// MaxMopElements elements (mop_elements)
+	{"list-append/huge-read-aborted", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		l.Pair(0, "txn", "["+testhist.Ints(0, n, "[:append :x %d]")+"]", "fail", "["+testhist.Ints(0, n, "[:append :x %d]")+"]")
+		l.Pair(1, "txn", "[[:r :x nil]]", "ok", "[[:r :x ["+testhist.Ints(0, n, "%d")+"]]]")
+		return &l
+	}, analysis.Invalid, []string{G1a, EmptyTransactionGraph}},
+	// list-append: n single-append txns, then one read of all n elements
+	// (version order, wr/ww/rw edges, dirty-update walk).
+	{"list-append/huge-read-written", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := range n {
+			v := fmt.Sprintf("[[:append :x %d]]", i)
+			l.Pair(0, "txn", v, "ok", v)
+		}
+		l.Pair(1, "txn", "[[:r :x nil]]", "ok", "[[:r :x ["+testhist.Ints(0, n, "%d")+"]]]")
+		return &l
+	}, analysis.Valid, []string{}},
+	// list-append: one txn of 3n micro-ops over n keys (read nil, append,
+	// read back), then one txn reading every key (external reads, internal,
+	// future-read, lost-update, interm appends).
+	{"list-append/huge-txn-many-keys", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		var inv, ok, rinv, rok strings.Builder
+		for i := range n {
+			fmt.Fprintf(&inv, "[:r %d nil] [:append %d %d] [:r %d nil] ", i, i, i, i)
+			fmt.Fprintf(&ok, "[:r %d nil] [:append %d %d] [:r %d [%d]] ", i, i, i, i, i)
+			fmt.Fprintf(&rinv, "[:r %d nil] ", i)
+			fmt.Fprintf(&rok, "[:r %d [%d]] ", i, i)
+		}
+		l.Pair(0, "txn", "["+inv.String()+"]", "ok", "["+ok.String()+"]")
+		l.Pair(1, "txn", "["+rinv.String()+"]", "ok", "["+rok.String()+"]")
+		return &l
+	}, analysis.Valid, []string{}},
+	// list-append: one txn appending n times to one key, then reading it.
+	{"list-append/huge-txn-one-key", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		apps := testhist.Ints(0, n, "[:append :x %d]")
+		l.Pair(0, "txn", "["+apps+" [:r :x nil]]", "ok", "["+apps+" [:r :x ["+testhist.Ints(0, n, "%d")+"]]]")
+		l.Pair(1, "txn", "[[:r :x nil]]", "ok", "[[:r :x ["+testhist.Ints(0, n, "%d")+"]]]")
+		return &l
+	}, analysis.Valid, []string{}},
+	// list-append: one key appended to n times by 10 concurrent
+	// processes, each txn reading nil first (lost-update groups, rw edges
+	// from one state, the realtime frontier), then read back once.
+	{"list-append/one-key-n-appends", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := 0; i < n; i += 10 {
+			for p := range 10 {
+				l.Op("invoke", p, "txn", fmt.Sprintf("[[:append :x %d]]", i+p))
+			}
+			for p := range 10 {
+				l.Op("ok", p, "txn", fmt.Sprintf("[[:append :x %d]]", i+p))
+			}
+		}
+		l.Pair(10, "txn", "[[:r :x nil]]", "ok", "[[:r :x ["+testhist.Ints(0, n, "%d")+"]]]")
+		return &l
+	}, analysis.Valid, []string{}},
+	// list-append: one process running n txns, each on its own key
+	// (process and realtime order, n keys).
+	{"list-append/one-process", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := range n {
+			l.Pair(0, "txn", fmt.Sprintf("[[:r %d nil] [:append %d %d]]", i, i, i), "ok", fmt.Sprintf("[[:r %d []] [:append %d %d]]", i, i, i))
+		}
+		return &l
+	}, analysis.Valid, []string{}},
+	// list-append: n txns running at once, each appending to its own key,
+	// then n more, each reading one of those keys back (n² realtime
+	// pairs, which the graph keeps through hubs).
+	{"list-append/concurrent-batches", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
+		return concurrentBatches(n, -1)
+	}, analysis.Valid, []string{}},
+	// rw-register: one txn reading n keys, values nobody wrote.
+	{"rw-register/huge-read-garbage", CheckRWRegister, allSources, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		l.Pair(0, "txn", "["+testhist.Ints(0, n, "[:r %d nil]")+"]", "ok", "["+testhist.Ints(0, n, "[:r %d %d]")+"]")
+		return &l
+	}, analysis.Invalid, []string{EmptyTransactionGraph, GarbageRead}},
+	// rw-register: one txn of 3n micro-ops over n keys (read nil, write,
+	// read back), then one txn reading every key.
+	{"rw-register/huge-txn", CheckRWRegister, allSources, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		var inv, ok strings.Builder
+		for i := range n {
+			fmt.Fprintf(&inv, "[:r %d nil] [:w %d %d] [:r %d nil] ", i, i, i, i)
+			fmt.Fprintf(&ok, "[:r %d nil] [:w %d %d] [:r %d %d] ", i, i, i, i, i)
+		}
+		l.Pair(0, "txn", "["+inv.String()+"]", "ok", "["+ok.String()+"]")
+		l.Pair(1, "txn", "["+testhist.Ints(0, n, "[:r %d nil]")+"]", "ok", "["+testhist.Ints(0, n, "[:r %d %d]")+"]")
+		return &l
+	}, analysis.Valid, []string{}},
+	// rw-register: one key written n times by 10 concurrent processes
+	// (all version-order sources): in each round one txn reads the last
+	// value of the round before and writes, the other nine write blind,
+	// so the graph stays acyclic (the cycle search is not what this
+	// measures).
+	{"rw-register/one-key-n-writes", CheckRWRegister, allSources, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := 0; i < n; i += 10 {
+			read := "nil"
+			if i > 0 {
+				read = fmt.Sprint(i) // the last value of the round before
+			}
+			l.Op("invoke", 0, "txn", fmt.Sprintf("[[:r :x nil] [:w :x %d]]", i+1))
+			for p := 1; p < 10; p++ {
+				l.Op("invoke", p, "txn", fmt.Sprintf("[[:w :x %d]]", i+p+1))
+			}
+			l.Op("ok", 0, "txn", fmt.Sprintf("[[:r :x %s] [:w :x %d]]", read, i+1))
+			for p := 1; p < 10; p++ {
+				l.Op("ok", p, "txn", fmt.Sprintf("[[:w :x %d]]", i+p+1))
+			}
+		}
+		return &l
+	}, analysis.Valid, []string{}},
+	// rw-register: one process running n txns, each on its own key.
+	{"rw-register/one-process", CheckRWRegister, allSources, func(n int) *testhist.Lines {
+		var l testhist.Lines
+		for i := range n {
+			l.Pair(0, "txn", fmt.Sprintf("[[:r %d nil] [:w %d %d]]", i, i, i), "ok", fmt.Sprintf("[[:r %d nil] [:w %d %d]]", i, i, i))
+		}
+		return &l
+	}, analysis.Valid, []string{}},
+}
+
+// concurrentBatches is n list-append txns invoked at once, each appending
+// to its own key, completed, then n more at once, txn i reading key i; the
+// reader of key stale (if any) sees nil, though the append completed
+// before it was invoked.
+func concurrentBatches(n, stale int) *testhist.Lines {
+	var l testhist.Lines
+	for p := range n {
+		l.Op("invoke", p, "txn", fmt.Sprintf("[[:append %d %d]]", p, p))
+	}
+	for p := range n {
+		l.Op("ok", p, "txn", fmt.Sprintf("[[:append %d %d]]", p, p))
+	}
+	for p := range n {
+		l.Op("invoke", p, "txn", fmt.Sprintf("[[:r %d nil]]", p))
+	}
+	for p := range n {
+		read := fmt.Sprintf("[%d]", p)
+		if p == stale {
+			read = "nil"
+		}
+		l.Op("ok", p, "txn", fmt.Sprintf("[[:r %d %s]]", p, read))
+	}
+	return &l
+}
+
+// cases are the adversarials as scaling runs them.
+func cases() []scaling.Case {
+	cs := make([]scaling.Case, len(adversarials))
+	for i, a := range adversarials {
+		cs[i] = scaling.Case{Name: a.name, Gen: a.gen, Want: a.want, Types: a.types,
+			Check: func(h *model.History, p model.Pairing) *analysis.Result { return a.check(h, p, a.opts()) }}
+	}
+	return cs
+}
+
+// BenchmarkAdversarial checks each adversarial history at n = 10,000 and
+// 100,000 (scaling.Bench).
+func BenchmarkAdversarial(b *testing.B) { scaling.Bench(b, cases()) }
+
+// BenchmarkAdversarialRatio is BenchmarkAdversarial made to resist a busy
+// machine (scaling.BenchRatio). Run with -benchtime 1x.
+func BenchmarkAdversarialRatio(b *testing.B) { scaling.BenchRatio(b, cases()) }

@@ -391,11 +391,8 @@ func emit(res *analysis.Result, h *model.History, f *checkFlags, stdout, stderr 
 }
 
 func demoCmd(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		f      checkFlags
-		memory string
-	)
-	cmd := &cobra.Command{
+	var f checkFlags
+	return withHistory(&cobra.Command{
 		Use:   "demo [flags]",
 		Short: "Check the sample queue history built into hindsight",
 		Long: `Check a small queue history embedded in the binary, in which a stale
@@ -403,12 +400,8 @@ leader acknowledged writes that were later truncated, a timed-out send was
 retried into a duplicate, and a consumer got stuck: a quick look at what
 hindsight reports. Takes the same flags as check.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, _, stop, err := f.oneHistory(memory, samples.QueueName, stderr)
-			if err != nil {
-				return err
-			}
-			defer stop()
+	}, &f, stderr, func([]string) string { return samples.QueueName },
+		func(_ *cobra.Command, _ []string, opts check.Options, _ *memCap) error {
 			h, err := check.ReadHistoryFrom(samples.QueueReader(), samples.QueueName, opts)
 			if err != nil {
 				return err
@@ -424,12 +417,32 @@ hindsight reports. Takes the same flags as check.`,
 				return exitError{code}
 			}
 			return nil
-		},
-	}
-	f.register(cmd)
-	memoryFlag(cmd, &memory)
-	return cmd
+		})
 }
+
+// withHistory completes c, a command of one history (demo, report,
+// shrink): it registers f's check flags and --memory on c, and runs run
+// with the options they give while the watch of the memory cap is on
+// (oneHistory; the history's name, for the meter, is name of the
+// command's arguments).
+func withHistory(c *cobra.Command, f *checkFlags, stderr io.Writer, name func(args []string) string,
+	run func(cmd *cobra.Command, args []string, opts check.Options, mc *memCap) error) *cobra.Command {
+	var memory string
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		opts, mc, stop, err := f.oneHistory(memory, name(args), stderr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		return run(cmd, args, opts, mc)
+	}
+	f.register(c)
+	memoryFlag(c, &memory)
+	return c
+}
+
+// firstArg is the history a command of one history reads: its argument.
+func firstArg(args []string) string { return args[0] }
 
 // tripExit is memCap.trip for a command of one history: it prints the
 // error and exits 4.
@@ -443,7 +456,7 @@ func tripExit(stderr io.Writer) func(*check.MemoryCapError) {
 // oneHistory reads the check flags of a command of one history (demo,
 // report, shrink) and starts the watch of its --memory cap mc, which on
 // tripping prints the error and exits 4 (tripExit); opts.Meter meters the
-// reading of name. The caller defers stop.
+// reading of name. The caller (withHistory) defers stop.
 func (f *checkFlags) oneHistory(memory, name string, stderr io.Writer) (opts check.Options, mc *memCap, stop func(), err error) {
 	opts, err = f.options()
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"os"
@@ -12,6 +13,15 @@ import (
 
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
+
+// TestMain runs the package's tests outside GitHub Actions whatever runs
+// them, so that outputs compared with golden files carry no annotations
+// (TestAnnotations sets the variables it needs).
+func TestMain(m *testing.M) {
+	os.Unsetenv("GITHUB_ACTIONS")
+	os.Unsetenv("GITHUB_WORKSPACE")
+	os.Exit(m.Run())
+}
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
@@ -230,5 +240,139 @@ func TestGoldenRWRegister(t *testing.T) {
 			_, js, _ := runCLI(t, "", append(args, "--format", "json")...)
 			golden(t, "rw-register-"+tc.file+".json", stable(strings.ReplaceAll(js, tc.dir+"/", "")))
 		})
+	}
+}
+
+// docsCommand is the first line of an example output block in docs/: the
+// command whose output the rest of the block shows.
+var docsCommand = regexp.MustCompile("(?m)^```\\n\\$ (hindsight [^\\n]*)\\n((?s:.*?))^```$")
+
+// TestDocsExamples runs the command of every example output block of the
+// documentation (a fenced block whose first line is "$ hindsight ...",
+// paths relative to the repository root) and checks that the block shows
+// what the command prints today, so the docs cannot drift from the tool.
+// go test ./cmd/hindsight -run TestDocsExamples -update rewrites the blocks.
+func TestDocsExamples(t *testing.T) {
+	root := testpaths.Root()
+	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if len(files) == 0 {
+		t.Fatal("no docs/*.md")
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(root); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	examples := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		raw, err := os.ReadFile(filepath.Join("docs", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := string(raw)
+		updated := docsCommand.ReplaceAllStringFunc(doc, func(block string) string {
+			m := docsCommand.FindStringSubmatch(block)
+			examples++
+			args := strings.Fields(m[1])[1:]
+			_, out, stderr := runCLI(t, "", args...)
+			got := docExample(out + stderr)
+			if got != docExample(m[2]) && !*update {
+				t.Errorf("docs/%s: `%s` prints\n%s\nbut the docs show\n%s", name, m[1], got, m[2])
+			}
+			return "```\n$ " + m[1] + "\n" + got + "```"
+		})
+		if *update && updated != doc {
+			if err := os.WriteFile(filepath.Join("docs", name), []byte(updated), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if examples < 55 {
+		t.Errorf("only %d example blocks found in docs/", examples)
+	}
+}
+
+// docExample is command output as the docs show it: the run time masked.
+func docExample(s string) string {
+	s = stable(s)
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s
+}
+
+var annotation = regexp.MustCompile(`(?m)^::error (.*?)::(.*)$`)
+
+// TestAnnotations: under GITHUB_ACTIONS=true, check prints one ::error
+// per bad anomaly type on standard error, with file and line of the first
+// witness op for a plain file in the workspace, and without them for a
+// compressed file or standard input; standard output is unchanged; and
+// nothing is printed outside GitHub Actions.
+func TestAnnotations(t *testing.T) {
+	h := fixtures + "/g1c-wr-cycle-invalid.edn" // G1c, witness ops 0..3: op 0 on line 1
+	_, plainOut, plainErr := runCLI(t, "", "check", h)
+	if annotation.MatchString(plainErr) {
+		t.Fatalf("annotations outside GitHub Actions:\n%s", plainErr)
+	}
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_WORKSPACE", testpaths.Root())
+	_, out, stderr := runCLI(t, "", "check", h)
+	if stable(out) != stable(plainOut) {
+		t.Errorf("standard output changed under GitHub Actions")
+	}
+	m := annotation.FindAllStringSubmatch(stderr, -1)
+	if len(m) != 1 {
+		t.Fatalf("want one annotation, got:\n%s", stderr)
+	}
+	if want := "file=testdata/queue/g1c-wr-cycle-invalid.edn,line=1,title=hindsight%3A G1c (1)"; m[0][1] != want {
+		t.Errorf("properties %q, want %q", m[0][1], want)
+	}
+	if !strings.Contains(m[0][2], "G1c, 1 found") || !strings.Contains(m[0][2], "docs/queue.md#g1c") {
+		t.Errorf("message %q", m[0][2])
+	}
+
+	// The demo sample has 8 bad types; its first lost-write witness op
+	// (9) is on line 14, below the file's comment lines.
+	sample := testpaths.Root() + "/samples/queue-sample.edn"
+	_, _, stderr = runCLI(t, "", "check", sample)
+	if n := len(annotation.FindAllString(stderr, -1)); n != 8 {
+		t.Errorf("%d annotations for the sample, want 8:\n%s", n, stderr)
+	}
+	if !strings.Contains(stderr, "::error file=samples/queue-sample.edn,line=14,title=hindsight%3A lost-write (4)::") {
+		t.Errorf("lost-write annotation not at line 14:\n%s", stderr)
+	}
+
+	// Compressed, outside the workspace, standard input: no file.
+	b, _ := os.ReadFile(h)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(b)
+	zw.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "h.edn.gz"), gz.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "h.edn"), b, 0o644)
+	for _, c := range []struct {
+		name, stdin string
+		args        []string
+	}{
+		{"compressed in the workspace", "", []string{"check", filepath.Join(dir, "h.edn.gz")}},
+		{"plain outside the workspace", "", []string{"check", filepath.Join(dir, "h.edn")}},
+		{"standard input", string(b), []string{"check", "-"}},
+	} {
+		if c.name == "compressed in the workspace" {
+			t.Setenv("GITHUB_WORKSPACE", dir)
+		} else {
+			t.Setenv("GITHUB_WORKSPACE", testpaths.Root())
+		}
+		_, _, stderr := runCLI(t, c.stdin, c.args...)
+		m := annotation.FindAllStringSubmatch(stderr, -1)
+		if len(m) != 1 || strings.Contains(m[0][1], "file=") {
+			t.Errorf("%s: want one annotation without a file, got:\n%s", c.name, stderr)
+		}
+	}
+	// Only check annotates.
+	if _, _, stderr := runCLI(t, "", "demo"); annotation.MatchString(stderr) {
+		t.Errorf("demo annotated:\n%s", stderr)
 	}
 }

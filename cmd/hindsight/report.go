@@ -19,12 +19,11 @@ import (
 // for check.
 func reportCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var (
-		f      checkFlags
-		out    string
-		view   report.ViewOptions
-		memory string
+		f    checkFlags
+		out  string
+		view report.ViewOptions
 	)
-	cmd := &cobra.Command{
+	cmd := withHistory(&cobra.Command{
 		Use:   "report [flags] HISTORY -o FILE",
 		Short: "Check a history and write a self-contained HTML report (exit status as for check)",
 		Long: `Check HISTORY as check does and write one HTML file that opens offline: the
@@ -38,12 +37,8 @@ and each key's version order. Big histories are downsampled and instance
 lists capped; the page says what it left out. -o - writes the page to
 standard output.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, mc, stop, err := f.oneHistory(memory, args[0], stderr)
-			if err != nil {
-				return err
-			}
-			defer stop()
+	}, &f, stderr, firstArg,
+		func(cmd *cobra.Command, args []string, opts check.Options, mc *memCap) error {
 			if out == "" {
 				return usageError{errors.New("report needs -o FILE (or -o - for standard output)")}
 			}
@@ -54,6 +49,7 @@ standard output.`,
 			var (
 				res *analysis.Result
 				h   *model.History
+				err error
 			)
 			if args[0] == "-" {
 				res, h, err = check.ReadDigest(stdin, "-", opts)
@@ -84,10 +80,7 @@ standard output.`,
 				return exitError{code}
 			}
 			return nil
-		},
-	}
-	f.register(cmd)
-	memoryFlag(cmd, &memory)
+		})
 	fl := cmd.Flags()
 	// check's output flags mean nothing here
 	_ = fl.MarkHidden("format")

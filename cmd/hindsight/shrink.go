@@ -17,15 +17,16 @@ import (
 	"github.com/hindsight-dev/hindsight/shrink"
 )
 
+// shrinkCmd is `hindsight shrink [check flags] HISTORY --anomaly TYPE`:
+// cut a history down to a small one that still shows an instance of TYPE
+// (package shrink), and write it as EDN.
 func shrinkCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var (
-		f       checkFlags
-		anomaly string
-		out     string
-		budget  time.Duration
-		memory  string
+		f            checkFlags
+		anomaly, out string
+		budget       time.Duration
 	)
-	cmd := &cobra.Command{
+	cmd := withHistory(&cobra.Command{
 		Use:   "shrink [flags] HISTORY --anomaly TYPE -o small.edn",
 		Short: "Cut a history down to a small one that still shows an anomaly",
 		Long: `Delta-debug HISTORY down to a small history that still shows an instance
@@ -33,13 +34,12 @@ of --anomaly TYPE when checked with the same flags, keeping each invocation
 with its completion and the original op indices. Writes it as EDN to -o (or
 standard output) and prints how many ops remain.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, _, stop, err := f.oneHistory(memory, args[0], stderr)
-			if err != nil {
-				return err
-			}
-			defer stop()
-			var h *model.History
+	}, &f, stderr, firstArg,
+		func(_ *cobra.Command, args []string, opts check.Options, _ *memCap) error {
+			var (
+				h   *model.History
+				err error
+			)
 			if args[0] == "-" {
 				h, err = check.ReadHistoryFrom(stdin, "-", opts)
 			} else {
@@ -90,10 +90,7 @@ standard output) and prints how many ops remain.`,
 			}
 			fmt.Fprintf(stderr, "hindsight: %d of %d ops remain after %d checks%s\n", len(r.History.Ops), len(h.Ops), r.Tests, note)
 			return nil
-		},
-	}
-	f.register(cmd)
-	memoryFlag(cmd, &memory)
+		})
 	cmd.Flags().StringVar(&anomaly, "anomaly", "", "the anomaly type to keep (required)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the small history (default: standard output)")
 	cmd.Flags().DurationVar(&budget, "budget", 2*time.Minute, "stop shrinking after this long (0: no limit)")

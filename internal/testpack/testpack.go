@@ -80,6 +80,26 @@ type Entry struct {
 	Dir               bool
 }
 
+// BrokenLinks are symbolic links that lead to no file of their archive:
+// out of it, to an absolute path, to a name it lacks, and to themselves.
+// A reader of archives refuses each, saying why (BrokenLinkErrors), and
+// reads nothing outside the archive.
+var BrokenLinks = []Entry{
+	{Name: "esc.edn", Symlink: "../../etc/passwd"},
+	{Name: "abs.edn", Symlink: "/etc/passwd"},
+	{Name: "dangling.edn", Symlink: "nope.edn"},
+	{Name: "loop.edn", Symlink: "loop.edn"},
+}
+
+// BrokenLinkErrors is what hindsight says of each of BrokenLinks, by name,
+// after the link's path and ": ".
+var BrokenLinkErrors = map[string]string{
+	"esc.edn":      `a symbolic link to "../../etc/passwd": the target lies outside the archive`,
+	"abs.edn":      `a symbolic link to "/etc/passwd": the target names no file in the archive`,
+	"dangling.edn": `a symbolic link to "nope.edn": the target names no file in the archive`,
+	"loop.edn":     `a symbolic link to "loop.edn": following it takes more than 16 links (a loop)`,
+}
+
 // TarEntries returns a tar archive of entries, in order.
 func TarEntries(t testing.TB, entries []Entry) []byte {
 	t.Helper()

@@ -9,6 +9,7 @@
 package abortview
 
 import (
+	_ "embed"
 	"fmt"
 	"strings"
 
@@ -25,12 +26,25 @@ type Layout struct{}
 func (Layout) Page(b *page.Builder, v *page.View) {
 	v.Stats = statFacts(b.Res)
 	v.Options = []page.Fact{{Label: "--abort-contract", Value: b.Res.Options.AbortContract}}
+	var polls []page.Chart
 	if b.H != nil {
-		v.Charts = append(v.Charts, pollCharts(b)...)
+		polls = pollCharts(b)
 	}
+	v.Charts = append(v.Charts, polls...)
 	v.Charts = append(v.Charts, b.CycleCharts...)
 	v.Omissions = append(v.Omissions, b.Omissions...)
+	v.Parts.Nav = []page.Link{{Anchor: "polls", Text: "polls"}}
+	v.Parts.Body = []page.Part{{Template: "abort-polls", Data: polls}, {Template: "anomalies", Data: v}}
 }
+
+// templates define the abort workload's part of the page: the sections
+// of its charts of polls.
+//
+//go:embed page.html.tmpl
+var templates string
+
+// Templates defines "abort-polls".
+func (Layout) Templates() string { return templates }
 
 // Instance adds nothing to an abort instance (its explanation names the
 // polls, offsets, class and positions) but that it has no offset timeline

@@ -19,9 +19,18 @@ import (
 // built, and Summary for the text summary.
 type Layout interface {
 	// Page fills the rest of v: its stats and options, the workload's
-	// charts, the cycle drawings the sections made (b.CycleCharts) and
-	// the omissions (b.Omissions), in the order the page shows them.
+	// charts, the cycle drawings the sections made (b.CycleCharts), the
+	// omissions (b.Omissions), in the order the page shows them, and the
+	// parts of the page that lay them out (v.Parts).
 	Page(b *Builder, v *View)
+	// Templates is the text of the html/template definitions the parts
+	// of the workload's page name (Parts), parsed with the page's own
+	// (report/assets/report.html.tmpl): those define "anomalies" (the
+	// sections of the anomaly types, for a workload that shows its
+	// instances the common way), "docs" and "chart" (one series chart
+	// below its section's header), and the functions upper, inc,
+	// thousands and relClass.
+	Templates() string
 	// Instance adds what an instance of typ shows beyond what every
 	// workload's does, before its witness table is built.
 	Instance(b *Builder, iv *InstanceView, typ string, in analysis.Instance)

@@ -151,6 +151,9 @@ type View struct {
 	// rw-register); nil for a queue history, whose page has Timeline,
 	// FinalReads and the unseen and lag charts instead.
 	Txn *TxnView `json:"txn,omitempty"`
+	// Parts are the workload's pieces of the page (its layout's Page
+	// sets them): the template lays them out in order.
+	Parts Parts `json:"-"`
 }
 
 // Fact is one labelled figure.

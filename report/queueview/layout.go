@@ -6,6 +6,7 @@
 package queueview
 
 import (
+	_ "embed"
 	"fmt"
 	"strconv"
 	"time"
@@ -30,6 +31,15 @@ type builder struct {
 
 // Page fills v with the queue's stats, offset timeline and charts.
 func (Layout) Page(b *page.Builder, v *page.View) { (&builder{Builder: b}).queueView(v) }
+
+// templates define the queue's parts of the page: its offset timeline
+// and the sections of its series charts.
+//
+//go:embed page.html.tmpl
+var templates string
+
+// Templates defines "queue-timeline" and "queue-series".
+func (Layout) Templates() string { return templates }
 
 // Instance adds nothing to a queue instance.
 func (Layout) Instance(*page.Builder, *page.InstanceView, string, analysis.Instance) {}
@@ -98,6 +108,10 @@ func (b *builder) queueView(v *page.View) {
 	v.Charts = append(v.Charts, series...)
 	v.Charts = append(v.Charts, b.CycleCharts...)
 	v.Omissions = append(v.Omissions, b.Omissions...)
+	if v.Timeline.ID != "" {
+		v.Parts.Nav = []page.Link{{Anchor: "timeline", Text: "offset timeline"}, {Anchor: unseenKind, Text: unseenKind}, {Anchor: "lag", Text: "realtime lag"}}
+	}
+	v.Parts.Body = []page.Part{{Template: "queue-timeline", Data: v.Timeline}, {Template: "queue-series", Data: series}, {Template: "anomalies", Data: v}}
 }
 
 func statFacts(res *analysis.Result) []page.Fact {

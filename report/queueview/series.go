@@ -228,11 +228,16 @@ func (b *builder) finalSeries(c *charts.RectChart, fr *page.Span) {
 	})
 }
 
+// unseenKind is the unseen chart's kind, the id of its section and the
+// name of its count axis (names the page script and the page's navigation
+// know).
+const unseenKind = "unseen"
+
 // unseenChart draws res.Series.Unseen: per key, how many acknowledged
 // values no ok poll had read yet, stacked.
 func (b *builder) unseenChart(fr *page.Span) page.Chart {
-	ch := page.Chart{ID: "chart-unseen", Kind: "unseen", Title: "Unseen acknowledged values over time, per key (stacked)",
-		Dims: []string{b.Clock.AxisName(), "stacked", "unseen"}}
+	ch := page.Chart{ID: "chart-unseen", Kind: unseenKind, Title: "Unseen acknowledged values over time, per key (stacked)",
+		Dims: []string{b.Clock.AxisName(), "stacked", unseenKind}}
 	// series: the keys with the highest peaks, the rest summed
 	peak := map[model.KeyID]int32{}
 	for _, p := range b.Res.Series.Unseen.All() {

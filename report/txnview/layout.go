@@ -1,6 +1,7 @@
 package txnview
 
 import (
+	_ "embed"
 	"fmt"
 	"strings"
 
@@ -36,6 +37,18 @@ type builder struct {
 // Page fills v with the transactional view: stats, models, the
 // transaction timeline and the keys' version orders.
 func (l Layout) Page(b *page.Builder, v *page.View) { (&builder{Builder: b, l: l}).txnView(v) }
+
+// templates define the transactional parts of the page: the models
+// checked and ruled out, the transaction timeline, the anomaly sections
+// with their chains of orders and reads side by side, and the version
+// orders.
+//
+//go:embed page.html.tmpl
+var templates string
+
+// Templates defines "txn-models", "txn-timeline", "txn-anomalies" and
+// "txn-orders".
+func (Layout) Templates() string { return templates }
 
 // Instance adds a transactional instance's article id, a cycle's chain of
 // orders, and an incompatible order's two reads side by side.

@@ -66,6 +66,22 @@ func (b *builder) txnView(v *page.View) {
 	v.Charts = append(v.Charts, tv.Timeline.Chart)
 	v.Charts = append(v.Charts, b.CycleCharts...)
 	v.Omissions = append(v.Omissions, b.Omissions...)
+	v.Parts = page.Parts{
+		Head:   []page.Part{{Template: "txn-models", Data: tv}},
+		Nav:    []page.Link{{Anchor: "txn-timeline", Text: "transaction timeline"}, {Anchor: "orders", Text: "version orders"}},
+		Body:   []page.Part{{Template: "txn-timeline", Data: tv}, {Template: "txn-anomalies", Data: v}, {Template: "txn-orders", Data: tv}},
+		Script: &script{ID: tv.Timeline.ID, Axis: tv.Timeline.Axis, Lanes: tv.Timeline.Lanes, Colors: tv.Timeline.Colors, Marks: tv.Timeline.Marks},
+	}
+}
+
+// script is what the page script needs to draw, explain and filter the
+// transaction timeline (whose option is among the charts).
+type script struct {
+	ID     string         `json:"id"`
+	Axis   string         `json:"axis"`
+	Lanes  []string       `json:"lanes"`
+	Colors []string       `json:"colors"`
+	Marks  []page.TxnMark `json:"marks"`
 }
 
 func (l Layout) statFacts(res *analysis.Result) []page.Fact {
