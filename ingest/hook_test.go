@@ -144,6 +144,74 @@ func (abortDecoder) Decode(field, f string, v *Value, w *ExtWriter) error {
 	return nil
 }
 
+// DecodeRaw reads what Decode reads of a poll map with keyword keys and
+// of a topic, from the source bytes (RawDecoder); fuzzRead compares the
+// two, as it reads with the fast path and without.
+func (abortDecoder) DecodeRaw(field, f string, s *Scanner, w *ExtWriter) bool {
+	switch {
+	case field != ValueField:
+		return false
+	case f == "assign" || f == "subscribe":
+		w.SetKind(kTopic)
+		id, ok := s.Key()
+		w.Key(id)
+		return ok
+	case f != "poll":
+		return false
+	}
+	w.SetKind(kPoll)
+	if !s.Byte('{') {
+		return false
+	}
+	w.Word(0)
+	var flags int64
+	topic := false
+	for !s.Byte('}') {
+		k, ok := s.Keyword()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "topic":
+			id, ok := s.Key()
+			if !ok {
+				return false
+			}
+			w.Key(id)
+			topic = true
+		case "abort?":
+			b, ok := s.Bool()
+			if !ok {
+				return false
+			}
+			if b {
+				flags |= 1
+			}
+		case "offsets":
+			flags |= 2
+			if !s.Byte('[') {
+				return false
+			}
+			for !s.Byte(']') {
+				n, ok := s.Int()
+				if !ok {
+					return false
+				}
+				w.Word(n)
+			}
+		default:
+			if !s.Skip() {
+				return false
+			}
+		}
+	}
+	if flags&2 != 0 && !topic {
+		return false
+	}
+	w.SetWord(0, flags)
+	return true
+}
+
 var abortOpts = Options{Decoders: []ValueDecoder{abortDecoder{}}}
 
 const abortEDN = `{:index 0 :type :invoke :process 0 :f :create :value {:topic "t1" :count 128}}
