@@ -21,10 +21,11 @@ import (
 // then merged in file order, one at a time: each block's keys and messages,
 // in the block's order, are interned into the history being built, which
 // gives every one the id a sequential read gives it (a sequential read
-// numbers them in order of first appearance, and so does this), and the
-// block's ops are appended. What is left of a block, renumbering the ids in
-// its stores (which the history adopts without copying), runs in parallel
-// again. An invocation whose completion lies in a later block keeps its
+// numbers them in order of first appearance, and so does this), and room
+// is made for the block's ops at the end of the history's. What is left of
+// a block, copying its ops (and their extras and workload spans) into that
+// room and renumbering the ids in its stores (which the history adopts
+// without copying), runs in parallel again. An invocation whose completion lies in a later block keeps its
 // micro-ops unless the next op of its process carries them (as decoder.settle
 // decides), which is settled as the later block is merged.
 //
@@ -103,11 +104,19 @@ type part struct {
 	xrecChunks [][]model.ExtRec
 	xkeyChunks [][]model.KeyID
 	mopBase    int32
-	pollB      int32
-	readB      int32
-	elemB      int32
-	xwordB     int32
-	xkeyB      int32
+	// where merge placed the block in the history, for place to fill
+	opsDst    []model.Op
+	extrasDst []model.OpExtra
+	spansDst  []model.Span // the ops before the block's first with none, then the block's
+	spans     []model.Span
+	xrecB     int32
+	exBase    int32
+	base      int64
+	pollB     int32
+	readB     int32
+	elemB     int32
+	xwordB    int32
+	xkeyB     int32
 }
 
 // parallelRead holds the state of one parallel read.
@@ -137,6 +146,10 @@ type parallelRead struct {
 	extras   []model.OpExtra
 	pending  map[int32]int64 // process -> global position of its open invocation
 	drop     []int64         // invocations whose micro-ops their completion carries
+	// placing counts the merged blocks whose ops, extras and spans are
+	// still being copied into ops, extras and extSpans (part.place):
+	// merge waits for them before it moves those slices.
+	placing sync.WaitGroup
 }
 
 // workers is the number of blocks decoded at once for opts: one per core
@@ -333,15 +346,16 @@ func (pr *parallelRead) work(b *block, pool chan<- []byte, ops []model.Op) []mod
 		close(b.done)
 		return ops
 	}
-	ops = p.ops[:0]
 	ok := pr.merge(p)
 	close(b.done)
 	if !ok {
 		pr.failed.Store(true)
 		return ops
 	}
+	p.place()
+	pr.placing.Done()
 	p.renumber()
-	return ops
+	return p.ops[:0]
 }
 
 // decode reads one block into a history of its own; nil when the file must
@@ -430,31 +444,26 @@ func (pr *parallelRead) merge(p *part) bool {
 	if ok != [7]bool{true, true, true, true, true, true, true} {
 		return false
 	}
-	// the ops, with their spans and extras in the history's numbering
+	// room for the ops, their extras and their spans, which place fills
+	// once the block's turn is over
 	base := pr.n
-	exBase := int32(len(pr.extras))
-	for _, i := range p.out.noIndex {
-		p.ops[i].Index += base
-	}
-	for i := range p.ops {
-		op := &p.ops[i]
-		op.Mops = op.Mops.Rebase(p.mopBase)
-		if op.Extra != 0 {
-			op.Extra += exBase
-		}
-	}
-	p.extras = h.Extras
-	pr.extras = append(reserve(pr.extras, len(h.Extras), pr.size, p.end), h.Extras...)
+	p.base, p.exBase, p.xrecB = base, int32(len(pr.extras)), xrecB
+	p.extras, p.spans = h.Extras, h.ExtSpans
+	nspans := 0
 	if len(h.ExtSpans) > 0 {
-		// the column beside the ops: none for the ops before the block
-		// that have none
-		pr.extSpans = reserve(pr.extSpans, int(base)-len(pr.extSpans)+len(h.ExtSpans), pr.size, p.end)
-		pr.extSpans = append(pr.extSpans, make([]model.Span, base-int64(len(pr.extSpans)))...)
-		for _, sp := range h.ExtSpans {
-			pr.extSpans = append(pr.extSpans, sp.Rebase(xrecB))
-		}
+		nspans = int(base) - len(pr.extSpans) + len(h.ExtSpans)
 	}
-	pr.ops = append(reserve(pr.ops, len(p.ops), pr.size, p.end), p.ops...)
+	if len(pr.ops)+len(p.ops) > cap(pr.ops) || len(pr.extras)+len(h.Extras) > cap(pr.extras) ||
+		len(pr.extSpans)+nspans > cap(pr.extSpans) {
+		pr.placing.Wait() // the slices move: every block before must be in place
+		pr.ops = reserve(pr.ops, len(p.ops), pr.size, p.end)
+		pr.extras = reserve(pr.extras, len(h.Extras), pr.size, p.end)
+		pr.extSpans = reserve(pr.extSpans, nspans, pr.size, p.end)
+	}
+	pr.placing.Add(1)
+	p.opsDst = extend(&pr.ops, len(p.ops))
+	p.extrasDst = extend(&pr.extras, len(h.Extras))
+	p.spansDst = extend(&pr.extSpans, nspans)
 	pr.n += int64(len(p.ops))
 	// invocations of earlier blocks: the first op of their process here
 	// decides (decoder.settle)
@@ -485,7 +494,6 @@ func (pr *parallelRead) merge(p *part) bool {
 	if h.Truncated {
 		pr.gb.SetTruncated()
 	}
-	p.ops = nil
 	return true
 }
 
@@ -508,6 +516,43 @@ func reserve[E any](s []E, n int, size, end int64) []E {
 	out := make([]E, len(s), max(est, need))
 	copy(out, s)
 	return out
+}
+
+// extend lengthens *s by n elements, within its capacity, and returns
+// them.
+func extend[E any](s *[]E, n int) []E {
+	l := len(*s)
+	*s = (*s)[:l+n]
+	return (*s)[l : l+n : l+n]
+}
+
+// place copies block p's ops, extras and workload spans into the room
+// merge made for them in the history, in the history's numbering. Blocks
+// do this in parallel, after their turn: each writes only its own room,
+// and merge waits for them before it moves the slices (parallelRead.placing).
+func (p *part) place() {
+	for _, i := range p.out.noIndex {
+		p.ops[i].Index += p.base
+	}
+	for i := range p.ops {
+		op := &p.ops[i]
+		op.Mops = op.Mops.Rebase(p.mopBase)
+		if op.Extra != 0 {
+			op.Extra += p.exBase
+		}
+	}
+	copy(p.opsDst, p.ops)
+	copy(p.extrasDst, p.extras)
+	if len(p.spansDst) > 0 {
+		// the column beside the ops: none for the ops before the block
+		// that have none
+		gap := len(p.spansDst) - len(p.spans)
+		clear(p.spansDst[:gap])
+		for i, sp := range p.spans {
+			p.spansDst[gap+i] = sp.Rebase(p.xrecB)
+		}
+	}
+	p.opsDst, p.extrasDst, p.spansDst = nil, nil, nil
 }
 
 // renumber rewrites the ids and spans in block p's stores, now adopted by
