@@ -40,11 +40,9 @@ func records(h *model.History) string {
 	return sb.String()
 }
 
-// TestDecodeRaw: the abort decoder's byte-level reading (DecodeRaw)
-// keeps exactly what Decode keeps, key numbering included, on every
-// fixture, a generated history with every knob, and values DecodeRaw
-// declines; and a value Decode rejects is the same error either way.
-func TestDecodeRaw(t *testing.T) {
+// sources are the abort fixtures and a generated history with every
+// knob of the generator, by name.
+func sources(t *testing.T) map[string]string {
 	srcs := map[string]string{}
 	files, _ := filepath.Glob(filepath.Join(testpaths.Root(), "testdata", "abort", "*.*"))
 	for _, f := range files {
@@ -67,6 +65,15 @@ func TestDecodeRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	srcs["generated.edn"] = buf.String()
+	return srcs
+}
+
+// TestDecodeRaw: the abort decoder's byte-level reading (DecodeRaw)
+// keeps exactly what Decode keeps, key numbering included, on every
+// fixture, a generated history with every knob, and values DecodeRaw
+// declines; and a value Decode rejects is the same error either way.
+func TestDecodeRaw(t *testing.T) {
+	srcs := sources(t)
 	var odd hist
 	for i, v := range []string{`{:topic "t1" :offsets [1 2] :abort? true}`, `{:topic :t1, :offsets [3], :x {:y [1 "a"]}}`,
 		`{:topic 7 :offsets []}`, `{:topic nil :abort? nil}`, `{:offsets nil :topic "t1" :abort? false}`,
