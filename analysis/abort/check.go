@@ -49,6 +49,9 @@ type checker struct {
 	res     *analysis.Result
 	counts  [3][4][2]int64 // outcome, class, rebalance
 	pairs   int64
+	keyVals []*analysis.Value // by KeyID: the key as an instance's Value, shared; nil until needed
+	boxes   []pairBox         // room for the next pair instances (alloc.go)
+	words   []int64           // room for the next witnesses
 }
 
 // Check analyses an abort history (docs/abort.md). pairing must come from
@@ -307,9 +310,17 @@ func (c *checker) checkInternal(p *poll) {
 // index is the :index of the op at position i.
 func (c *checker) index(i int32) int64 { return c.h.Ops[i].Index }
 
+// topicValue is key k as an instance's Value, one for all instances
+// that name it.
 func (c *checker) topicValue(k model.KeyID) *analysis.Value {
-	v := analysis.AtomValue(c.h.KeyAtom(k))
-	return &v
+	if c.keyVals == nil {
+		c.keyVals = make([]*analysis.Value, len(c.h.Keys))
+	}
+	if c.keyVals[k] == nil {
+		v := analysis.AtomValue(c.h.KeyAtom(k))
+		c.keyVals[k] = &v
+	}
+	return c.keyVals[k]
 }
 
 // witness appends the invocation and completion of each poll to w.
@@ -323,11 +334,13 @@ func (c *checker) witness(w []int64, ps ...*poll) []int64 {
 	return w
 }
 
-// pollRef describes poll p for an instance.
-func (c *checker) pollRef(p *poll) *PollRef {
-	r := &PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: slices.Clone(p.offs), AbortAsked: p.abort}
+// pollRef describes poll p for an instance, in r; invoke holds the
+// invocation's index. Its offsets alias the history's.
+func (c *checker) pollRef(r *PollRef, invoke *int64, p *poll) *PollRef {
+	*r = PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: p.offs[:len(p.offs):len(p.offs)], AbortAsked: p.abort}
 	if p.inv >= 0 && p.inv != p.comp {
-		r.Invoke = analysis.IntPtr(c.index(p.inv))
+		*invoke = c.index(p.inv)
+		r.Invoke = invoke
 	}
 	return r
 }
@@ -362,20 +375,22 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 	default:
 		typ = AbortOther
 	}
-	in := &Instance{Subject: analysis.Subject{Key: c.topicValue(n.topic)}, Process: analysis.IntPtr(int64(n.proc)),
-		Pair: &Pair{P: c.pollRef(p), N: c.pollRef(n), Class: Classes[class], Rebalance: reb}}
-	in.Witness = c.witness(nil, p, n)
+	x := c.box()
+	in, ints := &x.in, &x.ints
+	*in = Instance{Subject: analysis.Subject{Key: c.topicValue(n.topic)}, Process: ints.set(0, int64(n.proc)), Pair: &x.pair}
+	x.pair = Pair{P: c.pollRef(&x.p, &ints[1], p), N: c.pollRef(&x.n, &ints[2], n), Class: Classes[class], Rebalance: reb}
+	in.Witness = c.witness(c.witnessRoom(), p, n)
 	if n.cpBy >= 0 {
-		in.CommittedPosition, in.CommittedBy = analysis.IntPtr(n.cp), analysis.IntPtr(c.index(c.polls[n.cpBy].comp))
+		in.CommittedPosition, in.CommittedBy = ints.set(3, n.cp), ints.set(4, c.index(c.polls[n.cpBy].comp))
 		if typ == CommittedRedelivery {
 			in.Witness = c.witness(in.Witness, &c.polls[n.cpBy])
 		}
 	}
 	if class == 0 {
-		in.Gap = analysis.IntPtr(f - lastOf(p) - 1)
+		in.Gap = ints.set(5, f-lastOf(p)-1)
 	}
 	if typ == AbortRewindFurther {
-		in.ResumePoint, in.ResumedFrom = analysis.IntPtr(n.rp), analysis.IntPtr(c.index(c.polls[n.rpBy].comp))
+		in.ResumePoint, in.ResumedFrom = ints.set(6, n.rp), ints.set(7, c.index(c.polls[n.rpBy].comp))
 		in.Witness = c.witness(in.Witness, &c.polls[n.rpBy])
 	}
 	if typ == AbortAdvance && c.opts.Contract == ContractKafka {
