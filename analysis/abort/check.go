@@ -23,7 +23,7 @@ type poll struct {
 	topic     model.KeyID
 	hasTopic  bool
 	abort     bool    // :abort? true was asked
-	offs      []int64 // as listed; aliases the history
+	offs      model.Span // the offsets as listed, in History.ExtWords (checker.offs); N 0 for none
 	reb       bool    // a rebalance was logged before or during it
 	rebDuring bool    // one was logged during it
 	// What N needs of the history before its invocation (sweep): the
@@ -35,7 +35,12 @@ type poll struct {
 	resumes    bool
 }
 
-func (p *poll) hasOffsets() bool { return len(p.offs) > 0 }
+func (p *poll) hasOffsets() bool { return p.offs.N > 0 }
+
+// offs are the offsets poll p read, as listed (nil for none): they alias
+// the history's. A poll holds a Span, not a slice, so that the polls hold
+// no pointers for the collector to scan.
+func (c *checker) offs(p *poll) []int64 { return c.h.ExtWords.Get(p.offs) }
 
 // checker holds one check's state.
 type checker struct {
@@ -166,8 +171,8 @@ func (c *checker) readPoll(inv, comp int32, typ model.OpType) poll {
 					p.topic, p.hasTopic = ks[0], true
 				}
 				p.abort = p.abort || flags&pollAbort != 0
-				if completion && flags&pollOffsets != 0 {
-					p.offs = ws[1:]
+				if completion && flags&pollOffsets != 0 && r.Words.N > 1 {
+					p.offs = model.Span{Start: r.Words.Start + 1, N: r.Words.N - 1} // ws[1:]
 				}
 			case recRebalance:
 				if ws[0]+ws[1] > 0 {
@@ -181,25 +186,24 @@ func (c *checker) readPoll(inv, comp int32, typ model.OpType) poll {
 		read(inv, false)
 	}
 	read(comp, true)
-	if len(p.offs) == 0 {
-		p.offs = nil
-	}
 	return p
 }
 
-// firstOf and lastOf are a poll's first and last offsets as it lists
-// them.
-func firstOf(p *poll) int64 { return p.offs[0] }
-func lastOf(p *poll) int64  { return p.offs[len(p.offs)-1] }
+// first and last are a poll's first and last offsets as it lists them.
+func (c *checker) first(p *poll) int64 { return c.offs(p)[0] }
+func (c *checker) last(p *poll) int64 {
+	offs := c.offs(p)
+	return offs[len(offs)-1]
+}
 
 // classify is the class of the pair P, N (docs/abort.md#pairs).
-func classify(p, n *poll) int {
-	switch f := firstOf(n); {
-	case lastOf(p) < f:
+func (c *checker) classify(p, n *poll) int {
+	switch f := c.first(n); {
+	case c.last(p) < f:
 		return 0
-	case f == firstOf(p):
+	case f == c.first(p):
 		return 1
-	case f < firstOf(p):
+	case f < c.first(p):
 		return 2
 	}
 	return 3
@@ -295,12 +299,13 @@ func (c *checker) step(s *procState, k int32) {
 
 // checkInternal reports a poll whose offsets do not strictly increase.
 func (c *checker) checkInternal(p *poll) {
-	for j := 1; j < len(p.offs); j++ {
-		if p.offs[j] > p.offs[j-1] {
+	offs := c.offs(p)
+	for j := 1; j < len(offs); j++ {
+		if offs[j] > offs[j-1] {
 			continue
 		}
 		in := &Instance{Subject: analysis.Subject{Key: c.topicValue(p.topic)}, Process: analysis.IntPtr(int64(p.proc)),
-			Op: analysis.IntPtr(c.index(p.comp)), Offsets: slices.Clone(p.offs), Index: analysis.IntPtr(int64(j))}
+			Op: analysis.IntPtr(c.index(p.comp)), Offsets: slices.Clone(offs), Index: analysis.IntPtr(int64(j))}
 		in.Witness = c.witness(nil, p)
 		c.res.Add(IntNonmonotonicPoll, in)
 		return
@@ -337,7 +342,8 @@ func (c *checker) witness(w []int64, ps ...*poll) []int64 {
 // pollRef describes poll p for an instance, in r; invoke holds the
 // invocation's index. Its offsets alias the history's.
 func (c *checker) pollRef(r *PollRef, invoke *int64, p *poll) *PollRef {
-	*r = PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: p.offs[:len(p.offs):len(p.offs)], AbortAsked: p.abort}
+	offs := c.offs(p)
+	*r = PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: offs[:len(offs):len(offs)], AbortAsked: p.abort}
 	if p.inv >= 0 && p.inv != p.comp {
 		*invoke = c.index(p.inv)
 		r.Invoke = invoke
@@ -350,14 +356,14 @@ func (c *checker) pollRef(r *PollRef, invoke *int64, p *poll) *PollRef {
 func (c *checker) pair(pk, nk int32, carried []int32) {
 	p, n := &c.polls[pk], &c.polls[nk]
 	c.pairs++
-	class := classify(p, n)
+	class := c.classify(p, n)
 	reb := p.rebDuring || n.reb || len(carried) > 0
 	rb := 0
 	if reb {
 		rb = 1
 	}
 	c.counts[outcome(p.typ)][class][rb]++
-	f := firstOf(n)
+	f := c.first(n)
 	var typ string
 	switch {
 	case n.cpBy >= 0 && f < n.cp:
@@ -387,7 +393,7 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 		}
 	}
 	if class == 0 {
-		in.Gap = ints.set(5, f-lastOf(p)-1)
+		in.Gap = ints.set(5, f-c.last(p)-1)
 	}
 	if typ == AbortRewindFurther {
 		in.ResumePoint, in.ResumedFrom = ints.set(6, n.rp), ints.set(7, c.index(c.polls[n.rpBy].comp))
