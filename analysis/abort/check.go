@@ -22,10 +22,10 @@ type poll struct {
 	typ       model.OpType // the completion's; Info for an open invocation
 	topic     model.KeyID
 	hasTopic  bool
-	abort     bool    // :abort? true was asked
+	abort     bool       // :abort? true was asked
 	offs      model.Span // the offsets as listed, in History.ExtWords (checker.offs); N 0 for none
-	reb       bool    // a rebalance was logged before or during it
-	rebDuring bool    // one was logged during it
+	reb       bool       // a rebalance was logged before or during it
+	rebDuring bool       // one was logged during it
 	// What N needs of the history before its invocation (sweep): the
 	// topic's committed position and the poll that set it (cpBy -1:
 	// none), and the largest resume point at or below first(N), the poll
@@ -57,6 +57,11 @@ type checker struct {
 	keyVals []*analysis.Value // by KeyID: the key as an instance's Value, shared; nil until needed
 	boxes   []pairBox         // room for the next pair instances (alloc.go)
 	words   []int64           // room for the next witnesses
+	// A walker's (walk.go): the processes it walks (those whose number is
+	// part modulo parts), the poll being walked, what it found.
+	part, parts uint32
+	at          int32
+	found       []found
 }
 
 // Check analyses an abort history (docs/abort.md). pairing must come from
@@ -240,47 +245,6 @@ type procState struct {
 	carried []int32
 }
 
-// walk pairs each process's consecutive polls with offsets on one topic
-// (docs/abort.md#pairs), types each pair and counts it, and reports polls
-// whose offsets do not strictly increase. A crash, or an assign or
-// subscribe of another topic, starts the process afresh.
-func (c *checker) walk() {
-	procs := map[int32]*procState{}
-	state := func(p int32) *procState {
-		s := procs[p]
-		if s == nil {
-			s = &procState{last: -1}
-			procs[p] = s
-		}
-		return s
-	}
-	k := 0
-	for i := range c.h.Ops {
-		op := &c.h.Ops[i]
-		for k < len(c.polls) && c.polls[k].comp == int32(i) {
-			c.step(state(c.polls[k].proc), int32(k))
-			k++
-		}
-		if !op.IsClient() {
-			continue
-		}
-		switch {
-		case op.F == model.FCrash:
-			delete(procs, op.Process)
-		case (op.F == model.FAssign || op.F == model.FSubscribe) && op.Type == model.OK:
-			c.records(int32(i), func(r *model.ExtRec) {
-				s := procs[op.Process]
-				if r.Kind != recTopic || s == nil || s.last < 0 {
-					return
-				}
-				if ks := c.h.ExtKeysOf(r); len(ks) == 1 && ks[0] != c.polls[s.last].topic {
-					s.last, s.carried = -1, nil
-				}
-			})
-		}
-	}
-}
-
 // step walks poll k of the process whose state is s.
 func (c *checker) step(s *procState, k int32) {
 	n := &c.polls[k]
@@ -307,7 +271,7 @@ func (c *checker) checkInternal(p *poll) {
 		in := &Instance{Subject: analysis.Subject{Key: c.topicValue(p.topic)}, Process: analysis.IntPtr(int64(p.proc)),
 			Op: analysis.IntPtr(c.index(p.comp)), Offsets: slices.Clone(offs), Index: analysis.IntPtr(int64(j))}
 		in.Witness = c.witness(nil, p)
-		c.res.Add(IntNonmonotonicPoll, in)
+		c.add(IntNonmonotonicPoll, in)
 		return
 	}
 }
@@ -410,7 +374,7 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 		}
 		c.events(in, n, false)
 	}
-	c.res.Add(typ, in)
+	c.add(typ, in)
 }
 
 // events appends the rebalance events of poll p to in: only those during
