@@ -17,22 +17,24 @@ type Options struct {
 // poll is one poll of the history: a completion and its invocation, or
 // an invocation that never completed (taken as info).
 type poll struct {
-	inv, comp int32 // positions in History.Ops; inv -1 without one, comp = inv for an open invocation
-	proc      int32
-	typ       model.OpType // the completion's; Info for an open invocation
-	topic     model.KeyID
-	hasTopic  bool
-	abort     bool       // :abort? true was asked
-	offs      model.Span // the offsets as listed, in History.ExtWords (checker.offs); N 0 for none
-	reb       bool       // a rebalance was logged before or during it
-	rebDuring bool       // one was logged during it
 	// What N needs of the history before its invocation (sweep): the
 	// topic's committed position and the poll that set it (cpBy -1:
 	// none), and the largest resume point at or below first(N), the poll
 	// that made it one (rpBy), and whether N resumes there.
 	cp, rp     int64
 	cpBy, rpBy int32
+	offs       model.Span // the offsets as listed, in History.ExtWords (checker.offs); N 0 for none
+	inv, comp  int32      // positions in History.Ops; inv -1 without one, comp = inv for an open invocation
+	proc       int32
+	topic      model.KeyID
+	typ        model.OpType // the completion's; Info for an open invocation
+	hasTopic   bool
+	abort      bool // :abort? true was asked
+	reb        bool // a rebalance was logged before or during it
+	rebDuring  bool // one was logged during it
 	resumes    bool
+	// (fields ordered for size: 56 bytes, a million of them on a
+	// million-poll history)
 }
 
 func (p *poll) hasOffsets() bool { return p.offs.N > 0 }

@@ -2,8 +2,10 @@ package abort
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -41,12 +43,14 @@ func walkers(n int) int {
 // for the scan of the ops.
 func (c *checker) walk() {
 	n := walkers(len(c.polls))
+	// a walker's findings: room for about one instance in four polls
+	room := len(c.polls)/(4*n) + 16
 	ws := make([]*checker, n)
 	var wg sync.WaitGroup
 	for j := range ws {
 		w := *c
 		w.part, w.parts = uint32(j), uint32(n)
-		w.boxes, w.words, w.keyVals, w.found = nil, nil, nil, nil
+		w.boxes, w.words, w.keyVals, w.found = nil, nil, nil, make([]found, 0, room)
 		w.counts, w.pairs = [3][4][2]int64{}, 0
 		ws[j] = &w
 		wg.Add(1)
@@ -56,7 +60,20 @@ func (c *checker) walk() {
 		}()
 	}
 	wg.Wait()
-	// merge: each walker's findings are in poll order
+	// merge: each walker's findings are in poll order; each type's list
+	// is sized first
+	sizes := map[string]int{}
+	for _, w := range ws {
+		for _, f := range w.found {
+			sizes[f.typ]++
+		}
+	}
+	if len(sizes) > 0 && c.res.Anomalies == nil {
+		c.res.Anomalies = make(map[string][]analysis.Instance, len(sizes))
+	}
+	for typ, k := range sizes {
+		c.res.Anomalies[typ] = slices.Grow(c.res.Anomalies[typ], k)
+	}
 	next := make([]int, n)
 	for {
 		best := -1
@@ -69,6 +86,7 @@ func (c *checker) walk() {
 			break
 		}
 		f := ws[best].found[next[best]]
+		ws[best].found[next[best]] = found{}
 		next[best]++
 		c.res.Add(f.typ, f.in)
 	}
