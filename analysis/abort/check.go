@@ -2,6 +2,7 @@ package abort
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
@@ -111,47 +112,103 @@ func (c *checker) records(i int32, each func(r *model.ExtRec)) {
 }
 
 // collect finds every poll, in history order of completions, and counts
-// the history's ops. c.polls is sized once (countPolls): a poll is about a
-// hundred bytes, and growing the slice by appending copied it several
-// times over on a large history.
+// the history's ops. On a large history it runs on several cores, each
+// on a range of the ops: a first pass counts each range's polls, so that
+// c.polls is allocated once and each range fills its own part of it.
+// O(ops).
 func (c *checker) collect() {
-	c.polls = make([]poll, 0, c.countPolls())
+	n := walkers(len(c.h.Ops) / 2)
+	parts := make([]opCounts, n)
+	span := (len(c.h.Ops) + n - 1) / n
+	ranges := func(each func(j, lo, hi int)) {
+		var wg sync.WaitGroup
+		for j := range n {
+			lo, hi := min(j*span, len(c.h.Ops)), min((j+1)*span, len(c.h.Ops))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				each(j, lo, hi)
+			}()
+		}
+		wg.Wait()
+	}
+	ranges(func(j, lo, hi int) { parts[j].polls = c.countPolls(lo, hi) })
+	total := 0
+	for j := range parts {
+		total += parts[j].polls
+	}
+	c.polls = make([]poll, total)
+	at := 0
+	starts := make([]int, n)
+	for j := range parts {
+		starts[j] = at
+		at += parts[j].polls
+	}
+	ranges(func(j, lo, hi int) { parts[j].collect(c, lo, hi, c.polls[starts[j]:starts[j]+parts[j].polls]) })
 	st := &c.res.Stats
 	var byType [model.Fail + 1]int64
-	defer func() { st.OKOps, st.InfoOps, st.FailOps = byType[model.OK], byType[model.Info], byType[model.Fail] }()
-	for i := range c.h.Ops {
+	completions := int64(0)
+	for _, p := range parts {
+		st.Ops += p.ops
+		st.ClientOps += p.client
+		st.OpenOps += p.open
+		completions += p.completions
+		for t := range byType {
+			byType[t] += p.byType[t]
+		}
+	}
+	st.OKOps, st.InfoOps, st.FailOps = byType[model.OK], byType[model.Info], byType[model.Fail]
+	if completions > 0 {
+		analysis.OwnStats[Stats](c.res).Polls += completions
+	}
+}
+
+// opCounts is what collect counts in a range of the ops.
+type opCounts struct {
+	polls             int
+	ops, client, open int64
+	completions       int64
+	byType            [model.Fail + 1]int64
+}
+
+// collect fills dst with the polls of ops [lo, hi), and counts them.
+func (oc *opCounts) collect(c *checker, lo, hi int, dst []poll) {
+	k := 0
+	for i := lo; i < hi; i++ {
 		op := &c.h.Ops[i]
-		st.Ops++
+		oc.ops++
 		if !op.IsClient() {
 			continue
 		}
-		st.ClientOps++
+		oc.client++
 		partner := int32(-1)
 		if i < len(c.pairing.Partner) {
 			partner = c.pairing.Partner[i]
 		}
-		byType[op.Type]++
+		oc.byType[op.Type]++
 		if op.Type == model.Invoke && partner < 0 {
-			st.OpenOps++
+			oc.open++
 		}
 		if op.F != model.FPoll {
 			continue
 		}
 		switch {
 		case op.Type != model.Invoke:
-			analysis.OwnStats[Stats](c.res).Polls++
-			c.polls = append(c.polls, c.readPoll(partner, int32(i), op.Type))
+			oc.completions++
+			dst[k] = c.readPoll(partner, int32(i), op.Type)
+			k++
 		case partner < 0:
-			c.polls = append(c.polls, c.readPoll(int32(i), int32(i), model.Info))
+			dst[k] = c.readPoll(int32(i), int32(i), model.Info)
+			k++
 		}
 	}
 }
 
-// countPolls counts the polls collect finds: completions of :poll ops,
-// and invocations of :poll that never completed. O(ops).
-func (c *checker) countPolls() int {
+// countPolls counts the polls collect finds in ops [lo, hi): completions
+// of :poll ops, and invocations of :poll that never completed.
+func (c *checker) countPolls(lo, hi int) int {
 	n := 0
-	for i := range c.h.Ops {
+	for i := lo; i < hi; i++ {
 		op := &c.h.Ops[i]
 		if !op.IsClient() || op.F != model.FPoll {
 			continue
