@@ -2,6 +2,7 @@ package abort
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -88,7 +89,9 @@ func (c *checker) resumePoint(p *poll) (int64, bool) {
 //
 // A poll's invocation (its completion, for one without) is an op of its
 // own, so the polls with offsets are put in history order of their
-// invocations by position, without sorting: O(ops).
+// invocations by position, without sorting: O(ops). Topics are
+// independent: on a large history, the walkers' number of goroutines
+// sweep a share of the topics each, in parallel.
 func (c *checker) sweep() {
 	byPos := make([]int32, len(c.h.Ops)) // 1 + the poll with offsets invoked there
 	for k := range c.polls {
@@ -100,13 +103,31 @@ func (c *checker) sweep() {
 			byPos[at] = int32(k) + 1
 		}
 	}
-	u := 0
+	n := walkers(len(c.polls))
+	var wg sync.WaitGroup
+	for j := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.sweepPart(byPos, uint32(j), uint32(n))
+		}()
+	}
+	wg.Wait()
+}
+
+// sweepPart is the sweep of the topics whose id is part modulo parts: it
+// writes only their polls and topic states.
+func (c *checker) sweepPart(byPos []int32, part, parts uint32) {
+	mine := func(k int32) bool { return uint32(c.polls[k].topic)%parts == part }
+	u := int32(0)
 	for at, q := range byPos {
-		if q == 0 {
+		if q == 0 || !mine(q-1) {
 			continue
 		}
-		for ; u < len(c.polls) && c.polls[u].comp < int32(at); u++ {
-			c.update(int32(u))
+		for ; int(u) < len(c.polls) && c.polls[u].comp < int32(at); u++ {
+			if mine(u) {
+				c.update(u)
+			}
 		}
 		c.query(&c.polls[q-1])
 	}
