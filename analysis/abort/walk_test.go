@@ -10,7 +10,8 @@ import (
 )
 
 // TestParallelWalk: the result, instances in order included, does not
-// depend on the number of walkers.
+// depend on the number of walkers (nor on collect's and the sweep's
+// number of goroutines, which follow it).
 func TestParallelWalk(t *testing.T) {
 	defer func(m, p int) { walkersMin = m; runtime.GOMAXPROCS(p) }(walkersMin, runtime.GOMAXPROCS(3))
 	srcs := sources(t)
