@@ -153,57 +153,33 @@ func (abortDecoder) DecodeRaw(field, f string, s *Scanner, w *ExtWriter) bool {
 		return false
 	case f == "assign" || f == "subscribe":
 		w.SetKind(kTopic)
-		id, ok := s.Key()
-		w.Key(id)
-		return ok
+		return s.Key(w)
 	case f != "poll":
 		return false
 	}
 	w.SetKind(kPoll)
-	if !s.Byte('{') {
-		return false
-	}
 	w.Word(0)
 	var flags int64
 	topic := false
-	for !s.Byte('}') {
-		k, ok := s.Keyword()
-		if !ok {
-			return false
-		}
+	ok := s.Map(func(k []byte) bool {
 		switch string(k) {
 		case "topic":
-			id, ok := s.Key()
-			if !ok {
-				return false
-			}
-			w.Key(id)
 			topic = true
+			return s.Key(w)
 		case "abort?":
 			b, ok := s.Bool()
-			if !ok {
-				return false
-			}
 			if b {
 				flags |= 1
 			}
+			return ok
 		case "offsets":
 			flags |= 2
-			if !s.Byte('[') {
-				return false
-			}
-			for !s.Byte(']') {
-				n, ok := s.Int()
-				if !ok {
-					return false
-				}
-				w.Word(n)
-			}
-		default:
-			if !s.Skip() {
-				return false
-			}
+			return s.Words(w)
 		}
+		return s.Skip()
+	})
+	if !ok {
+		return false
 	}
 	if flags&2 != 0 && !topic {
 		return false

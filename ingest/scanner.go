@@ -77,6 +77,38 @@ func (s *Scanner) Int() (int64, bool) {
 	return v, true
 }
 
+// Map reads a map whose keys are keywords: each is called with every
+// key's name (without the colon, valid during the call) and reads the
+// entry's value; it returns false to decline.
+func (s *Scanner) Map(each func(key []byte) bool) bool {
+	if !s.Byte('{') {
+		return false
+	}
+	for !s.Byte('}') {
+		k, ok := s.Keyword()
+		if !ok || !each(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// Words reads a vector of integers into w's words, as a Value.Seq of
+// Value.Int would.
+func (s *Scanner) Words(w *ExtWriter) bool {
+	if !s.Byte('[') {
+		return false
+	}
+	for !s.Byte(']') {
+		x, ok := s.Int()
+		if !ok {
+			return false
+		}
+		w.Word(x)
+	}
+	return true
+}
+
 // Nil consumes nil if it is the next token.
 func (s *Scanner) Nil() bool {
 	p := s.next()
@@ -106,9 +138,18 @@ func (s *Scanner) Bool() (b, ok bool) {
 	return false, false
 }
 
-// Key reads an integer, a keyword or a string and interns it as a key,
-// as Value.Key does.
-func (s *Scanner) Key() (model.KeyID, bool) {
+// Key reads an integer, a keyword or a string, interns it as a key, as
+// Value.Key does, and appends it to w's keys.
+func (s *Scanner) Key(w *ExtWriter) bool {
+	id, ok := s.key()
+	if ok {
+		w.Key(id)
+	}
+	return ok
+}
+
+// key reads and interns a key for Key.
+func (s *Scanner) key() (model.KeyID, bool) {
 	p := s.next()
 	if p < 0 {
 		return 0, false
@@ -122,20 +163,17 @@ func (s *Scanner) Key() (model.KeyID, bool) {
 		}
 		s.p = q
 		return d.key(&satom{kind: model.KInt, i: v}), true
-	case c == ':':
-		t, q := fastKeyword(s.buf, p)
+	case c == ':' || c == '"':
+		kind, read := model.KKeyword, fastKeyword
+		if c == '"' {
+			kind, read = model.KString, fastString
+		}
+		t, q := read(s.buf, p)
 		if q < 0 {
 			return 0, false
 		}
 		s.p = q
-		return d.b.KeyBytes(model.KKeyword, t), true
-	case c == '"':
-		t, q := fastString(s.buf, p)
-		if q < 0 {
-			return 0, false
-		}
-		s.p = q
-		return d.b.KeyBytes(model.KString, t), true
+		return d.b.KeyBytes(kind, t), true
 	}
 	return 0, false
 }

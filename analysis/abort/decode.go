@@ -112,9 +112,7 @@ func (Decoder) DecodeRaw(field, f string, s *ingest.Scanner, w *ingest.ExtWriter
 		return decodePollRaw(s, w)
 	case f == "assign" || f == "subscribe":
 		w.SetKind(recTopic)
-		id, ok := s.Key()
-		w.Key(id)
-		return ok
+		return s.Key(w)
 	}
 	return false
 }
@@ -123,55 +121,33 @@ func (Decoder) DecodeRaw(field, f string, s *ingest.Scanner, w *ingest.ExtWriter
 // are keywords.
 func decodePollRaw(s *ingest.Scanner, w *ingest.ExtWriter) bool {
 	w.SetKind(recPoll)
-	if !s.Byte('{') {
-		return false
-	}
 	w.Word(0) // the flags
 	var flags int64
-	for !s.Byte('}') {
-		k, ok := s.Keyword()
-		if !ok {
-			return false
-		}
+	ok := s.Map(func(k []byte) bool {
 		switch string(k) {
 		case "topic":
 			if s.Nil() {
-				continue
-			}
-			id, ok := s.Key()
-			if !ok {
-				return false
+				return true
 			}
 			flags |= pollTopic
-			w.Key(id)
+			return s.Key(w)
 		case "abort?":
 			b, ok := s.Bool()
-			if !ok {
-				return false
-			}
 			if b {
 				flags |= pollAbort
 			}
+			return ok
 		case "offsets":
 			if s.Nil() {
-				continue
-			}
-			if !s.Byte('[') {
-				return false
+				return true
 			}
 			flags |= pollOffsets
-			for !s.Byte(']') {
-				off, ok := s.Int()
-				if !ok {
-					return false
-				}
-				w.Word(off)
-			}
-		default:
-			if !s.Skip() {
-				return false
-			}
+			return s.Words(w)
 		}
+		return s.Skip()
+	})
+	if !ok {
+		return false
 	}
 	if flags&(pollTopic|pollOffsets) == pollOffsets {
 		return false // Decode reports it

@@ -46,14 +46,7 @@ func (in *Instance) AppendJSON(b []byte) []byte {
 		f.b = strconv.AppendBool(f.b, p.Rebalance)
 		if len(p.RebalanceEvents) > 0 {
 			f.name("rebalance_events")
-			f.b = append(f.b, '[')
-			for i := range p.RebalanceEvents {
-				if i > 0 {
-					f.b = append(f.b, ',')
-				}
-				f.b = p.RebalanceEvents[i].appendJSON(f.b)
-			}
-			f.b = append(f.b, ']')
+			f.b = appendList(f.b, len(p.RebalanceEvents), func(b []byte, i int) []byte { return p.RebalanceEvents[i].appendJSON(b) })
 		}
 		f.ptr("gap", p.Gap)
 	}
@@ -130,16 +123,21 @@ func (e *RebalanceEvent) appendJSON(b []byte) []byte {
 	}
 	if len(e.Keys) > 0 {
 		f.name("keys")
-		f.b = append(f.b, '[')
-		for i := range e.Keys {
-			if i > 0 {
-				f.b = append(f.b, ',')
-			}
-			f.b = appendValue(f.b, &e.Keys[i])
-		}
-		f.b = append(f.b, ']')
+		f.b = appendList(f.b, len(e.Keys), func(b []byte, i int) []byte { return appendValue(b, &e.Keys[i]) })
 	}
 	return append(f.b, '}')
+}
+
+// appendList appends n elements, each appended by each, as a JSON array.
+func appendList(b []byte, n int, each func(b []byte, i int) []byte) []byte {
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, i)
+	}
+	return append(b, ']')
 }
 
 // appendInts appends xs as a JSON array, nil as null.

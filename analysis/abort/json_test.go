@@ -24,6 +24,20 @@ func encode(t *testing.T, in any) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
+// readPaired reads src and pairs its ops.
+func readPaired(t *testing.T, name, src string) (*model.History, model.Pairing) {
+	t.Helper()
+	h, err := ingest.Read(strings.NewReader(src), name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.Pair(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, p
+}
+
 // fill sets every field of v (recursively, through pointers, slices and
 // embedded structs) to a value that is not the zero value: a field the
 // appender does not know shows up in encoding/json's output only.
@@ -69,14 +83,7 @@ func fill(v reflect.Value, depth int) {
 func TestAppendJSON(t *testing.T) {
 	var ins []*Instance
 	for name, src := range sources(t) {
-		h, err := ingest.Read(strings.NewReader(src), name, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := model.Pair(h)
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, p := readPaired(t, name, src)
 		for _, c := range []Contract{ContractKafka, ContractRewind} {
 			res := Check(h, p, Options{Contract: c})
 			for _, typ := range res.AnomalyTypes {

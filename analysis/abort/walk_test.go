@@ -4,9 +4,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/hindsight-dev/hindsight/ingest"
-	"github.com/hindsight-dev/hindsight/model"
 )
 
 // TestParallelWalk: the result, instances in order included, does not
@@ -20,14 +17,7 @@ func TestParallelWalk(t *testing.T) {
 	srcs["tie.edn"] = new(hist).poll(0, "t1", "ok", o(0, 1, 2, 3, 4, 5), "").poll(1, "t1", "fail", o(6), "").
 		poll(2, "t1", "fail", o(7), "").poll(2, "t1", "ok", o(2), "").poll(1, "t1", "ok", o(3), "").String()
 	for name, src := range srcs {
-		h, err := ingest.Read(strings.NewReader(src), name, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := model.Pair(h)
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, p := readPaired(t, name, src)
 		var outs [2]string
 		for i, m := range []int{1 << 30, 1} {
 			walkersMin = m
