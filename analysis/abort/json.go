@@ -15,7 +15,7 @@ import (
 // instance has it. A history of a million polls has a few hundred
 // thousand pair instances: on the 1M-poll history of bench/bench.sh,
 // encoding/json took about 0.4 CPU-seconds to write them (reflection on
-// every field, an allocation per key), this about a tenth of that.
+// every field, an allocation per key), this about 0.13 (cpuprofile).
 // TestAppendJSON compares the two on every fixture's instances and checks
 // that the appender knows every field of Instance.
 func (in *Instance) AppendJSON(b []byte) []byte {
