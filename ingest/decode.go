@@ -161,6 +161,7 @@ type decoder struct {
 	// Workload decoders (Options.Decoders, hook.go) and their scratch
 	// space, allocated only when there are any.
 	hooks []ValueDecoder
+	raws  []RawDecoder // by hook: the hook as a RawDecoder, or nil
 	hx    *hookScratch
 }
 
@@ -798,7 +799,7 @@ func (d *decoder) resetValue() {
 	d.vkeys = d.vkeys[:0]
 	d.hasVErr = false
 	if d.hx != nil {
-		d.hx.hasVRaw = false
+		d.hx.hasVRaw, d.hx.vsrc = false, nil
 	}
 }
 
@@ -820,7 +821,7 @@ func (d *decoder) readValue() error {
 		// kept for the workload decoders, which need :f (hook.go)
 		d.hx.vshape = shapeOf(l.kind)
 		raw, err := d.capture()
-		d.hx.vraw, d.hx.hasVRaw = raw, err == nil
+		d.hx.vraw, d.hx.vsrc, d.hx.hasVRaw = raw, nil, err == nil
 		return err
 	}
 	return d.skip()

@@ -166,7 +166,11 @@
 // history's poll maps and topics): the same text readOp would keep, then
 // offered and read the same way, so the records and errors are the same;
 // it leaves to the general decoder every op with any other such value,
-// and every op with a field a decoder may claim. The parallel reader
+// and every op with a field a decoder may claim. A decoder that is also a
+// RawDecoder is offered a captured EDN :value as its source bytes first,
+// through a Scanner (no token stream, no callbacks: the abort workload's
+// poll maps), and declines anything it does not expect, which Decode
+// then reads: every error still comes from Decode. The parallel reader
 // renumbers the keys of a block's records with the rest of the block, so
 // histories read in parallel get the same records.
 //

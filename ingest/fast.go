@@ -464,7 +464,7 @@ func (d *decoder) fastCapture(buf []byte, p, q int) int {
 	}
 	d.vmode = vOther
 	d.hx.vshape = fastShape(buf[p])
-	d.hx.vraw, d.hx.hasVRaw = d.textAtom(model.KOther, buf[p:q]), true
+	d.hx.vsrc, d.hx.hasVRaw = buf[p:q], true // the buffer holds it until the op is stored
 	return q
 }
 

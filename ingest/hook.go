@@ -309,6 +309,7 @@ func (w *ExtWriter) Key(k model.KeyID) {
 // records they wrote for the op being read.
 type hookScratch struct {
 	vraw     satom
+	vsrc     []byte // the :value's source in the input, when the fast path read it; else vraw holds it
 	vshape   Shape
 	hasVRaw  bool
 	xrecs    []xrec
@@ -316,7 +317,8 @@ type hookScratch struct {
 	xkeys    []model.KeyID
 	xout     []model.ExtRec
 	fieldBuf []byte
-	sub      lexer // reads a captured :value (offerValue)
+	sub      lexer   // reads a captured :value (offerValue)
+	scan     Scanner // reads it for a RawDecoder (decodeRaw)
 	w        ExtWriter
 	free     []*Value // Values for reuse: a Decode and each Map and Seq take one
 }
@@ -342,6 +344,10 @@ func (d *decoder) setHooks(hooks []ValueDecoder) {
 	d.hooks = hooks
 	if len(hooks) > 0 {
 		d.hx = &hookScratch{}
+		d.raws = make([]RawDecoder, len(hooks))
+		for i, h := range hooks {
+			d.raws[i], _ = h.(RawDecoder)
+		}
 	}
 }
 
@@ -382,13 +388,9 @@ func (d *decoder) claim(field, f string, s Shape) int {
 // runHook has decoder i decode the form at the current token into a new
 // record of the op being read; the form is consumed.
 func (d *decoder) runHook(i int, field, f string) error {
-	d.hx.xrecs = append(d.hx.xrecs, xrec{owner: model.ExtOwner(i + 1),
-		w0: int32(len(d.hx.xwords)), w1: int32(len(d.hx.xwords)),
-		k0: int32(len(d.hx.xkeys)), k1: int32(len(d.hx.xkeys))})
+	w := d.newRecord(i)
 	v := d.takeValue()
 	defer d.putValue(v)
-	w := &d.hx.w
-	*w = ExtWriter{d: d, rec: len(d.hx.xrecs) - 1}
 	if err := d.hooks[i].Decode(field, f, v, w); err != nil {
 		return err
 	}
@@ -396,6 +398,17 @@ func (d *decoder) runHook(i int, field, f string) error {
 		return d.skip()
 	}
 	return nil
+}
+
+// newRecord starts a record of decoder i for the op being read and
+// returns the writer that fills it.
+func (d *decoder) newRecord(i int) *ExtWriter {
+	d.hx.xrecs = append(d.hx.xrecs, xrec{owner: model.ExtOwner(i + 1),
+		w0: int32(len(d.hx.xwords)), w1: int32(len(d.hx.xwords)),
+		k0: int32(len(d.hx.xkeys)), k1: int32(len(d.hx.xkeys))})
+	w := &d.hx.w
+	*w = ExtWriter{d: d, rec: len(d.hx.xrecs) - 1}
+	return w
 }
 
 // offerField offers the op field name (without colon), whose value is the
@@ -409,17 +422,25 @@ func (d *decoder) offerField(name string) (claimed bool, err error) {
 	return true, d.runHook(i, name, "")
 }
 
-// offerValue offers the op's :value, captured as d.hx.vraw because ingest
-// does not decode it itself, to the installed decoders once :f is known;
-// it reports whether one decoded it. The decoder reads the captured text
-// through a lexer of its own that numbers lines and columns as the input
-// does.
+// offerValue offers the op's :value, captured as d.hx.vsrc or d.hx.vraw
+// because ingest does not decode it itself, to the installed decoders
+// once :f is known; it reports whether one decoded it. A RawDecoder reads
+// the captured text through a Scanner first (EDN only, and not when the
+// fast path is off, so that the tests compare the two); when it declines,
+// or the decoder is not one, the decoder reads the text through a lexer
+// of its own that numbers lines and columns as the input does.
 func (d *decoder) offerValue(f string) (bool, error) {
 	i := d.claim(ValueField, f, d.hx.vshape)
 	if i < 0 {
 		return false, nil
 	}
-	raw := d.atomText(&d.hx.vraw)
+	raw := d.hx.vsrc
+	if raw == nil {
+		raw = d.atomText(&d.hx.vraw)
+	}
+	if rd := d.raws[i]; rd != nil && !d.json && !d.noFast && d.decodeRaw(rd, i, f, raw) {
+		return true, nil
+	}
 	at := d.vpos
 	sub := &d.hx.sub // reused: its scratch buffers stay
 	*sub = lexer{buf: raw, end: len(raw), eof: true, base: at.off, line: at.line, lineStart: at.lineStart,

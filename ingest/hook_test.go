@@ -144,6 +144,50 @@ func (abortDecoder) Decode(field, f string, v *Value, w *ExtWriter) error {
 	return nil
 }
 
+// DecodeRaw reads what Decode reads of a poll map with keyword keys and
+// of a topic, from the source bytes (RawDecoder); fuzzRead compares the
+// two, as it reads with the fast path and without.
+func (abortDecoder) DecodeRaw(field, f string, s *Scanner, w *ExtWriter) bool {
+	switch {
+	case field != ValueField:
+		return false
+	case f == "assign" || f == "subscribe":
+		w.SetKind(kTopic)
+		return s.Key(w)
+	case f != "poll":
+		return false
+	}
+	w.SetKind(kPoll)
+	w.Word(0)
+	var flags int64
+	topic := false
+	ok := s.Map(func(k []byte) bool {
+		switch string(k) {
+		case "topic":
+			topic = true
+			return s.Key(w)
+		case "abort?":
+			b, ok := s.Bool()
+			if b {
+				flags |= 1
+			}
+			return ok
+		case "offsets":
+			flags |= 2
+			return s.Words(w)
+		}
+		return s.Skip()
+	})
+	if !ok {
+		return false
+	}
+	if flags&2 != 0 && !topic {
+		return false
+	}
+	w.SetWord(0, flags)
+	return true
+}
+
 var abortOpts = Options{Decoders: []ValueDecoder{abortDecoder{}}}
 
 const abortEDN = `{:index 0 :type :invoke :process 0 :f :create :value {:topic "t1" :count 128}}

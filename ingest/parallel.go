@@ -21,10 +21,11 @@ import (
 // then merged in file order, one at a time: each block's keys and messages,
 // in the block's order, are interned into the history being built, which
 // gives every one the id a sequential read gives it (a sequential read
-// numbers them in order of first appearance, and so does this), and the
-// block's ops are appended. What is left of a block, renumbering the ids in
-// its stores (which the history adopts without copying), runs in parallel
-// again. An invocation whose completion lies in a later block keeps its
+// numbers them in order of first appearance, and so does this), and room
+// is made for the block's ops at the end of the history's. What is left of
+// a block, copying its ops (and their extras and workload spans) into that
+// room and renumbering the ids in its stores (which the history adopts
+// without copying), runs in parallel again. An invocation whose completion lies in a later block keeps its
 // micro-ops unless the next op of its process carries them (as decoder.settle
 // decides), which is settled as the later block is merged.
 //
@@ -103,11 +104,19 @@ type part struct {
 	xrecChunks [][]model.ExtRec
 	xkeyChunks [][]model.KeyID
 	mopBase    int32
-	pollB      int32
-	readB      int32
-	elemB      int32
-	xwordB     int32
-	xkeyB      int32
+	// where merge placed the block in the history, for place to fill
+	opsDst    []model.Op
+	extrasDst []model.OpExtra
+	spansDst  []model.Span // the ops before the block's first with none, then the block's
+	spans     []model.Span
+	xrecB     int32
+	exBase    int32
+	base      int64
+	pollB     int32
+	readB     int32
+	elemB     int32
+	xwordB    int32
+	xkeyB     int32
 }
 
 // parallelRead holds the state of one parallel read.
@@ -137,6 +146,10 @@ type parallelRead struct {
 	extras   []model.OpExtra
 	pending  map[int32]int64 // process -> global position of its open invocation
 	drop     []int64         // invocations whose micro-ops their completion carries
+	// placing counts the merged blocks whose ops, extras and spans are
+	// still being copied into ops, extras and extSpans (part.place):
+	// merge waits for them before it moves those slices.
+	placing sync.WaitGroup
 }
 
 // workers is the number of blocks decoded at once for opts: one per core
@@ -234,9 +247,9 @@ func readParallel(r io.Reader, name string, size int64, opts Options, workers, b
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var ops []model.Op // reused from block to block
+			var r room // reused from block to block
 			for b := range blocks {
-				ops = pr.work(b, pool, ops)
+				r = pr.work(b, pool, r)
 			}
 		}()
 	}
@@ -318,35 +331,45 @@ func lineBreaks(data []byte) int64 {
 	return int64(n)
 }
 
-// work decodes block b, waits for its turn, merges it, and renumbers it.
-// ops is room for the block's ops, which merge copies into the history; it
-// returns that room for the next block.
-func (pr *parallelRead) work(b *block, pool chan<- []byte, ops []model.Op) []model.Op {
+// room is a worker's scratch space, reused from block to block: room for
+// a block's ops and their extras, which place copies into the history.
+// (Growing a block's extras afresh by appending cost about 0.2 CPU-seconds
+// on the 1M-poll abort history of bench/bench.sh, a third of whose ops
+// carry an :error.)
+type room struct {
+	ops    []model.Op
+	extras []model.OpExtra
+}
+
+// work decodes block b, waits for its turn, merges it, places and
+// renumbers it. r is room for the block; it returns room for the next.
+func (pr *parallelRead) work(b *block, pool chan<- []byte, r room) room {
 	var p *part
 	if !pr.failed.Load() {
-		p = pr.decode(b, ops)
+		p = pr.decode(b, r)
 	}
 	pool <- b.buf
 	<-b.prev
 	if p == nil || pr.failed.Load() {
 		pr.failed.Store(true)
 		close(b.done)
-		return ops
+		return r
 	}
-	ops = p.ops[:0]
 	ok := pr.merge(p)
 	close(b.done)
 	if !ok {
 		pr.failed.Store(true)
-		return ops
+		return r
 	}
+	p.place()
+	pr.placing.Done()
 	p.renumber()
-	return ops
+	return room{ops: p.ops[:0], extras: p.extras[:0]}
 }
 
 // decode reads one block into a history of its own; nil when the file must
 // be read sequentially.
-func (pr *parallelRead) decode(b *block, ops []model.Op) *part {
+func (pr *parallelRead) decode(b *block, r room) *part {
 	l := &lexer{buf: b.data, end: len(b.data), eof: true, base: b.off, line: b.line, lineStart: b.off,
 		opStart: -1, capStart: -1, json: pr.json}
 	if b.seq == 0 && pr.bom {
@@ -356,13 +379,14 @@ func (pr *parallelRead) decode(b *block, ops []model.Op) *part {
 		l.trackNUL(0) // the NUL bytes that end the file, if any (lexer.nulTail)
 	}
 	lb := model.NewBuilder(pr.name)
+	lb.ReuseExtras(r.extras)
 	d := newDecoder(l, lb, pr.name)
 	d.noFast = pr.noFast
 	d.setHooks(pr.hooks)
 	d.part = &partOut{last: b.last}
 	d.ops.hint = int(bytes.Count(b.data, []byte{'\n'})) + 1
-	if cap(ops) >= d.ops.hint {
-		d.ops.cur = ops[:0]
+	if cap(r.ops) >= d.ops.hint {
+		d.ops.cur = r.ops[:0]
 	}
 	if err := d.run(); err != nil {
 		return nil
@@ -430,31 +454,26 @@ func (pr *parallelRead) merge(p *part) bool {
 	if ok != [7]bool{true, true, true, true, true, true, true} {
 		return false
 	}
-	// the ops, with their spans and extras in the history's numbering
+	// room for the ops, their extras and their spans, which place fills
+	// once the block's turn is over
 	base := pr.n
-	exBase := int32(len(pr.extras))
-	for _, i := range p.out.noIndex {
-		p.ops[i].Index += base
-	}
-	for i := range p.ops {
-		op := &p.ops[i]
-		op.Mops = op.Mops.Rebase(p.mopBase)
-		if op.Extra != 0 {
-			op.Extra += exBase
-		}
-	}
-	p.extras = h.Extras
-	pr.extras = append(reserve(pr.extras, len(h.Extras), pr.size, p.end), h.Extras...)
+	p.base, p.exBase, p.xrecB = base, int32(len(pr.extras)), xrecB
+	p.extras, p.spans = h.Extras, h.ExtSpans
+	nspans := 0
 	if len(h.ExtSpans) > 0 {
-		// the column beside the ops: none for the ops before the block
-		// that have none
-		pr.extSpans = reserve(pr.extSpans, int(base)-len(pr.extSpans)+len(h.ExtSpans), pr.size, p.end)
-		pr.extSpans = append(pr.extSpans, make([]model.Span, base-int64(len(pr.extSpans)))...)
-		for _, sp := range h.ExtSpans {
-			pr.extSpans = append(pr.extSpans, sp.Rebase(xrecB))
-		}
+		nspans = int(base) - len(pr.extSpans) + len(h.ExtSpans)
 	}
-	pr.ops = append(reserve(pr.ops, len(p.ops), pr.size, p.end), p.ops...)
+	if len(pr.ops)+len(p.ops) > cap(pr.ops) || len(pr.extras)+len(h.Extras) > cap(pr.extras) ||
+		len(pr.extSpans)+nspans > cap(pr.extSpans) {
+		pr.placing.Wait() // the slices move: every block before must be in place
+		pr.ops = reserve(pr.ops, len(p.ops), pr.size, p.end)
+		pr.extras = reserve(pr.extras, len(h.Extras), pr.size, p.end)
+		pr.extSpans = reserve(pr.extSpans, nspans, pr.size, p.end)
+	}
+	pr.placing.Add(1)
+	p.opsDst = extend(&pr.ops, len(p.ops))
+	p.extrasDst = extend(&pr.extras, len(h.Extras))
+	p.spansDst = extend(&pr.extSpans, nspans)
 	pr.n += int64(len(p.ops))
 	// invocations of earlier blocks: the first op of their process here
 	// decides (decoder.settle)
@@ -485,7 +504,6 @@ func (pr *parallelRead) merge(p *part) bool {
 	if h.Truncated {
 		pr.gb.SetTruncated()
 	}
-	p.ops = nil
 	return true
 }
 
@@ -508,6 +526,43 @@ func reserve[E any](s []E, n int, size, end int64) []E {
 	out := make([]E, len(s), max(est, need))
 	copy(out, s)
 	return out
+}
+
+// extend lengthens *s by n elements, within its capacity, and returns
+// them.
+func extend[E any](s *[]E, n int) []E {
+	l := len(*s)
+	*s = (*s)[:l+n]
+	return (*s)[l : l+n : l+n]
+}
+
+// place copies block p's ops, extras and workload spans into the room
+// merge made for them in the history, in the history's numbering. Blocks
+// do this in parallel, after their turn: each writes only its own room,
+// and merge waits for them before it moves the slices (parallelRead.placing).
+func (p *part) place() {
+	for _, i := range p.out.noIndex {
+		p.ops[i].Index += p.base
+	}
+	for i := range p.ops {
+		op := &p.ops[i]
+		op.Mops = op.Mops.Rebase(p.mopBase)
+		if op.Extra != 0 {
+			op.Extra += p.exBase
+		}
+	}
+	copy(p.opsDst, p.ops)
+	copy(p.extrasDst, p.extras)
+	if len(p.spansDst) > 0 {
+		// the column beside the ops: none for the ops before the block
+		// that have none
+		gap := len(p.spansDst) - len(p.spans)
+		clear(p.spansDst[:gap])
+		for i, sp := range p.spans {
+			p.spansDst[gap+i] = sp.Rebase(p.xrecB)
+		}
+	}
+	p.opsDst, p.extrasDst, p.spansDst = nil, nil, nil
 }
 
 // renumber rewrites the ids and spans in block p's stores, now adopted by

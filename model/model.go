@@ -701,6 +701,12 @@ func (b *Builder) Extra(op *Op) *OpExtra {
 	return &b.h.Extras[op.Extra-1]
 }
 
+// ReuseExtras gives the builder room's backing array for the ops'
+// extras, which it overwrites; call it before the first op. (Ingest's
+// parallel read hands a block's extras, once copied into the history, to
+// the next block a worker reads, instead of growing them afresh.)
+func (b *Builder) ReuseExtras(room []OpExtra) { b.h.Extras = room[:0] }
+
 // SetKeys sets the keys of an assign or subscribe op.
 func (b *Builder) SetKeys(op *Op, keys []KeyID) { b.Extra(op).Keys = keys }
 

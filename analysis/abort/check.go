@@ -2,6 +2,7 @@ package abort
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
@@ -17,25 +18,32 @@ type Options struct {
 // poll is one poll of the history: a completion and its invocation, or
 // an invocation that never completed (taken as info).
 type poll struct {
-	inv, comp int32 // positions in History.Ops; inv -1 without one, comp = inv for an open invocation
-	proc      int32
-	typ       model.OpType // the completion's; Info for an open invocation
-	topic     model.KeyID
-	hasTopic  bool
-	abort     bool    // :abort? true was asked
-	offs      []int64 // as listed; aliases the history
-	reb       bool    // a rebalance was logged before or during it
-	rebDuring bool    // one was logged during it
 	// What N needs of the history before its invocation (sweep): the
 	// topic's committed position and the poll that set it (cpBy -1:
 	// none), and the largest resume point at or below first(N), the poll
 	// that made it one (rpBy), and whether N resumes there.
 	cp, rp     int64
 	cpBy, rpBy int32
+	offs       model.Span // the offsets as listed, in History.ExtWords (checker.offs); N 0 for none
+	inv, comp  int32      // positions in History.Ops; inv -1 without one, comp = inv for an open invocation
+	proc       int32
+	topic      model.KeyID
+	typ        model.OpType // the completion's; Info for an open invocation
+	hasTopic   bool
+	abort      bool // :abort? true was asked
+	reb        bool // a rebalance was logged before or during it
+	rebDuring  bool // one was logged during it
 	resumes    bool
+	// (fields ordered for size: 56 bytes, a million of them on a
+	// million-poll history)
 }
 
-func (p *poll) hasOffsets() bool { return len(p.offs) > 0 }
+func (p *poll) hasOffsets() bool { return p.offs.N > 0 }
+
+// offs are the offsets poll p read, as listed (nil for none): they alias
+// the history's. A poll holds a Span, not a slice, so that the polls hold
+// no pointers for the collector to scan.
+func (c *checker) offs(p *poll) []int64 { return c.h.ExtWords.Get(p.offs) }
 
 // checker holds one check's state.
 type checker struct {
@@ -49,6 +57,14 @@ type checker struct {
 	res     *analysis.Result
 	counts  [3][4][2]int64 // outcome, class, rebalance
 	pairs   int64
+	keyVals []*analysis.Value // by KeyID: the key as an instance's Value, shared; nil until needed
+	boxes   []pairBox         // room for the next pair instances (alloc.go)
+	words   []int64           // room for the next witnesses
+	// A walker's (walk.go): the processes it walks (those whose number is
+	// part modulo parts), the poll being walked, what it found.
+	part, parts uint32
+	at          int32
+	found       []found
 }
 
 // Check analyses an abort history (docs/abort.md). pairing must come from
@@ -96,47 +112,103 @@ func (c *checker) records(i int32, each func(r *model.ExtRec)) {
 }
 
 // collect finds every poll, in history order of completions, and counts
-// the history's ops. c.polls is sized once (countPolls): a poll is about a
-// hundred bytes, and growing the slice by appending copied it several
-// times over on a large history.
+// the history's ops. On a large history it runs on several cores, each
+// on a range of the ops: a first pass counts each range's polls, so that
+// c.polls is allocated once and each range fills its own part of it.
+// O(ops).
 func (c *checker) collect() {
-	c.polls = make([]poll, 0, c.countPolls())
+	n := walkers(len(c.h.Ops) / 2)
+	parts := make([]opCounts, n)
+	span := (len(c.h.Ops) + n - 1) / n
+	ranges := func(each func(j, lo, hi int)) {
+		var wg sync.WaitGroup
+		for j := range n {
+			lo, hi := min(j*span, len(c.h.Ops)), min((j+1)*span, len(c.h.Ops))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				each(j, lo, hi)
+			}()
+		}
+		wg.Wait()
+	}
+	ranges(func(j, lo, hi int) { parts[j].polls = c.countPolls(lo, hi) })
+	total := 0
+	for j := range parts {
+		total += parts[j].polls
+	}
+	c.polls = make([]poll, total)
+	at := 0
+	starts := make([]int, n)
+	for j := range parts {
+		starts[j] = at
+		at += parts[j].polls
+	}
+	ranges(func(j, lo, hi int) { parts[j].collect(c, lo, hi, c.polls[starts[j]:starts[j]+parts[j].polls]) })
 	st := &c.res.Stats
 	var byType [model.Fail + 1]int64
-	defer func() { st.OKOps, st.InfoOps, st.FailOps = byType[model.OK], byType[model.Info], byType[model.Fail] }()
-	for i := range c.h.Ops {
+	completions := int64(0)
+	for _, p := range parts {
+		st.Ops += p.ops
+		st.ClientOps += p.client
+		st.OpenOps += p.open
+		completions += p.completions
+		for t := range byType {
+			byType[t] += p.byType[t]
+		}
+	}
+	st.OKOps, st.InfoOps, st.FailOps = byType[model.OK], byType[model.Info], byType[model.Fail]
+	if completions > 0 {
+		analysis.OwnStats[Stats](c.res).Polls += completions
+	}
+}
+
+// opCounts is what collect counts in a range of the ops.
+type opCounts struct {
+	polls             int
+	ops, client, open int64
+	completions       int64
+	byType            [model.Fail + 1]int64
+}
+
+// collect fills dst with the polls of ops [lo, hi), and counts them.
+func (oc *opCounts) collect(c *checker, lo, hi int, dst []poll) {
+	k := 0
+	for i := lo; i < hi; i++ {
 		op := &c.h.Ops[i]
-		st.Ops++
+		oc.ops++
 		if !op.IsClient() {
 			continue
 		}
-		st.ClientOps++
+		oc.client++
 		partner := int32(-1)
 		if i < len(c.pairing.Partner) {
 			partner = c.pairing.Partner[i]
 		}
-		byType[op.Type]++
+		oc.byType[op.Type]++
 		if op.Type == model.Invoke && partner < 0 {
-			st.OpenOps++
+			oc.open++
 		}
 		if op.F != model.FPoll {
 			continue
 		}
 		switch {
 		case op.Type != model.Invoke:
-			analysis.OwnStats[Stats](c.res).Polls++
-			c.polls = append(c.polls, c.readPoll(partner, int32(i), op.Type))
+			oc.completions++
+			dst[k] = c.readPoll(partner, int32(i), op.Type)
+			k++
 		case partner < 0:
-			c.polls = append(c.polls, c.readPoll(int32(i), int32(i), model.Info))
+			dst[k] = c.readPoll(int32(i), int32(i), model.Info)
+			k++
 		}
 	}
 }
 
-// countPolls counts the polls collect finds: completions of :poll ops,
-// and invocations of :poll that never completed. O(ops).
-func (c *checker) countPolls() int {
+// countPolls counts the polls collect finds in ops [lo, hi): completions
+// of :poll ops, and invocations of :poll that never completed.
+func (c *checker) countPolls(lo, hi int) int {
 	n := 0
-	for i := range c.h.Ops {
+	for i := lo; i < hi; i++ {
 		op := &c.h.Ops[i]
 		if !op.IsClient() || op.F != model.FPoll {
 			continue
@@ -163,8 +235,8 @@ func (c *checker) readPoll(inv, comp int32, typ model.OpType) poll {
 					p.topic, p.hasTopic = ks[0], true
 				}
 				p.abort = p.abort || flags&pollAbort != 0
-				if completion && flags&pollOffsets != 0 {
-					p.offs = ws[1:]
+				if completion && flags&pollOffsets != 0 && r.Words.N > 1 {
+					p.offs = model.Span{Start: r.Words.Start + 1, N: r.Words.N - 1} // ws[1:]
 				}
 			case recRebalance:
 				if ws[0]+ws[1] > 0 {
@@ -178,25 +250,24 @@ func (c *checker) readPoll(inv, comp int32, typ model.OpType) poll {
 		read(inv, false)
 	}
 	read(comp, true)
-	if len(p.offs) == 0 {
-		p.offs = nil
-	}
 	return p
 }
 
-// firstOf and lastOf are a poll's first and last offsets as it lists
-// them.
-func firstOf(p *poll) int64 { return p.offs[0] }
-func lastOf(p *poll) int64  { return p.offs[len(p.offs)-1] }
+// first and last are a poll's first and last offsets as it lists them.
+func (c *checker) first(p *poll) int64 { return c.offs(p)[0] }
+func (c *checker) last(p *poll) int64 {
+	offs := c.offs(p)
+	return offs[len(offs)-1]
+}
 
 // classify is the class of the pair P, N (docs/abort.md#pairs).
-func classify(p, n *poll) int {
-	switch f := firstOf(n); {
-	case lastOf(p) < f:
+func (c *checker) classify(p, n *poll) int {
+	switch f := c.first(n); {
+	case c.last(p) < f:
 		return 0
-	case f == firstOf(p):
+	case f == c.first(p):
 		return 1
-	case f < firstOf(p):
+	case f < c.first(p):
 		return 2
 	}
 	return 3
@@ -233,47 +304,6 @@ type procState struct {
 	carried []int32
 }
 
-// walk pairs each process's consecutive polls with offsets on one topic
-// (docs/abort.md#pairs), types each pair and counts it, and reports polls
-// whose offsets do not strictly increase. A crash, or an assign or
-// subscribe of another topic, starts the process afresh.
-func (c *checker) walk() {
-	procs := map[int32]*procState{}
-	state := func(p int32) *procState {
-		s := procs[p]
-		if s == nil {
-			s = &procState{last: -1}
-			procs[p] = s
-		}
-		return s
-	}
-	k := 0
-	for i := range c.h.Ops {
-		op := &c.h.Ops[i]
-		for k < len(c.polls) && c.polls[k].comp == int32(i) {
-			c.step(state(c.polls[k].proc), int32(k))
-			k++
-		}
-		if !op.IsClient() {
-			continue
-		}
-		switch {
-		case op.F == model.FCrash:
-			delete(procs, op.Process)
-		case (op.F == model.FAssign || op.F == model.FSubscribe) && op.Type == model.OK:
-			c.records(int32(i), func(r *model.ExtRec) {
-				s := procs[op.Process]
-				if r.Kind != recTopic || s == nil || s.last < 0 {
-					return
-				}
-				if ks := c.h.ExtKeysOf(r); len(ks) == 1 && ks[0] != c.polls[s.last].topic {
-					s.last, s.carried = -1, nil
-				}
-			})
-		}
-	}
-}
-
 // step walks poll k of the process whose state is s.
 func (c *checker) step(s *procState, k int32) {
 	n := &c.polls[k]
@@ -292,14 +322,15 @@ func (c *checker) step(s *procState, k int32) {
 
 // checkInternal reports a poll whose offsets do not strictly increase.
 func (c *checker) checkInternal(p *poll) {
-	for j := 1; j < len(p.offs); j++ {
-		if p.offs[j] > p.offs[j-1] {
+	offs := c.offs(p)
+	for j := 1; j < len(offs); j++ {
+		if offs[j] > offs[j-1] {
 			continue
 		}
 		in := &Instance{Subject: analysis.Subject{Key: c.topicValue(p.topic)}, Process: analysis.IntPtr(int64(p.proc)),
-			Op: analysis.IntPtr(c.index(p.comp)), Offsets: slices.Clone(p.offs), Index: analysis.IntPtr(int64(j))}
+			Op: analysis.IntPtr(c.index(p.comp)), Offsets: slices.Clone(offs), Index: analysis.IntPtr(int64(j))}
 		in.Witness = c.witness(nil, p)
-		c.res.Add(IntNonmonotonicPoll, in)
+		c.add(IntNonmonotonicPoll, in)
 		return
 	}
 }
@@ -307,9 +338,17 @@ func (c *checker) checkInternal(p *poll) {
 // index is the :index of the op at position i.
 func (c *checker) index(i int32) int64 { return c.h.Ops[i].Index }
 
+// topicValue is key k as an instance's Value, one for all instances
+// that name it.
 func (c *checker) topicValue(k model.KeyID) *analysis.Value {
-	v := analysis.AtomValue(c.h.KeyAtom(k))
-	return &v
+	if c.keyVals == nil {
+		c.keyVals = make([]*analysis.Value, len(c.h.Keys))
+	}
+	if c.keyVals[k] == nil {
+		v := analysis.AtomValue(c.h.KeyAtom(k))
+		c.keyVals[k] = &v
+	}
+	return c.keyVals[k]
 }
 
 // witness appends the invocation and completion of each poll to w.
@@ -323,11 +362,14 @@ func (c *checker) witness(w []int64, ps ...*poll) []int64 {
 	return w
 }
 
-// pollRef describes poll p for an instance.
-func (c *checker) pollRef(p *poll) *PollRef {
-	r := &PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: slices.Clone(p.offs), AbortAsked: p.abort}
+// pollRef describes poll p for an instance, in r; invoke holds the
+// invocation's index. Its offsets alias the history's.
+func (c *checker) pollRef(r *PollRef, invoke *int64, p *poll) *PollRef {
+	offs := c.offs(p)
+	*r = PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: offs[:len(offs):len(offs)], AbortAsked: p.abort}
 	if p.inv >= 0 && p.inv != p.comp {
-		r.Invoke = analysis.IntPtr(c.index(p.inv))
+		*invoke = c.index(p.inv)
+		r.Invoke = invoke
 	}
 	return r
 }
@@ -337,14 +379,14 @@ func (c *checker) pollRef(p *poll) *PollRef {
 func (c *checker) pair(pk, nk int32, carried []int32) {
 	p, n := &c.polls[pk], &c.polls[nk]
 	c.pairs++
-	class := classify(p, n)
+	class := c.classify(p, n)
 	reb := p.rebDuring || n.reb || len(carried) > 0
 	rb := 0
 	if reb {
 		rb = 1
 	}
 	c.counts[outcome(p.typ)][class][rb]++
-	f := firstOf(n)
+	f := c.first(n)
 	var typ string
 	switch {
 	case n.cpBy >= 0 && f < n.cp:
@@ -362,20 +404,22 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 	default:
 		typ = AbortOther
 	}
-	in := &Instance{Subject: analysis.Subject{Key: c.topicValue(n.topic)}, Process: analysis.IntPtr(int64(n.proc)),
-		Pair: &Pair{P: c.pollRef(p), N: c.pollRef(n), Class: Classes[class], Rebalance: reb}}
-	in.Witness = c.witness(nil, p, n)
+	x := c.box()
+	in, ints := &x.in, &x.ints
+	*in = Instance{Subject: analysis.Subject{Key: c.topicValue(n.topic)}, Process: ints.set(0, int64(n.proc)), Pair: &x.pair}
+	x.pair = Pair{P: c.pollRef(&x.p, &ints[1], p), N: c.pollRef(&x.n, &ints[2], n), Class: Classes[class], Rebalance: reb}
+	in.Witness = c.witness(c.witnessRoom(), p, n)
 	if n.cpBy >= 0 {
-		in.CommittedPosition, in.CommittedBy = analysis.IntPtr(n.cp), analysis.IntPtr(c.index(c.polls[n.cpBy].comp))
+		in.CommittedPosition, in.CommittedBy = ints.set(3, n.cp), ints.set(4, c.index(c.polls[n.cpBy].comp))
 		if typ == CommittedRedelivery {
 			in.Witness = c.witness(in.Witness, &c.polls[n.cpBy])
 		}
 	}
 	if class == 0 {
-		in.Gap = analysis.IntPtr(f - lastOf(p) - 1)
+		in.Gap = ints.set(5, f-c.last(p)-1)
 	}
 	if typ == AbortRewindFurther {
-		in.ResumePoint, in.ResumedFrom = analysis.IntPtr(n.rp), analysis.IntPtr(c.index(c.polls[n.rpBy].comp))
+		in.ResumePoint, in.ResumedFrom = ints.set(6, n.rp), ints.set(7, c.index(c.polls[n.rpBy].comp))
 		in.Witness = c.witness(in.Witness, &c.polls[n.rpBy])
 	}
 	if typ == AbortAdvance && c.opts.Contract == ContractKafka {
@@ -389,7 +433,7 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 		}
 		c.events(in, n, false)
 	}
-	c.res.Add(typ, in)
+	c.add(typ, in)
 }
 
 // events appends the rebalance events of poll p to in: only those during

@@ -38,7 +38,7 @@ func Polls(h *model.History, pairing model.Pairing) []Poll {
 	for i := range c.polls {
 		p := &c.polls[i]
 		out[i] = Poll{Op: h.Ops[p.comp].Index, Pos: int(p.comp), Process: int64(p.proc), Topic: p.topic,
-			HasTopic: p.hasTopic, Outcome: Outcomes[outcome(p.typ)], Offsets: p.offs, Rebalance: p.reb}
+			HasTopic: p.hasTopic, Outcome: Outcomes[outcome(p.typ)], Offsets: c.offs(p), Rebalance: p.reb}
 	}
 	return out
 }

@@ -2,7 +2,7 @@ package abort
 
 import (
 	"slices"
-	"sort"
+	"sync"
 
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -39,7 +39,7 @@ func (c *checker) indexTopics() {
 			c.topics[p.topic] = t
 			c.res.Stats.Keys++
 		}
-		counts[p.topic] += len(p.offs)
+		counts[p.topic] += int(p.offs.N)
 	}
 	for k, t := range c.topics {
 		if t != nil {
@@ -52,8 +52,8 @@ func (c *checker) indexTopics() {
 			continue
 		}
 		t := c.topics[p.topic]
-		t.reads = append(t.reads, p.offs...)
-		if pt, ok := resumePoint(p); ok {
+		t.reads = append(t.reads, c.offs(p)...)
+		if pt, ok := c.resumePoint(p); ok {
 			t.coords = append(t.coords, pt)
 		}
 	}
@@ -72,12 +72,12 @@ func (c *checker) indexTopics() {
 
 // resumePoint is the resume point a poll makes until the next commit: the
 // smallest offset of an aborted poll, one past the largest of an info poll.
-func resumePoint(p *poll) (int64, bool) {
+func (c *checker) resumePoint(p *poll) (int64, bool) {
 	switch p.typ {
 	case model.Fail:
-		return slices.Min(p.offs), true
+		return slices.Min(c.offs(p)), true
 	case model.Info:
-		return slices.Max(p.offs) + 1, true
+		return slices.Max(c.offs(p)) + 1, true
 	}
 	return 0, false
 }
@@ -86,26 +86,50 @@ func resumePoint(p *poll) (int64, bool) {
 // polls with offsets in history order, and gives each of the latter what
 // the history showed before it was invoked: its topic's committed
 // position, and the largest resume point at or below its first offset.
+//
+// A poll's invocation (its completion, for one without) is an op of its
+// own, so the polls with offsets are put in history order of their
+// invocations by position, without sorting: O(ops). Topics are
+// independent: on a large history, the walkers' number of goroutines
+// sweep a share of the topics each, in parallel.
 func (c *checker) sweep() {
-	var queries []int32
+	byPos := make([]int32, len(c.h.Ops)) // 1 + the poll with offsets invoked there
 	for k := range c.polls {
-		if c.polls[k].hasOffsets() {
-			queries = append(queries, int32(k))
+		if p := &c.polls[k]; p.hasOffsets() {
+			at := p.inv
+			if at < 0 {
+				at = p.comp
+			}
+			byPos[at] = int32(k) + 1
 		}
 	}
-	at := func(k int32) int32 {
-		if p := &c.polls[k]; p.inv >= 0 {
-			return p.inv
-		}
-		return c.polls[k].comp
+	n := walkers(len(c.polls))
+	var wg sync.WaitGroup
+	for j := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.sweepPart(byPos, uint32(j), uint32(n))
+		}()
 	}
-	sort.SliceStable(queries, func(a, b int) bool { return at(queries[a]) < at(queries[b]) })
-	u := 0
-	for _, q := range queries {
-		for ; u < len(c.polls) && c.polls[u].comp < at(q); u++ {
-			c.update(int32(u))
+	wg.Wait()
+}
+
+// sweepPart is the sweep of the topics whose id is part modulo parts: it
+// writes only their polls and topic states.
+func (c *checker) sweepPart(byPos []int32, part, parts uint32) {
+	mine := func(k int32) bool { return uint32(c.polls[k].topic)%parts == part }
+	u := int32(0)
+	for at, q := range byPos {
+		if q == 0 || !mine(q-1) {
+			continue
 		}
-		c.query(&c.polls[q])
+		for ; int(u) < len(c.polls) && c.polls[u].comp < int32(at); u++ {
+			if mine(u) {
+				c.update(u)
+			}
+		}
+		c.query(&c.polls[q-1])
 	}
 }
 
@@ -117,13 +141,13 @@ func (c *checker) update(k int32) {
 	}
 	t := c.topics[p.topic]
 	if p.typ == model.OK {
-		if end := slices.Max(p.offs) + 1; t.cpBy < 0 || end > t.cp {
+		if end := slices.Max(c.offs(p)) + 1; t.cpBy < 0 || end > t.cp {
 			t.cp, t.cpBy = end, k
 		}
 		t.clear()
 		return
 	}
-	if pt, ok := resumePoint(p); ok {
+	if pt, ok := c.resumePoint(p); ok {
 		i, _ := slices.BinarySearch(t.coords, pt)
 		t.add(i, k)
 	}
@@ -132,7 +156,7 @@ func (c *checker) update(k int32) {
 // query fills in what N, a poll with offsets, needs.
 func (c *checker) query(n *poll) {
 	t := c.topics[n.topic]
-	f := firstOf(n)
+	f := c.first(n)
 	n.cp, n.cpBy = t.cp, t.cpBy
 	best, by := int64(0), int32(-1)
 	if t.cpBy >= 0 && t.cp <= f {

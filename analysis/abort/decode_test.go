@@ -1,0 +1,114 @@
+package abort
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/gen"
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// valueOnly is the abort decoder without its byte-level entry point
+// (DecodeRaw): ingest reads every value through Decode.
+type valueOnly struct{ d Decoder }
+
+func (v valueOnly) Name() string                               { return v.d.Name() }
+func (v valueOnly) Claim(field, f string, s ingest.Shape) bool { return v.d.Claim(field, f, s) }
+func (v valueOnly) Decode(field, f string, x *ingest.Value, w *ingest.ExtWriter) error {
+	return v.d.Decode(field, f, x, w)
+}
+
+// records renders every op's workload records: kind, words and keys (as
+// their text, so that the keys' numbering is compared too).
+func records(h *model.History) string {
+	var sb strings.Builder
+	for i := range h.Ops {
+		for _, r := range h.ExtAt(i) {
+			fmt.Fprintf(&sb, "%d: %d/%d %v", i, r.Owner, r.Kind, h.ExtWordsOf(&r))
+			for _, k := range h.ExtKeysOf(&r) {
+				fmt.Fprintf(&sb, " %d=%s", k, h.Keys[k].String())
+			}
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}
+
+// sources are the abort fixtures and a generated history with every
+// knob of the generator, by name.
+func sources(t *testing.T) map[string]string {
+	srcs := map[string]string{}
+	files, _ := filepath.Glob(filepath.Join(testpaths.Root(), "testdata", "abort", "*.*"))
+	for _, f := range files {
+		if strings.HasSuffix(f, ".expect.json") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[filepath.Base(f)] = string(b)
+	}
+	if len(srcs) < 5 {
+		t.Fatalf("%d abort fixtures", len(srcs))
+	}
+	var buf bytes.Buffer
+	cfg := gen.AbortConfig{Seed: 3, Ops: 20_000, Concurrency: 6, Topics: 6, AbortRate: gen.DefaultAbortRate,
+		AfterAbort: gen.AbortRewind, RebalanceRate: 0.05, CrashRate: 0.01, InfoRate: 0.01, MaxPoll: 4}
+	if _, err := gen.WriteAbort(&buf, cfg); err != nil {
+		t.Fatal(err)
+	}
+	srcs["generated.edn"] = buf.String()
+	return srcs
+}
+
+// TestDecodeRaw: the abort decoder's byte-level reading (DecodeRaw)
+// keeps exactly what Decode keeps, key numbering included, on every
+// fixture, a generated history with every knob, and values DecodeRaw
+// declines; and a value Decode rejects is the same error either way.
+func TestDecodeRaw(t *testing.T) {
+	srcs := sources(t)
+	var odd hist
+	for i, v := range []string{`{:topic "t1" :offsets [1 2] :abort? true}`, `{:topic :t1, :offsets [3], :x {:y [1 "a"]}}`,
+		`{:topic 7 :offsets []}`, `{:topic nil :abort? nil}`, `{:offsets nil :topic "t1" :abort? false}`,
+		`{"topic" "t1" :offsets [4]}`, `{:topic t1 :offsets [5]}`, `{:topic "t1" :offsets (6 7)}`,
+		`{:topic "t1" :offsets [1234567890123456789]}`, `{:topic "t\"1" :offsets [8]}`, `{:topic "t1" :abort? true :abort? false}`} {
+		odd.op("ok", i, "poll", v, "")
+	}
+	odd.op("ok", 0, "assign", `"t2"`, "")
+	odd.op("ok", 0, "subscribe", `"t3"`, "")
+	odd.op("ok", 1, "assign", `"t\\u0041"`, "")
+	srcs["odd.edn"] = odd.String()
+	for name, src := range srcs {
+		t.Run(name, func(t *testing.T) {
+			want, err := ingest.Read(strings.NewReader(src), name, ingest.Options{Decoders: []ingest.ValueDecoder{valueOnly{}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ingest.Read(strings.NewReader(src), name, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := records(got), records(want); g != w {
+				t.Errorf("DecodeRaw kept\n%s\nDecode kept\n%s", g, w)
+			}
+			if g, w := fmt.Sprint(got.Keys), fmt.Sprint(want.Keys); g != w {
+				t.Errorf("keys %s, want %s", g, w)
+			}
+		})
+	}
+	for _, v := range []string{`{:topic "t1" :offsets [12345678901234567890]}`, `{:topic "t1" :offsets [1 "2"]}`, `{:offsets [1 2]}`, `{:topic "t1" :offsets 3}`, `"t1"`} {
+		src := `{:index 0 :type :ok :process 0 :f :poll :value ` + v + "}\n"
+		_, err1 := ingest.Read(strings.NewReader(src), "e.edn", ingest.Options{Decoders: []ingest.ValueDecoder{valueOnly{}}})
+		_, err2 := ingest.Read(strings.NewReader(src), "e.edn", opts)
+		if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+			t.Errorf("%s: with DecodeRaw %v; without %v", v, err2, err1)
+		}
+	}
+}
