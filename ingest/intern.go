@@ -61,11 +61,11 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 		case model.MopReadList:
 			m.Key = d.key(&sm.key)
 			if n := int(sm.p1 - sm.p0); n > 0 {
-				var elems []model.MsgID
-				m.Polls, elems = d.b.Elems(n)
-				for j := range elems {
-					elems[j] = d.msg(m.Key, &d.reads[int(sm.p0)+j].val)
+				d.elemBuf = d.elemBuf[:0]
+				for j := range n {
+					d.elemBuf = append(d.elemBuf, d.msg(m.Key, &d.reads[int(sm.p0)+j].val))
 				}
+				m.Polls = d.storeList(m.Key)
 			}
 		case model.MopPoll:
 			if n := int(sm.p1 - sm.p0); n > 0 {
