@@ -31,16 +31,16 @@ import (
 // time series the page draws (a few tens of bytes per sample) beside the
 // history and its analysis, the same way.
 //
-// The transactional analyses keep more per op (each txn's external reads
-// and writes, version orders, a graph of about six edges a txn) and their
-// target is 2 times the file (issue 9): for a list-append or rw-register
-// history the limit is 2 times the file less the footprint, so that their
-// peak (about 1.55 times a 1M-txn rw-register file) leaves the collector
-// room; at 1.5 it ran flat out and doubled the analysis time.
+// The transactional analyses (issue 21: peak RSS proportional to what
+// must be kept) follow their live heap alone once the history is read: the
+// limit drops to headroom times the live heap and the raiser lifts it as
+// the analysis grows, so the peak is about headroom times the peak live
+// heap, never the file's budget (which the collector used to fill: 1M
+// list-append txns of histgen's defaults peaked at 514 MB with a limit of
+// twice the file, 436 MB following the live heap, the same wall time).
 const (
 	budgetRatio       = 1.5
 	reportBudgetRatio = 2.0
-	txnBudgetRatio    = 2.0
 	processFootprint  = 56 << 20 // binary, runtime, stacks and heap fragmentation
 	budgetMinFile     = 64 << 20 // below this, the defaults are fine
 	headroom          = 1.25     // live heap times this, when raising the limit
@@ -70,8 +70,8 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 		debug.SetMemoryLimit(prev)
 	}
 	afterRead = func(h *model.History, w *workload.Workload) {
-		if w.Name != "queue" {
-			limit = mc.soft(int64(max(ratio, txnBudgetRatio)*float64(size)) - processFootprint)
+		if live := liveHeap(); w.Name != "queue" && live > 0 {
+			limit = mc.soft(int64(headroom * float64(live)))
 			debug.SetMemoryLimit(limit)
 		}
 		raiser = raiseWithLiveHeap(limit, mc)
@@ -90,13 +90,12 @@ type limitRaiser struct {
 	stopped bool
 	limit   int64
 	mc      *memCap
-	live    []metrics.Sample
 }
 
 // raiseWithLiveHeap checks the live heap now and after every collection
 // until stop.
 func raiseWithLiveHeap(limit int64, mc *memCap) *limitRaiser {
-	r := &limitRaiser{limit: limit, mc: mc, live: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	r := &limitRaiser{limit: limit, mc: mc}
 	r.check()
 	r.arm()
 	return r
@@ -123,15 +122,26 @@ func (r *limitRaiser) check() bool {
 	if r.stopped {
 		return false
 	}
-	metrics.Read(r.live)
-	if r.live[0].Value.Kind() != metrics.KindUint64 {
+	live := liveHeap()
+	if live == 0 {
 		return true
 	}
-	if need := r.mc.soft(int64(headroom * float64(r.live[0].Value.Uint64()))); need > r.limit {
+	if need := r.mc.soft(int64(headroom * float64(live))); need > r.limit {
 		r.limit = need
 		debug.SetMemoryLimit(need)
 	}
 	return true
+}
+
+// liveHeap is the live heap at the end of the last collection; 0 when the
+// runtime does not say.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // stop ends the checks; the limit it set stays until the caller restores
