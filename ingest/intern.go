@@ -42,13 +42,13 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 		sm := &d.mops[i]
 		m := &mops[i]
 		// every field set, so that a reused buffer keeps nothing stale
-		*m = model.Mop{Kind: sm.kind, Done: sm.done, Offset: model.NoOffset}
+		*m = model.Mop{Kind: sm.kind, Done: sm.done}
 		switch sm.kind {
 		case model.MopSend:
 			m.Key = d.key(&sm.key)
 			m.Msg = d.msg(m.Key, &sm.val)
 			if sm.done {
-				m.Offset = sm.off
+				m.SetOffset(sm.off)
 			}
 		case model.MopAppend, model.MopWrite:
 			m.Key = d.key(&sm.key)
