@@ -24,6 +24,7 @@ func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *ana
 	c.inf = la
 	la.index()
 	la.nonCycle()
+	la.release()
 	if opts.Series {
 		for k, o := range la.order {
 			if len(o) == 0 {
@@ -66,7 +67,8 @@ type listAppend struct {
 	// dirty-update
 	readOrder [][]model.MsgID
 	// the reads sorted by key (then length, hash, rec), and where each
-	// key's run starts (CSR over keys)
+	// key's run starts (CSR over keys); once the indexes are built, only
+	// the reads of keys that are not clean (keepUncleanReads)
 	byKey    []readRef
 	keyStart []int32
 	// clean: every read of the key, repeats dropped, is a prefix of its

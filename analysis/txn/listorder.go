@@ -30,6 +30,32 @@ func (la *listAppend) index() {
 	la.shownByReads()
 	la.readers()
 	la.reads = nil // byKey holds them from here on
+	la.keepUncleanReads()
+}
+
+// keepUncleanReads drops from byKey the reads of the clean keys: once the
+// indexes are built only pairIndexOf reads byKey, and only for a key that
+// is not clean. On a valid history that is every read (24 bytes each).
+// O(reads).
+func (la *listAppend) keepUncleanReads() {
+	n := 0
+	for k, ok := range la.clean {
+		if !ok {
+			n += int(la.keyStart[k+1] - la.keyStart[k])
+		}
+	}
+	kept := make([]readRef, 0, n)
+	lo := la.keyStart[0]
+	for k, ok := range la.clean {
+		hi := la.keyStart[k+1]
+		la.keyStart[k] = int32(len(kept))
+		if !ok {
+			kept = append(kept, la.byKey[lo:hi]...)
+		}
+		lo = hi
+	}
+	la.keyStart[len(la.clean)] = int32(len(kept))
+	la.byKey = kept
 }
 
 // countReads bounds the reads indexTxn records: the read micro-ops of the

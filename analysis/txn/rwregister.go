@@ -46,6 +46,7 @@ func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *ana
 	rw.versionOrders()
 	rw.readers()
 	rw.rwBudget()
+	rw.release()
 	if opts.Series {
 		rw.series()
 	}
