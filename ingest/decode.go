@@ -148,6 +148,11 @@ type decoder struct {
 
 	keyStore model.Store[model.KeyID] // backs assign/subscribe key lists
 
+	// List-append reads: the elements of the one being stored, and each
+	// key's run of shared elements (lists.go).
+	elemBuf []model.MsgID
+	lists   []listRun
+
 	// gz is the gzip stream being read, if the input is gzip: it knows
 	// whether NUL bytes followed its last member (gzipMembers).
 	gz *gzipMembers

@@ -42,13 +42,13 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 		sm := &d.mops[i]
 		m := &mops[i]
 		// every field set, so that a reused buffer keeps nothing stale
-		*m = model.Mop{Kind: sm.kind, Done: sm.done, Offset: model.NoOffset}
+		*m = model.Mop{Kind: sm.kind, Done: sm.done}
 		switch sm.kind {
 		case model.MopSend:
 			m.Key = d.key(&sm.key)
 			m.Msg = d.msg(m.Key, &sm.val)
 			if sm.done {
-				m.Offset = sm.off
+				m.SetOffset(sm.off)
 			}
 		case model.MopAppend, model.MopWrite:
 			m.Key = d.key(&sm.key)
@@ -61,11 +61,11 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 		case model.MopReadList:
 			m.Key = d.key(&sm.key)
 			if n := int(sm.p1 - sm.p0); n > 0 {
-				var elems []model.MsgID
-				m.Polls, elems = d.b.Elems(n)
-				for j := range elems {
-					elems[j] = d.msg(m.Key, &d.reads[int(sm.p0)+j].val)
+				d.elemBuf = d.elemBuf[:0]
+				for j := range n {
+					d.elemBuf = append(d.elemBuf, d.msg(m.Key, &d.reads[int(sm.p0)+j].val))
 				}
+				m.Polls = d.storeList(m.Key)
 			}
 		case model.MopPoll:
 			if n := int(sm.p1 - sm.p0); n > 0 {

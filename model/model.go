@@ -215,21 +215,46 @@ type KeyPoll struct {
 	Reads Span // in History.Reads
 }
 
-// Mop is one micro-op.
+// Mop is one micro-op. It takes 20 bytes: histories hold millions of them,
+// and only a send has an offset, which it keeps where a poll or a list read
+// keeps its span.
 type Mop struct {
-	// Key, Msg and Offset describe a send.
-	Offset int64
-	Key    KeyID
-	Msg    MsgID
+	// Key and Msg describe a send, an append, a write or a read.
+	Key KeyID
+	Msg MsgID
 	// Polls describes a completed poll, keys in the order of the history
 	// (History.PollsOf); for a MopReadList, the list's elements
-	// (History.ElemsOf).
+	// (History.ElemsOf); for a send, its offset (Offset).
 	Polls Span
 	Kind  MopKind
 	// Done is true when the micro-op is in completed form: a send with an
 	// [offset value] pair (offset may still be NoOffset, for nil), a poll with
 	// a map. An info or fail op may hold micro-ops still in invocation form.
 	Done bool
+}
+
+// Send returns the completed send of message msg to key k at offset off
+// (NoOffset when the history gives none).
+func Send(k KeyID, msg MsgID, off int64) Mop {
+	m := Mop{Kind: MopSend, Key: k, Msg: msg, Done: true}
+	m.SetOffset(off)
+	return m
+}
+
+// Offset is the offset of a send: NoOffset when it is unknown (nil in the
+// history, or the send still in invocation form), and for every other kind.
+// The zero Mop's is NoOffset: the offset is stored xor NoOffset.
+func (m *Mop) Offset() int64 {
+	if m.Kind != MopSend {
+		return NoOffset
+	}
+	return (int64(m.Polls.Start)<<32 | int64(uint32(m.Polls.N))) ^ NoOffset
+}
+
+// SetOffset sets the offset of a send.
+func (m *Mop) SetOffset(off int64) {
+	off ^= NoOffset
+	m.Polls = Span{Start: int32(off >> 32), N: int32(uint32(off))}
 }
 
 // Op is one line of a history. It is kept small (40 bytes) because a
@@ -319,10 +344,10 @@ func (h *History) InvocationMops(i int, p Pairing) []Mop {
 	comp := h.MopsOf(&h.Ops[p.Partner[i]])
 	out := make([]Mop, len(comp))
 	for j, m := range comp {
-		out[j] = Mop{Kind: m.Kind, Key: m.Key, Msg: m.Msg, Offset: NoOffset}
+		out[j] = Mop{Kind: m.Kind, Key: m.Key, Msg: m.Msg}
 		switch m.Kind {
 		case MopRead, MopReadList:
-			out[j] = Mop{Kind: MopRead, Key: m.Key, Msg: NoMsg, Offset: NoOffset}
+			out[j] = Mop{Kind: MopRead, Key: m.Key, Msg: NoMsg}
 		case MopAppend, MopWrite:
 			out[j].Done = true
 		}

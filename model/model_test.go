@@ -1,8 +1,10 @@
 package model
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func ops(specs ...Op) *History {
@@ -108,5 +110,27 @@ func TestIndexMap(t *testing.T) {
 				t.Errorf("Pos of a missing index = %d", got)
 			}
 		})
+	}
+}
+
+// TestMopOffset checks that a send keeps any offset where a poll keeps
+// its span, that a zero Mop's offset is NoOffset, and that a Mop stays 20
+// bytes.
+func TestMopOffset(t *testing.T) {
+	if n := unsafe.Sizeof(Mop{}); n != 20 {
+		t.Errorf("a Mop takes %d bytes, want 20", n)
+	}
+	if off := (&Mop{Kind: MopSend}).Offset(); off != NoOffset {
+		t.Errorf("zero send: offset %d, want NoOffset", off)
+	}
+	for _, off := range []int64{NoOffset, 0, 1, -1, 1 << 32, -(1 << 32) - 7, math.MaxInt64, math.MinInt64 + 1} {
+		m := Send(3, 4, off)
+		if got := m.Offset(); got != off || m.Key != 3 || m.Msg != 4 || !m.Done {
+			t.Errorf("Send(3, 4, %d) = %+v, offset %d", off, m, got)
+		}
+		m.Kind = MopAppend
+		if got := m.Offset(); got != NoOffset {
+			t.Errorf("an append has offset %d, want NoOffset", got)
+		}
 	}
 }

@@ -44,9 +44,9 @@ func synthHistory(nOps, keys, procs int) *model.History {
 				msg := b.Msg(keyIDs[k], b.Value(model.IntAtom(val)))
 				off := int64(len(logs[k]))
 				add(model.Op{Type: model.Invoke, Process: int32(p), F: model.FSend,
-					Mops: b.StoreMops(model.Mop{Kind: model.MopSend, Key: keyIDs[k], Msg: msg, Offset: model.NoOffset})})
+					Mops: b.StoreMops(model.Mop{Kind: model.MopSend, Key: keyIDs[k], Msg: msg})})
 				add(model.Op{Type: model.OK, Process: int32(p), F: model.FSend,
-					Mops: b.StoreMops(model.Mop{Kind: model.MopSend, Done: true, Key: keyIDs[k], Msg: msg, Offset: off})})
+					Mops: b.StoreMops(model.Send(keyIDs[k], msg, off))})
 				logs[k] = append(logs[k], logEntry{msg, off})
 				continue
 			}

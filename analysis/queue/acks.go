@@ -84,7 +84,7 @@ func firstAbove(offs []int64, pos int64) int {
 // acknowledges reports whether m is a completed send with an offset: in an
 // ok op, the offset the send acknowledged.
 func acknowledges(m *model.Mop) bool {
-	return m.Kind == model.MopSend && m.Done && m.Offset != model.NoOffset
+	return m.Kind == model.MopSend && m.Done && m.Offset() != model.NoOffset
 }
 
 // ackLogs makes each key's ackLog, over the offsets its ok sends
@@ -100,7 +100,7 @@ func (c *checker) ackLogs() []ackLog {
 			}
 			for _, m := range c.h.MopsOf(op) {
 				if acknowledges(&m) {
-					f(m.Key, m.Offset)
+					f(m.Key, m.Offset())
 				}
 			}
 		}

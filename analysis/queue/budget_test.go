@@ -24,7 +24,7 @@ func ring(t testing.TB, n int) (*model.History, model.Pairing) {
 		prev := (i + n - 1) % n
 		b.Add(model.Op{Index: int64(n + i), Time: int64(n + i), Type: model.OK, Process: int32(i), F: model.FTxn,
 			Mops: b.StoreMops(
-				model.Mop{Kind: model.MopSend, Done: true, Key: k, Msg: msg(i), Offset: int64(i)},
+				model.Send(k, msg(i), int64(i)),
 				model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(
 					model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(int64(prev), msg(prev)))})},
 			)})

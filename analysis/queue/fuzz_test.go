@@ -31,11 +31,11 @@ func fuzzHistory(data []byte) *model.History {
 			for range next()%3 + 1 {
 				k := b.Key(model.IntAtom(int64(next() % 3)))
 				if next()%2 == 0 {
-					m := model.Mop{Kind: model.MopSend, Key: k, Msg: b.Msg(k, b.Value(model.IntAtom(int64(next()%6)))), Offset: model.NoOffset}
+					m := model.Mop{Kind: model.MopSend, Key: k, Msg: b.Msg(k, b.Value(model.IntAtom(int64(next()%6))))}
 					if next()%4 != 0 {
 						m.Done = true
 						if next()%5 != 0 {
-							m.Offset = int64(next()%8) - 1
+							m.SetOffset(int64(next()%8) - 1)
 						}
 					}
 					mops = append(mops, m)

@@ -399,7 +399,7 @@ func (ls *lagState) acknowledge(ri int32, op *model.Op) {
 	}
 	for _, m := range ls.c.h.MopsOf(op) {
 		if acknowledges(&m) {
-			if j, changed := ls.acks[m.Key].add(m.Offset, op.Time, ri); changed {
+			if j, changed := ls.acks[m.Key].add(m.Offset(), op.Time, ri); changed {
 				ls.acked(m.Key, j)
 			}
 		}

@@ -149,9 +149,10 @@ func lagHistory(rng *rand.Rand) *model.History {
 				off -= 2 // out of order
 			}
 			val++
-			m := model.Mop{Kind: model.MopSend, Key: keys[k], Msg: b.Msg(keys[k], b.Value(model.IntAtom(val))), Offset: model.NoOffset}
+			m := model.Mop{Kind: model.MopSend, Key: keys[k], Msg: b.Msg(keys[k], b.Value(model.IntAtom(val)))}
 			add(model.Op{Type: model.Invoke, Process: proc, F: model.FSend, Mops: b.StoreMops(m)})
-			m.Done, m.Offset = true, off
+			m.Done = true
+			m.SetOffset(off)
 			sent[k] = append(sent[k], off)
 			add(model.Op{Type: model.OK, Process: proc, F: model.FSend, Mops: b.StoreMops(m)})
 		default: // poll some keys, often none

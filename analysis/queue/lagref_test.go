@@ -181,8 +181,8 @@ func (c *checker) refLagAndStalls() {
 				continue
 			}
 			for _, m := range c.h.MopsOf(op) {
-				if m.Kind == model.MopSend && m.Done && m.Offset != model.NoOffset {
-					acks[m.Key].add(m.Offset, op.Time, ri) //nolint
+				if m.Kind == model.MopSend && m.Done && m.Offset() != model.NoOffset {
+					acks[m.Key].add(m.Offset(), op.Time, ri) //nolint
 				}
 			}
 		}

@@ -40,8 +40,8 @@ func TestMaxReadsOrdered(t *testing.T) {
 		return model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(
 			model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(5, m))})}
 	}
-	add(0, model.FSend, model.Mop{Kind: model.MopSend, Done: true, Key: k, Msg: va, Offset: 5})
-	add(1, model.FSend, model.Mop{Kind: model.MopSend, Done: true, Key: k, Msg: vb, Offset: 5})
+	add(0, model.FSend, model.Send(k, va, 5))
+	add(1, model.FSend, model.Send(k, vb, 5))
 	add(2, model.FPoll, poll(vb))
 	add(3, model.FPoll, poll(va))
 	h2 := b.History()

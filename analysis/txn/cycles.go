@@ -253,7 +253,7 @@ func (c *checker) recOfIndex(idx *int64) int32 {
 		c.index = model.NewIndexMap(c.h)
 	}
 	if pos := c.index.Pos(*idx); pos >= 0 {
-		return c.recAt[pos]
+		return c.recAtPos()[pos]
 	}
 	return -1
 }

@@ -24,6 +24,7 @@ func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *ana
 	c.inf = la
 	la.index()
 	la.nonCycle()
+	la.release()
 	if opts.Series {
 		for k, o := range la.order {
 			if len(o) == 0 {
@@ -58,15 +59,18 @@ type listAppend struct {
 	// state of key k is len(Msgs)+k; CSR over recs
 	byState readerIndex
 	// reads, in history order (until the readers are indexed: then nil,
-	// byKey holding them)
+	// byKey holding those still needed)
 	reads []readRef
 	// dups: the recs appending each message more than once
 	dups map[model.MsgID][]int32
 	// readOrder is the order from reads alone (no single-append rule), for
 	// dirty-update
 	readOrder [][]model.MsgID
-	// the reads sorted by key (then length, hash, rec), and where each
-	// key's run starts (CSR over keys)
+	// the reads sorted by key (then length, hash, rec), as positions in
+	// reads, and where each key's run starts (CSR over keys); once the
+	// indexes are built, byKey holds the reads of the keys that are not
+	// clean in that order (keepUncleanReads), keyStart locating them
+	keyReads []int32
 	byKey    []readRef
 	keyStart []int32
 	// clean: every read of the key, repeats dropped, is a prefix of its

@@ -29,7 +29,35 @@ func (la *listAppend) index() {
 	la.cleanKeys()
 	la.shownByReads()
 	la.readers()
-	la.reads = nil // byKey holds them from here on
+	la.keepUncleanReads()
+	la.reads, la.keyReads = nil, nil // byKey holds the reads still needed
+}
+
+// keepUncleanReads keeps in byKey, in keyReads' order, the reads of the
+// keys that are not clean: once the indexes are built only pairIndexOf
+// reads them, and only for such a key. On a valid history that is none.
+// O(reads).
+func (la *listAppend) keepUncleanReads() {
+	n := 0
+	for k, ok := range la.clean {
+		if !ok {
+			n += int(la.keyStart[k+1] - la.keyStart[k])
+		}
+	}
+	kept := make([]readRef, 0, n)
+	lo := la.keyStart[0]
+	for k, ok := range la.clean {
+		hi := la.keyStart[k+1]
+		la.keyStart[k] = int32(len(kept))
+		if !ok {
+			for _, i := range la.keyReads[lo:hi] {
+				kept = append(kept, la.reads[i])
+			}
+		}
+		lo = hi
+	}
+	la.keyStart[len(la.clean)] = int32(len(kept))
+	la.byKey = kept
 }
 
 // countReads bounds the reads indexTxn records: the read micro-ops of the
@@ -113,7 +141,7 @@ func (la *listAppend) indexTxn(r int32, ap *keyAppends) {
 // non-empty lists read, by length; each must be a prefix of the next (else
 // incompatible-order), and the longest, without repeated elements, is the
 // order; a key with a single append has that append alone. It sorts the
-// reads by key (byKey, keyStart) and places each element in its order
+// reads by key (keyReads, keyStart) and places each element in its order
 // (pos).
 func (la *listAppend) versionOrders(ap keyAppends) {
 	nm, nk := len(la.c.h.Msgs), len(la.c.h.Keys)
@@ -130,28 +158,35 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 	for k := range nk {
 		start[k+1] += start[k]
 	}
-	sorted := make([]readRef, len(la.reads))
+	// positions in reads (4 bytes a read, not a copy of 24)
+	sorted := make([]int32, len(la.reads))
 	next := slices.Clone(start[:nk])
-	for _, rd := range la.reads {
-		sorted[next[rd.key]] = rd
+	for i, rd := range la.reads {
+		sorted[next[rd.key]] = int32(i)
 		next[rd.key]++
 	}
-	la.byKey = sorted
+	la.keyReads = sorted
 	la.keyStart = start
 	// each key's reads are sorted and ordered on its own, the keys split
 	// among the workers; the incompatible pairs are reported after, in key
 	// order, so the result does not depend on the number of workers
 	bad := make([]*incompatible, nk)
 	eachRange(nk, func(lo, hi int) {
+		var run []readRef // the key's reads, in order
 		for k := lo; k < hi; k++ {
-			run := sorted[start[k]:start[k+1]]
-			if len(run) == 0 {
+			idx := sorted[start[k]:start[k+1]]
+			if len(idx) == 0 {
 				continue
 			}
-			if len(run) > 1 {
-				slices.SortFunc(run, func(a, b readRef) int {
+			if len(idx) > 1 {
+				slices.SortFunc(idx, func(i, j int32) int {
+					a, b := &la.reads[i], &la.reads[j]
 					return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.hash, b.hash), cmp.Compare(a.rec, b.rec), cmp.Compare(a.mop, b.mop))
 				})
+			}
+			run = run[:0]
+			for _, i := range idx {
+				run = append(run, la.reads[i])
 			}
 			bad[k] = la.orderKey(model.KeyID(k), run, ap.n[k] == 1, ap.single[k])
 		}
@@ -184,7 +219,8 @@ func (la *listAppend) cleanKeys() {
 	eachRange(nk, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			la.clean[k] = true
-			for _, rd := range la.byKey[la.keyStart[k]:la.keyStart[k+1]] {
+			for _, i := range la.keyReads[la.keyStart[k]:la.keyStart[k+1]] {
+				rd := &la.reads[i]
 				es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
 				if !la.prefixOfOrder(model.KeyID(k), es) {
 					la.clean[k] = false

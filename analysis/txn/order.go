@@ -28,8 +28,7 @@ func (c *checker) emitProcess(add func(from, to int32, rel graph.Rel)) {
 // with their processes; an ok op without an invocation is left out.
 func (c *checker) okTxns() iter.Seq2[int32, int32] {
 	return func(yield func(int32, int32) bool) {
-		for i := range c.h.Ops {
-			r := c.recAt[i]
+		for i, r := range c.recAtPos() {
 			if r < 0 {
 				continue
 			}
@@ -83,8 +82,7 @@ func (c *checker) realtimeWindows() *graph.Windows {
 // eachVertexEvent calls f at each op position i that invokes or completes
 // a txn that is a vertex of the graph (ok or info), with its rec r.
 func (c *checker) eachVertexEvent(f func(i, r int32, rc *rec)) {
-	for i := range c.h.Ops {
-		r := c.recAt[i]
+	for i, r := range c.recAtPos() {
 		if r < 0 {
 			continue
 		}

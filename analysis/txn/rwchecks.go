@@ -92,6 +92,12 @@ func (rw *rwRegister) readOf(r int32, m *model.Mop) (es []model.MsgID, isNil, ok
 	case nilVal:
 		return nil, true, true
 	default:
+		if rw.msgIDs == nil {
+			rw.msgIDs = make([]model.MsgID, len(rw.c.h.Msgs))
+			for i := range rw.msgIDs {
+				rw.msgIDs[i] = model.MsgID(i)
+			}
+		}
 		return rw.msgIDs[v : v+1], false, true
 	}
 }

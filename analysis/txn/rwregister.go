@@ -46,6 +46,8 @@ func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *ana
 	rw.versionOrders()
 	rw.readers()
 	rw.rwBudget()
+	rw.release()
+	rw.msgIDs = nil
 	if opts.Series {
 		rw.series()
 	}
@@ -155,7 +157,9 @@ type rwRegister struct {
 	byState readerIndex
 	// noRW marks versions whose readers get no rw edges (rwBudget)
 	noRW map[int32]bool
-	// msgIDs[m] is m: a value m is the list of one msgIDs[m:m+1] (readOf)
+	// msgIDs[m] is m: a value m is the list of one msgIDs[m:m+1]
+	// (readOf, which makes it; the checks that call it are done once the
+	// graph is built, so release drops it)
 	msgIDs []model.MsgID
 }
 
@@ -219,10 +223,6 @@ func (rw *rwRegister) index() {
 	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	rw.writer = filledInt32(nm, noWriter)
 	rw.interm = make([]bool, nm)
-	rw.msgIDs = make([]model.MsgID, nm)
-	for i := range rw.msgIDs {
-		rw.msgIDs[i] = model.MsgID(i)
-	}
 	rw.dupKey = make([]bool, len(h.Keys))
 	rw.tstart = make([]int32, len(c.recs)+1)
 	at := &rw.keyMarks // key -> its touch in this txn

@@ -87,9 +87,12 @@ type checker struct {
 	opts    Options
 	res     *analysis.Result
 
-	recs  []rec
-	vrec  []int32 // vertex -> rec
-	recAt []int32 // position in h.Ops -> rec, -1
+	recs []rec
+	vrec []int32 // vertex -> rec
+	// recAt maps a position in h.Ops to its rec, or -1 (recAtPos): built
+	// with the recs, dropped once the graph is built (the cycle search is
+	// the peak of the check's memory), built again if a step needs it
+	recAt []int32
 	// orderRel is the relation added for process or realtime order
 	// (consistency.OrderRel): 0, graph.Process or graph.Realtime.
 	orderRel graph.Rel
@@ -117,10 +120,6 @@ func newChecker(h *model.History, p model.Pairing, opts Options, workload string
 // client invocation never completed, whose micro-ops are transactional.
 func (c *checker) records() {
 	h := c.h
-	c.recAt = make([]int32, len(h.Ops))
-	for i := range c.recAt {
-		c.recAt[i] = -1
-	}
 	st := &c.res.Stats
 	st.Ops = int64(len(h.Ops))
 	// a txn is at least one op: sized once, not grown (a copy per doubling)
@@ -159,11 +158,23 @@ func (c *checker) records() {
 			r.vertex = int32(len(c.vrec))
 			c.vrec = append(c.vrec, int32(len(c.recs)))
 		}
-		c.recAt[r.inv], c.recAt[r.comp] = int32(len(c.recs)), int32(len(c.recs))
 		c.recs = append(c.recs, r)
 	}
+	c.recAtPos()
 	analysis.OwnStats[Stats](c.res).Txns = int64(len(c.recs))
 	st.Keys = int64(len(h.Keys))
+}
+
+// recAtPos returns recAt, building it when it was dropped. O(ops).
+func (c *checker) recAtPos() []int32 {
+	if c.recAt == nil {
+		c.recAt = filledInt32(len(c.h.Ops), -1)
+		for r := range c.recs {
+			rc := &c.recs[r]
+			c.recAt[rc.inv], c.recAt[rc.comp] = int32(r), int32(r)
+		}
+	}
+	return c.recAt
 }
 
 func isTxn(mops []model.Mop) bool {
@@ -267,6 +278,7 @@ func (c *checker) run(start time.Time) *analysis.Result {
 		c.res.UnknownReasons = append(c.res.UnknownReasons, EmptyTransactionGraph+
 			": no transaction depends on another (no read saw another's write, and no order links them), so nothing can be judged")
 	}
+	c.recAt = nil
 	c.cycles(g)
 	if c.h.Truncated {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
@@ -288,8 +300,7 @@ func (c *checker) realtimeToFailed() bool {
 		return false
 	}
 	okDone := false
-	for i := range c.h.Ops {
-		r := c.recAt[i]
+	for i, r := range c.recAtPos() {
 		if r < 0 {
 			continue
 		}

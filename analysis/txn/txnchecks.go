@@ -73,6 +73,14 @@ func newTxnChecks(c *checker, v txnView) txnChecks {
 	return txnChecks{c: c, v: v, keyMarks: newMarks(nk), keyMarks2: newMarks(nk), msgMarks: newMarks(nm)}
 }
 
+// release drops the per-message scratch of the checks once they have run,
+// before the graph is built: it is the largest of it (8 bytes a message),
+// and anything that needs it again allocates it afresh (marks.reset).
+func (tc *txnChecks) release() {
+	tc.msgMarks = newMarks(tc.msgMarks.n)
+	tc.expects, tc.firsts, tc.lost, tc.unwritten = nil, nil, nil, nil
+}
+
 // perTxn runs the checks of each txn, in the order their instances are
 // reported: on an ok txn G1a and G1b, internal, future-read and the
 // lost-update candidates; on a vertex txn the workload's read checks and

@@ -2,12 +2,15 @@ package main
 
 import (
 	"compress/gzip"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/hindsight-dev/hindsight/workload"
 )
 
 func TestPlainSize(t *testing.T) {
@@ -89,7 +92,7 @@ func TestLimitRaiserFollowsTheLiveHeap(t *testing.T) {
 		keep[i] = byte(i)
 	}
 	debug.SetMemoryLimit(1 << 20)
-	r := raiseWithLiveHeap(1<<20, &memCap{limit: 1 << 50})
+	r := raiseWithLiveHeap(1<<20, headroom, 0, &memCap{limit: 1 << 50})
 	// the check runs in a cleanup after the collection: wait for it
 	var got int64
 	for range 500 {
@@ -112,4 +115,52 @@ func TestLimitRaiserFollowsTheLiveHeap(t *testing.T) {
 		t.Errorf("a stopped raiser moved the limit to %d", got)
 	}
 	runtime.KeepAlive(keep)
+}
+
+// TestMemoryBudgetOfATxnHistory checks that once a list-append or
+// rw-register history is read the limit follows the live heap (about
+// txnHeadroom times it), not the file, whatever the file's size down to
+// txnBudgetMinFile, and that a queue history of that size keeps the
+// defaults.
+func TestMemoryBudgetOfATxnHistory(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	for _, tc := range []struct {
+		name     string
+		size     int64
+		workload string
+		follows  bool
+	}{
+		{"large list-append - follows the live heap", 200 << 20, "list-append", true},
+		{"small rw-register - follows the live heap", txnBudgetMinFile, "rw-register", true},
+		{"small queue - the defaults", txnBudgetMinFile, "queue", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "h.edn")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Truncate(tc.size); err != nil { // sparse: no disk is used
+				t.Fatal(err)
+			}
+			f.Close()
+			debug.SetMemoryLimit(math.MaxInt64)
+			restore, after := memoryBudget(path, budgetRatio, &memCap{limit: 1 << 50})
+			defer restore()
+			if after == nil {
+				t.Fatal("no function to call after the read")
+			}
+			runtime.GC()
+			after(nil, &workload.Workload{Name: tc.workload})
+			got, live := debug.SetMemoryLimit(-1), int64(liveHeap())
+			switch {
+			case tc.follows && (got < live || got > 2*live+txnSlack):
+				t.Errorf("limit %d with %d bytes live, want about %.2f times that plus %d", got, live, txnHeadroom, txnSlack)
+			case !tc.follows && got != math.MaxInt64:
+				t.Errorf("limit %d, want the default", got)
+			}
+		})
+	}
 }

@@ -378,10 +378,10 @@ func (b *Builder) WriteMop(sb *strings.Builder, m *model.Mop, limit int) {
 		sb.WriteByte(' ')
 		if m.Done {
 			sb.WriteByte('[')
-			if m.Offset == model.NoOffset {
+			if m.Offset() == model.NoOffset {
 				sb.WriteString("nil")
 			} else {
-				sb.WriteString(strconv.FormatInt(m.Offset, 10))
+				sb.WriteString(strconv.FormatInt(m.Offset(), 10))
 			}
 			sb.WriteByte(' ')
 			sb.WriteString(h.MsgValue(m.Msg).String())

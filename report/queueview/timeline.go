@@ -192,8 +192,8 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 			switch m.Kind {
 			case model.MopSend:
 				p := timelinePoint{x: x, y: -1, op: op.Index, proc: op.Process, msg: m.Msg}
-				if m.Done && m.Offset != model.NoOffset {
-					p.y = float64(m.Offset)
+				if m.Done && m.Offset() != model.NoOffset {
+					p.y = float64(m.Offset())
 				}
 				switch {
 				case op.Type == model.OK && p.y >= 0:
@@ -471,8 +471,8 @@ func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int
 	for _, m := range b.H.MopsOf(op) {
 		switch m.Kind {
 		case model.MopSend:
-			if m.Key == k && m.Done && m.Offset != model.NoOffset && match(m.Msg, m.Offset) {
-				return timelinePoint{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg}, true
+			if m.Key == k && m.Done && m.Offset() != model.NoOffset && match(m.Msg, m.Offset()) {
+				return timelinePoint{x: x, y: float64(m.Offset()), op: op.Index, proc: op.Process, msg: m.Msg}, true
 			}
 		case model.MopPoll:
 			for _, kp := range b.H.PollsOf(&m) {
@@ -606,8 +606,8 @@ func (b *builder) placeUnseenSends(in *queue.Instance, k model.KeyID, add func(m
 			continue
 		}
 		for _, m := range b.H.MopsOf(op) {
-			if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset != model.NoOffset && want[b.H.MsgValue(m.Msg)] {
-				add(k, timelinePoint{x: x, y: float64(m.Offset), op: op.Index, proc: op.Process, msg: m.Msg})
+			if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset() != model.NoOffset && want[b.H.MsgValue(m.Msg)] {
+				add(k, timelinePoint{x: x, y: float64(m.Offset()), op: op.Index, proc: op.Process, msg: m.Msg})
 			}
 		}
 	}

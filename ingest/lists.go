@@ -1,0 +1,67 @@
+package ingest
+
+import "github.com/hindsight-dev/hindsight/model"
+
+// This file stores the elements of list-append reads ([:r k [v1 v2 ...]])
+// so that reads of one key share them. A key's list only grows, so almost
+// every read of it is a prefix of a later, longer one; storing each read
+// whole costs the sum of all read lengths, which at a million transactions
+// is half the size of the parsed history. Instead each key has a current
+// run in the history's element store, reserved with room to grow: a read
+// that is a prefix of the run's filled part takes a span of its first
+// elements, one that extends it writes only its new elements into the
+// reserved room, and any other (a longer list than the room holds, or one
+// that disagrees with the run, as an incompatible order does) starts a new
+// run. model.History.ElemsOf returns the same elements either way; only
+// where they are stored changes (the spans of two reads may overlap).
+//
+// Memory: at most about four times the longest list of each key (runs
+// double), instead of the sum of its reads. Time: O(elements read), the
+// comparison with the run included.
+
+// listRun is the current run of one key's list reads: run[:n] are the
+// elements of the longest read so far that agrees with it; run[n:] is
+// reserved room (filled with a valid id, so that ingest's renumbering of
+// a block's store maps every slot).
+type listRun struct {
+	run   []model.MsgID
+	start int32 // Span.Start of run in the element store
+	n     int32
+}
+
+// minRun is the least room a key's run reserves.
+const minRun = 8
+
+// storeList stores the elements of one list read of key k, held in
+// d.elemBuf, and returns their span in the element store.
+func (d *decoder) storeList(k model.KeyID) model.Span {
+	es := d.elemBuf
+	n := int32(len(es))
+	if int(k) >= len(d.lists) {
+		d.lists = append(d.lists, make([]listRun, int(k)+1-len(d.lists))...)
+	}
+	lr := &d.lists[k]
+	p := int32(0) // the common prefix of es and the run's filled part
+	for m := min(n, lr.n); p < m && es[p] == lr.run[p]; p++ {
+	}
+	switch {
+	case p == n: // a prefix of what the run holds
+	case p == lr.n && int(n) <= len(lr.run): // extends it, in its room
+		copy(lr.run[p:n], es[p:])
+		fill(lr.run[n:], es[n-1])
+		lr.n = n
+	default: // a new run, with room to grow
+		sp, run := d.b.Elems(max(2*len(es), minRun))
+		copy(run, es)
+		fill(run[n:], es[n-1])
+		*lr = listRun{run: run, start: sp.Start, n: n}
+	}
+	return model.Span{Start: lr.start, N: n}
+}
+
+// fill sets every element of s to v.
+func fill(s []model.MsgID, v model.MsgID) {
+	for i := range s {
+		s[i] = v
+	}
+}
