@@ -1,7 +1,7 @@
 package report
 
 import (
-	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +11,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/gen"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 )
 
 // scalePageLimit is the most a report may weigh (issue 21, item 8: the
@@ -36,7 +37,7 @@ func TestBrowserAtScale(t *testing.T) {
 			{Kind: gen.AbortedRead, Count: 300}, {Kind: gen.LostUpdate, Count: 300},
 			{Kind: gen.WriteCycle, Count: 300}, {Kind: gen.IncompatibleOrder, Count: 300},
 		}}
-	writeGenerated(t, hist, cfg)
+	testhist.WriteFile(t, hist, func(w io.Writer) error { _, err := gen.WriteTxn(w, cfg); return err })
 	res, h, err := check.File(hist, checkOpts(false))
 	if err != nil {
 		t.Fatal(err)
@@ -89,23 +90,4 @@ func TestBrowserAtScale(t *testing.T) {
 		t.Logf("page open and drawn %.0f ms after navigation began", timing)
 	}
 	screenshot(t, tctx, artifactDir(t), "list-append-1m")
-}
-
-// writeGenerated writes the history cfg describes to path.
-func writeGenerated(t *testing.T, path string, cfg gen.TxnConfig) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	if _, err := gen.WriteTxn(w, cfg); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"testing"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/gen"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/tokenpass"
 )
 
@@ -44,20 +43,7 @@ func crashHeavyConfig(ops int) gen.Config {
 func speedHistory(tb testing.TB, cfg gen.Config) string {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), fmt.Sprintf("speed-%d.edn", cfg.Ops))
-	f, err := os.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	if _, err := gen.Write(w, cfg); err != nil {
-		tb.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		tb.Fatal(err)
-	}
+	testhist.WriteFile(tb, path, func(w io.Writer) error { _, err := gen.Write(w, cfg); return err })
 	return path
 }
 

@@ -3,8 +3,10 @@
 package testhist
 
 import (
+	"bufio"
 	"bytes"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,4 +93,26 @@ func generated(t testing.TB, write func(io.Writer) error) (*model.History, model
 		t.Fatal(err)
 	}
 	return Read(t, &buf, "generated.edn")
+}
+
+// WriteFile writes the history that write writes to path, through a
+// buffer, failing the test on any error: for tests that read a large
+// generated history from a file, as the command does.
+func WriteFile(t testing.TB, path string, write func(io.Writer) error) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
