@@ -22,6 +22,7 @@ func registerAbort() {
 			return abort.Check(h, p, abortOptions(o))
 		},
 		Flags:    []string{"abort-contract"},
+		Memory:   MemoryTwiceFile,
 		Types:    abort.Catalogue(),
 		Layout:   abortview.Layout{},
 		ValueEDN: abort.EDN,

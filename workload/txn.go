@@ -18,6 +18,7 @@ func init() {
 			return txn.CheckListAppend(h, p, txnOptions(o))
 		},
 		Flags:       []string{"model", "cycle-budget"},
+		Memory:      MemoryLiveHeap,
 		Types:       txn.ListAppendCatalogue(),
 		ExplainStep: stepIn(txn.ListAppend),
 		Layout:      txnview.Layout{List: true, Unit: "elements"},
@@ -30,6 +31,7 @@ func init() {
 			return txn.CheckRWRegister(h, p, txnOptions(o))
 		},
 		Flags:       []string{"model", "cycle-budget", "wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"},
+		Memory:      MemoryLiveHeap,
 		Types:       txn.RWRegisterCatalogue(),
 		ExplainStep: stepIn(txn.RWRegister),
 		Layout:      txnview.Layout{Unit: "values", Sources: txn.VersionSources},

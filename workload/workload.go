@@ -170,7 +170,29 @@ type Workload struct {
 	ValueEDN func(h *model.History, pos int) (value, fields string, ok bool)
 	// Flags name the command-line options the checker reads.
 	Flags []string
+	// Memory says how `hindsight check` budgets the analysis's memory once
+	// the history is read (cmd/hindsight/memory.go).
+	Memory Memory
 }
+
+// Memory is how the command budgets a workload's analysis once its history
+// is read: Go's soft memory limit, which sets how much garbage the
+// collector leaves, and so the peak RSS.
+type Memory uint8
+
+// The memory budgets.
+const (
+	// MemoryOfFile keeps the budget of the history's file (1.5 times it
+	// for check), raised with the live heap when the analysis needs more.
+	MemoryOfFile Memory = iota
+	// MemoryTwiceFile budgets twice the file, raised likewise: an analysis
+	// that keeps more than its history, with many small objects.
+	MemoryTwiceFile
+	// MemoryLiveHeap follows the live heap closely from the end of the
+	// read: for an analysis whose heap is mostly large pointer-free
+	// arrays, cheap to mark, so that collecting often costs little.
+	MemoryLiveHeap
+)
 
 // Type returns the description of the anomaly type name, if w reports it.
 func (w *Workload) Type(name string) (AnomalyType, bool) {

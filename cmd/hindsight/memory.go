@@ -50,7 +50,7 @@ const (
 	budgetRatio       = 1.5
 	reportBudgetRatio = 2.0
 	processFootprint  = 56 << 20 // binary, runtime, stacks and heap fragmentation
-	otherBudgetRatio  = 2.0      // the abort workload's analysis
+	otherBudgetRatio  = 2.0      // workload.MemoryTwiceFile (the abort workload)
 	budgetMinFile     = 64 << 20 // below this, the defaults are fine
 	txnBudgetMinFile  = 8 << 20  // ... except for a txn analysis down to this
 	headroom          = 1.25     // live heap times this, when raising the limit
@@ -88,13 +88,13 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 	afterRead = func(h *model.History, w *workload.Workload) {
 		live := liveHeap()
 		switch {
-		case (w.Name == "list-append" || w.Name == "rw-register") && live > 0:
+		case w.Memory == workload.MemoryLiveHeap && live > 0:
 			limit = mc.soft(int64(txnHeadroom*float64(live)) + txnSlack)
 			debug.SetMemoryLimit(limit)
 			raiser = raiseWithLiveHeap(limit, txnHeadroom, txnSlack, mc)
 		case small:
 		default:
-			if w.Name != "queue" {
+			if w.Memory != workload.MemoryOfFile {
 				limit = mc.soft(int64(max(ratio, otherBudgetRatio)*float64(size)) - processFootprint)
 				debug.SetMemoryLimit(limit)
 			}

@@ -153,7 +153,11 @@ func TestMemoryBudgetOfATxnHistory(t *testing.T) {
 				t.Fatal("no function to call after the read")
 			}
 			runtime.GC()
-			after(nil, &workload.Workload{Name: tc.workload})
+			w, ok := workload.Lookup(tc.workload)
+			if !ok {
+				t.Fatalf("no workload %s", tc.workload)
+			}
+			after(nil, w)
 			got, live := debug.SetMemoryLimit(-1), int64(liveHeap())
 			switch {
 			case tc.follows && (got < live || got > 2*live+txnSlack):
