@@ -72,12 +72,13 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 	if !ok || size < txnBudgetMinFile {
 		return nothing, nil
 	}
-	limit := mc.soft(int64(ratio*float64(size)) - processFootprint)
+	prev := debug.SetMemoryLimit(-1) // reads the limit in force
+	limit := prev
 	small := size < budgetMinFile // the defaults until a txn analysis
-	if small {
-		limit = debug.SetMemoryLimit(-1)
+	if !small {
+		limit = mc.soft(int64(ratio*float64(size)) - processFootprint)
+		debug.SetMemoryLimit(limit)
 	}
-	prev := debug.SetMemoryLimit(limit)
 	var raiser *limitRaiser
 	restore = func() {
 		if raiser != nil {
