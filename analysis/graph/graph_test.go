@@ -2,9 +2,10 @@ package graph
 
 import (
 	"math/rand/v2"
+	"reflect"
+	"runtime"
 	"slices"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/graph/topo"
 )
@@ -123,7 +124,7 @@ func TestShortestCycleMatchesBruteForce(t *testing.T) {
 			want := bruteShortest(g, q)
 			got := 0
 			for _, comp := range g.SCC() {
-				c, ok, ex := s.ShortestCycle(comp, q, time.Time{})
+				c, ok, ex := s.ShortestCycle(comp, q, nil)
 				if ex {
 					t.Fatal("exhausted without a deadline")
 				}
@@ -177,9 +178,10 @@ func TestShortestCycleMatchesBruteForce(t *testing.T) {
 	}
 }
 
-func TestShortestCycleDeadlineExhausts(t *testing.T) {
+func TestShortestCycleBudgetExhausts(t *testing.T) {
 	// A big ring of ww edges with one wr edge: finding the G1c cycle needs a
-	// long walk; a deadline in the past must stop it and say so.
+	// long walk; a small budget must stop it and say so, at the same step
+	// every time, and a budget big enough must find the cycle.
 	const n = 50000
 	var b Builder
 	for i := int32(0); i < n; i++ {
@@ -193,9 +195,30 @@ func TestShortestCycleDeadlineExhausts(t *testing.T) {
 	g := b.Build(n)
 	comps := g.SCC()
 	s := NewSearcher(g)
-	_, _, ex := s.ShortestCycle(comps[0], CycleQuery{Allowed: WW | WR, Required: []Rel{WR}}, time.Now().Add(-time.Second))
-	if !ex {
-		t.Fatal("search with an expired deadline did not report exhaustion")
+	q := CycleQuery{Allowed: WW | WR, Required: []Rel{WR}}
+	var spent []int64
+	for range 2 {
+		b := NewBudget(1000)
+		before := s.Steps
+		_, found, ex := s.ShortestCycle(comps[0], q, b)
+		if !ex || found {
+			t.Fatalf("search with a budget of 1000 steps: found %v, exhausted %v; want exhausted, nothing found", found, ex)
+		}
+		if !b.Exhausted() {
+			t.Fatal("the budget is not spent after the search ran out of it")
+		}
+		spent = append(spent, s.Steps-before)
+	}
+	if spent[0] != spent[1] || spent[0] < 1000 {
+		t.Fatalf("two searches under the same budget took %v steps; want the same number, at least 1000", spent)
+	}
+	if _, _, ex := s.ShortestCycle(comps[0], q, NewBudget(1)); !ex {
+		t.Fatal("a spent budget let a search run")
+	}
+	// The first tree closes the cycle; the later ones, looking for a
+	// shorter one, may run out.
+	if c, found, _ := s.ShortestCycle(comps[0], q, NewBudget(1_000_000)); !found || len(c.Vertices) < 3 {
+		t.Fatalf("with a million steps: found %v, cycle %v", found, c.Vertices)
 	}
 }
 
@@ -262,5 +285,68 @@ func TestSortRow(t *testing.T) {
 		if !slices.IsSorted(to) || !slices.Equal(pairs(), want) {
 			t.Fatalf("row of %d edges (run %d): got %v %v", n, run, to, rel)
 		}
+	}
+}
+
+// TestEachComponentSameResults searches a graph of many components, small
+// rings and a big one, under a budget the big one runs out of, with one
+// worker and with four: each component's result, and the steps it took,
+// must be the same.
+func TestEachComponentSameResults(t *testing.T) {
+	var b Builder
+	n := int32(0)
+	ring := func(size int32, wrAt int32) {
+		for i := int32(0); i < size; i++ {
+			rel := WW
+			if i == wrAt {
+				rel = WR
+			}
+			b.Add(n+i, n+(i+1)%size, rel)
+			if size > 10 {
+				b.Add(n+i, n+(i+7)%size, WW)
+			}
+		}
+		n += size
+	}
+	for i := range int32(40) {
+		ring(2+i%5, i%2)
+	}
+	ring(20000, 10000)
+	g := b.Build(int(n))
+	comps := g.SCC()
+	if len(comps) != 41 {
+		t.Fatalf("%d components, want 41", len(comps))
+	}
+	q := CycleQuery{Allowed: WW | WR, Required: []Rel{WR}}
+	type result struct {
+		c         Cycle
+		found, ex bool
+		steps     int64
+	}
+	run := func(procs int) []result {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		out := make([]result, len(comps))
+		EachComponent(g, comps, func(s *Searcher, i int) {
+			before := s.Steps
+			c, found, ex := s.ShortestCycle(comps[i], q, NewBudget(20000))
+			out[i] = result{c, found, ex, s.Steps - before}
+		})
+		return out
+	}
+	one, four := run(1), run(4)
+	exhausted, found := 0, 0
+	for i := range comps {
+		if !reflect.DeepEqual(one[i], four[i]) {
+			t.Errorf("component %d (%d vertices): one worker %+v, four %+v", i, len(comps[i]), one[i], four[i])
+		}
+		if one[i].ex {
+			exhausted++
+		}
+		if one[i].found {
+			found++
+		}
+	}
+	if exhausted != 1 || found < 20 {
+		t.Errorf("%d components ran out of the budget (want the big one), %d found a cycle (want the small ones with a wr edge)", exhausted, found)
 	}
 }

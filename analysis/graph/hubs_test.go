@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 )
 
 // hubPair is one random graph built twice: plain, with every realtime edge
@@ -139,8 +138,8 @@ func TestHubsStandForTheirEdges(t *testing.T) {
 		sp, sh := NewSearcher(p.plain), NewSearcher(p.hubbed)
 		for _, ts := range hubSpecs {
 			for _, comp := range comps {
-				want, wok, _ := sp.ShortestTyped(comp, ts.sp, time.Time{})
-				got, gok, ex := sh.ShortestTyped(comp, ts.sp, time.Time{})
+				want, wok, _ := sp.ShortestTyped(comp, ts.sp, nil)
+				got, gok, ex := sh.ShortestTyped(comp, ts.sp, nil)
 				if ex {
 					t.Fatal("exhausted without a deadline")
 				}
@@ -232,7 +231,7 @@ func TestHubsRedeliverBlocked(t *testing.T) {
 	if len(comps) != 1 || !slices.Equal(comps[0], []int32{x, v, w}) {
 		t.Fatalf("components %v, want [[0 1 2]]", comps)
 	}
-	c, ok, _ := NewSearcher(g).ShortestTyped(comps[0], Spec{Allowed: Realtime, Effective: true}, time.Time{})
+	c, ok, _ := NewSearcher(g).ShortestTyped(comps[0], Spec{Allowed: Realtime, Effective: true}, nil)
 	if !ok || !slices.Equal(c.Vertices, []int32{x, w}) || !slices.Equal(c.Rels, []Rel{Realtime, Realtime}) {
 		t.Errorf("cycle %v %v (found %v), want [0 2] [realtime realtime]", c.Vertices, c.Rels, ok)
 	}

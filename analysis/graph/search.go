@@ -1,9 +1,6 @@
 package graph
 
-import (
-	"slices"
-	"time"
-)
+import "slices"
 
 // CycleQuery describes the cycles wanted: every edge must carry at least one
 // relation of Allowed, and for each relation in Required some edge of the
@@ -31,7 +28,10 @@ type Searcher struct {
 	// over because the vertex it stepped from has an edge of its own to
 	// them (throughHubs); reset for each search tree.
 	blocked map[int32][]int32
-	// Steps counts BFS edge expansions over the Searcher's life.
+	// Steps counts search steps over the Searcher's life: edges taken
+	// from a search state, search trees started, and, for each search,
+	// the vertices and edges of the component it splits into parts first.
+	// Budgets are counted in them (Budget).
 	Steps int64
 }
 
@@ -52,6 +52,16 @@ func NewSearcher(g *Graph) *Searcher {
 	return s
 }
 
+// fork returns a Searcher on the same graph with scratch of its own, for
+// another goroutine; the hubs found by NewSearcher are shared, read-only.
+func (s *Searcher) fork() *Searcher {
+	f := &Searcher{g: s.g, comp: make([]int32, len(s.comp)), hubsOf: s.hubsOf}
+	if s.blocked != nil {
+		f.blocked = map[int32][]int32{}
+	}
+	return f
+}
+
 // Cycle is a cycle of vertices v0 → v1 → … → v0 (the first vertex is not
 // repeated at the end), with the relations each edge vi → vi+1 was taken
 // for (restricted to the query's Allowed set).
@@ -69,8 +79,8 @@ type Cycle struct {
 // shortest one. With two or more, the search keeps only simple cycles and
 // returns the shortest one its BFS trees reach, which may not be the shortest
 // that exists.
-func (s *Searcher) ShortestCycle(comp []int32, q CycleQuery, deadline time.Time) (best Cycle, found, exhausted bool) {
-	return s.ShortestTyped(comp, Spec{Allowed: q.Allowed, Required: q.Required, Union: true}, deadline)
+func (s *Searcher) ShortestCycle(comp []int32, q CycleQuery, b *Budget) (best Cycle, found, exhausted bool) {
+	return s.ShortestTyped(comp, Spec{Allowed: q.Allowed, Required: q.Required, Union: true}, b)
 }
 
 // ShortestTyped returns a shortest simple cycle within comp (a strongly
@@ -81,9 +91,11 @@ func (s *Searcher) ShortestCycle(comp []int32, q CycleQuery, deadline time.Time)
 // needs (a linear test that rules most types out at once); then it
 // searches breadth-first from each start over states (vertex, required
 // relations taken, rw state), bounded by the shortest cycle found so far.
-// The search stops at the deadline (zero: none); exhausted then says the
-// answer may not be the shortest, or that one may exist though none was
-// found. Cycles are rotated to start at their smallest vertex.
+// The search spends its steps from b (nil: no limit) and stops when b is
+// spent; exhausted then says the answer may not be the shortest, or that
+// one may exist though none was found. Since the budget counts steps, not
+// time, where a search stops depends on the graph alone. Cycles are
+// rotated to start at their smallest vertex.
 //
 // Under the rules that fix a rotation (RWSingle and RWAdjacent start on an
 // rw step; RWNonadjacent ends on a non-rw step) and with two required
@@ -101,9 +113,16 @@ func (s *Searcher) ShortestCycle(comp []int32, q CycleQuery, deadline time.Time)
 // RWNonadjacent, else 1), pruned by the best length found; O(|comp| · S)
 // scratch memory. Hubs add their vertices and edges to comp's, and
 // O(log V) to each step that could also be realtime.
-func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (best Cycle, found, exhausted bool) {
+func (s *Searcher) ShortestTyped(comp []int32, sp Spec, b *Budget) (best Cycle, found, exhausted bool) {
+	if b.Exhausted() {
+		return Cycle{}, false, true
+	}
+	base := s.Steps
+	defer func() { b.spend(s.Steps - base) }()
+	limit := b.limit(base)
 	t := s.begin(comp, sp)
 	defer t.end()
+	s.Steps += t.size()
 	starts := t.starts()
 	if len(starts) == 0 {
 		return Cycle{}, false, false
@@ -118,7 +137,7 @@ func (s *Searcher) ShortestTyped(comp []int32, sp Spec, deadline time.Time) (bes
 		if s.comp[start] == 0 {
 			continue
 		}
-		closed, ex := t.tree(start, bestLen, deadline)
+		closed, ex := t.tree(start, bestLen, limit)
 		if closed >= 0 {
 			if path := s.path(closed); len(path) < bestLen {
 				bestLen, found = len(path), true
@@ -163,7 +182,6 @@ type search struct {
 	sp0      int32 // start's part
 	closed   int32 // the state a closing step left, or -1
 	closeRel Rel
-	every    int // steps since the deadline was last looked at
 }
 
 // begin marks comp and its hubs in s.comp and splits them into parts.
@@ -180,6 +198,17 @@ func (s *Searcher) begin(comp []int32, sp Spec) *search {
 	}
 	t.part = s.partition(t.comp, func(r Rel) bool { o, rw := sp.options(r); return o != 0 || rw })
 	return t
+}
+
+// size is the number of vertices and edges of the component (hubs
+// included): the work of splitting it, in search steps.
+func (t *search) size() int64 {
+	g := t.s.g
+	n := int64(len(t.comp))
+	for _, v := range t.comp {
+		n += int64(g.start[v+1] - g.start[v])
+	}
+	return n
 }
 
 // end unmarks what begin marked.
@@ -269,9 +298,10 @@ func (t *search) alloc() {
 
 // tree searches breadth-first from start for a cycle shorter than
 // bestLen steps, and returns the state its closing step left (-1: none),
-// and whether the deadline passed.
-func (t *search) tree(start int32, bestLen int, deadline time.Time) (closed int32, exhausted bool) {
+// and whether the Searcher's step count reached limit before it was done.
+func (t *search) tree(start int32, bestLen int, limit int64) (closed int32, exhausted bool) {
 	s := t.s
+	s.Steps++
 	s.gen++
 	if s.gen == 0 { // wrapped: clear stamps
 		clear(s.stamp)
@@ -291,13 +321,10 @@ func (t *search) tree(start int32, bestLen int, deadline time.Time) (closed int3
 		if depth+1 >= bestLen {
 			break
 		}
-		t.expand(s.queue[qi], depth)
-		if t.every >= 4096 {
-			t.every = 0
-			if past(deadline) {
-				return t.closed, true
-			}
+		if s.Steps >= limit {
+			return t.closed, true
 		}
+		t.expand(s.queue[qi], depth)
 	}
 	return t.closed, false
 }
@@ -363,7 +390,6 @@ func (t *search) take(cur, w int32, taken Rel, depth int) {
 func (t *search) arrive(cur, w int32, taken Rel, nf, nrw int32, depth int) {
 	s := t.s
 	s.Steps++
-	t.every++
 	if w == t.start {
 		// With two or more required relations the search can reach start
 		// by a walk that passes a vertex twice, which is two cycles.
@@ -458,9 +484,6 @@ func (c *Cycle) rotateToSmallest() {
 	c.Vertices = append(c.Vertices[m:], c.Vertices[:m]...)
 	c.Rels = append(c.Rels[m:], c.Rels[:m]...)
 }
-
-// past reports whether a deadline (zero: none) has passed.
-func past(deadline time.Time) bool { return !deadline.IsZero() && time.Now().After(deadline) }
 
 // path returns the search states from the start to st, following parents.
 func (s *Searcher) path(st int32) []int32 {

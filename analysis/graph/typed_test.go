@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 )
 
 // randomTxnGraph is a random graph whose edges carry one or two of the five
@@ -164,7 +163,7 @@ func TestShortestTypedMatchesBruteForce(t *testing.T) {
 			want := bruteTyped(g, ts.sp)
 			got := 0
 			for _, comp := range comps {
-				c, found, ex := s.ShortestTyped(comp, ts.sp, time.Time{})
+				c, found, ex := s.ShortestTyped(comp, ts.sp, nil)
 				if ex {
 					t.Fatal("exhausted without a deadline")
 				}
@@ -245,14 +244,14 @@ func TestPrecedence(t *testing.T) {
 	comp := []int32{0, 1}
 	g0 := Spec{Allowed: WW, Effective: true}
 	g1c := Spec{Allowed: WW | WR, Required: []Rel{WR}, Effective: true}
-	if _, ok, _ := s.ShortestTyped(comp, g0, time.Time{}); !ok {
+	if _, ok, _ := s.ShortestTyped(comp, g0, nil); !ok {
 		t.Error("default precedence: no G0")
 	}
 	g0.Precedence, g1c.Precedence = &WRFirst, &WRFirst
-	if _, ok, _ := s.ShortestTyped(comp, g0, time.Time{}); ok {
+	if _, ok, _ := s.ShortestTyped(comp, g0, nil); ok {
 		t.Error("wr first: a G0 through wr edges")
 	}
-	if c, ok, _ := s.ShortestTyped(comp, g1c, time.Time{}); !ok || c.Rels[0] != WR || c.Rels[1] != WR {
+	if c, ok, _ := s.ShortestTyped(comp, g1c, nil); !ok || c.Rels[0] != WR || c.Rels[1] != WR {
 		t.Errorf("wr first: G1c %v %v", ok, c.Rels)
 	}
 }

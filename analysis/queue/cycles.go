@@ -3,7 +3,6 @@ package queue
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
@@ -58,7 +57,10 @@ var cycleTypes = []cycleType{
 }
 
 // cycles finds, per strongly connected component, one shortest cycle of each
-// type, under the cycle budget.
+// type, under the cycle budget (counted in search steps, graph.Budget, so
+// that where it runs out depends on the graph alone). The components are
+// searched in parallel and reported after, in component order, so the
+// result is the same for any number of workers.
 func (c *checker) cycles() {
 	d := c.newDepGraph()
 	st := &c.res.Stats
@@ -70,61 +72,86 @@ func (c *checker) cycles() {
 		return
 	}
 	vrec := d.vrec
-	s := graph.NewSearcher(d.inside(comps))
-	for _, comp := range comps {
+	found := make([]compCycles, len(comps))
+	graph.EachComponent(d.inside(comps), comps, func(s *graph.Searcher, i int) {
+		found[i] = c.searchComponent(s, comps[i])
+	})
+	for i, comp := range comps {
 		st.LargestComponent = max(st.LargestComponent, int64(len(comp)))
-		var deadline time.Time
-		if c.opts.CycleBudget > 0 {
-			deadline = time.Now().Add(c.opts.CycleBudget)
+		for _, fc := range found[i].found {
+			in := c.cycleInstance(fc.cyc, vrec)
+			in.Allowed = fc.allowed
+			c.res.Add(fc.name, in)
 		}
-		exhausted := false
-		for _, ct := range cycleTypes {
-			if !ct.g1c && !c.opts.WWDeps {
-				continue // no ww edges, no G0
-			}
-			var queries []graph.CycleQuery
-			var allowedFlags []bool
-			if ct.g1c {
-				req := []graph.Rel{graph.WR}
-				if ct.extra != 0 {
-					req = append(req, ct.extra)
-				}
-				queries = append(queries, graph.CycleQuery{Allowed: graph.WR | ct.extra, Required: req})
-				allowedFlags = append(allowedFlags, false)
-				if c.opts.WWDeps {
-					queries = append(queries, graph.CycleQuery{Allowed: graph.WW | graph.WR | ct.extra, Required: req})
-					allowedFlags = append(allowedFlags, true)
-				}
-			} else {
-				q := graph.CycleQuery{Allowed: graph.WW | ct.extra}
-				if ct.extra != 0 {
-					q.Required = []graph.Rel{ct.extra}
-				}
-				queries = append(queries, q)
-				allowedFlags = append(allowedFlags, false)
-			}
-			for qi, q := range queries {
-				cyc, found, ex := s.ShortestCycle(comp, q, deadline)
-				if ex {
-					exhausted = true
-				}
-				if found {
-					in := c.cycleInstance(cyc, vrec)
-					in.Allowed = allowedFlags[qi]
-					c.res.Add(ct.name, in)
-					break
-				}
-				if ex {
-					break
-				}
-			}
-		}
-		if exhausted {
+		if found[i].exhausted {
 			c.res.UnknownReasons = append(c.res.UnknownReasons, fmt.Sprintf(
-				"cycle search ran out of its budget (%s) in a component of %d ops starting at op %d; cycles may be missing",
-				c.opts.CycleBudget, len(comp), c.compIdx(vrec[comp[0]])))
+				"cycle search ran out of its budget (%s, %d search steps) in a component of %d ops starting at op %d; cycles may be missing",
+				c.opts.CycleBudget, graph.StepsFor(c.opts.CycleBudget), len(comp), c.compIdx(vrec[comp[0]])))
 		}
 	}
+}
+
+// compCycles is what the cycle search found in one component, before it
+// becomes instances.
+type compCycles struct {
+	found     []foundCycle
+	exhausted bool
+}
+
+// foundCycle is one cycle found, with its type and whether it needed ww
+// edges (--ww-deps).
+type foundCycle struct {
+	name    string
+	cyc     graph.Cycle
+	allowed bool
+}
+
+// searchComponent runs cycles' search on one component with searcher s,
+// under a budget of its own. It only reads c's options, so that
+// components can be searched at once.
+func (c *checker) searchComponent(s *graph.Searcher, comp []int32) compCycles {
+	var f compCycles
+	budget := graph.BudgetFor(c.opts.CycleBudget)
+	for _, ct := range cycleTypes {
+		if !ct.g1c && !c.opts.WWDeps {
+			continue // no ww edges, no G0
+		}
+		var queries []graph.CycleQuery
+		var allowedFlags []bool
+		if ct.g1c {
+			req := []graph.Rel{graph.WR}
+			if ct.extra != 0 {
+				req = append(req, ct.extra)
+			}
+			queries = append(queries, graph.CycleQuery{Allowed: graph.WR | ct.extra, Required: req})
+			allowedFlags = append(allowedFlags, false)
+			if c.opts.WWDeps {
+				queries = append(queries, graph.CycleQuery{Allowed: graph.WW | graph.WR | ct.extra, Required: req})
+				allowedFlags = append(allowedFlags, true)
+			}
+		} else {
+			q := graph.CycleQuery{Allowed: graph.WW | ct.extra}
+			if ct.extra != 0 {
+				q.Required = []graph.Rel{ct.extra}
+			}
+			queries = append(queries, q)
+			allowedFlags = append(allowedFlags, false)
+		}
+		for qi, q := range queries {
+			cyc, found, ex := s.ShortestCycle(comp, q, budget)
+			if ex {
+				f.exhausted = true
+			}
+			if found {
+				f.found = append(f.found, foundCycle{name: ct.name, cyc: cyc, allowed: allowedFlags[qi]})
+				break
+			}
+			if ex {
+				break
+			}
+		}
+	}
+	return f
 }
 
 // cycleInstance turns a cycle of vertices into an instance, rotated to its

@@ -2,7 +2,6 @@ package txn
 
 import (
 	"slices"
-	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
@@ -104,9 +103,15 @@ func classify(rels []graph.Rel) string {
 // their models forbid when they hold no cycle; then each cycle type the
 // models make findable, in severity order, skipping those implied by a
 // type already found in the component; one shortest witness per type and
-// component. All of it under one budget per component; when it runs out
-// the component gets a cycle-search-timeout and, as Elle does, some cycle of
-// the component as a fallback witness, classified by its steps.
+// component. All of it under one budget per component, counted in search
+// steps (graph.Budget), so where it runs out depends on the graph alone;
+// when it does, the component gets a cycle-search-timeout and, as Elle
+// does, some cycle of the component as a fallback witness, classified by
+// its steps.
+//
+// The components are searched in parallel, each on its own, and what each
+// found is reported after, in component order, so the result is the same
+// for any number of workers.
 func (c *checker) cycles(g *graph.Graph) {
 	types, err := consistency.SearchTypes(c.opts.models(), c.opts.Anomalies)
 	if err != nil {
@@ -115,89 +120,122 @@ func (c *checker) cycles(g *graph.Graph) {
 	comps := g.SCC()
 	st := &c.res.Stats
 	st.Components = int64(len(comps))
-	s := graph.NewSearcher(g)
-	all := consistency.Projections()
-	for _, comp := range comps {
+	found := make([]compCycles, len(comps))
+	graph.EachComponent(g, comps, func(s *graph.Searcher, i int) {
+		found[i] = c.searchComponent(s, comps[i], types)
+	})
+	for i, comp := range comps {
 		st.LargestComponent = max(st.LargestComponent, int64(len(comp)))
-		var deadline time.Time
-		if c.opts.CycleBudget > 0 {
-			deadline = time.Now().Add(c.opts.CycleBudget)
+		f := &found[i]
+		for _, fc := range f.found {
+			in := c.cycleInstance(fc.cyc)
+			if fc.proj != nil {
+				in.Not, in.Subgraph = fc.proj.Not(), subgraphText(*fc.proj)
+				in.SCCSize = analysis.IntPtr(int64(len(comp)))
+				in.SCC = c.compIndices(comp)
+			}
+			c.add(fc.name, in)
 		}
-		timedOut, current := false, ""
-		found := consistency.CycleExists(all, func(p consistency.Projection) bool {
-			if timedOut {
-				return false
-			}
-			current = p.Anomaly()
-			cyc, ok, ex := s.ShortestTyped(comp, projectionSpec(p, c.prec), deadline)
-			if ex {
-				timedOut = true
-			}
-			if !ok {
-				return false
-			}
-			in := c.cycleInstance(cyc)
-			in.Not, in.Subgraph = p.Not(), subgraphText(p)
-			in.SCCSize = analysis.IntPtr(int64(len(comp)))
-			in.SCC = c.compIndices(comp)
-			c.add(p.Anomaly(), in)
-			return true
-		})
-		skip := consistency.Set{}
-		if !timedOut {
-			skip = consistency.ImpossibleCycleTypes(all, found)
-		}
-		var searched []string
-		for _, t := range types {
-			if timedOut {
-				break
-			}
-			if skip.Has(t.Name) {
-				continue
-			}
-			current = t.Name
-			cyc, ok, ex := s.ShortestTyped(comp, specFor(t, c.prec), deadline)
-			if ex {
-				timedOut = true
-			}
-			if ok {
-				c.add(t.Name, c.cycleInstance(cyc))
-				for im := range consistency.ImpliedAnomalies(t.Name) {
-					skip[im] = struct{}{}
-				}
-			}
-			if !timedOut {
-				searched = append(searched, t.Name)
-			}
-		}
-		if timedOut {
-			c.timeout(s, comp, current, searched)
+		if f.timedOut {
+			c.timeout(comp, f)
 		}
 	}
 }
 
+// compCycles is what the cycle search found in one component, before it
+// becomes instances: the cycles, in the order found, and, when the budget
+// ran out, the type it was looking for, the types searched before, and a
+// fallback cycle.
+type compCycles struct {
+	found    []foundCycle
+	timedOut bool
+	current  string
+	searched []string
+	fallback graph.Cycle
+}
+
+// foundCycle is one cycle found, named by the type (or projection) it
+// was searched for.
+type foundCycle struct {
+	name string
+	cyc  graph.Cycle
+	proj *consistency.Projection // for a cycle-exists projection's cycle
+}
+
+// searchComponent runs cycles' search on one component with searcher s.
+// It touches nothing of c but the options and precedence it reads, so
+// that components can be searched at once.
+func (c *checker) searchComponent(s *graph.Searcher, comp []int32, types []consistency.CycleType) compCycles {
+	var f compCycles
+	budget := graph.BudgetFor(c.opts.CycleBudget)
+	all := consistency.Projections()
+	found := consistency.CycleExists(all, func(p consistency.Projection) bool {
+		if f.timedOut {
+			return false
+		}
+		f.current = p.Anomaly()
+		cyc, ok, ex := s.ShortestTyped(comp, projectionSpec(p, c.prec), budget)
+		if ex {
+			f.timedOut = true
+		}
+		if !ok {
+			return false
+		}
+		f.found = append(f.found, foundCycle{name: p.Anomaly(), cyc: cyc, proj: &p})
+		return true
+	})
+	skip := consistency.Set{}
+	if !f.timedOut {
+		skip = consistency.ImpossibleCycleTypes(all, found)
+	}
+	for _, t := range types {
+		if f.timedOut {
+			break
+		}
+		if skip.Has(t.Name) {
+			continue
+		}
+		f.current = t.Name
+		cyc, ok, ex := s.ShortestTyped(comp, specFor(t, c.prec), budget)
+		if ex {
+			f.timedOut = true
+		}
+		if ok {
+			f.found = append(f.found, foundCycle{name: t.Name, cyc: cyc})
+			for im := range consistency.ImpliedAnomalies(t.Name) {
+				skip[im] = struct{}{}
+			}
+		}
+		if !f.timedOut {
+			f.searched = append(f.searched, t.Name)
+		}
+	}
+	if f.timedOut {
+		f.fallback = s.AnyCycle(comp, c.prec)
+	}
+	return f
+}
+
 // timeout records that the search of comp ran out of its budget while
-// looking for current, after searching for the types in searched, and adds
-// a fallback cycle of the component (classified by its steps).
-func (c *checker) timeout(s *graph.Searcher, comp []int32, current string, searched []string) {
+// looking for f.current, after searching for the types in f.searched, and
+// adds f's fallback cycle of the component (classified by its steps).
+func (c *checker) timeout(comp []int32, f *compCycles) {
 	var notFound []string
-	for _, t := range searched {
+	for _, t := range f.searched {
 		if len(c.res.Anomalies[t]) == 0 {
 			notFound = append(notFound, t)
 		}
 	}
-	in := &Instance{SpecType: current, DoesNotContain: notFound, SCCSize: analysis.IntPtr(int64(len(comp)))}
+	in := &Instance{SpecType: f.current, DoesNotContain: notFound, SCCSize: analysis.IntPtr(int64(len(comp)))}
 	if notFound == nil {
 		in.DoesNotContain = []string{}
 	}
 	in.Witness = c.witness(c.vrec[comp[0]])
 	c.add(CycleSearchTimeout, in)
-	c.unknownReason("%s: the cycle search ran out of its budget (%s) in a component of %d txns starting at op %d, "+
+	c.unknownReason("%s: the cycle search ran out of its budget (%s, %d search steps) in a component of %d txns starting at op %d, "+
 		"while looking for %s; cycles of later types may be missing", CycleSearchTimeout, c.opts.CycleBudget,
-		len(comp), c.idx(c.vrec[comp[0]]), current)
-	cyc := s.AnyCycle(comp, c.prec)
-	in = c.cycleInstance(cyc)
-	c.add(classify(cyc.Rels), in)
+		graph.StepsFor(c.opts.CycleBudget), len(comp), c.idx(c.vrec[comp[0]]), f.current)
+	c.add(classify(f.fallback.Rels), c.cycleInstance(f.fallback))
 }
 
 // cycleInstance turns a cycle of vertices into an instance rotated to its

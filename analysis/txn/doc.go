@@ -45,7 +45,11 @@
 // breadth-first search meets; so hindsight can find a type in a component
 // where Elle finds none, or a worse type that implies the one Elle reported
 // (the reference tests compare up to that lattice). All of it runs under
-// one budget per component (--cycle-budget); when it runs out the
+// one budget per component (--cycle-budget), counted in search steps at a
+// nominal rate (graph.StepsPerSecond) so that where it runs out depends on
+// the graph alone; components are searched in parallel and reported in
+// component order, so the result is the same for any number of workers
+// and on any machine. When the budget runs out the
 // component gets a cycle-search-timeout instance and an unknown reason,
 // keeps what was found, and, as in Elle, some cycle of the component (a
 // walk along first edges) is reported as a fallback under the type its

@@ -7,8 +7,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
@@ -63,4 +65,31 @@ func firstDiff(a, b []byte) string {
 		i++
 	}
 	return string(a[max(0, i-80):min(len(a), i+80)])
+}
+
+// TestBudgetSameOutput checks that the cycle budget counts work, not time:
+// a huge component whose search finds a cycle type and then runs out of a
+// small budget gives the same result to the byte with one worker and with
+// four, run after run. (graph's TestEachComponentSameResults covers many
+// components searched at once.)
+func TestBudgetSameOutput(t *testing.T) {
+	h, p := testhist.Txn(t, gen.HugeSCCConfig(1))
+	opts := DefaultOptions()
+	opts.CycleBudget = 15 * time.Millisecond // 375,000 steps: some types are found, then the budget runs out
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var out [3][]byte
+	var res *analysis.Result
+	for i, procs := range []int{1, 4, 4} {
+		runtime.GOMAXPROCS(procs)
+		res = CheckListAppend(h, p, opts)
+		out[i] = resultJSON(t, res)
+	}
+	if len(analysis.InstancesOf[*Instance](res, CycleSearchTimeout)) == 0 || len(res.AnomalyTypes) < 3 {
+		t.Fatalf("want a cycle-search-timeout after some type was found: types %v", res.AnomalyTypes)
+	}
+	for i := 1; i < len(out); i++ {
+		if !bytes.Equal(out[0], out[i]) {
+			t.Errorf("run %d differs from the first (GOMAXPROCS=1):\n%s\n%s", i, firstDiff(out[0], out[i]), firstDiff(out[i], out[0]))
+		}
+	}
 }

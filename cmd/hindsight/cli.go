@@ -72,7 +72,7 @@ func (f *checkFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.wwDeps, "ww-deps", false, "add write-write dependencies (version order) to the dependency graph")
 	fl.StringVar(&f.subVia, "sub-via", "", "treat every consumer as using assign or subscribe (default: per process, from its ops)")
 	fl.StringVar(&f.abortContract, "abort-contract", "kafka", "abort: what a consumer must do after an abort, kafka (keep its position; a rebalance may send it back) or rewind (return to where the aborted transaction began)")
-	fl.DurationVar(&f.cycleBudget, "cycle-budget", 10*time.Second, "time limit for the cycle search in each strongly connected component (0: none)")
+	fl.DurationVar(&f.cycleBudget, "cycle-budget", 10*time.Second, "work limit for the cycle search in each strongly connected component, as a duration at 25M search steps/s, the same on every machine (0: none)")
 	fl.DurationVar(&f.stallThreshold, "stall-threshold", 10*time.Second, "shortest stall reported as stalled-consumer")
 	fl.IntVar(&f.maxExamples, "max-examples", 3, "examples shown per anomaly type (text output; JSON has every instance)")
 	fl.StringVar(&f.workload, "workload", "", "force the workload ("+strings.Join(workload.Names(), ", ")+"); detected from the micro-ops by default")
