@@ -426,6 +426,7 @@ func (pr *parallelRead) merge(p *part) bool {
 		}
 	}
 	p.msgMap = make([]model.MsgID, len(h.Msgs))
+	pr.reserveMsgs(len(h.Msgs), p.end)
 	gi := pr.gi
 	for m, mm := range h.Msgs {
 		k := p.keyMap[mm.Key]
@@ -518,14 +519,34 @@ func reserve[E any](s []E, n int, size, end int64) []E {
 	if need <= cap(s) {
 		return s
 	}
-	margin := 1.04
-	if len(s) > 0 {
-		margin = 1.02
-	}
-	est := int(float64(need)*float64(size)/float64(max(1, end))*margin) + 1024
-	out := make([]E, len(s), max(est, need))
+	out := make([]E, len(s), estimate(need, len(s) > 0, size, end))
 	copy(out, s)
 	return out
+}
+
+// estimate is how many elements the whole file of size bytes will need,
+// at need for its first end bytes, with a margin (smaller once there is
+// something to grow from, first); never less than need.
+func estimate(need int, growing bool, size, end int64) int {
+	margin := 1.04
+	if growing {
+		margin = 1.02
+	}
+	return max(int(float64(need)*float64(size)/float64(max(1, end))*margin)+1024, need)
+}
+
+// reserveMsgs makes room in the history's message table for a block's n
+// messages (at most that many are new), growing it, when it must grow, to
+// what the whole file will need at the rate seen up to end (reserve).
+func (pr *parallelRead) reserveMsgs(n int, end int64) {
+	if n == 0 {
+		return
+	}
+	have := pr.gb.NumMsgs()
+	if have+n <= pr.gb.CapMsgs() {
+		return
+	}
+	pr.gb.ReserveMsgs(estimate(have+n, have > 0, pr.size, end) - have)
 }
 
 // extend lengthens *s by n elements, within its capacity, and returns
