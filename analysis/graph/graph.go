@@ -16,6 +16,9 @@ package graph
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
+
+	"github.com/hindsight-dev/hindsight/internal/par"
 
 	gg "gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/iterator"
@@ -121,20 +124,57 @@ func (b *Builder) Build(n int) *Graph {
 // dropped. Memory is the graph itself (5 bytes an edge plus 4 a vertex);
 // Builder needs 12 bytes an edge more, and sorts all edges at once.
 func BuildFunc(n int, emit func(add func(from, to int32, rel Rel))) *Graph {
-	start := make([]int32, n+1)
-	emit(func(from, to int32, _ Rel) {
+	return Build(n, Edges{Serial: emit})
+}
+
+// AddFunc adds an edge to a graph being built.
+type AddFunc = func(from, to int32, rel Rel)
+
+// Edges generates a graph's edges for Build, deterministically (Build
+// calls each function twice: to count, then to fill): Range(lo, hi, add)
+// adds the edges of items [lo, hi) of Items items (an emitter's own units:
+// transactions, keys), and is called for disjoint ranges from several
+// goroutines at once; Serial, if not nil, adds the rest, on one goroutine.
+// Either may be nil.
+type Edges struct {
+	Items  int
+	Range  func(lo, hi int, add AddFunc)
+	Serial func(add AddFunc)
+}
+
+// minItems is the fewest items of Edges.Range a worker is given.
+const minItems = 256
+
+// each calls add for every edge of e: the ranges on every core, then the
+// serial rest.
+func (e Edges) each(add AddFunc) {
+	if e.Range != nil && e.Items > 0 {
+		par.EachRange(e.Items, minItems, func(lo, hi int) { e.Range(lo, hi, add) })
+	}
+	if e.Serial != nil {
+		e.Serial(add)
+	}
+}
+
+// Build builds the graph on vertices 0..n-1 from the edges e generates,
+// as BuildFunc does, with e's ranges emitted on every core. Rows are
+// sorted and merged after they are filled, so the graph does not depend on
+// the order in which edges arrive, nor on the number of workers.
+func Build(n int, e Edges) *Graph {
+	deg := make([]int32, n)
+	e.each(func(from, to int32, _ Rel) {
 		if from != to {
-			start[from+1]++
+			atomic.AddInt32(&deg[from], 1)
 		}
 	})
-	return fill(start[1:], emit)
+	return fill(deg, e)
 }
 
 // fill builds the graph on vertices 0..len(deg)-1 whose out-degrees are at
-// most deg (which it overwrites) with one call of emit, then sorts each row
+// most deg (which it overwrites) with one pass of e, then sorts each row
 // by target and merges its parallel edges (relations or-ed), compacting in
-// place. It returns nil when emit exceeds a bound.
-func fill(deg []int32, emit func(add func(from, to int32, rel Rel))) *Graph {
+// place. It returns nil when e exceeds a bound.
+func fill(deg []int32, e Edges) *Graph {
 	n := len(deg)
 	start := make([]int32, n+1)
 	for v, d := range deg {
@@ -145,20 +185,20 @@ func fill(deg []int32, emit func(add func(from, to int32, rel Rel))) *Graph {
 	rel := make([]Rel, total)
 	end := deg // reused: the next free slot of each row
 	copy(end, start[:n])
-	over := false
-	emit(func(from, t int32, r Rel) {
+	var over atomic.Bool
+	e.each(func(from, t int32, r Rel) {
 		if from == t {
 			return
 		}
-		if end[from] == start[from+1] {
-			over = true
+		slot := atomic.AddInt32(&end[from], 1) - 1
+		if slot >= start[from+1] {
+			over.Store(true)
 			return
 		}
-		to[end[from]] = t
-		rel[end[from]] = r
-		end[from]++
+		to[slot] = t
+		rel[slot] = r
 	})
-	if over {
+	if over.Load() {
 		return nil
 	}
 	// sort each row by target and merge duplicates, compacting in place

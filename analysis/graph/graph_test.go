@@ -256,6 +256,47 @@ func TestBuildFuncMatchesBuilder(t *testing.T) {
 	}
 }
 
+// TestBuildRangesMatchesBuilder builds graphs whose edges come in ranges
+// emitted on four workers at once, with a serial rest, and checks each
+// against Builder's: the order edges arrive in must not show.
+func TestBuildRangesMatchesBuilder(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 30 {
+		n := 1 + r.IntN(3000)
+		type e struct {
+			u, v int32
+			rel  Rel
+		}
+		es := make([]e, 1+r.IntN(20*n))
+		for i := range es {
+			es[i] = e{r.Int32N(int32(n)), r.Int32N(int32(n)), Rel(1) << r.IntN(5)}
+		}
+		var b Builder
+		for _, x := range es {
+			b.Add(x.u, x.v, x.rel)
+		}
+		want := b.Build(n)
+		split := r.IntN(len(es) + 1) // es[:split] in ranges, the rest serially
+		got := Build(n, Edges{
+			Items: split,
+			Range: func(lo, hi int, add AddFunc) {
+				for _, x := range es[lo:hi] {
+					add(x.u, x.v, x.rel)
+				}
+			},
+			Serial: func(add AddFunc) {
+				for _, x := range es[split:] {
+					add(x.u, x.v, x.rel)
+				}
+			},
+		})
+		if !slices.Equal(got.start, want.start) || !slices.Equal(got.to, want.to) || !slices.Equal(got.rel, want.rel) {
+			t.Fatalf("n=%d, %d edges (%d in ranges): Build and Builder disagree", n, len(es), split)
+		}
+	}
+}
+
 // TestSortRow sorts rows made of a sorted run and a shuffled rest, of many
 // lengths, and checks that each comes out sorted by target with its
 // relations still beside their targets.

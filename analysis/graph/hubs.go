@@ -29,7 +29,7 @@ const MinHubWindow = 32
 
 // Windows links windows of one sequence of vertices to targets (see the
 // comment at the top of hubs.go). Set Seq and Add every window, then call
-// Number, then Emit inside the emitter of BuildFunc or BuildHubs (which
+// Number, then Emit inside the emitter of Build or BuildHubs (which
 // calls it twice). The zero value is ready for use.
 type Windows struct {
 	// Seq is the sequence the windows are ranges of (vertices; each vertex
@@ -164,11 +164,11 @@ func (w *Windows) link(x window, add func(from, to int32, rel Rel)) (viaHubs int
 	return viaHubs
 }
 
-// BuildHubs is BuildFunc for a graph of real vertices 0..real-1 and hubs
+// BuildHubs is Build for a graph of real vertices 0..real-1 and hubs
 // real..real+hubs-1 (numbered by Windows), whose hub paths stand for
 // viaHubs realtime edges (the sum of Number's counts, for Edges).
-func BuildHubs(real, hubs int, viaHubs int64, emit func(add func(from, to int32, rel Rel))) *Graph {
-	g := BuildFunc(real+hubs, emit)
+func BuildHubs(real, hubs int, viaHubs int64, e Edges) *Graph {
+	g := Build(real+hubs, e)
 	g.hubs, g.viaHubs = int32(hubs), viaHubs
 	return g
 }

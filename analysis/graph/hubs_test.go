@@ -79,12 +79,12 @@ func randomHubPair(r *rand.Rand, n int) hubPair {
 			ws.Add(w.lo, w.hi, w.target)
 		}
 		hubs, via := ws.Number(int32(n))
-		return BuildHubs(n, hubs, via, func(add func(from, to int32, rel Rel)) {
+		return BuildHubs(n, hubs, via, Edges{Serial: func(add func(from, to int32, rel Rel)) {
 			for _, e := range direct {
 				add(e.from, e.to, e.rel)
 			}
 			ws.Emit(add)
-		})
+		}})
 	}
 	hubbed, reach := build(false), build(true)
 	return hubPair{plain: b.Build(n), hubbed: hubbed, reach: reach, n: n}
@@ -201,7 +201,7 @@ func TestWindowsEdges(t *testing.T) {
 		ws.Add(0, n, n+v)
 	}
 	hubs, via := ws.Number(2 * n)
-	g := BuildHubs(2*n, hubs, via, ws.Emit)
+	g := BuildHubs(2*n, hubs, via, Edges{Serial: ws.Emit})
 	if hubs != n-1 || g.E() > 2*n+n*2*10 || g.Edges() != n*n {
 		t.Errorf("hubs %d, edges %d, standing for %d; want %d hubs, at most %d edges, standing for %d",
 			hubs, g.E(), g.Edges(), n-1, 2*n+n*2*10, n*n)
@@ -221,12 +221,12 @@ func TestHubsRedeliverBlocked(t *testing.T) {
 	ws := Windows{Seq: seq}
 	ws.Add(0, m, x)
 	hubs, via := ws.Number(m + 1)
-	g := BuildHubs(m+1, hubs, via, func(add func(from, to int32, rel Rel)) {
+	g := BuildHubs(m+1, hubs, via, Edges{Serial: func(add func(from, to int32, rel Rel)) {
 		add(x, v, Realtime)
 		add(x, w, Realtime)
 		add(v, x, WR)
 		ws.Emit(add)
-	})
+	}})
 	comps := g.SCC()
 	if len(comps) != 1 || !slices.Equal(comps[0], []int32{x, v, w}) {
 		t.Fatalf("components %v, want [[0 1 2]]", comps)

@@ -194,15 +194,18 @@ func (d *depGraph) scc(stretches [][2]int32) [][]int32 {
 			rt.Add(int(wlo)-plo, int(whi)-plo, v-lo)
 		}
 		hubs, viaHubs := rt.Number(hi - lo + 1)
-		g := graph.BuildHubs(int(hi-lo+1), hubs, viaHubs, func(add func(from, to int32, rel graph.Rel)) {
-			rt.Emit(add)
-			for v := lo; v <= hi; v++ {
-				d.eachDataPred(v, func(u int32, rel graph.Rel) {
-					if u >= lo && u <= hi {
-						add(u-lo, v-lo, rel)
-					}
-				})
-			}
+		g := graph.BuildHubs(int(hi-lo+1), hubs, viaHubs, graph.Edges{
+			Items: int(hi - lo + 1),
+			Range: func(a, b int, add graph.AddFunc) {
+				for v := lo + int32(a); v < lo+int32(b); v++ {
+					d.eachDataPred(v, func(u int32, rel graph.Rel) {
+						if u >= lo && u <= hi {
+							add(u-lo, v-lo, rel)
+						}
+					})
+				}
+			},
+			Serial: rt.Emit,
 		})
 		for _, comp := range g.SCC() {
 			for i := range comp {
@@ -241,18 +244,23 @@ func (d *depGraph) inside(comps [][]int32) *graph.Graph {
 		h, via := rt.Number(n + hubs)
 		hubs, viaHubs = hubs+int32(h), viaHubs+via
 	}
-	return graph.BuildHubs(int(n), int(hubs), viaHubs, func(add func(from, to int32, rel graph.Rel)) {
-		for i := range links {
-			links[i].Emit(add)
-		}
-		for ci, comp := range comps {
-			for _, v := range comp {
-				d.eachDataPred(v, func(u int32, rel graph.Rel) {
-					if compOf[u] == int32(ci) {
-						add(u, v, rel)
-					}
-				})
+	return graph.BuildHubs(int(n), int(hubs), viaHubs, graph.Edges{
+		Items: len(comps),
+		Range: func(lo, hi int, add graph.AddFunc) {
+			for ci := lo; ci < hi; ci++ {
+				for _, v := range comps[ci] {
+					d.eachDataPred(v, func(u int32, rel graph.Rel) {
+						if compOf[u] == int32(ci) {
+							add(u, v, rel)
+						}
+					})
+				}
 			}
-		}
+		},
+		Serial: func(add graph.AddFunc) {
+			for i := range links {
+				links[i].Emit(add)
+			}
+		},
 	})
 }

@@ -240,7 +240,7 @@
 //     hash, O(r log r) for r reads; the prefix test of each key's distinct
 //     reads and the shownBy pass, O(read elements). Each key's sort, order
 //     and clean test run on their own, the keys split among GOMAXPROCS
-//     workers (workers.go); what they find is reported after, in key
+//     workers (internal/par); what they find is reported after, in key
 //     order, so the result is the same for any number of workers.
 //   - G1a, G1b, internal, future-read, duplicate-elements, garbage-read:
 //     O(mops + read elements) in all; a read's instances share one copy of
@@ -258,7 +258,13 @@
 //     costing most are left out of that source, each with an unknown
 //     reason (orderBudget, as rwBudget caps the rw edges from one version).
 //   - Graph: O(edges log edges) to build, about five edges per txn; rw
-//     edges from one version are capped (rwBudget). Realtime edges are the
+//     edges from one version are capped (rwBudget). The edges into each
+//     vertex are emitted with it, in ranges of vertices on every core
+//     (graph.Build; rw-register's ww and rw edges, along the version
+//     orders, on one), and each row is sorted after it is filled, so the
+//     graph is the same for any number of workers. Whether a read is
+//     external is found there by a pairwise scan for a txn of at most 16
+//     micro-ops (at most 256 steps) and with marks for a larger one. Realtime edges are the
 //     frontier reduction (a transitive reduction, as in Elle): k txns all
 //     concurrent with each other and all followed by k more would be k²
 //     edges, which the graph keeps through hubs (graph.Windows: a segment
@@ -268,6 +274,7 @@
 //     as one realtime step, and graph_edges counts the edges they stand
 //     for.
 //   - Cycle search: linear in a component for the types it rules out,
-//     bounded by --cycle-budget otherwise; each step it explains costs
+//     bounded by --cycle-budget otherwise (counted in search steps); the
+//     components are searched on every core; each step it explains costs
 //     O(mops of its txns).
 package txn

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
@@ -83,6 +84,8 @@ type listAppend struct {
 	contested map[model.Atom]model.KeyID
 	// scratch of externals
 	extBuf []bool
+	// marks for externalsShared, one per graph-building worker
+	marksPool sync.Pool
 }
 
 // readRef is one list read of a vertex txn (24 bytes: a history holds about
@@ -114,7 +117,37 @@ func (la *listAppend) elems(r int32, m *model.Mop) ([]model.MsgID, bool) {
 // before the txn's first append to its key (for a read: whether it is
 // external), reusing ext. O(len(mops)).
 func (la *listAppend) externals(mops []model.Mop, ext []bool) []bool {
-	first := &la.keyMarks
+	return externalsWith(&la.keyMarks, mops, ext)
+}
+
+// smallTxn is the most micro-ops externalsShared scans pairwise.
+const smallTxn = 16
+
+// externalsShared is externals for callers that run at once (the graph's
+// edges): a txn of up to smallTxn micro-ops (almost all) is scanned
+// pairwise, at most smallTxn² steps and no scratch; a larger one takes
+// marks from pool.
+func externalsShared(pool *sync.Pool, mops []model.Mop, ext []bool) []bool {
+	if len(mops) > smallTxn {
+		m := pool.Get().(*marks)
+		defer pool.Put(m)
+		return externalsWith(m, mops, ext)
+	}
+	ext = slices.Grow(ext[:0], len(mops))[:len(mops)]
+	for i := range mops {
+		ext[i] = true
+		for j := range i {
+			if mops[j].Key == mops[i].Key && (mops[j].Kind == model.MopAppend || mops[j].Kind == model.MopWrite) {
+				ext[i] = false
+				break
+			}
+		}
+	}
+	return ext
+}
+
+// externalsWith is externals with first as its scratch.
+func externalsWith(first *marks, mops []model.Mop, ext []bool) []bool {
 	first.reset()
 	for i := range mops {
 		if mops[i].Kind == model.MopAppend || mops[i].Kind == model.MopWrite {

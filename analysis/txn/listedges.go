@@ -27,16 +27,28 @@ func (la *listAppend) prev(k model.KeyID, m model.MsgID) (p model.MsgID, init bo
 	return o[len(o)-1], false
 }
 
-// emit adds the data edges (docs/list-append.md#the-workload): wr from the
-// appender of the last element of each external read to the reader; ww from
-// the appender of each element to the appender of the next; rw from each
-// txn whose external read ended in a state to the appender of the next
-// element. Self-edges are dropped by the graph builder.
-func (la *listAppend) emit(add func(from, to int32, rel graph.Rel)) {
+// edges generates the data edges (docs/list-append.md#the-workload): wr
+// from the appender of the last element of each external read to the
+// reader; ww from the appender of each element to the appender of the
+// next; rw from each txn whose external read ended in a state to the
+// appender of the next element. Each vertex's edges in are emitted with
+// it, in ranges of vertices (emit). Self-edges are dropped by the graph
+// builder.
+func (la *listAppend) edges() graph.Edges {
+	nk := len(la.c.h.Keys)
+	la.marksPool.New = func() any { m := newMarks(nk); return &m }
+	return graph.Edges{Items: len(la.c.vrec), Range: la.emit}
+}
+
+// emit adds the data edges into the vertices lo..hi-1, as edges says. It
+// only reads la, so ranges can be emitted at once.
+func (la *listAppend) emit(lo, hi int, add graph.AddFunc) {
 	c := la.c
-	for r, v := range c.vertexRecs() {
+	var ext []bool
+	for v := int32(lo); v < int32(hi); v++ {
+		r := c.vrec[v]
 		mops := c.mops(r)
-		la.extBuf = la.externals(mops, la.extBuf)
+		ext = externalsShared(&la.marksPool, mops, ext)
 		for i := range mops {
 			m := &mops[i]
 			if la.dupKey[m.Key] {
@@ -45,7 +57,7 @@ func (la *listAppend) emit(add func(from, to int32, rel graph.Rel)) {
 			switch m.Kind {
 			case model.MopReadList:
 				es := c.h.ElemsOf(m)
-				if len(es) == 0 || !la.extBuf[i] {
+				if len(es) == 0 || !ext[i] {
 					continue
 				}
 				if w := la.writer[es[len(es)-1]]; w >= 0 && c.recs[w].vertex >= 0 {

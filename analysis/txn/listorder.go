@@ -5,8 +5,13 @@ import (
 	"slices"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
+
+// minRange is the fewest keys a worker is given (par.EachRange): below it,
+// the cost of starting one outweighs the work.
+const minRange = 64
 
 // This file holds list-append's version orders (docs/list-append.md#the-workload):
 // the writer index, each key's order from the lists read, and the readers of
@@ -171,7 +176,7 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 	// among the workers; the incompatible pairs are reported after, in key
 	// order, so the result does not depend on the number of workers
 	bad := make([]*incompatible, nk)
-	eachRange(nk, func(lo, hi int) {
+	par.EachRange(nk, minRange, func(lo, hi int) {
 		var run []readRef // the key's reads, in order
 		for k := lo; k < hi; k++ {
 			idx := sorted[start[k]:start[k+1]]
@@ -211,12 +216,12 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 
 // cleanKeys marks the keys every read of which, repeats dropped, is a prefix
 // of the key's version order (clean). Each key is judged on its own, the
-// keys split among the workers (eachRange).
+// keys split among the workers (par.EachRange).
 func (la *listAppend) cleanKeys() {
 	c := la.c
 	nk := len(c.h.Keys)
 	la.clean = make([]bool, nk)
-	eachRange(nk, func(lo, hi int) {
+	par.EachRange(nk, minRange, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			la.clean[k] = true
 			for _, i := range la.keyReads[la.keyStart[k]:la.keyStart[k+1]] {

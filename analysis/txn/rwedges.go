@@ -30,16 +30,22 @@ func (rw *rwRegister) readers() {
 
 func (rw *rwRegister) readersOf(st int32) []int32 { return rw.byState.of(st) }
 
-// emit adds the data edges (docs/rw-register.md#the-workload): wr from the
-// writer of each value to each txn whose external read saw it; and for
-// each edge v1 < v2 of a key's version order, ww from the writer of v1 and
-// rw from each reader of v1 to the writer of v2. Writers are the txns whose
-// external (last) write of the key it was. Self-edges are dropped by the
-// graph builder.
-func (rw *rwRegister) emit(add func(from, to int32, rel graph.Rel)) {
+// edges generates the data edges (docs/rw-register.md#the-workload): wr
+// from the writer of each value to each txn whose external read saw it, in
+// ranges of vertices (emitWR); and for each edge v1 < v2 of a key's
+// version order, ww from the writer of v1 and rw from each reader of v1 to
+// the writer of v2 (emit). Writers are the txns whose external (last)
+// write of the key it was. Self-edges are dropped by the graph builder.
+func (rw *rwRegister) edges() graph.Edges {
+	return graph.Edges{Items: len(rw.c.vrec), Range: rw.emitWR, Serial: rw.emit}
+}
+
+// emitWR adds the wr edges into the vertices lo..hi-1. It only reads rw,
+// so ranges can be emitted at once.
+func (rw *rwRegister) emitWR(lo, hi int, add graph.AddFunc) {
 	c := rw.c
-	for r, v := range c.vertexRecs() {
-		for _, t := range rw.touchesOf(r) {
+	for v := int32(lo); v < int32(hi); v++ {
+		for _, t := range rw.touchesOf(c.vrec[v]) {
 			if t.read < 0 || rw.dupKey[t.key] {
 				continue
 			}
@@ -48,6 +54,11 @@ func (rw *rwRegister) emit(add func(from, to int32, rel graph.Rel)) {
 			}
 		}
 	}
+}
+
+// emit adds the ww and rw edges, along the version orders.
+func (rw *rwRegister) emit(add graph.AddFunc) {
+	c := rw.c
 	nm := int32(len(c.h.Msgs))
 	for _, e := range rw.ver {
 		if e.to >= nm {

@@ -69,9 +69,10 @@ type rec struct {
 // inference is what a workload's analysis gives the shared machinery: the
 // data edges of the dependency graph and why each exists.
 type inference interface {
-	// emit calls add for every data edge (ww, wr, rw) between vertices.
-	// It must be deterministic: the graph builder calls it twice.
-	emit(add func(from, to int32, rel graph.Rel))
+	// edges generates every data edge (ww, wr, rw) between vertices,
+	// deterministically: the graph builder goes through them twice, its
+	// ranges on every core (graph.Edges).
+	edges() graph.Edges
 	// explain says why the data edge from rec u to rec v with relation rel
 	// exists.
 	explain(u, v int32, rel graph.Rel) analysis.Step
@@ -258,13 +259,18 @@ func (c *checker) graph() *graph.Graph {
 		rt = *c.realtimeWindows()
 	}
 	hubs, viaHubs := rt.Number(n)
-	return graph.BuildHubs(int(n), hubs, viaHubs, func(add func(from, to int32, rel graph.Rel)) {
-		c.inf.emit(add)
+	e := c.inf.edges()
+	data := e.Serial
+	e.Serial = func(add graph.AddFunc) {
+		if data != nil {
+			data(add)
+		}
 		rt.Emit(add)
 		if c.orderRel == graph.Process {
 			c.emitProcess(add)
 		}
-	})
+	}
+	return graph.BuildHubs(int(n), hubs, viaHubs, e)
 }
 
 // run finishes a check once the workload's inference and non-cycle checks
