@@ -375,8 +375,12 @@ func TestArchiveBomb(t *testing.T) {
 		{Name: "c/history.edn", Body: plain},
 		{Name: "d/history.edn", Body: string(valid)},
 	})))
+	// The loose bomb differs from a/history.edn.gz by one blank: with the
+	// same content, the second run could find the other path's row in the
+	// cache whenever one finished before the other started (the flake that
+	// counted 2 cached rows below).
 	looseBomb := filepath.Join(dir, "loose", "bomb.edn.gz")
-	testpack.WriteFile(t, looseBomb, bomb)
+	testpack.WriteFile(t, looseBomb, testpack.Gzip(t, []byte(blanks+" ")))
 	opts := testOptions(t)
 	opts.MaxHistoryBytes = 1 << 20
 	opts.MemoryBudget = 64 << 20
