@@ -125,3 +125,13 @@ func EachComponent(g *Graph, comps [][]int32, f func(s *Searcher, i int)) {
 	}
 	wg.Wait()
 }
+
+// fork returns a Searcher on the same graph with scratch of its own, for
+// another goroutine; the hubs found by NewSearcher are shared, read-only.
+func (s *Searcher) fork() *Searcher {
+	f := &Searcher{g: s.g, comp: make([]int32, len(s.comp)), hubsOf: s.hubsOf}
+	if s.blocked != nil {
+		f.blocked = map[int32][]int32{}
+	}
+	return f
+}

@@ -156,3 +156,15 @@ func (t *search) next(v int32) (int32, Rel) {
 	}
 	return v, 0 // not reached in a strongly connected component
 }
+
+// rotateToSmallest rotates c to start at its smallest vertex.
+func (c *Cycle) rotateToSmallest() {
+	m := 0
+	for i, v := range c.Vertices {
+		if v < c.Vertices[m] {
+			m = i
+		}
+	}
+	c.Vertices = append(c.Vertices[m:], c.Vertices[:m]...)
+	c.Rels = append(c.Rels[m:], c.Rels[:m]...)
+}

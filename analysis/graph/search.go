@@ -52,16 +52,6 @@ func NewSearcher(g *Graph) *Searcher {
 	return s
 }
 
-// fork returns a Searcher on the same graph with scratch of its own, for
-// another goroutine; the hubs found by NewSearcher are shared, read-only.
-func (s *Searcher) fork() *Searcher {
-	f := &Searcher{g: s.g, comp: make([]int32, len(s.comp)), hubsOf: s.hubsOf}
-	if s.blocked != nil {
-		f.blocked = map[int32][]int32{}
-	}
-	return f
-}
-
 // Cycle is a cycle of vertices v0 → v1 → … → v0 (the first vertex is not
 // repeated at the end), with the relations each edge vi → vi+1 was taken
 // for (restricted to the query's Allowed set).
@@ -471,18 +461,6 @@ func (t *search) cycle(path []int32) Cycle {
 		c.Vertices[i] = t.comp[st/t.S]
 	}
 	return c
-}
-
-// rotateToSmallest rotates c to start at its smallest vertex.
-func (c *Cycle) rotateToSmallest() {
-	m := 0
-	for i, v := range c.Vertices {
-		if v < c.Vertices[m] {
-			m = i
-		}
-	}
-	c.Vertices = append(c.Vertices[m:], c.Vertices[:m]...)
-	c.Rels = append(c.Rels[m:], c.Rels[:m]...)
 }
 
 // path returns the search states from the start to st, following parents.
