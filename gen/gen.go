@@ -1,12 +1,6 @@
 package gen
 
-import (
-	"bufio"
-	"io"
-	"math"
-	"math/rand/v2"
-	"slices"
-)
+import "io"
 
 // Tuning of the simulation. Rates are per invocation of an idle worker.
 const (
@@ -14,12 +8,8 @@ const (
 	crashRate     = 0.001 // a :crash op (the process is replaced)
 	noAssignRate  = 0.25  // an assign/subscribe op when the worker has none
 	landedRate    = 0.5   // an :info send or txn was applied anyway
-	nemesisEvery  = 3000  // one nemesis op per this many steps, on average
 	maxPoll       = 5     // most messages a poll returns per key
-	startTime     = 10_000_000
-	minGap        = 100_000   // 0.1 ms between two lines, at least
-	maxGap        = 5_000_000 // 5 ms at most
-	reserveWindow = 300       // lines per worker of slack before recomputing the reserve
+	reserveWindow = 300   // lines per worker of slack before recomputing the reserve
 )
 
 // entry flags.
@@ -92,27 +82,16 @@ const (
 	phaseDone
 )
 
-type trigger struct {
-	line int64
-	kind FaultKind
-}
-
+// sim is the state of one Write run.
 type sim struct {
+	core
 	cfg Config
-	rng *rand.Rand
-	bw  *bufio.Writer
-	enc encoder
-	buf []byte
-	err error
 
-	lines, now, steps int64
-	ops               int64 // target line count
+	steps int64
+	ops   int64 // target line count
 
-	logs     []keyLog
-	workers  []worker
-	idle     []int32
-	inflight []int32 // worker index; len(workers) for the nemesis
-	nem      nemesis
+	logs    []keyLog
+	workers []worker
 
 	groups  []group
 	pairs   []pair
@@ -125,13 +104,12 @@ type sim struct {
 	phase   phase
 	reserve int64
 
-	triggers    []trigger
-	nextTrigger int
-	queue       []FaultKind // armed faults other than Stall, in order
-	stalls      int         // armed Stall faults
-	open        bool        // an op carrying a fault is in flight: inject one at a time
-	garbageN    int64
-	g1c         g1cPair // the G1c transactions in flight
+	faults   schedule[FaultKind] // armed at a line count
+	queue    []FaultKind         // armed faults other than Stall, in order
+	stalls   int                 // armed Stall faults
+	open     bool                // an op carrying a fault is in flight: inject one at a time
+	garbageN int64
+	g1c      g1cPair // the G1c transactions in flight
 
 	stats Stats
 }
@@ -150,38 +128,19 @@ func Write(w io.Writer, cfg Config) (Stats, error) {
 	if cfg.Ops > 0 {
 		s.run()
 	}
-	s.err = flushed(s.bw, s.err)
-	s.stats.EndTime = s.now
-	if s.stats.Lines == 0 {
-		s.stats.EndTime = 0
-	}
-	return s.stats, s.err
-}
-
-// flushed flushes bw once a simulation has written its history; err is the
-// simulation's first write error, which stands if there was one.
-func flushed(bw *bufio.Writer, err error) error {
-	if err != nil {
-		return err
-	}
-	return bw.Flush()
+	err = s.finish()
+	return s.stats, err
 }
 
 func newSim(w io.Writer, cfg Config) *sim {
 	s := &sim{
 		cfg:     cfg,
-		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x68696e6473696768)),
-		bw:      bufio.NewWriterSize(w, 256<<10),
-		enc:     appendEDN,
 		ops:     int64(cfg.Ops),
-		now:     startTime,
 		logs:    make([]keyLog, cfg.Keys),
 		workers: make([]worker, cfg.Concurrency),
 		mark:    make([]bool, cfg.Keys),
 	}
-	if cfg.Format == JSON {
-		s.enc = appendJSON
-	}
+	s.core = newCore(w, cfg.Seed, 0x68696e6473696768, cfg.Concurrency, cfg.Format, &s.stats.Counts)
 	s.stats.FinalPhase = -1
 	for k := range cfg.Keys {
 		s.keys = append(s.keys, int32(k))
@@ -198,53 +157,11 @@ func newSim(w io.Writer, cfg Config) *sim {
 			w.lastSend[k] = -1
 		}
 		w.stallKey = -1
-		s.idle = append(s.idle, int32(i))
 	}
-	s.stats.Processes = int64(cfg.Concurrency)
-	s.planFaults()
+	// The faults are spread over the first 70% of the history, so each has
+	// time to show.
+	s.faults = plan(cfg.Faults, numFaultKinds, float64(s.ops), 0.65)
 	return s
-}
-
-// planFaults spreads the requested injections over the first 70% of the
-// history, kinds interleaved round-robin, so each has time to show.
-func (s *sim) planFaults() {
-	spread(s.cfg.Faults, numFaultKinds, float64(s.ops), 0.65, func(at float64, k FaultKind) {
-		s.triggers = append(s.triggers, trigger{line: int64(at), kind: k})
-	})
-}
-
-// spread calls add for every injection faults ask for (kinds numKinds),
-// kinds interleaved round-robin, at evenly spread points from 5% of n to
-// 5% + span of n.
-func spread[K faultKind](faults []Injections[K], numKinds K, n, span float64, add func(at float64, k K)) {
-	counts := make([]int, numKinds)
-	for _, f := range faults {
-		counts[f.Kind] += f.Count
-	}
-	kinds := interleave[K](counts)
-	for i, k := range kinds {
-		add(n*(0.05+span*float64(i)/float64(len(kinds))), k)
-	}
-}
-
-// interleave lists counts[k] faults of each kind k, the kinds taking turns
-// in their order (round-robin) while any is left.
-func interleave[K ~uint8](counts []int) []K {
-	left := slices.Clone(counts)
-	total := 0
-	for _, n := range counts {
-		total += n
-	}
-	kinds := make([]K, 0, total)
-	for len(kinds) < total {
-		for k := range left {
-			if left[k] > 0 {
-				left[k]--
-				kinds = append(kinds, K(k))
-			}
-		}
-	}
-	return kinds
 }
 
 func (s *sim) run() {
@@ -252,13 +169,12 @@ func (s *sim) run() {
 	for s.err == nil && s.phase != phaseDone {
 		switch s.phase {
 		case phaseMain:
-			for s.nextTrigger < len(s.triggers) && s.triggers[s.nextTrigger].line <= s.lines {
-				if k := s.triggers[s.nextTrigger].kind; k == Stall {
+			for k, ok := s.faults.due(s.lines); ok; k, ok = s.faults.due(s.lines) {
+				if k == Stall {
 					s.stalls++
 				} else {
 					s.queue = append(s.queue, k)
 				}
-				s.nextTrigger++
 			}
 			if s.steps%128 == 0 || s.lines+s.reserve+reserveWindow*C >= s.ops {
 				s.reserve = s.computeReserve()
@@ -269,11 +185,13 @@ func (s *sim) run() {
 			}
 			s.steps++
 			if !s.nem.busy && s.rng.IntN(nemesisEvery) == 0 {
+				s.stats.Invocations++
+				s.stats.Nemesis++
 				s.invokeNemesis()
 				continue
 			}
 			if s.chooseInvoke(len(s.idle)) {
-				s.invokeMain(s.takeIdle(s.rng.IntN(len(s.idle))))
+				s.invokeMain(s.takeIdleAt(s.rng.IntN(len(s.idle))))
 			} else {
 				s.completeRandom()
 			}
@@ -296,7 +214,7 @@ func (s *sim) run() {
 				for i, wi := range s.idle {
 					if s.workers[wi].script < 3 {
 						if n == 0 {
-							s.invokeFinal(s.takeIdle(i))
+							s.invokeFinal(s.takeIdleAt(i))
 							break
 						}
 						n--
@@ -311,7 +229,7 @@ func (s *sim) run() {
 			canInvoke := len(s.idle) > 0 && s.lines+int64(len(s.inflight))+2 <= s.ops+1
 			switch {
 			case canInvoke && s.chooseInvoke(len(s.idle)):
-				s.invokePoll(s.takeIdle(s.rng.IntN(len(s.idle))))
+				s.invokePoll(s.takeIdleAt(s.rng.IntN(len(s.idle))))
 			case len(s.inflight) > 0:
 				s.completeRandom()
 			default:
@@ -319,18 +237,6 @@ func (s *sim) run() {
 			}
 		}
 	}
-}
-
-// chooseInvoke decides between invoking on one of n candidate idle workers
-// and completing an in-flight op; about half the workers stay in flight.
-func (s *sim) chooseInvoke(n int) bool {
-	if n == 0 {
-		return false
-	}
-	if len(s.inflight) == 0 {
-		return true
-	}
-	return s.rng.IntN(n+len(s.inflight)) < n
 }
 
 // computeReserve bounds the lines the drain and the final reads still need:
@@ -349,32 +255,9 @@ func (s *sim) computeReserve() int64 {
 	return inflight + int64(len(s.workers))*(4+2*polls)
 }
 
-func (s *sim) takeIdle(i int) int {
-	wi := s.idle[i]
-	last := len(s.idle) - 1
-	s.idle[i] = s.idle[last]
-	s.idle = s.idle[:last]
-	return int(wi)
-}
-
-// tick advances the clock by a log-uniform gap in [minGap, maxGap).
-func (s *sim) tick() int64 {
-	lo, hi := math.Log(minGap), math.Log(maxGap)
-	s.now += int64(math.Exp(lo + s.rng.Float64()*(hi-lo)))
-	return s.now
-}
-
 // emit writes s.ln as the next line, at time t.
 func (s *sim) emit(t int64) {
-	s.ln.index = s.lines
-	s.ln.time = t
-	s.buf = s.enc(s.buf[:0], &s.ln, s.groups, s.pairs)
-	s.lines++
-	s.stats.Lines++
-	s.stats.Bytes += int64(len(s.buf))
-	if _, err := s.bw.Write(s.buf); err != nil && s.err == nil {
-		s.err = err
-	}
+	s.emitLine(&s.ln, t, s.groups, s.pairs)
 }
 
 func (s *sim) newSend(w *worker, k int32) mop {

@@ -44,7 +44,7 @@ func (s *sim) g1cPartner(w *worker) (int, int32, int32) {
 // invokeG1c invokes the two transactions of a G1c injection: worker wi
 // sends to k1, the idle worker at s.idle[other] to k2, and each polls.
 func (s *sim) invokeG1c(wi, other int, k1, k2 int32) {
-	oi := s.takeIdle(other)
+	oi := s.takeIdleAt(other)
 	s.open = true
 	s.g1c = g1cPair{w: [2]int32{int32(wi), int32(oi)}, key: [2]int32{k1, k2}}
 	for j, x := range []int{wi, oi} {

@@ -203,8 +203,7 @@ func (s *sim) applyAssign(w *worker) {
 // retire replaces worker w's process by a new one (Jepsen: after an :info the
 // worker takes process id + concurrency), with no assignment.
 func (s *sim) retire(w *worker) {
-	w.pid += int64(len(s.workers))
-	s.stats.Processes++
+	s.newProcess(&w.pid)
 	for _, k := range w.assigned {
 		w.isAssigned[k] = false
 		w.hasPos[k] = false

@@ -135,31 +135,15 @@ func (s *sim) invoke(wi int) {
 	s.emit(s.tick())
 }
 
-func (s *sim) invokeNemesis() {
-	s.inflight = append(s.inflight, int32(len(s.workers)))
-	s.stats.Invocations++
-	s.stats.Nemesis++
-	s.ln = s.nem.invoke()
-	s.emit(s.tick())
-}
-
-func (s *sim) completeNemesis(t int64) {
-	s.ln = s.nem.complete(s.rng)
-	s.emit(t)
-}
-
+// completeRandom completes a random op in flight.
 func (s *sim) completeRandom() {
-	i := s.rng.IntN(len(s.inflight))
-	slot := s.inflight[i]
-	last := len(s.inflight) - 1
-	s.inflight[i] = s.inflight[last]
-	s.inflight = s.inflight[:last]
+	slot := s.takeInflight()
 	t := s.tick()
-	if int(slot) == len(s.workers) {
+	if slot == len(s.workers) {
 		s.completeNemesis(t)
 		return
 	}
-	s.complete(int(slot), t)
+	s.complete(slot, t)
 }
 
 // crashError is the :error of an op whose client crashed (Config.CrashRate),

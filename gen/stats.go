@@ -76,8 +76,8 @@ func (in Injection) String() string {
 
 // Stats summarises what Write produced.
 type Stats struct {
-	// Lines is the number of op lines written; Bytes the number of bytes.
-	Lines, Bytes int64
+	// Counts are the lines, bytes, processes and end time.
+	Counts
 	// Invocations counts client and nemesis invocations.
 	Invocations int64
 	// Invocations by function.
@@ -92,13 +92,9 @@ type Stats struct {
 	// Messages counts messages stored in the logs by sends and txns (a
 	// duplicate counts twice; lost, never-stored and garbage messages do not).
 	Messages int64
-	// Processes counts distinct client process ids.
-	Processes int64
 	// FinalPhase is the index of the first line of the final reads (-1 when
 	// the history has none).
 	FinalPhase int64
-	// EndTime is the :time of the last line, in nanoseconds.
-	EndTime int64
 	// Injections lists the injected faults in the order they happened.
 	Injections []Injection
 }

@@ -44,8 +44,8 @@ func (in TxnInjection) String() string {
 
 // TxnStats summarises what WriteTxn produced.
 type TxnStats struct {
-	// Lines is the number of op lines written; Bytes the number of bytes.
-	Lines, Bytes int64
+	// Counts are the lines, bytes, processes and end time.
+	Counts
 	// Txns counts txn invocations; OK, Info and Fail their completions.
 	Txns, OK, Info, Fail int64
 	// InfoLanded counts :info txns whose writes the store applied.
@@ -55,12 +55,8 @@ type TxnStats struct {
 	Reads, Writes int64
 	// Keys counts the distinct keys used (retired ones and fault keys too).
 	Keys int64
-	// Processes counts distinct client process ids.
-	Processes int64
 	// Nemesis counts nemesis invocations.
 	Nemesis int64
-	// EndTime is the :time of the last line, in nanoseconds.
-	EndTime int64
 	// Injections lists the fault scripts carried out, in the order they
 	// ended.
 	Injections []TxnInjection
