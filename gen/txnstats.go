@@ -70,19 +70,8 @@ func (s *TxnStats) Injected(k TxnFaultKind) int {
 // String is a one-line summary.
 func (s *TxnStats) String() string {
 	var b summary
-	kv := b.kv
-	kv("lines", s.Lines)
-	kv("bytes", s.Bytes)
-	kv("txns", s.Txns)
-	kv("ok", s.OK)
-	kv("info", s.Info)
-	kv("info-landed", s.InfoLanded)
-	kv("fail", s.Fail)
-	kv("reads", s.Reads)
-	kv("writes", s.Writes)
-	kv("keys", s.Keys)
-	kv("processes", s.Processes)
-	kv("nemesis", s.Nemesis)
+	b.kvs("lines bytes txns ok info info-landed fail reads writes keys processes nemesis",
+		s.Lines, s.Bytes, s.Txns, s.OK, s.Info, s.InfoLanded, s.Fail, s.Reads, s.Writes, s.Keys, s.Processes, s.Nemesis)
 	writeFaults(&b, TxnFaultKinds(), s.Injected, len(s.Injections) == 0)
 	return b.String()
 }
