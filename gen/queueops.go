@@ -215,77 +215,9 @@ func (s *sim) complete(wi int, t int64) {
 
 	switch op.f {
 	case fSend:
-		switch {
-		case typ == tOK:
-			for i := range s.out {
-				s.out[i].off = s.storeSend(w, op, s.out[i], idx)
-				w.lastSend[s.out[i].key] = s.out[i].off
-				s.out[i].done = true
-			}
-		case typ == tInfo && s.rng.Float64() < landedRate:
-			s.stats.InfoLanded++
-			for _, m := range op.mops {
-				s.store(m.key, m.val, 0, idx)
-			}
-		case typ == tFail && op.hasFault && op.fault == G1a:
-			in := Injection{Fault: G1a, Process: w.pid, Key: int(op.mops[0].key), Ops: []int64{idx}}
-			for _, m := range op.mops {
-				off := s.store(m.key, m.val, 0, idx)
-				in.Msgs = append(in.Msgs, Msg{Key: int(m.key), Value: m.val, Offset: off})
-			}
-			s.stats.Injections = append(s.stats.Injections, in)
-			s.open = false
-		}
+		s.completeSend(w, typ, idx)
 	case fTxn:
-		switch {
-		case typ == tOK && op.hasFault && op.fault == G1c:
-			s.completeG1c(wi, idx)
-		case typ == tOK:
-			for i := range s.out {
-				if !s.out[i].send {
-					s.out[i].g0, s.out[i].g1 = s.poll(wi, idx, t, false)
-					s.out[i].done = true
-				}
-			}
-			var kept Msg
-			nsend := 0
-			for i := range s.out {
-				m := &s.out[i]
-				if !m.send {
-					continue
-				}
-				nsend++
-				flags := fAcked
-				torn := op.hasFault && op.fault == TornTxn && nsend == 2
-				if torn {
-					flags |= fLost
-				}
-				m.off = s.store(m.key, m.val, flags, idx)
-				w.lastSend[m.key] = m.off
-				m.done = true
-				if nsend == 1 {
-					kept = Msg{Key: int(m.key), Value: m.val, Offset: m.off}
-				}
-				if torn {
-					s.stats.Injections = append(s.stats.Injections, Injection{
-						Fault: TornTxn, Process: w.pid, Key: int(m.key), Ops: []int64{idx},
-						Msgs: []Msg{kept, {Key: int(m.key), Value: m.val, Offset: m.off}},
-					})
-					s.open = false
-				}
-			}
-			s.markers(op, 0)
-		case typ == tInfo && s.rng.Float64() < landedRate:
-			s.stats.InfoLanded++
-			for _, m := range op.mops {
-				if m.send {
-					s.store(m.key, m.val, 0, idx)
-				}
-			}
-			s.markers(op, 0)
-		case typ == tFail:
-			s.markers(op, 1) // aborted records and the abort marker
-		}
+		s.completeTxnOp(wi, typ, idx, t)
 	case fPoll:
 		if typ == tOK {
 			s.out[0].g0, s.out[0].g1 = s.poll(wi, idx, t, true)
@@ -308,6 +240,98 @@ func (s *sim) complete(wi int, t int64) {
 			w.script++
 		case w.script == 2 && s.caughtUp(w):
 			w.script = 3
+		}
+	}
+}
+
+// completeSend applies worker w's send, completing as typ at line idx.
+func (s *sim) completeSend(w *worker, typ opType, idx int64) {
+	op := &w.op
+	switch {
+	case typ == tOK:
+		for i := range s.out {
+			s.out[i].off = s.storeSend(w, op, s.out[i], idx)
+			w.lastSend[s.out[i].key] = s.out[i].off
+			s.out[i].done = true
+		}
+	case typ == tInfo && s.rng.Float64() < landedRate:
+		s.landed(op, idx)
+	case typ == tFail && op.hasFault && op.fault == G1a:
+		in := Injection{Fault: G1a, Process: w.pid, Key: int(op.mops[0].key), Ops: []int64{idx}}
+		for _, m := range op.mops {
+			off := s.store(m.key, m.val, 0, idx)
+			in.Msgs = append(in.Msgs, Msg{Key: int(m.key), Value: m.val, Offset: off})
+		}
+		s.stats.Injections = append(s.stats.Injections, in)
+		s.open = false
+	}
+}
+
+// completeTxnOp applies worker wi's txn, completing as typ at line idx,
+// time t.
+func (s *sim) completeTxnOp(wi int, typ opType, idx, t int64) {
+	op := &s.workers[wi].op
+	switch {
+	case typ == tOK && op.hasFault && op.fault == G1c:
+		s.completeG1c(wi, idx)
+	case typ == tOK:
+		s.commitTxn(wi, idx, t)
+	case typ == tInfo && s.rng.Float64() < landedRate:
+		s.landed(op, idx)
+		s.markers(op, 0)
+	case typ == tFail:
+		s.markers(op, 1) // aborted records and the abort marker
+	}
+}
+
+// commitTxn applies worker wi's ok txn at line idx, time t: its polls
+// first (a txn never sees its own writes), then its sends and markers.
+func (s *sim) commitTxn(wi int, idx, t int64) {
+	w := &s.workers[wi]
+	op := &w.op
+	for i := range s.out {
+		if !s.out[i].send {
+			s.out[i].g0, s.out[i].g1 = s.poll(wi, idx, t, false)
+			s.out[i].done = true
+		}
+	}
+	var kept Msg
+	nsend := 0
+	for i := range s.out {
+		m := &s.out[i]
+		if !m.send {
+			continue
+		}
+		nsend++
+		flags := fAcked
+		torn := op.hasFault && op.fault == TornTxn && nsend == 2
+		if torn {
+			flags |= fLost
+		}
+		m.off = s.store(m.key, m.val, flags, idx)
+		w.lastSend[m.key] = m.off
+		m.done = true
+		if nsend == 1 {
+			kept = Msg{Key: int(m.key), Value: m.val, Offset: m.off}
+		}
+		if torn {
+			s.stats.Injections = append(s.stats.Injections, Injection{
+				Fault: TornTxn, Process: w.pid, Key: int(m.key), Ops: []int64{idx},
+				Msgs: []Msg{kept, {Key: int(m.key), Value: m.val, Offset: m.off}},
+			})
+			s.open = false
+		}
+	}
+	s.markers(op, 0)
+}
+
+// landed stores the messages of an :info send or txn that the broker
+// applied anyway, at line idx.
+func (s *sim) landed(op *pendingOp, idx int64) {
+	s.stats.InfoLanded++
+	for _, m := range op.mops {
+		if m.send {
+			s.store(m.key, m.val, 0, idx)
 		}
 	}
 }
