@@ -175,10 +175,11 @@ type asim struct {
 // cfg.Format. The output depends on cfg only. Memory: 8 bytes per visible
 // record.
 func WriteAbort(w io.Writer, cfg AbortConfig) (AbortStats, error) {
-	cfg, err := cfg.validate()
-	if err != nil {
-		return AbortStats{}, err
-	}
+	return simulate(w, cfg, AbortConfig.validate, newAsim)
+}
+
+// newAsim returns the abort simulation of cfg, writing to w.
+func newAsim(w io.Writer, cfg AbortConfig) *asim {
 	s := &asim{
 		cfg:     cfg,
 		topics:  make([]atopic, cfg.Topics),
@@ -194,11 +195,13 @@ func WriteAbort(w io.Writer, cfg AbortConfig) (AbortStats, error) {
 	}
 	// The faults are spread over the first 80% of the history.
 	s.faults = plan(cfg.Faults, numAbortFaultKinds, float64(cfg.Ops), 0.75)
-	s.run()
-	err = s.finish()
-	return s.stats, err
+	return s
 }
 
+// result returns the stats of the history written.
+func (s *asim) result() AbortStats { return s.stats }
+
+// run writes the history, Ops lines (rounded up to even).
 func (s *asim) run() {
 	limit := int64(s.cfg.Ops+1) &^ 1
 	for {

@@ -168,6 +168,28 @@ func (c *core) newProcess(pid *int64) {
 	c.counts.Processes++
 }
 
+// simulation is one of the three simulations, as simulate runs it: sim,
+// tsim or asim, whose stats are S.
+type simulation[S any] interface {
+	run()
+	finish() error
+	result() S
+}
+
+// simulate validates cfg, builds the simulation of it that writes to w,
+// runs it and returns its stats: Write, WriteTxn and WriteAbort.
+func simulate[C, S any, P simulation[S]](w io.Writer, cfg C, validate func(C) (C, error), build func(io.Writer, C) P) (S, error) {
+	cfg, err := validate(cfg)
+	if err != nil {
+		var none S
+		return none, err
+	}
+	s := build(w, cfg)
+	s.run()
+	err = s.finish()
+	return s.result(), err
+}
+
 // schedule is the plan of a simulation's fault injections: the kinds, in
 // the order they are armed, and the point (a line or a txn count) each is
 // armed at.

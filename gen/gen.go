@@ -120,18 +120,10 @@ type sim struct {
 // itself is never held. The output depends on cfg only. Cost: O(Ops) time,
 // plus O(Keys) per assign.
 func Write(w io.Writer, cfg Config) (Stats, error) {
-	cfg, err := cfg.validate()
-	if err != nil {
-		return Stats{}, err
-	}
-	s := newSim(w, cfg)
-	if cfg.Ops > 0 {
-		s.run()
-	}
-	err = s.finish()
-	return s.stats, err
+	return simulate(w, cfg, Config.validate, newSim)
 }
 
+// newSim returns the queue simulation of cfg, writing to w.
 func newSim(w io.Writer, cfg Config) *sim {
 	s := &sim{
 		cfg:     cfg,
@@ -164,7 +156,12 @@ func newSim(w io.Writer, cfg Config) *sim {
 	return s
 }
 
+// run writes the history: the main phase, the drain, the final reads and
+// the padding; nothing when Ops is 0.
 func (s *sim) run() {
+	if s.ops <= 0 {
+		return
+	}
 	C := int64(len(s.workers))
 	for s.err == nil && s.phase != phaseDone {
 		switch s.phase {
@@ -238,6 +235,9 @@ func (s *sim) run() {
 		}
 	}
 }
+
+// result returns the stats of the history written.
+func (s *sim) result() Stats { return s.stats }
 
 // computeReserve bounds the lines the drain and the final reads still need:
 // one completion per op in flight, and per worker a crash, an assign and

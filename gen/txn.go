@@ -72,16 +72,10 @@ type tsim struct {
 // O(Concurrency); the history itself is never held. The output depends on
 // cfg only. Cost: O(Txns × MaxTxnLen) plus the elements of the lists read.
 func WriteTxn(w io.Writer, cfg TxnConfig) (TxnStats, error) {
-	cfg, err := cfg.validate()
-	if err != nil {
-		return TxnStats{}, err
-	}
-	s := newTsim(w, cfg)
-	s.run()
-	err = s.finish()
-	return s.stats, err
+	return simulate(w, cfg, TxnConfig.validate, newTsim)
 }
 
+// newTsim returns the transactional simulation of cfg, writing to w.
 func newTsim(w io.Writer, cfg TxnConfig) *tsim {
 	s := &tsim{
 		cfg:       cfg,
@@ -136,6 +130,11 @@ func (s *tsim) arm(k TxnFaultKind) {
 	s.reserved += n
 }
 
+// result returns the stats of the history written.
+func (s *tsim) result() TxnStats { return s.stats }
+
+// run writes the history: every txn, each fault script in its turn, and
+// the nemesis ops.
 func (s *tsim) run() {
 	total := s.cfg.Txns
 	for s.err == nil {
