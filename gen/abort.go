@@ -169,15 +169,6 @@ type asim struct {
 	stats   AbortStats
 }
 
-// WriteAbort simulates Jepsen's abort workload against a Kafka-like broker
-// (one producer and one consumer per client process, every poll a
-// transaction) and writes the history to w, one op per line, in
-// cfg.Format. The output depends on cfg only. Memory: 8 bytes per visible
-// record.
-func WriteAbort(w io.Writer, cfg AbortConfig) (AbortStats, error) {
-	return simulate(w, cfg, AbortConfig.validate, newAsim)
-}
-
 // newAsim returns the abort simulation of cfg, writing to w.
 func newAsim(w io.Writer, cfg AbortConfig) *asim {
 	s := &asim{

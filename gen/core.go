@@ -147,6 +147,28 @@ func (c *core) takeInflight() int {
 	return int(slot)
 }
 
+// completeSlot completes a random op in flight at the next tick: the
+// nemesis's, or a worker's with complete(worker, time).
+func (c *core) completeSlot(complete func(wi int, t int64)) {
+	slot := c.takeInflight()
+	t := c.tick()
+	if slot == c.nworkers {
+		c.completeNemesis(t)
+		return
+	}
+	complete(slot, t)
+}
+
+// startNemesis starts the nemesis's next op, one chance in nemesisEvery
+// when none is in flight, and reports whether it did.
+func (c *core) startNemesis() bool {
+	if c.nem.busy || c.rng.IntN(nemesisEvery) != 0 {
+		return false
+	}
+	c.invokeNemesis()
+	return true
+}
+
 // invokeNemesis starts the nemesis's next op and writes its invocation.
 func (c *core) invokeNemesis() {
 	c.inflight = append(c.inflight, int32(c.nworkers))
@@ -166,28 +188,6 @@ func (c *core) completeNemesis(t int64) {
 func (c *core) newProcess(pid *int64) {
 	*pid += int64(c.nworkers)
 	c.counts.Processes++
-}
-
-// simulation is one of the three simulations, as simulate runs it: sim,
-// tsim or asim, whose stats are S.
-type simulation[S any] interface {
-	run()
-	finish() error
-	result() S
-}
-
-// simulate validates cfg, builds the simulation of it that writes to w,
-// runs it and returns its stats: Write, WriteTxn and WriteAbort.
-func simulate[C, S any, P simulation[S]](w io.Writer, cfg C, validate func(C) (C, error), build func(io.Writer, C) P) (S, error) {
-	cfg, err := validate(cfg)
-	if err != nil {
-		var none S
-		return none, err
-	}
-	s := build(w, cfg)
-	s.run()
-	err = s.finish()
-	return s.result(), err
 }
 
 // schedule is the plan of a simulation's fault injections: the kinds, in

@@ -358,8 +358,9 @@
 //
 // The three simulations (Write, WriteTxn, WriteAbort) each embed one core
 // (core.go) and keep only what is their own: the store, the workers' state,
-// what an op does, and how its line is spelled. The core holds what they
-// share:
+// what an op does, and how its line is spelled. Each entry point is one
+// call of simulate (write.go): validate the config, build the simulation,
+// run it, finish. The core holds what they share:
 //
 //   - the random source, one PCG per workload (its own stream), seeded
 //     with the configuration's Seed, which every random choice draws from
@@ -375,8 +376,11 @@
 //     chooseInvoke, which invokes on one of n idle candidates with odds n
 //     to the ops in flight, so about half the workers stay in flight; the
 //     abort simulation invokes or completes with even odds instead);
-//   - the partitioning nemesis (invokeNemesis, completeNemesis), whose
-//     lines have the queue form in every workload;
+//   - completing a random op in flight at the next tick (completeSlot,
+//     which hands a worker's op to the simulation);
+//   - the partitioning nemesis (startNemesis, one chance in 3000 per step
+//     when none is in flight, and completeNemesis), whose lines have the
+//     queue form in every workload;
 //   - the fault plan (schedule, made by plan): every injection asked for,
 //     kinds interleaved round-robin, armed at evenly spread points of the
 //     history (a line count, or for WriteTxn a count of invoked txns).

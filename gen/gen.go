@@ -114,15 +114,6 @@ type sim struct {
 	stats Stats
 }
 
-// Write simulates a Kafka-like broker and its clients and writes the
-// resulting history to w, one op per line, in cfg.Format. It streams: memory
-// is the simulated logs (O(messages)) plus O(Concurrency × Keys); the history
-// itself is never held. The output depends on cfg only. Cost: O(Ops) time,
-// plus O(Keys) per assign.
-func Write(w io.Writer, cfg Config) (Stats, error) {
-	return simulate(w, cfg, Config.validate, newSim)
-}
-
 // newSim returns the queue simulation of cfg, writing to w.
 func newSim(w io.Writer, cfg Config) *sim {
 	s := &sim{
@@ -181,10 +172,9 @@ func (s *sim) run() {
 				continue
 			}
 			s.steps++
-			if !s.nem.busy && s.rng.IntN(nemesisEvery) == 0 {
+			if s.startNemesis() {
 				s.stats.Invocations++
 				s.stats.Nemesis++
-				s.invokeNemesis()
 				continue
 			}
 			if s.chooseInvoke(len(s.idle)) {

@@ -136,15 +136,7 @@ func (s *sim) invoke(wi int) {
 }
 
 // completeRandom completes a random op in flight.
-func (s *sim) completeRandom() {
-	slot := s.takeInflight()
-	t := s.tick()
-	if slot == len(s.workers) {
-		s.completeNemesis(t)
-		return
-	}
-	s.complete(slot, t)
-}
+func (s *sim) completeRandom() { s.completeSlot(s.complete) }
 
 // crashError is the :error of an op whose client crashed (Config.CrashRate),
 // in the form Jepsen's interpreter gives it: "indeterminate: " and the

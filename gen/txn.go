@@ -65,16 +65,6 @@ type tsim struct {
 	stats TxnStats
 }
 
-// WriteTxn simulates a transactional key-value store and Jepsen's
-// list-append or rw-register clients (cfg.Workload) and writes the
-// resulting history to w, one op per line, in cfg.Format. It streams: memory
-// is the store (8 bytes per committed write, 16 with ReadLag) plus
-// O(Concurrency); the history itself is never held. The output depends on
-// cfg only. Cost: O(Txns × MaxTxnLen) plus the elements of the lists read.
-func WriteTxn(w io.Writer, cfg TxnConfig) (TxnStats, error) {
-	return simulate(w, cfg, TxnConfig.validate, newTsim)
-}
-
 // newTsim returns the transactional simulation of cfg, writing to w.
 func newTsim(w io.Writer, cfg TxnConfig) *tsim {
 	s := &tsim{
@@ -148,9 +138,8 @@ func (s *tsim) run() {
 		if s.invoked >= total && len(s.inflight) == 0 && s.ep == nil {
 			return
 		}
-		if s.cfg.Nemesis && !s.nem.busy && s.invoked < total && s.rng.IntN(nemesisEvery) == 0 {
+		if s.cfg.Nemesis && s.invoked < total && s.startNemesis() {
 			s.stats.Nemesis++
-			s.invokeNemesis()
 			continue
 		}
 		s.eligible = s.eligible[:0]
@@ -243,16 +232,13 @@ func (s *tsim) invokeRandom(wi int) {
 
 // completeRandom completes a random txn (or nemesis op) in flight.
 func (s *tsim) completeRandom() {
-	slot := s.takeInflight()
-	t := s.tick()
-	switch {
-	case slot == len(s.workers):
-		s.completeNemesis(t)
-	case s.workers[slot].carrier != nil:
-		s.completeCarrier(slot, t)
-	default:
-		s.completeTxn(slot, t)
-	}
+	s.completeSlot(func(wi int, t int64) {
+		if s.workers[wi].carrier != nil {
+			s.completeCarrier(wi, t)
+		} else {
+			s.completeTxn(wi, t)
+		}
+	})
 }
 
 // completeTxn completes worker wi's regular txn at time t. An ok txn takes
