@@ -123,13 +123,7 @@ func (c *core) chooseInvoke(n int) bool {
 }
 
 // takeIdleAt removes and returns the worker at position i of c.idle.
-func (c *core) takeIdleAt(i int) int {
-	wi := c.idle[i]
-	last := len(c.idle) - 1
-	c.idle[i] = c.idle[last]
-	c.idle = c.idle[:last]
-	return int(wi)
-}
+func (c *core) takeIdleAt(i int) int { return takeAt(&c.idle, i) }
 
 // takeIdle removes worker wi from c.idle and returns it.
 func (c *core) takeIdle(wi int32) int {
@@ -138,13 +132,17 @@ func (c *core) takeIdle(wi int32) int {
 
 // takeInflight removes a random op in flight and returns its slot: a
 // worker, or c.nworkers for the nemesis.
-func (c *core) takeInflight() int {
-	i := c.rng.IntN(len(c.inflight))
-	slot := c.inflight[i]
-	last := len(c.inflight) - 1
-	c.inflight[i] = c.inflight[last]
-	c.inflight = c.inflight[:last]
-	return int(slot)
+func (c *core) takeInflight() int { return takeAt(&c.inflight, c.rng.IntN(len(c.inflight))) }
+
+// takeAt removes the element at position i of *xs, moving the last one
+// there, and returns it.
+func takeAt(xs *[]int32, i int) int {
+	s := *xs
+	x := s[i]
+	last := len(s) - 1
+	s[i] = s[last]
+	*xs = s[:last]
+	return int(x)
 }
 
 // completeSlot completes a random op in flight at the next tick: the
