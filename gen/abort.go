@@ -1,12 +1,10 @@
 package gen
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"strconv"
 )
 
@@ -99,11 +97,12 @@ func (c AbortConfig) validate() (AbortConfig, error) {
 
 // AbortStats summarises what WriteAbort wrote.
 type AbortStats struct {
-	Lines, Bytes, EndTime int64
+	// Counts are the lines, bytes, processes and end time.
+	Counts
 	// Polls by outcome: committed, aborted on purpose, unknown (:info);
 	// Empty of them read nothing.
 	Committed, Aborted, Unknown, Empty int64
-	Rebalances, Crashes, Processes     int64
+	Rebalances, Crashes                int64
 	// Injections lists the faults carried out, in history order.
 	Injections []AbortInjection
 }
@@ -161,93 +160,59 @@ type aworker struct {
 // asim is the abort workload's simulation: see the package doc, "Abort
 // simulation".
 type asim struct {
+	core
 	cfg     AbortConfig
-	rng     *rand.Rand
-	bw      *bufio.Writer
-	buf     []byte
-	err     error
-	now     int64
-	lines   int64
-	logLo   float64
-	logSpan float64
 	topics  []atopic
 	workers []aworker
-	idle    []int
-	busy    []int
 	offs    []int64
-	// triggers are the faults not yet injected, in order.
-	triggers []abortTrigger
-	stats    AbortStats
+	faults  schedule[AbortFaultKind] // armed at a line count
+	stats   AbortStats
 }
 
-// WriteAbort simulates Jepsen's abort workload against a Kafka-like broker
-// (one producer and one consumer per client process, every poll a
-// transaction) and writes the history to w, one op per line, in
-// cfg.Format. The output depends on cfg only. Memory: 8 bytes per visible
-// record.
-func WriteAbort(w io.Writer, cfg AbortConfig) (AbortStats, error) {
-	cfg, err := cfg.validate()
-	if err != nil {
-		return AbortStats{}, err
-	}
+// newAsim returns the abort simulation of cfg, writing to w.
+func newAsim(w io.Writer, cfg AbortConfig) *asim {
 	s := &asim{
 		cfg:     cfg,
-		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x61626f72742d6b66)),
-		bw:      bufio.NewWriterSize(w, 256<<10),
-		now:     startTime,
-		logLo:   math.Log(minGap),
-		logSpan: math.Log(maxGap) - math.Log(minGap),
 		topics:  make([]atopic, cfg.Topics),
 		workers: make([]aworker, cfg.Concurrency),
 	}
+	s.core = newCore(w, cfg.Seed, 0x61626f72742d6b66, cfg.Concurrency, cfg.Format, &s.stats.Counts)
 	for i := range s.topics {
 		s.topics[i] = atopic{name: "t" + strconv.Itoa(i+1), owner: -1}
 	}
 	for i := range s.workers {
 		s.workers[i] = aworker{pid: int64(i), topic: i}
 		s.topics[i].owner = i
-		s.idle = append(s.idle, i)
 	}
-	s.stats.Processes = int64(cfg.Concurrency)
-	s.planFaults()
-	s.run()
-	s.err = flushed(s.bw, s.err)
-	if s.stats.Lines > 0 {
-		s.stats.EndTime = s.now
-	}
-	return s.stats, s.err
+	// The faults are spread over the first 80% of the history.
+	s.faults = plan(cfg.Faults, numAbortFaultKinds, float64(cfg.Ops), 0.75)
+	return s
 }
 
+// result returns the stats of the history written.
+func (s *asim) result() AbortStats { return s.stats }
+
+// run writes the history, Ops lines (rounded up to even).
 func (s *asim) run() {
 	limit := int64(s.cfg.Ops+1) &^ 1
 	for {
-		open := int64(len(s.busy))
+		open := int64(len(s.inflight))
 		canInvoke := len(s.idle) > 0 && s.lines+2*open+2 <= limit
 		if !canInvoke && open == 0 {
 			return
 		}
+		// Unlike the other simulations, invoking and completing are even
+		// odds here.
 		if canInvoke && (open == 0 || s.rng.IntN(2) == 0) {
-			i := s.rng.IntN(len(s.idle))
-			wi := s.idle[i]
-			s.idle[i] = s.idle[len(s.idle)-1]
-			s.idle = s.idle[:len(s.idle)-1]
-			s.busy = append(s.busy, wi)
+			wi := s.takeIdleAt(s.rng.IntN(len(s.idle)))
+			s.inflight = append(s.inflight, int32(wi))
 			s.invoke(wi)
 			continue
 		}
-		i := s.rng.IntN(len(s.busy))
-		wi := s.busy[i]
-		s.busy[i] = s.busy[len(s.busy)-1]
-		s.busy = s.busy[:len(s.busy)-1]
+		wi := s.takeInflight()
 		s.complete(wi)
-		s.idle = append(s.idle, wi)
+		s.idle = append(s.idle, int32(wi))
 	}
-}
-
-// tick advances the clock by a log-uniform gap in [minGap, maxGap).
-func (s *asim) tick() int64 {
-	s.now += int64(math.Exp(s.logLo + s.rng.Float64()*s.logSpan))
-	return s.now
 }
 
 func (s *asim) invoke(wi int) {
@@ -350,9 +315,8 @@ func (s *asim) complete(wi int) {
 // assign a topic first, a free one chosen at random.
 func (s *asim) replace(wi int) {
 	w := &s.workers[wi]
-	w.pid += int64(s.cfg.Concurrency)
+	s.newProcess(&w.pid)
 	w.assigned, w.hasPrev = false, false
-	s.stats.Processes++
 	s.topics[w.topic].owner = -1
 	var free []int
 	for i := range s.topics {
@@ -428,10 +392,5 @@ func (s *asim) line(w *aworker, typ opType, offs []int64, reb bool, errName stri
 	}
 	b = append(b, "}\n"...)
 	s.buf = b
-	s.lines++
-	s.stats.Lines++
-	s.stats.Bytes += int64(len(b))
-	if _, err := s.bw.Write(b); err != nil && s.err == nil {
-		s.err = err
-	}
+	s.write()
 }

@@ -71,32 +71,10 @@ func (s *AbortStats) Injected(k AbortFaultKind) int {
 	return countKind(s.Injections, k, func(in AbortInjection) AbortFaultKind { return in.Fault })
 }
 
-// planFaults spreads the requested injections over the first 80% of the
-// history, kinds interleaved round-robin.
-func (s *asim) planFaults() {
-	spread(s.cfg.Faults, numAbortFaultKinds, float64(s.cfg.Ops), 0.75, func(at float64, k AbortFaultKind) {
-		s.triggers = append(s.triggers, abortTrigger{line: int64(at), kind: k})
-	})
-}
-
-// abortTrigger arms a fault of kind once line lines are written.
-type abortTrigger struct {
-	line int64
-	kind AbortFaultKind
-}
-
-// armed returns the kind of the next fault due, if any.
-func (s *asim) armed() (AbortFaultKind, bool) {
-	if len(s.triggers) == 0 || s.triggers[0].line > s.lines {
-		return 0, false
-	}
-	return s.triggers[0].kind, true
-}
-
 // faultFor decides whether the poll of w on t now completing carries the
 // due fault, and returns it: each kind needs a poll that can show it.
 func (s *asim) faultFor(w *aworker, t *atopic) (AbortFaultKind, bool) {
-	k, ok := s.armed()
+	k, ok := s.faults.peek(s.lines)
 	if !ok || w.awaitNext {
 		return 0, false
 	}
@@ -110,7 +88,7 @@ func (s *asim) faultFor(w *aworker, t *atopic) (AbortFaultKind, bool) {
 		ok = !w.abortAsked && avail >= 3
 	}
 	if ok {
-		s.triggers = s.triggers[1:]
+		s.faults.due(s.lines)
 	}
 	return k, ok
 }

@@ -3,6 +3,7 @@ package gen
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,24 +21,20 @@ const (
 	JSON
 )
 
+var formatNames = [...]string{EDN: "edn", JSON: "json"}
+
 // String returns "edn" or "json".
 func (f Format) String() string {
-	switch f {
-	case EDN:
-		return "edn"
-	case JSON:
-		return "json"
+	if int(f) < len(formatNames) {
+		return formatNames[f]
 	}
 	return "Format(" + strconv.Itoa(int(f)) + ")"
 }
 
 // ParseFormat reads "edn" or "json" (case-insensitive).
 func ParseFormat(s string) (Format, error) {
-	switch strings.ToLower(s) {
-	case "edn":
-		return EDN, nil
-	case "json":
-		return JSON, nil
+	if i := slices.Index(formatNames[:], strings.ToLower(s)); i >= 0 {
+		return Format(i), nil
 	}
 	return 0, fmt.Errorf("unknown format %q (want edn or json)", s)
 }

@@ -353,4 +353,39 @@
 //     the consumer resumes at the second, and its next op is a poll.
 //   - NonmonotonicPoll: a committed poll reads three records and lists
 //     the last two swapped.
+//
+// # Simulation core
+//
+// The three simulations (Write, WriteTxn, WriteAbort) each embed one core
+// (core.go) and keep only what is their own: the store, the workers' state,
+// what an op does, and how its line is spelled. Each entry point is one
+// call of simulate (write.go): validate the config, build the simulation,
+// run it, finish. The core holds what they share:
+//
+//   - the random source, one PCG per workload (its own stream), seeded
+//     with the configuration's Seed, which every random choice draws from
+//     in a fixed order;
+//   - the clock (tick: a log-uniform gap of 0.1-5 ms per line);
+//   - the buffered output: a line is encoded into one reused buffer and
+//     written and counted (write), the first write error kept, and finish
+//     flushes it and sets EndTime;
+//   - the Counts every stats type embeds (lines, bytes, processes, end
+//     time), and the process a worker takes after a crash (newProcess:
+//     process id + Concurrency);
+//   - the idle and in-flight workers (takeIdleAt, takeInflight, and
+//     chooseInvoke, which invokes on one of n idle candidates with odds n
+//     to the ops in flight, so about half the workers stay in flight; the
+//     abort simulation invokes or completes with even odds instead);
+//   - completing a random op in flight at the next tick (completeSlot,
+//     which hands a worker's op to the simulation);
+//   - the partitioning nemesis (startNemesis, one chance in 3000 per step
+//     when none is in flight, and completeNemesis), whose lines have the
+//     queue form in every workload;
+//   - the fault plan (schedule, made by plan): every injection asked for,
+//     kinds interleaved round-robin, armed at evenly spread points of the
+//     history (a line count, or for WriteTxn a count of invoked txns).
+//
+// A change to the core changes every workload's bytes; a simulation's own
+// code draws from the same source, so a new random choice anywhere changes
+// what follows it.
 package gen

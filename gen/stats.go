@@ -76,8 +76,8 @@ func (in Injection) String() string {
 
 // Stats summarises what Write produced.
 type Stats struct {
-	// Lines is the number of op lines written; Bytes the number of bytes.
-	Lines, Bytes int64
+	// Counts are the lines, bytes, processes and end time.
+	Counts
 	// Invocations counts client and nemesis invocations.
 	Invocations int64
 	// Invocations by function.
@@ -92,13 +92,9 @@ type Stats struct {
 	// Messages counts messages stored in the logs by sends and txns (a
 	// duplicate counts twice; lost, never-stored and garbage messages do not).
 	Messages int64
-	// Processes counts distinct client process ids.
-	Processes int64
 	// FinalPhase is the index of the first line of the final reads (-1 when
 	// the history has none).
 	FinalPhase int64
-	// EndTime is the :time of the last line, in nanoseconds.
-	EndTime int64
 	// Injections lists the injected faults in the order they happened.
 	Injections []Injection
 }
@@ -122,25 +118,12 @@ func countKind[I any, K comparable](ins []I, k K, kindOf func(I) K) int {
 // String is a one-line summary.
 func (s *Stats) String() string {
 	var b summary
-	kv := b.kv
-	kv("lines", s.Lines)
-	kv("bytes", s.Bytes)
-	kv("sends", s.Sends)
-	kv("polls", s.Polls)
-	kv("txns", s.Txns)
-	kv("assigns", s.Assigns+s.Subscribes)
-	kv("crashes", s.Crashes)
-	kv("nemesis", s.Nemesis)
-	kv("ok", s.OK)
-	kv("info", s.Info)
-	kv("info-landed", s.InfoLanded)
+	b.kvs("lines bytes sends polls txns assigns crashes nemesis ok info info-landed",
+		s.Lines, s.Bytes, s.Sends, s.Polls, s.Txns, s.Assigns+s.Subscribes, s.Crashes, s.Nemesis, s.OK, s.Info, s.InfoLanded)
 	if s.ClientCrashes > 0 {
-		kv("client-crashes", s.ClientCrashes)
+		b.kv("client-crashes", s.ClientCrashes)
 	}
-	kv("fail", s.Fail)
-	kv("messages", s.Messages)
-	kv("processes", s.Processes)
-	kv("final-from", s.FinalPhase)
+	b.kvs("fail messages processes final-from", s.Fail, s.Messages, s.Processes, s.FinalPhase)
 	b.WriteString(" sim-time=")
 	b.WriteString((time.Duration(s.EndTime) * time.Nanosecond).Round(time.Millisecond).String())
 	writeFaults(&b, FaultKinds(), s.Injected, len(s.Injections) == 0)
@@ -158,6 +141,14 @@ func (b *summary) kv(k string, v int64) {
 	b.WriteString(k)
 	b.WriteByte('=')
 	b.WriteString(strconv.FormatInt(v, 10))
+}
+
+// kvs appends name=value for each of the space-separated names and the
+// value in the same place of values.
+func (b *summary) kvs(names string, values ...int64) {
+	for i, k := range strings.Fields(names) {
+		b.kv(k, values[i])
+	}
 }
 
 // writeFaults appends " faults:", then " none" when nothing was injected,

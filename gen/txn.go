@@ -1,19 +1,13 @@
 package gen
 
 import (
-	"bufio"
 	"errors"
 	"io"
-	"math"
-	"math/rand/v2"
 	"slices"
 )
 
-// Tuning of the transactional simulation.
-const (
-	txnNemesisEvery = 3000 // one nemesis op per this many steps, on average
-	txnInfoError    = "net-timeout"
-)
+// txnInfoError is the :error of an :info txn.
+const txnInfoError = "net-timeout"
 
 var txnFailErrors = [...]string{"conflict", "aborted", "nocluster"}
 
@@ -41,86 +35,47 @@ type tworker struct {
 	carrier *carrier // the fault-script txn in flight, if that is what it runs
 }
 
-type txnTrigger struct {
-	at   int // invoked txns
-	kind TxnFaultKind
-}
-
 // tsim is the state of one WriteTxn run.
 type tsim struct {
+	core
 	cfg       TxnConfig
-	rng       *rand.Rand
-	bw        *bufio.Writer
-	buf       []byte
-	err       error
 	la        bool
 	readKind  mopKind
 	writeKind mopKind
 	lag       bool
 
-	now, lines int64
-	logLo      float64 // log(minGap)
-	logSpan    float64 // log(maxGap) - log(minGap)
-	invoked    int
-	commitN    int64 // commits so far (ReadLag only)
+	invoked int
+	commitN int64 // commits so far (ReadLag only)
 
 	keys     []tkey
 	slots    []int64 // the active keys
 	workers  []tworker
-	idle     []int32
-	inflight []int32 // worker index; len(workers) stands for the nemesis
 	eligible []int32
-	nem      nemesis
 
 	out []tmop
 	ln  txnLine
-	nl  line
 
-	triggers    []txnTrigger
-	nextTrigger int
-	queue       []TxnFaultKind
-	scriptLens  [numTxnFaultKinds]int
-	reserved    int // fault-script txns not yet invoked, of the open and queued scripts
-	ep          *episode
-	garbageN    int64
+	faults     schedule[TxnFaultKind] // armed at a count of invoked txns
+	queue      []TxnFaultKind
+	scriptLens [numTxnFaultKinds]int
+	reserved   int // fault-script txns not yet invoked, of the open and queued scripts
+	ep         *episode
+	garbageN   int64
 
 	stats TxnStats
 }
 
-// WriteTxn simulates a transactional key-value store and Jepsen's
-// list-append or rw-register clients (cfg.Workload) and writes the
-// resulting history to w, one op per line, in cfg.Format. It streams: memory
-// is the store (8 bytes per committed write, 16 with ReadLag) plus
-// O(Concurrency); the history itself is never held. The output depends on
-// cfg only. Cost: O(Txns × MaxTxnLen) plus the elements of the lists read.
-func WriteTxn(w io.Writer, cfg TxnConfig) (TxnStats, error) {
-	cfg, err := cfg.validate()
-	if err != nil {
-		return TxnStats{}, err
-	}
-	s := newTsim(w, cfg)
-	s.run()
-	s.err = flushed(s.bw, s.err)
-	if s.stats.Lines > 0 {
-		s.stats.EndTime = s.now
-	}
-	return s.stats, s.err
-}
-
+// newTsim returns the transactional simulation of cfg, writing to w.
 func newTsim(w io.Writer, cfg TxnConfig) *tsim {
 	s := &tsim{
 		cfg:       cfg,
-		rng:       rand.New(rand.NewPCG(uint64(cfg.Seed), 0x656c6c652d747873)),
-		bw:        bufio.NewWriterSize(w, 256<<10),
 		la:        cfg.Workload == ListAppend,
 		readKind:  mReadReg,
 		writeKind: mWrite,
 		lag:       cfg.ReadLag > 0,
-		now:       startTime,
-		logLo:     math.Log(minGap),
-		logSpan:   math.Log(maxGap) - math.Log(minGap),
 		workers:   make([]tworker, cfg.Concurrency),
 	}
+	s.core = newCore(w, cfg.Seed, 0x656c6c652d747873, cfg.Concurrency, cfg.Format, &s.stats.Counts)
 	if s.la {
 		s.readKind, s.writeKind = mReadList, mAppend
 	}
@@ -129,9 +84,7 @@ func newTsim(w io.Writer, cfg TxnConfig) *tsim {
 	}
 	for i := range s.workers {
 		s.workers[i].pid = int64(i)
-		s.idle = append(s.idle, int32(i))
 	}
-	s.stats.Processes = int64(cfg.Concurrency)
 	for k := range s.scriptLens {
 		if TxnFaultKind(k).AppliesTo(cfg.Workload) {
 			stages, _, _ := s.script(TxnFaultKind(k), func() int64 { return 0 }, 0)
@@ -140,7 +93,8 @@ func newTsim(w io.Writer, cfg TxnConfig) *tsim {
 			}
 		}
 	}
-	s.planFaults()
+	// The scripts are spread over the first 90% of the txns.
+	s.faults = plan(cfg.Faults, numTxnFaultKinds, float64(cfg.Txns), 0.85)
 	return s
 }
 
@@ -155,14 +109,6 @@ func (s *tsim) newKey() int64 {
 	return int64(len(s.keys) - 1)
 }
 
-// planFaults spreads the requested scripts over the first 90% of the txns,
-// kinds interleaved round-robin.
-func (s *tsim) planFaults() {
-	spread(s.cfg.Faults, numTxnFaultKinds, float64(s.cfg.Txns), 0.85, func(at float64, k TxnFaultKind) {
-		s.triggers = append(s.triggers, txnTrigger{at: int(at), kind: k})
-	})
-}
-
 // arm queues a script of kind k, unless the txns left cannot hold it and
 // the scripts already queued (then it is dropped: Stats tell).
 func (s *tsim) arm(k TxnFaultKind) {
@@ -174,12 +120,16 @@ func (s *tsim) arm(k TxnFaultKind) {
 	s.reserved += n
 }
 
+// result returns the stats of the history written.
+func (s *tsim) result() TxnStats { return s.stats }
+
+// run writes the history: every txn, each fault script in its turn, and
+// the nemesis ops.
 func (s *tsim) run() {
 	total := s.cfg.Txns
 	for s.err == nil {
-		for s.nextTrigger < len(s.triggers) && s.triggers[s.nextTrigger].at <= s.invoked {
-			s.arm(s.triggers[s.nextTrigger].kind)
-			s.nextTrigger++
+		for k, ok := s.faults.due(int64(s.invoked)); ok; k, ok = s.faults.due(int64(s.invoked)) {
+			s.arm(k)
 		}
 		if s.ep == nil && len(s.queue) > 0 {
 			s.activate(s.queue[0])
@@ -188,8 +138,8 @@ func (s *tsim) run() {
 		if s.invoked >= total && len(s.inflight) == 0 && s.ep == nil {
 			return
 		}
-		if s.cfg.Nemesis && !s.nem.busy && s.invoked < total && s.rng.IntN(txnNemesisEvery) == 0 {
-			s.invokeNemesis()
+		if s.cfg.Nemesis && s.invoked < total && s.startNemesis() {
+			s.stats.Nemesis++
 			continue
 		}
 		s.eligible = s.eligible[:0]
@@ -211,7 +161,7 @@ func (s *tsim) run() {
 		if n == 0 && canRandom {
 			n = len(s.idle)
 		}
-		if n > 0 && (len(s.inflight) == 0 || s.rng.IntN(n+len(s.inflight)) < n) {
+		if s.chooseInvoke(n) {
 			if len(s.eligible) > 0 {
 				s.invokeCarrier(s.takeIdle(s.eligible[s.rng.IntN(len(s.eligible))]))
 			} else {
@@ -227,35 +177,6 @@ func (s *tsim) run() {
 	}
 }
 
-// takeIdleAt removes and returns the worker at position i of s.idle.
-func (s *tsim) takeIdleAt(i int) int {
-	wi := s.idle[i]
-	last := len(s.idle) - 1
-	s.idle[i] = s.idle[last]
-	s.idle = s.idle[:last]
-	return int(wi)
-}
-
-// takeIdle removes worker wi from s.idle and returns it.
-func (s *tsim) takeIdle(wi int32) int {
-	return s.takeIdleAt(slices.Index(s.idle, wi))
-}
-
-// tick advances the clock by a log-uniform gap in [minGap, maxGap).
-func (s *tsim) tick() int64 {
-	s.now += int64(math.Exp(s.logLo + s.rng.Float64()*s.logSpan))
-	return s.now
-}
-
-func (s *tsim) write() {
-	s.lines++
-	s.stats.Lines++
-	s.stats.Bytes += int64(len(s.buf))
-	if _, err := s.bw.Write(s.buf); err != nil && s.err == nil {
-		s.err = err
-	}
-}
-
 // emit writes s.ln as the next line, at time t.
 func (s *tsim) emit(t int64) {
 	s.ln.index, s.ln.time, s.ln.omitF = s.lines, t, s.cfg.OmitF
@@ -267,6 +188,7 @@ func (s *tsim) emit(t int64) {
 	s.write()
 }
 
+// countMops counts the txn of mops being invoked and its micro-ops.
 func (s *tsim) countMops(mops []tmop) {
 	s.stats.Txns++
 	for i := range mops {
@@ -308,21 +230,15 @@ func (s *tsim) invokeRandom(wi int) {
 	s.emit(s.tick())
 }
 
+// completeRandom completes a random txn (or nemesis op) in flight.
 func (s *tsim) completeRandom() {
-	i := s.rng.IntN(len(s.inflight))
-	slot := s.inflight[i]
-	last := len(s.inflight) - 1
-	s.inflight[i] = s.inflight[last]
-	s.inflight = s.inflight[:last]
-	t := s.tick()
-	switch {
-	case int(slot) == len(s.workers):
-		s.completeNemesis(t)
-	case s.workers[slot].carrier != nil:
-		s.completeCarrier(int(slot), t)
-	default:
-		s.completeTxn(int(slot), t)
-	}
+	s.completeSlot(func(wi int, t int64) {
+		if s.workers[wi].carrier != nil {
+			s.completeCarrier(wi, t)
+		} else {
+			s.completeTxn(wi, t)
+		}
+	})
 }
 
 // completeTxn completes worker wi's regular txn at time t. An ok txn takes
@@ -357,10 +273,7 @@ func (s *tsim) completeTxn(wi int, t int64) {
 	s.emit(t)
 	s.idle = append(s.idle, int32(wi))
 	if typ == tInfo {
-		// Jepsen: a crashed process never comes back; the worker takes a
-		// fresh process id.
-		w.pid += int64(len(s.workers))
-		s.stats.Processes++
+		s.newProcess(&w.pid)
 	}
 }
 
@@ -422,28 +335,4 @@ func writes(mops []tmop, k int64) bool {
 		}
 	}
 	return false
-}
-
-func (s *tsim) invokeNemesis() {
-	s.inflight = append(s.inflight, int32(len(s.workers)))
-	s.stats.Nemesis++
-	s.nl = s.nem.invoke()
-	s.emitNemesis(s.tick())
-}
-
-func (s *tsim) completeNemesis(t int64) {
-	s.nl = s.nem.complete(s.rng)
-	s.emitNemesis(t)
-}
-
-// emitNemesis writes s.nl, in the queue generator's form (nemesis lines are
-// the same in every workload).
-func (s *tsim) emitNemesis(t int64) {
-	s.nl.index, s.nl.time = s.lines, t
-	if s.cfg.Format == JSON {
-		s.buf = appendJSON(s.buf[:0], &s.nl, nil, nil)
-	} else {
-		s.buf = appendEDN(s.buf[:0], &s.nl, nil, nil)
-	}
-	s.write()
 }

@@ -44,8 +44,8 @@ func (in TxnInjection) String() string {
 
 // TxnStats summarises what WriteTxn produced.
 type TxnStats struct {
-	// Lines is the number of op lines written; Bytes the number of bytes.
-	Lines, Bytes int64
+	// Counts are the lines, bytes, processes and end time.
+	Counts
 	// Txns counts txn invocations; OK, Info and Fail their completions.
 	Txns, OK, Info, Fail int64
 	// InfoLanded counts :info txns whose writes the store applied.
@@ -55,12 +55,8 @@ type TxnStats struct {
 	Reads, Writes int64
 	// Keys counts the distinct keys used (retired ones and fault keys too).
 	Keys int64
-	// Processes counts distinct client process ids.
-	Processes int64
 	// Nemesis counts nemesis invocations.
 	Nemesis int64
-	// EndTime is the :time of the last line, in nanoseconds.
-	EndTime int64
 	// Injections lists the fault scripts carried out, in the order they
 	// ended.
 	Injections []TxnInjection
@@ -74,19 +70,8 @@ func (s *TxnStats) Injected(k TxnFaultKind) int {
 // String is a one-line summary.
 func (s *TxnStats) String() string {
 	var b summary
-	kv := b.kv
-	kv("lines", s.Lines)
-	kv("bytes", s.Bytes)
-	kv("txns", s.Txns)
-	kv("ok", s.OK)
-	kv("info", s.Info)
-	kv("info-landed", s.InfoLanded)
-	kv("fail", s.Fail)
-	kv("reads", s.Reads)
-	kv("writes", s.Writes)
-	kv("keys", s.Keys)
-	kv("processes", s.Processes)
-	kv("nemesis", s.Nemesis)
+	b.kvs("lines bytes txns ok info info-landed fail reads writes keys processes nemesis",
+		s.Lines, s.Bytes, s.Txns, s.OK, s.Info, s.InfoLanded, s.Fail, s.Reads, s.Writes, s.Keys, s.Processes, s.Nemesis)
 	writeFaults(&b, TxnFaultKinds(), s.Injected, len(s.Injections) == 0)
 	return b.String()
 }

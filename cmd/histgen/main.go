@@ -260,6 +260,15 @@ func parseFaults[F any](faults []string, parse func(string) (F, error)) ([]F, er
 // generator writes a history to w.
 type generator func(w io.Writer) (result, error)
 
+// generatorOf is the generator that writes with write and cfg and reports
+// what its stats say with report.
+func generatorOf[C, S any](write func(io.Writer, C) (S, error), cfg C, report func(*S) result) generator {
+	return func(w io.Writer) (result, error) {
+		st, err := write(w, cfg)
+		return report(&st), err
+	}
+}
+
 func run(o options, stderr io.Writer) error {
 	format, err := gen.ParseFormat(o.format)
 	if err != nil {
@@ -270,34 +279,21 @@ func run(o options, stderr io.Writer) error {
 	case gen.Abort:
 		cfg := o.acfg // its faults are parsed by resolve
 		cfg.Format = format
-		g = func(w io.Writer) (result, error) {
-			st, err := gen.WriteAbort(w, cfg)
-			return result{summary: st.String(), injections: names(st.Injections)}, err
-		}
+		g = generatorOf(gen.WriteAbort, cfg, func(st *gen.AbortStats) result { return resultOf(st.String(), st.Injections) })
 	case gen.Queue:
 		cfg := o.cfg
 		cfg.Format = format
-		fs, err := parseFaults(o.faults, gen.ParseFault)
-		if err != nil {
+		if cfg.Faults, err = parseFaults(o.faults, gen.ParseFault); err != nil {
 			return err
 		}
-		cfg.Faults = append(cfg.Faults, fs...)
-		g = func(w io.Writer) (result, error) {
-			st, err := gen.Write(w, cfg)
-			return resultOf(st.String(), st.Injections), err
-		}
+		g = generatorOf(gen.Write, cfg, func(st *gen.Stats) result { return resultOf(st.String(), st.Injections) })
 	default:
 		cfg := o.tcfg
 		cfg.Format = format
-		fs, err := parseFaults(o.faults, gen.ParseTxnFault)
-		if err != nil {
+		if cfg.Faults, err = parseFaults(o.faults, gen.ParseTxnFault); err != nil {
 			return err
 		}
-		cfg.Faults = append(cfg.Faults, fs...)
-		g = func(w io.Writer) (result, error) {
-			st, err := gen.WriteTxn(w, cfg)
-			return resultOf(st.String(), st.Injections), err
-		}
+		g = generatorOf(gen.WriteTxn, cfg, func(st *gen.TxnStats) result { return resultOf(st.String(), st.Injections) })
 	}
 	start := time.Now()
 	var r result
