@@ -36,17 +36,12 @@ const root = ".."
 const (
 	shadowed = "a projection's cycle is reported only when no typed cycle (G0, G1c, G-single-item ...) rules its model out; " +
 		"every small cycle is found as a typed one, which shadows it (docs/list-append.md#model-cycle-exists)"
-	timeout = "needs a component whose cycle search outlasts --cycle-budget; a small fixture is searched in microseconds " +
-		"(analysis/txn's budget tests force it)"
 )
 
 // noFixture lists the entries (workload/name) no small fixture under
 // testdata/ produces, each with its reason. An entry here still needs its
 // docs section, and sampleInstance gives it an instance to render.
 var noFixture = map[string]string{
-	"list-append/cycle-search-timeout": timeout,
-	"rw-register/cycle-search-timeout": timeout,
-
 	"list-append/PL-1-cycle-exists":                              shadowed,
 	"list-append/PL-2-cycle-exists":                              shadowed,
 	"list-append/PL-SI-cycle-exists":                             shadowed,

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -134,4 +135,14 @@ func (s *Searcher) fork() *Searcher {
 		f.blocked = map[int32][]int32{}
 	}
 	return f
+}
+
+// BudgetText names a budget given as a duration for messages: the
+// duration and the search steps it buys ("10s, 250000000 search steps").
+func BudgetText(d time.Duration) string {
+	n := StepsFor(d)
+	if n == 1 {
+		return d.String() + ", 1 search step"
+	}
+	return fmt.Sprintf("%s, %d search steps", d, n)
 }

@@ -85,8 +85,8 @@ func (c *checker) cycles() {
 		}
 		if found[i].exhausted {
 			c.res.UnknownReasons = append(c.res.UnknownReasons, fmt.Sprintf(
-				"cycle search ran out of its budget (%s, %d search steps) in a component of %d ops starting at op %d; cycles may be missing",
-				c.opts.CycleBudget, graph.StepsFor(c.opts.CycleBudget), len(comp), c.compIdx(vrec[comp[0]])))
+				"cycle search ran out of its budget (%s) in a component of %d ops starting at op %d; cycles may be missing",
+				graph.BudgetText(c.opts.CycleBudget), len(comp), c.compIdx(vrec[comp[0]])))
 		}
 	}
 }

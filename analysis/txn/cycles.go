@@ -232,9 +232,9 @@ func (c *checker) timeout(comp []int32, f *compCycles) {
 	}
 	in.Witness = c.witness(c.vrec[comp[0]])
 	c.add(CycleSearchTimeout, in)
-	c.unknownReason("%s: the cycle search ran out of its budget (%s, %d search steps) in a component of %d txns starting at op %d, "+
-		"while looking for %s; cycles of later types may be missing", CycleSearchTimeout, c.opts.CycleBudget,
-		graph.StepsFor(c.opts.CycleBudget), len(comp), c.idx(c.vrec[comp[0]]), f.current)
+	c.unknownReason("%s: the cycle search ran out of its budget (%s) in a component of %d txns starting at op %d, "+
+		"while looking for %s; cycles of later types may be missing", CycleSearchTimeout, graph.BudgetText(c.opts.CycleBudget),
+		len(comp), c.idx(c.vrec[comp[0]]), f.current)
 	c.add(classify(f.fallback.Rels), c.cycleInstance(f.fallback))
 }
 

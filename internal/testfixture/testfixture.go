@@ -6,6 +6,7 @@ package testfixture
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/workload"
@@ -30,5 +31,8 @@ func Options(tb testing.TB, o *testhist.FixtureOptions) workload.Options {
 	w.WFRKeys, w.SequentialKeys, w.LinearizableKeys = o.WFRKeys, o.SequentialKeys, o.LinearizableKeys
 	w.TransactionOrder = o.Order(tb)
 	w.AbortContract = o.AbortContract
+	if o.CycleBudgetS != nil {
+		w.CycleBudget = time.Duration(*o.CycleBudgetS * float64(time.Second))
+	}
 	return w
 }

@@ -32,6 +32,10 @@ type FixtureOptions struct {
 	TransactionOrder map[string]int64 `json:"transaction_order"`
 	// AbortContract is an abort case's --abort-contract.
 	AbortContract string `json:"abort_contract"`
+	// CycleBudgetS is --cycle-budget in seconds; nil: the default. The
+	// budget counts search steps (25M a second), so a tiny one runs out at
+	// the same step on every machine.
+	CycleBudgetS *float64 `json:"cycle_budget_s"`
 }
 
 // ModelList is Models: nil when absent, else a non-nil slice (empty
