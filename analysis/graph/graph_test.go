@@ -228,29 +228,48 @@ func TestRelString(t *testing.T) {
 	}
 }
 
+// testEdge is an edge of a random test graph.
+type testEdge struct {
+	u, v int32
+	rel  Rel
+}
+
+// randomEdges returns m random edges on n vertices, each with one of the
+// first rels relations.
+func randomEdges(r *rand.Rand, n, m, rels int) []testEdge {
+	es := make([]testEdge, m)
+	for i := range es {
+		es[i] = testEdge{r.Int32N(int32(n)), r.Int32N(int32(n)), Rel(1) << r.IntN(rels)}
+	}
+	return es
+}
+
+// builderGraph is the graph of es on n vertices as Builder makes it: the
+// reference the other constructions are compared with.
+func builderGraph(n int, es []testEdge) *Graph {
+	var b Builder
+	for _, x := range es {
+		b.Add(x.u, x.v, x.rel)
+	}
+	return b.Build(n)
+}
+
+// sameGraph reports whether a and b have the same rows, targets and relations.
+func sameGraph(a, b *Graph) bool {
+	return slices.Equal(a.start, b.start) && slices.Equal(a.to, b.to) && slices.Equal(a.rel, b.rel)
+}
+
 func TestBuildFuncMatchesBuilder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 100 {
 		n := 1 + r.IntN(30)
-		type e struct {
-			u, v int32
-			rel  Rel
-		}
-		var es []e
-		for range r.IntN(5 * n) {
-			es = append(es, e{r.Int32N(int32(n)), r.Int32N(int32(n)), Rel(1) << r.IntN(4)})
-		}
-		var b Builder
-		for _, x := range es {
-			b.Add(x.u, x.v, x.rel)
-		}
-		want := b.Build(n)
+		es := randomEdges(r, n, r.IntN(5*n), 4)
 		got := BuildFunc(n, func(add func(int32, int32, Rel)) {
 			for _, x := range es {
 				add(x.u, x.v, x.rel)
 			}
 		})
-		if !slices.Equal(got.start, want.start) || !slices.Equal(got.to, want.to) || !slices.Equal(got.rel, want.rel) {
+		if !sameGraph(got, builderGraph(n, es)) {
 			t.Fatalf("BuildFunc and Builder disagree on %v", es)
 		}
 	}
@@ -264,19 +283,7 @@ func TestBuildRangesMatchesBuilder(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 30 {
 		n := 1 + r.IntN(3000)
-		type e struct {
-			u, v int32
-			rel  Rel
-		}
-		es := make([]e, 1+r.IntN(20*n))
-		for i := range es {
-			es[i] = e{r.Int32N(int32(n)), r.Int32N(int32(n)), Rel(1) << r.IntN(5)}
-		}
-		var b Builder
-		for _, x := range es {
-			b.Add(x.u, x.v, x.rel)
-		}
-		want := b.Build(n)
+		es := randomEdges(r, n, 1+r.IntN(20*n), 5)
 		split := r.IntN(len(es) + 1) // es[:split] in ranges, the rest serially
 		got := Build(n, Edges{
 			Items: split,
@@ -291,7 +298,7 @@ func TestBuildRangesMatchesBuilder(t *testing.T) {
 				}
 			},
 		})
-		if !slices.Equal(got.start, want.start) || !slices.Equal(got.to, want.to) || !slices.Equal(got.rel, want.rel) {
+		if !sameGraph(got, builderGraph(n, es)) {
 			t.Fatalf("n=%d, %d edges (%d in ranges): Build and Builder disagree", n, len(es), split)
 		}
 	}
