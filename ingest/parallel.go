@@ -130,22 +130,25 @@ type parallelRead struct {
 	failed atomic.Bool
 
 	// Merge state: touched by the block being merged only (turn order).
-	gb       *model.Builder
-	gi       *decoder // the global interning caches (no lexer)
-	ops      []model.Op
-	n        int64
-	size     int64
-	mops     model.Store[model.Mop]
-	polls    model.Store[model.KeyPoll]
-	reads    model.Store[model.Read]
-	elems    model.Store[model.MsgID]
-	xrecs    model.Store[model.ExtRec]
-	xwords   model.Store[int64]
-	xkeys    model.Store[model.KeyID]
-	extSpans []model.Span
-	extras   []model.OpExtra
-	pending  map[int32]int64 // process -> global position of its open invocation
-	drop     []int64         // invocations whose micro-ops their completion carries
+	gb *model.Builder
+	// blockMsgs counts the messages of the blocks merged so far, each
+	// block's own count (reserveMsgs)
+	blockMsgs int64
+	gi        *decoder // the global interning caches (no lexer)
+	ops       []model.Op
+	n         int64
+	size      int64
+	mops      model.Store[model.Mop]
+	polls     model.Store[model.KeyPoll]
+	reads     model.Store[model.Read]
+	elems     model.Store[model.MsgID]
+	xrecs     model.Store[model.ExtRec]
+	xwords    model.Store[int64]
+	xkeys     model.Store[model.KeyID]
+	extSpans  []model.Span
+	extras    []model.OpExtra
+	pending   map[int32]int64 // process -> global position of its open invocation
+	drop      []int64         // invocations whose micro-ops their completion carries
 	// placing counts the merged blocks whose ops, extras and spans are
 	// still being copied into ops, extras and extSpans (part.place):
 	// merge waits for them before it moves those slices.
@@ -535,18 +538,26 @@ func estimate(need int, growing bool, size, end int64) int {
 	return max(int(float64(need)*float64(size)/float64(max(1, end))*margin)+1024, need)
 }
 
-// reserveMsgs makes room in the history's message table for a block's n
-// messages (at most that many are new), growing it, when it must grow, to
-// what the whole file will need at the rate seen up to end (reserve).
+// reserveMsgs makes room in the history's message table for the new
+// ones among a block's n messages, growing it, when it must grow, to what
+// the whole file will need at the rate seen up to end (reserve). A block's
+// messages include those earlier blocks brought (values read again), so
+// the new ones are taken at the share of new messages the blocks merged so
+// far had; a table that still fills up grows by doubling (AppendMsg).
 func (pr *parallelRead) reserveMsgs(n int, end int64) {
 	if n == 0 {
 		return
 	}
 	have := pr.gb.NumMsgs()
-	if have+n <= pr.gb.CapMsgs() {
+	fresh := n
+	if pr.blockMsgs > 0 {
+		fresh = int(float64(n) * float64(have) / float64(pr.blockMsgs))
+	}
+	pr.blockMsgs += int64(n)
+	if have+fresh <= pr.gb.CapMsgs() {
 		return
 	}
-	pr.gb.ReserveMsgs(estimate(have+n, have > 0, pr.size, end) - have)
+	pr.gb.ReserveMsgs(estimate(have+fresh, have > 0, pr.size, end) - have)
 }
 
 // extend lengthens *s by n elements, within its capacity, and returns

@@ -679,6 +679,9 @@ func (b *Builder) LookupMsg(k KeyID, v ValID) (MsgID, bool) {
 // AppendMsg adds the message (k, v) without indexing it, like
 // AppendIntValue.
 func (b *Builder) AppendMsg(k KeyID, v ValID) MsgID {
+	if len(b.h.Msgs) == cap(b.h.Msgs) {
+		b.ReserveMsgs(max(len(b.h.Msgs), 1024)) // double, not append's quarter
+	}
 	id := MsgID(len(b.h.Msgs))
 	b.h.Msgs = append(b.h.Msgs, Msg{Key: k, Val: v})
 	return id
