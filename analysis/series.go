@@ -145,6 +145,10 @@ func (s *Points[T]) Append(p T) {
 // Len is the number of points.
 func (s *Points[T]) Len() int { return s.n }
 
+// Chunks returns the points in their chunks, in order, for a caller that
+// sorts or rewrites them in place; the slices alias s.
+func (s *Points[T]) Chunks() [][]T { return s.chunks }
+
 // At returns the point at i, 0 <= i < Len().
 func (s *Points[T]) At(i int) *T { return &s.chunks[i/pointsChunk][i%pointsChunk] }
 
