@@ -382,6 +382,16 @@ func (b *builder) txnTimeline(v *page.View) page.TxnTimeline {
 func (b *builder) txnBars() (bars []txnBar, barOf []int32, procs []int32) {
 	partner := b.Pairing().Partner // problems were reported when the history was checked
 	barOf = make([]int32, len(b.H.Ops))
+	// sized once: a million bars grown by append were copied about five
+	// times over, each copy a move the collector had to wait for
+	n := 0
+	for i := range b.H.Ops {
+		if op := &b.H.Ops[i]; op.Type == model.Invoke && op.IsClient() {
+			n++
+		}
+	}
+	bars = make([]txnBar, 0, n)
+	seen := map[int32]bool{}
 	for i := range b.H.Ops {
 		barOf[i] = -1
 		op := &b.H.Ops[i]
@@ -402,10 +412,12 @@ func (b *builder) txnBars() (bars []txnBar, barOf []int32, procs []int32) {
 		}
 		barOf[i] = int32(len(bars))
 		bars = append(bars, tb)
-		procs = append(procs, op.Process)
+		if !seen[op.Process] {
+			seen[op.Process] = true
+			procs = append(procs, op.Process)
+		}
 	}
 	slices.Sort(procs)
-	procs = slices.Compact(procs)
 	for i := range bars {
 		bars[i].lane, _ = slices.BinarySearch(procs, b.H.Ops[bars[i].inv].Process)
 	}
