@@ -191,11 +191,7 @@ var adversarials = []adversarial{
 	// list-append: one process running n txns, each on its own key
 	// (process and realtime order, n keys).
 	{"list-append/one-process", CheckListAppend, DefaultOptions, func(n int) *testhist.Lines {
-		var l testhist.Lines
-		for i := range n {
-			l.Pair(0, "txn", fmt.Sprintf("[[:r %d nil] [:append %d %d]]", i, i, i), "ok", fmt.Sprintf("[[:r %d []] [:append %d %d]]", i, i, i))
-		}
-		return &l
+		return oneProcess(n, "[[:r %[1]d nil] [:append %[1]d %[1]d]]", "[[:r %[1]d []] [:append %[1]d %[1]d]]")
 	}, analysis.Valid, []string{}},
 	// list-append: n txns running at once, each appending to its own key,
 	// then n more, each reading one of those keys back (n² realtime
@@ -247,12 +243,18 @@ var adversarials = []adversarial{
 	}, analysis.Valid, []string{}},
 	// rw-register: one process running n txns, each on its own key.
 	{"rw-register/one-process", CheckRWRegister, allSources, func(n int) *testhist.Lines {
-		var l testhist.Lines
-		for i := range n {
-			l.Pair(0, "txn", fmt.Sprintf("[[:r %d nil] [:w %d %d]]", i, i, i), "ok", fmt.Sprintf("[[:r %d nil] [:w %d %d]]", i, i, i))
-		}
-		return &l
+		return oneProcess(n, "[[:r %[1]d nil] [:w %[1]d %[1]d]]", "[[:r %[1]d nil] [:w %[1]d %[1]d]]")
 	}, analysis.Valid, []string{}},
+}
+
+// oneProcess is n txns of process 0, txn i invoked with the value inv and
+// completed ok with ok, both formats of i (%[1]d).
+func oneProcess(n int, inv, ok string) *testhist.Lines {
+	var l testhist.Lines
+	for i := range n {
+		l.Pair(0, "txn", fmt.Sprintf(inv, i), "ok", fmt.Sprintf(ok, i))
+	}
+	return &l
 }
 
 // concurrentBatches is n list-append txns invoked at once, each appending
