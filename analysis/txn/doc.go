@@ -262,9 +262,8 @@
 //     vertex are emitted with it, in ranges of vertices on every core
 //     (graph.Build; rw-register's ww and rw edges, along the version
 //     orders, on one), and each row is sorted after it is filled, so the
-//     graph is the same for any number of workers. Whether a read is
-//     external is found there by a pairwise scan for a txn of at most 16
-//     micro-ops (at most 256 steps) and with marks for a larger one. Realtime edges are the
+//     graph is the same for any number of workers (each range finds its
+//     external reads with marks of its own, from a pool). Realtime edges are the
 //     frontier reduction (a transitive reduction, as in Elle): k txns all
 //     concurrent with each other and all followed by k more would be k²
 //     edges, which the graph keeps through hubs (graph.Windows: a segment

@@ -22,6 +22,8 @@ func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *ana
 	c := newChecker(h, pairing, opts, "list-append")
 	la := &listAppend{}
 	la.txnChecks = newTxnChecks(c, la)
+	nk := len(h.Keys)
+	la.marksPool.New = func() any { m := newMarks(nk); return &m }
 	c.inf = la
 	la.index()
 	la.nonCycle()
@@ -84,7 +86,7 @@ type listAppend struct {
 	contested map[model.Atom]model.KeyID
 	// scratch of externals
 	extBuf []bool
-	// marks for externalsShared, one per graph-building worker
+	// marks for emit's ranges, which run at once (edges)
 	marksPool sync.Pool
 }
 
@@ -118,32 +120,6 @@ func (la *listAppend) elems(r int32, m *model.Mop) ([]model.MsgID, bool) {
 // external), reusing ext. O(len(mops)).
 func (la *listAppend) externals(mops []model.Mop, ext []bool) []bool {
 	return externalsWith(&la.keyMarks, mops, ext)
-}
-
-// smallTxn is the most micro-ops externalsShared scans pairwise.
-const smallTxn = 16
-
-// externalsShared is externals for callers that run at once (the graph's
-// edges): a txn of up to smallTxn micro-ops (almost all) is scanned
-// pairwise, at most smallTxn² steps and no scratch; a larger one takes
-// marks from pool.
-func externalsShared(pool *sync.Pool, mops []model.Mop, ext []bool) []bool {
-	if len(mops) > smallTxn {
-		m := pool.Get().(*marks)
-		defer pool.Put(m)
-		return externalsWith(m, mops, ext)
-	}
-	ext = slices.Grow(ext[:0], len(mops))[:len(mops)]
-	for i := range mops {
-		ext[i] = true
-		for j := range i {
-			if mops[j].Key == mops[i].Key && (mops[j].Kind == model.MopAppend || mops[j].Kind == model.MopWrite) {
-				ext[i] = false
-				break
-			}
-		}
-	}
-	return ext
 }
 
 // externalsWith is externals with first as its scratch.

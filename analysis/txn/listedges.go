@@ -35,20 +35,21 @@ func (la *listAppend) prev(k model.KeyID, m model.MsgID) (p model.MsgID, init bo
 // it, in ranges of vertices (emit). Self-edges are dropped by the graph
 // builder.
 func (la *listAppend) edges() graph.Edges {
-	nk := len(la.c.h.Keys)
-	la.marksPool.New = func() any { m := newMarks(nk); return &m }
 	return graph.Edges{Items: len(la.c.vrec), Range: la.emit}
 }
 
 // emit adds the data edges into the vertices lo..hi-1, as edges says. It
-// only reads la, so ranges can be emitted at once.
+// only reads la (its scratch marks come from the pool), so ranges can be
+// emitted at once.
 func (la *listAppend) emit(lo, hi int, add graph.AddFunc) {
 	c := la.c
+	first := la.marksPool.Get().(*marks)
+	defer la.marksPool.Put(first)
 	var ext []bool
 	for v := int32(lo); v < int32(hi); v++ {
 		r := c.vrec[v]
 		mops := c.mops(r)
-		ext = externalsShared(&la.marksPool, mops, ext)
+		ext = externalsWith(first, mops, ext)
 		for i := range mops {
 			m := &mops[i]
 			if la.dupKey[m.Key] {
