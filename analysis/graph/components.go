@@ -1,10 +1,10 @@
 package graph
 
 import (
-	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
+
+	"github.com/hindsight-dev/hindsight/internal/par"
 )
 
 // EachComponent calls f(s, i) once for each component comps[i] of g, from
@@ -20,39 +20,20 @@ func EachComponent(g *Graph, comps [][]int32, f func(s *Searcher, i int)) {
 	if len(comps) == 0 {
 		return
 	}
-	first := NewSearcher(g)
-	workers := min(runtime.GOMAXPROCS(0), len(comps))
-	if workers <= 1 {
-		for i := range comps {
-			f(first, i)
-		}
-		return
-	}
 	order := make([]int, len(comps))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(comps[b]) - len(comps[a]) })
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
+	first := NewSearcher(g)
+	var started atomic.Bool
+	par.Each(len(order), 0, func() func(int) {
 		s := first
-		if w > 0 {
+		if started.Swap(true) {
 			s = first.fork()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(order) {
-					return
-				}
-				f(s, order[k])
-			}
-		}()
-	}
-	wg.Wait()
+		return func(k int) { f(s, order[k]) }
+	})
 }
 
 // fork returns a Searcher on the same graph with scratch of its own, for

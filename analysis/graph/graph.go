@@ -146,15 +146,23 @@ type Edges struct {
 const minItems = 256
 
 // each calls add for every edge of e: the ranges on every core, then the
-// serial rest.
-func (e Edges) each(add AddFunc) {
+// serial rest, once they are done. add takes a counter of its own for
+// each vertex's row, which it bumps (by 1) with bump: atomically for the
+// ranges, plainly for the rest, which runs alone.
+func (e Edges) each(add func(from, to int32, r Rel, bump func(*int32) int32)) {
 	if e.Range != nil && e.Items > 0 {
-		par.EachRange(e.Items, minItems, func(lo, hi int) { e.Range(lo, hi, add) })
+		shared := func(from, to int32, r Rel) { add(from, to, r, bumpShared) }
+		par.EachRange(e.Items, minItems, func(lo, hi int) { e.Range(lo, hi, shared) })
 	}
 	if e.Serial != nil {
-		e.Serial(add)
+		e.Serial(func(from, to int32, r Rel) { add(from, to, r, bumpOwn) })
 	}
 }
+
+// bumpShared and bumpOwn add 1 to *c and return the value before.
+func bumpShared(c *int32) int32 { return atomic.AddInt32(c, 1) - 1 }
+
+func bumpOwn(c *int32) int32 { *c++; return *c - 1 }
 
 // Build builds the graph on vertices 0..n-1 from the edges e generates,
 // as BuildFunc does, with e's ranges emitted on every core. Rows are
@@ -162,9 +170,9 @@ func (e Edges) each(add AddFunc) {
 // the order in which edges arrive, nor on the number of workers.
 func Build(n int, e Edges) *Graph {
 	deg := make([]int32, n)
-	e.each(func(from, to int32, _ Rel) {
+	e.each(func(from, to int32, _ Rel, bump func(*int32) int32) {
 		if from != to {
-			atomic.AddInt32(&deg[from], 1)
+			bump(&deg[from])
 		}
 	})
 	return fill(deg, e)
@@ -186,11 +194,11 @@ func fill(deg []int32, e Edges) *Graph {
 	end := deg // reused: the next free slot of each row
 	copy(end, start[:n])
 	var over atomic.Bool
-	e.each(func(from, t int32, r Rel) {
+	e.each(func(from, t int32, r Rel, bump func(*int32) int32) {
 		if from == t {
 			return
 		}
-		slot := atomic.AddInt32(&end[from], 1) - 1
+		slot := bump(&end[from])
 		if slot >= start[from+1] {
 			over.Store(true)
 			return

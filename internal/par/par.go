@@ -10,6 +10,44 @@ import (
 	"sync/atomic"
 )
 
+// Each hands the items 0..n-1 out, one at a time, to up to workers
+// goroutines (GOMAXPROCS when workers <= 0), and returns when all are
+// done. Each goroutine first calls start, on itself, for the function it
+// calls on each item it takes: the place for a worker's own scratch. One
+// worker, or fewer than two items, runs on the calling goroutine.
+func Each(n, workers int, start func() func(i int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, n)
+	if workers <= 1 {
+		if n > 0 {
+			do := start()
+			for i := range n {
+				do(i)
+			}
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			do := start()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				do(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // EachRange calls f on ranges [lo, hi) that together cover [0, n) once,
 // from up to GOMAXPROCS goroutines at once, and returns when all are done.
 // The ranges are handed out in small pieces (several per worker, at least
@@ -24,20 +62,8 @@ func EachRange(n, minRange int, f func(lo, hi int)) {
 		return
 	}
 	piece := max(minRange, n/(8*workers))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(int64(piece))) - piece
-				if lo >= n {
-					return
-				}
-				f(lo, min(n, lo+piece))
-			}
-		}()
-	}
-	wg.Wait()
+	pieces := (n + piece - 1) / piece
+	Each(pieces, workers, func() func(int) {
+		return func(i int) { f(i*piece, min(n, (i+1)*piece)) }
+	})
 }

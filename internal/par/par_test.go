@@ -30,3 +30,27 @@ func TestEachRangeCoversOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestEachStartsPerWorker checks that every item is done once, by a
+// function its own worker's start returned, and that start runs at most
+// once per worker.
+func TestEachStartsPerWorker(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		for _, n := range []int{0, 1, 2, 500} {
+			var starts atomic.Int32
+			seen := make([]atomic.Int32, n)
+			Each(n, workers, func() func(int) {
+				starts.Add(1)
+				return func(i int) { seen[i].Add(1) }
+			})
+			if s := int(starts.Load()); s > workers || n > 0 && s == 0 {
+				t.Errorf("workers=%d n=%d: start ran %d times", workers, n, s)
+			}
+			for i := range seen {
+				if c := seen[i].Load(); c != 1 {
+					t.Fatalf("workers=%d n=%d: item %d done %d times", workers, n, i, c)
+				}
+			}
+		}
+	}
+}
