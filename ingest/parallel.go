@@ -130,25 +130,22 @@ type parallelRead struct {
 	failed atomic.Bool
 
 	// Merge state: touched by the block being merged only (turn order).
-	gb *model.Builder
-	// blockMsgs counts the messages of the blocks merged so far, each
-	// block's own count (reserveMsgs)
-	blockMsgs int64
-	gi        *decoder // the global interning caches (no lexer)
-	ops       []model.Op
-	n         int64
-	size      int64
-	mops      model.Store[model.Mop]
-	polls     model.Store[model.KeyPoll]
-	reads     model.Store[model.Read]
-	elems     model.Store[model.MsgID]
-	xrecs     model.Store[model.ExtRec]
-	xwords    model.Store[int64]
-	xkeys     model.Store[model.KeyID]
-	extSpans  []model.Span
-	extras    []model.OpExtra
-	pending   map[int32]int64 // process -> global position of its open invocation
-	drop      []int64         // invocations whose micro-ops their completion carries
+	gb       *model.Builder
+	gi       *decoder // the global interning caches (no lexer)
+	ops      []model.Op
+	n        int64
+	size     int64
+	mops     model.Store[model.Mop]
+	polls    model.Store[model.KeyPoll]
+	reads    model.Store[model.Read]
+	elems    model.Store[model.MsgID]
+	xrecs    model.Store[model.ExtRec]
+	xwords   model.Store[int64]
+	xkeys    model.Store[model.KeyID]
+	extSpans []model.Span
+	extras   []model.OpExtra
+	pending  map[int32]int64 // process -> global position of its open invocation
+	drop     []int64         // invocations whose micro-ops their completion carries
 	// placing counts the merged blocks whose ops, extras and spans are
 	// still being copied into ops, extras and extSpans (part.place):
 	// merge waits for them before it moves those slices.
@@ -429,7 +426,6 @@ func (pr *parallelRead) merge(p *part) bool {
 		}
 	}
 	p.msgMap = make([]model.MsgID, len(h.Msgs))
-	pr.reserveMsgs(len(h.Msgs), p.end)
 	gi := pr.gi
 	for m, mm := range h.Msgs {
 		k := p.keyMap[mm.Key]
@@ -522,42 +518,14 @@ func reserve[E any](s []E, n int, size, end int64) []E {
 	if need <= cap(s) {
 		return s
 	}
-	out := make([]E, len(s), estimate(need, len(s) > 0, size, end))
-	copy(out, s)
-	return out
-}
-
-// estimate is how many elements the whole file of size bytes will need,
-// at need for its first end bytes, with a margin (smaller once there is
-// something to grow from, first); never less than need.
-func estimate(need int, growing bool, size, end int64) int {
 	margin := 1.04
-	if growing {
+	if len(s) > 0 {
 		margin = 1.02
 	}
-	return max(int(float64(need)*float64(size)/float64(max(1, end))*margin)+1024, need)
-}
-
-// reserveMsgs makes room in the history's message table for the new
-// ones among a block's n messages, growing it, when it must grow, to what
-// the whole file will need at the rate seen up to end (reserve). A block's
-// messages include those earlier blocks brought (values read again), so
-// the new ones are taken at the share of new messages the blocks merged so
-// far had; a table that still fills up grows by doubling (AppendMsg).
-func (pr *parallelRead) reserveMsgs(n int, end int64) {
-	if n == 0 {
-		return
-	}
-	have := pr.gb.NumMsgs()
-	fresh := n
-	if pr.blockMsgs > 0 {
-		fresh = int(float64(n) * float64(have) / float64(pr.blockMsgs))
-	}
-	pr.blockMsgs += int64(n)
-	if have+fresh <= pr.gb.CapMsgs() {
-		return
-	}
-	pr.gb.ReserveMsgs(estimate(have+fresh, have > 0, pr.size, end) - have)
+	est := int(float64(need)*float64(size)/float64(max(1, end))*margin) + 1024
+	out := make([]E, len(s), max(est, need))
+	copy(out, s)
+	return out
 }
 
 // extend lengthens *s by n elements, within its capacity, and returns

@@ -644,12 +644,6 @@ func (b *Builder) ValueBytes(k AtomKind, t []byte) ValID {
 	return id
 }
 
-// NumMsgs is the number of messages interned so far.
-func (b *Builder) NumMsgs() int { return len(b.h.Msgs) }
-
-// CapMsgs is how many messages the table holds before it must grow.
-func (b *Builder) CapMsgs() int { return cap(b.h.Msgs) }
-
 // NumValues is the number of values interned so far.
 func (b *Builder) NumValues() int { return len(b.h.Values) }
 
@@ -680,23 +674,14 @@ func (b *Builder) LookupMsg(k KeyID, v ValID) (MsgID, bool) {
 // AppendIntValue.
 func (b *Builder) AppendMsg(k KeyID, v ValID) MsgID {
 	if len(b.h.Msgs) == cap(b.h.Msgs) {
-		b.ReserveMsgs(max(len(b.h.Msgs), 1024)) // double, not append's quarter
+		// double, not append's quarter: the table reaches millions of
+		// messages, interned in a parallel read's serial merge, where
+		// growing by a quarter copied it about five times over
+		b.h.Msgs = append(make([]Msg, 0, 2*len(b.h.Msgs)+1024), b.h.Msgs...)
 	}
 	id := MsgID(len(b.h.Msgs))
 	b.h.Msgs = append(b.h.Msgs, Msg{Key: k, Val: v})
 	return id
-}
-
-// ReserveMsgs makes room for n more messages, so that the next n Msg or
-// AppendMsg calls do not grow the table. A reader that can estimate the
-// history's messages (ingest's parallel read, from the part of the file
-// read so far) calls it to grow the table a few times, by large steps,
-// instead of by append's quarter once the table is large, which copies it
-// about five times over and touches as much fresh memory.
-func (b *Builder) ReserveMsgs(n int) {
-	if need := len(b.h.Msgs) + n; need > cap(b.h.Msgs) {
-		b.h.Msgs = append(make([]Msg, 0, need), b.h.Msgs...)
-	}
 }
 
 // Msg interns the message (k, v).
