@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"iter"
+	"slices"
 
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -145,9 +146,56 @@ func (s *Points[T]) Append(p T) {
 // Len is the number of points.
 func (s *Points[T]) Len() int { return s.n }
 
-// Chunks returns the points in their chunks, in order, for a caller that
-// sorts or rewrites them in place; the slices alias s.
-func (s *Points[T]) Chunks() [][]T { return s.chunks }
+// Sorted sorts s in place, each chunk on its own, and calls f on every
+// point in compare's order (a k-way merge of the chunks): O(n log n) for n
+// points, with no copy of them all, and no single move of them all that
+// the runtime could not interrupt (one append of a slice of millions of
+// lag samples used to hold up every collection of a report's check). The
+// order of points compare finds equal is not fixed: make it total.
+func (s *Points[T]) Sorted(compare func(a, b T) int, f func(T)) {
+	chunks := s.chunks
+	for _, ch := range chunks {
+		slices.SortFunc(ch, compare)
+	}
+	// heads holds the chunks not yet used up, a min-heap on their first
+	// elements; pos[c] is how far chunk c is used.
+	pos := make([]int, len(chunks))
+	var heads []int
+	less := func(a, b int) bool { return compare(chunks[a][pos[a]], chunks[b][pos[b]]) < 0 }
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(heads) && less(heads[l], heads[m]) {
+				m = l
+			}
+			if r := l + 1; r < len(heads) && less(heads[r], heads[m]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			heads[i], heads[m] = heads[m], heads[i]
+			i = m
+		}
+	}
+	for c, ch := range chunks {
+		if len(ch) > 0 {
+			heads = append(heads, c)
+		}
+	}
+	for i := len(heads)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for len(heads) > 0 {
+		c := heads[0]
+		f(chunks[c][pos[c]])
+		if pos[c]++; pos[c] == len(chunks[c]) {
+			heads[0] = heads[len(heads)-1]
+			heads = heads[:len(heads)-1]
+		}
+		down(0)
+	}
+}
 
 // At returns the point at i, 0 <= i < Len().
 func (s *Points[T]) At(i int) *T { return &s.chunks[i/pointsChunk][i%pointsChunk] }

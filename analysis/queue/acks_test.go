@@ -31,26 +31,3 @@ func TestFirstAbove(t *testing.T) {
 		}
 	}
 }
-
-// TestMergeSorted merges random chunks, some empty, and checks the result
-// is every element once, in order.
-func TestMergeSorted(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	for range 100 {
-		chunks := make([][]int, r.IntN(8))
-		var all []int
-		for i := range chunks {
-			chunks[i] = make([]int, r.IntN(20))
-			for j := range chunks[i] {
-				chunks[i][j] = r.IntN(50)
-			}
-			all = append(all, chunks[i]...)
-		}
-		slices.Sort(all)
-		var got []int
-		mergeSorted(chunks, func(a, b int) int { return a - b }, func(x int) { got = append(got, x) })
-		if !slices.Equal(got, all) {
-			t.Fatalf("merged %v, want %v", got, all)
-		}
-	}
-}

@@ -421,7 +421,7 @@ func (ls *lagState) acknowledge(ri int32, op *model.Op) {
 // Options.Series, and the worst lag in the statistics.
 func (c *checker) reportLag(ls *lagState) {
 	if c.opts.Series {
-		mergeSorted(ls.series.Chunks(), comparePoints, func(s seriesPoint) {
+		ls.series.Sorted(comparePoints, func(s seriesPoint) {
 			r := &c.recs[s.rec]
 			c.res.Series.Lag.Append(analysis.LagPoint{Time: c.op(s.hp).Time, OpIndex: c.op(r.comp).Index,
 				Process: c.procIDs[r.proc], Key: s.key, LagNS: s.lag, Offset: s.pos})
@@ -432,54 +432,5 @@ func (c *checker) reportLag(ls *lagState) {
 		analysis.OwnStats[Stats](c.res).WorstLagProcess = analysis.IntPtr(int64(w.proc))
 		analysis.OwnStats[Stats](c.res).WorstLagKey = c.keyVal(w.key)
 		analysis.OwnStats[Stats](c.res).WorstLagOp = analysis.IntPtr(w.opIndex)
-	}
-}
-
-// mergeSorted sorts each chunk in place and calls f on every element of
-// all of them in order (a k-way merge): O(n log n) for n elements, with
-// no copy of them all, and no single move of them all that the runtime
-// could not interrupt (one append of a slice of millions of samples used
-// to hold up every collection of a report's check).
-func mergeSorted[T any](chunks [][]T, compare func(a, b T) int, f func(T)) {
-	for _, ch := range chunks {
-		slices.SortFunc(ch, compare)
-	}
-	// heads holds the chunks not yet used up, a min-heap on their first
-	// elements; pos[c] is how far chunk c is used.
-	pos := make([]int, len(chunks))
-	var heads []int
-	less := func(a, b int) bool { return compare(chunks[a][pos[a]], chunks[b][pos[b]]) < 0 }
-	down := func(i int) {
-		for {
-			l, m := 2*i+1, i
-			if l < len(heads) && less(heads[l], heads[m]) {
-				m = l
-			}
-			if r := l + 1; r < len(heads) && less(heads[r], heads[m]) {
-				m = r
-			}
-			if m == i {
-				return
-			}
-			heads[i], heads[m] = heads[m], heads[i]
-			i = m
-		}
-	}
-	for c, ch := range chunks {
-		if len(ch) > 0 {
-			heads = append(heads, c)
-		}
-	}
-	for i := len(heads)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	for len(heads) > 0 {
-		c := heads[0]
-		f(chunks[c][pos[c]])
-		if pos[c]++; pos[c] == len(chunks[c]) {
-			heads[0] = heads[len(heads)-1]
-			heads = heads[:len(heads)-1]
-		}
-		down(0)
 	}
 }
