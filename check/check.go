@@ -34,7 +34,7 @@ type Options struct {
 	// AfterRead, if set, is called once the history is read and before it
 	// is analysed (the command line adapts its memory budget there), with
 	// the workload that will check it; not when there is none.
-	AfterRead func(h *model.History, w *workload.Workload)
+	AfterRead func(w *workload.Workload)
 	// Meter, if set, is told the history's text read so far, in bytes
 	// after decompression, before the parser gets it; an error it returns
 	// stops the read and is returned (wrapped in an InputError unless it
@@ -120,7 +120,7 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 	}()
 	w, werr := Workload(h, opts.Workload)
 	if werr == nil && opts.AfterRead != nil {
-		opts.AfterRead(h, w)
+		opts.AfterRead(w)
 	}
 	<-paired
 	if err != nil {

@@ -65,6 +65,9 @@ func TestBrowserAtScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(states) == 0 {
+		t.Fatal("no charts on the page (it has at least the transaction timeline)")
+	}
 	for _, s := range states {
 		if !s.Instance || s.Series == 0 || !s.Canvas {
 			t.Errorf("chart %s did not draw: %+v", s.ID, s)

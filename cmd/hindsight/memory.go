@@ -8,7 +8,6 @@ import (
 	"runtime/metrics"
 	"sync"
 
-	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
@@ -63,7 +62,7 @@ const (
 // above the memory cap's share (memcap.go), and returns a function that
 // puts back the previous one, and one to call once the history is read,
 // with the workload that will check it.
-func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), afterRead func(*model.History, *workload.Workload)) {
+func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), afterRead func(*workload.Workload)) {
 	nothing := func() {}
 	if os.Getenv("GOMEMLIMIT") != "" || path == "-" {
 		return nothing, nil
@@ -86,13 +85,12 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 		}
 		debug.SetMemoryLimit(prev)
 	}
-	afterRead = func(h *model.History, w *workload.Workload) {
-		live := liveHeap()
+	afterRead = func(w *workload.Workload) {
 		switch {
-		case w.Memory == workload.MemoryLiveHeap && live > 0:
-			limit = mc.soft(int64(txnHeadroom*float64(live)) + txnSlack)
-			debug.SetMemoryLimit(limit)
-			raiser = raiseWithLiveHeap(limit, txnHeadroom, txnSlack, mc)
+		case w.Memory == workload.MemoryLiveHeap:
+			// from 0: the raiser's first check sets the limit from the
+			// live heap, or, before any collection, after the first
+			raiser = raiseWithLiveHeap(0, txnHeadroom, txnSlack, mc)
 		case small:
 		default:
 			if w.Memory != workload.MemoryOfFile {

@@ -157,7 +157,7 @@ func TestMemoryBudgetOfATxnHistory(t *testing.T) {
 			if !ok {
 				t.Fatalf("no workload %s", tc.workload)
 			}
-			after(nil, w)
+			after(w)
 			got, live := debug.SetMemoryLimit(-1), int64(liveHeap())
 			switch {
 			case tc.follows && (got < live || got > 2*live+txnSlack):

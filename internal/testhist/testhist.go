@@ -3,16 +3,15 @@
 package testhist
 
 import (
-	"bufio"
 	"bytes"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -100,19 +99,7 @@ func generated(t testing.TB, write func(io.Writer) error) (*model.History, model
 // generated history from a file, as the command does.
 func WriteFile(t testing.TB, path string, write func(io.Writer) error) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, atomicfile.Options{}, write); err != nil {
 		t.Fatal(err)
 	}
 }
