@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/hindsight-dev/hindsight/analysis"
@@ -290,10 +291,17 @@ func (c *checker) recOfIndex(idx *int64) int32 {
 	if c.index == nil {
 		c.index = model.NewIndexMap(c.h)
 	}
-	if pos := c.index.Pos(*idx); pos >= 0 {
-		return c.recAtPos()[pos]
+	pos := c.index.Pos(*idx)
+	if pos < 0 {
+		return -1
 	}
-	return -1
+	// recs are in the order of their completions (records), so a
+	// completion's rec is found without the position table, which the
+	// cycle search, the check's memory peak, goes without
+	if r, ok := slices.BinarySearchFunc(c.recs, int32(pos), func(rc rec, p int32) int { return cmp.Compare(rc.comp, p) }); ok {
+		return int32(r)
+	}
+	return c.recAtPos()[pos] // an invocation's index: rare
 }
 
 // step explains the edge from rec u to rec v taken as rel.

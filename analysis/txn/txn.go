@@ -91,8 +91,9 @@ type checker struct {
 	recs []rec
 	vrec []int32 // vertex -> rec
 	// recAt maps a position in h.Ops to its rec, or -1 (recAtPos): built
-	// with the recs, dropped once the graph is built (the cycle search is
-	// the peak of the check's memory), built again if a step needs it
+	// when first needed, dropped once the graph is built (the cycle search
+	// is the peak of the check's memory; recOfIndex finds a completion's
+	// rec without it)
 	recAt []int32
 	// orderRel is the relation added for process or realtime order
 	// (consistency.OrderRel): 0, graph.Process or graph.Realtime.
@@ -161,7 +162,6 @@ func (c *checker) records() {
 		}
 		c.recs = append(c.recs, r)
 	}
-	c.recAtPos()
 	analysis.OwnStats[Stats](c.res).Txns = int64(len(c.recs))
 	st.Keys = int64(len(h.Keys))
 }
