@@ -15,8 +15,9 @@ import "github.com/hindsight-dev/hindsight/model"
 // run. model.History.ElemsOf returns the same elements either way; only
 // where they are stored changes (the spans of two reads may overlap).
 //
-// Memory: at most about four times the longest list of each key (runs
-// double), instead of the sum of its reads. Time: O(elements read), the
+// Memory: per block of a parallel read (each block's decoder starts runs
+// of its own), at most about four times the longest list of each key
+// (runs double, from minRun), instead of the sum of its reads. Time: O(elements read), the
 // comparison with the run included.
 
 // listRun is the current run of one key's list reads: run[:n] are the

@@ -145,14 +145,7 @@ func appendInts(b []byte, xs []int64) []byte {
 	if xs == nil {
 		return append(b, "null"...)
 	}
-	b = append(b, '[')
-	for i, x := range xs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, x, 10)
-	}
-	return append(b, ']')
+	return appendList(b, len(xs), func(b []byte, i int) []byte { return strconv.AppendInt(b, xs[i], 10) })
 }
 
 // appendValue appends v as analysis.Value.MarshalJSON writes it.

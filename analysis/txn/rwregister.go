@@ -47,7 +47,6 @@ func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *ana
 	rw.readers()
 	rw.rwBudget()
 	rw.release()
-	rw.msgIDs = nil
 	if opts.Series {
 		rw.series()
 	}
@@ -158,9 +157,16 @@ type rwRegister struct {
 	// noRW marks versions whose readers get no rw edges (rwBudget)
 	noRW map[int32]bool
 	// msgIDs[m] is m: a value m is the list of one msgIDs[m:m+1]
-	// (readOf, which makes it; the checks that call it are done once the
-	// graph is built, so release drops it)
+	// (readOf, which makes it; the per-txn checks that call it are done
+	// before the graph is built, so release drops it)
 	msgIDs []model.MsgID
+}
+
+// release drops what only the per-txn checks use (txnChecks.release) and
+// the identity table of values their reads went through.
+func (rw *rwRegister) release() {
+	rw.txnChecks.release()
+	rw.msgIDs = nil
 }
 
 // nodeOf is the version node of value m of key k (m may be nilVal).

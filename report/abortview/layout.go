@@ -33,7 +33,9 @@ func (Layout) Page(b *page.Builder, v *page.View) {
 	v.Charts = append(v.Charts, polls...)
 	v.Charts = append(v.Charts, b.CycleCharts...)
 	v.Omissions = append(v.Omissions, b.Omissions...)
-	v.Parts.Nav = []page.Link{{Anchor: "polls", Text: "polls"}}
+	if len(polls) > 0 { // the polls section is empty without them
+		v.Parts.Nav = []page.Link{{Anchor: "polls", Text: "polls"}}
+	}
 	v.Parts.Body = []page.Part{{Template: "abort-polls", Data: polls}, {Template: "anomalies", Data: v}}
 }
 

@@ -108,9 +108,7 @@ func (b *builder) queueView(v *page.View) {
 	v.Charts = append(v.Charts, series...)
 	v.Charts = append(v.Charts, b.CycleCharts...)
 	v.Omissions = append(v.Omissions, b.Omissions...)
-	if v.Timeline.ID != "" {
-		v.Parts.Nav = []page.Link{{Anchor: "timeline", Text: "offset timeline"}, {Anchor: unseenKind, Text: unseenKind}, {Anchor: "lag", Text: "realtime lag"}}
-	}
+	v.Parts.Nav = []page.Link{{Anchor: "timeline", Text: "offset timeline"}, {Anchor: unseenKind, Text: unseenKind}, {Anchor: "lag", Text: "realtime lag"}}
 	v.Parts.Body = []page.Part{{Template: "queue-timeline", Data: v.Timeline}, {Template: "queue-series", Data: series}, {Template: "anomalies", Data: v}}
 }
 
