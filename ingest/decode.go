@@ -143,6 +143,7 @@ type decoder struct {
 	rset      map[model.KeyID]bool
 
 	ops      opChunks
+	indices  model.Indices // the ops' :index values
 	pending  pendingSet    // invocation whose completion has not come yet, by process
 	freeMops [][]model.Mop // buffers for pending micro-ops, for reuse
 
@@ -584,6 +585,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 	d.vmode = vNone
 	op := model.Op{Time: model.NoTime, Process: model.AnonProcess, Line: int32(clampInt(brace.line))}
 	var haveIndex, haveType, haveF bool
+	var index int64
 	hookField := false // d.hx.fieldBuf names a field ingest does not know, for a ValueDecoder
 	o := opener{tMapEnd, brace}
 	for {
@@ -613,7 +615,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		case fIndex:
 			switch l.kind {
 			case tInt:
-				op.Index, haveIndex = l.ival, true
+				index, haveIndex = l.ival, true
 			case tNil:
 			case tBigInt:
 				return &lexErr{l.tok, d.fieldName("index") + " " + string(l.text) + " is out of range"}
@@ -698,21 +700,15 @@ func (d *decoder) readOp(start, brace srcPos) error {
 			}
 		}
 	}
-	return d.finishOp(op, start, haveIndex, haveType, haveF)
+	return d.finishOp(op, index, start, haveIndex, haveType, haveF)
 }
 
 // finishOp checks and stores op, whose fields and :value (in the scratch
 // space) were read, whichever way (readOp, fastOp).
-func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF bool) error {
+func (d *decoder) finishOp(op model.Op, index int64, start srcPos, haveIndex, haveType, haveF bool) error {
 	var held []model.Mop // an invocation's micro-ops, held until its completion
 	if !haveType {
 		return &lexErr{start, "op has no " + d.fieldName("type")}
-	}
-	if !haveIndex {
-		op.Index = d.n
-		if d.part != nil {
-			d.part.noIndex = append(d.part.noIndex, int32(d.n))
-		}
 	}
 	if !haveF && d.vmode == vMops && (!d.hasVErr || op.Process != model.NoProcess) {
 		// A client op without :f whose :value is micro-ops is a txn (Elle's
@@ -781,6 +777,11 @@ func (d *decoder) finishOp(op model.Op, start srcPos, haveIndex, haveType, haveF
 		d.settle(op.Process, op.Type == model.Invoke || op.Mops.N == 0)
 	}
 	at := d.ops.add(op)
+	if haveIndex {
+		d.indices.Append(index)
+	} else {
+		d.indices.AppendPosition() // its position in the history: Indices.Concat places a block's
+	}
 	if held != nil {
 		d.pending.put(op.Process, pendingInv{op: at, pos: d.n, mops: held})
 	}

@@ -29,6 +29,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 	d.vmode = vNone
 	op := model.Op{Time: model.NoTime, Process: model.AnonProcess, Line: int32(clampInt(brace.line))}
 	var seen [fRebalance + 1]bool
+	var index int64
 	var fname, errText []byte
 	var fOther, hasErr bool
 	p := l.pos
@@ -61,7 +62,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 				return false, nil
 			}
 			if f == fIndex {
-				op.Index = v
+				index = v
 			} else {
 				op.Time = v
 			}
@@ -120,7 +121,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 	if hasErr {
 		d.setError(&op, errText)
 	}
-	return true, d.finishOp(op, start, seen[fIndex], seen[fType], seen[fF])
+	return true, d.finishOp(op, index, start, seen[fIndex], seen[fType], seen[fF])
 }
 
 // fastSpace skips blanks and commas; it stops at a newline, which fastOp

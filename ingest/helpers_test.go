@@ -34,7 +34,7 @@ func render(h *model.History, op *model.Op) string {
 	if op.F == model.FOther {
 		f = "other:" + h.FNameOf(op)
 	}
-	fmt.Fprintf(&sb, "%d %s %s %s", op.Index, op.Type, p, f)
+	fmt.Fprintf(&sb, "%d %s %s %s", h.Index(opPos(h, op)), op.Type, p, f)
 	for _, m := range effectiveMops(h, op) {
 		sb.WriteByte(' ')
 		switch m.Kind {

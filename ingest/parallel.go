@@ -61,8 +61,7 @@ type opsWarning struct {
 
 // partOut is what a block's decoder collects beside its history.
 type partOut struct {
-	last    bool    // the block ends the file
-	noIndex []int32 // ops without :index, whose Index counts from the block's start
+	last    bool // the block ends the file
 	warns   []opsWarning
 	pending []pendingAt // invocations still open at the block's end
 }
@@ -133,6 +132,7 @@ type parallelRead struct {
 	gb       *model.Builder
 	gi       *decoder // the global interning caches (no lexer)
 	ops      []model.Op
+	indices  model.Indices
 	n        int64
 	size     int64
 	mops     model.Store[model.Mop]
@@ -397,7 +397,7 @@ func (pr *parallelRead) decode(b *block, r room) *part {
 	}
 	d.settleAll() // kept for now; merge drops those a later block completes
 	h := lb.History()
-	h.Ops = d.ops.cur // (merge copies them: a hint far too high wastes nothing)
+	h.Ops, h.Indices = d.ops.cur, d.indices // (merge copies the ops: a hint far too high wastes nothing)
 	if len(d.ops.full) > 0 {
 		h.Ops = d.ops.join()
 	}
@@ -475,6 +475,7 @@ func (pr *parallelRead) merge(p *part) bool {
 	p.extrasDst = extend(&pr.extras, len(h.Extras))
 	p.spansDst = extend(&pr.extSpans, nspans)
 	pr.n += int64(len(p.ops))
+	pr.indices.Concat(&p.h.Indices)
 	// invocations of earlier blocks: the first op of their process here
 	// decides (decoder.settle)
 	if len(pr.pending) > 0 {
@@ -541,9 +542,6 @@ func extend[E any](s *[]E, n int) []E {
 // do this in parallel, after their turn: each writes only its own room,
 // and merge waits for them before it moves the slices (parallelRead.placing).
 func (p *part) place() {
-	for _, i := range p.out.noIndex {
-		p.ops[i].Index += p.base
-	}
 	for i := range p.ops {
 		op := &p.ops[i]
 		op.Mops = op.Mops.Rebase(p.mopBase)
@@ -636,7 +634,7 @@ func (pr *parallelRead) finish() *model.History {
 	}
 	pr.gb.SetExtOwners(hookNames(pr.hooks))
 	h := pr.gb.History()
-	h.Ops = pr.ops
+	h.Ops, h.Indices = pr.ops, pr.indices
 	h.MopStore, h.PollStore, h.ReadStore, h.ElemStore = pr.mops, pr.polls, pr.reads, pr.elems
 	h.ExtSpans, h.ExtRecs, h.ExtWords, h.ExtKeys = pr.extSpans, pr.xrecs, pr.xwords, pr.xkeys
 	h.Extras = pr.extras

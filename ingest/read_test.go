@@ -249,8 +249,8 @@ func TestFixtures(t *testing.T) {
 			// why); only their order is checked.
 			sparse := filepath.Base(f) == "cyclic-versions-bug-regression-valid.edn"
 			for i, op := range h.Ops {
-				if op.Line != int32(i+1) || !sparse && op.Index != int64(i) || i > 0 && op.Index <= h.Ops[i-1].Index {
-					t.Errorf("op %d: line %d, index %d", i, op.Line, op.Index)
+				if op.Line != int32(i+1) || !sparse && h.Index(i) != int64(i) || i > 0 && h.Index(i) <= h.Index(i-1) {
+					t.Errorf("op %d: line %d, index %d", i, op.Line, h.Index(i))
 					break
 				}
 			}
@@ -347,7 +347,7 @@ func TestCorpusValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	op := h.Ops[0]
-	if op.Index != 0 || op.Time != 10538416 || op.Type != model.Invoke || op.Process != 0 || op.F != model.FPoll || op.Line != 1 {
+	if h.Index(0) != 0 || op.Time != 10538416 || op.Type != model.Invoke || op.Process != 0 || op.F != model.FPoll || op.Line != 1 {
 		t.Errorf("first op %+v", op)
 	}
 }

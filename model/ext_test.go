@@ -16,8 +16,8 @@ func TestExt(t *testing.T) {
 	ks, k := b.ExtKeys(1)
 	k[0] = t1
 	b.SetExtAt(2, ExtRec{Words: ws, Keys: ks, Kind: 7, Owner: 2}, ExtRec{Kind: 8, Owner: 2})
-	for range 4 {
-		b.Add(Op{})
+	for i := range 4 {
+		b.Add(int64(i), Op{})
 	}
 	h := b.History()
 	for _, i := range []int{0, 1, 3} {

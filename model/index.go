@@ -1,6 +1,6 @@
 package model
 
-import "slices"
+import "sort"
 
 // IndexMap finds ops by their :index. Histories almost always number their
 // ops in increasing order; then a lookup is a binary search over the ops and
@@ -15,10 +15,10 @@ type IndexMap struct {
 // order, plus O(ops) memory only for an unordered history.
 func NewIndexMap(h *History) *IndexMap {
 	m := &IndexMap{h: h}
-	if !indicesIncreasing(h) {
+	if !h.Indices.Increasing() {
 		m.byIdx = make(map[int64]int32, len(h.Ops))
 		for i := range h.Ops {
-			m.byIdx[h.Ops[i].Index] = int32(i)
+			m.byIdx[h.Index(i)] = int32(i)
 		}
 	}
 	return m
@@ -32,28 +32,10 @@ func (m *IndexMap) Pos(index int64) int {
 		}
 		return -1
 	}
-	i, ok := slices.BinarySearchFunc(m.h.Ops, index, func(o Op, t int64) int {
-		switch {
-		case o.Index < t:
-			return -1
-		case o.Index > t:
-			return 1
-		}
-		return 0
-	})
-	if !ok {
+	n := len(m.h.Ops)
+	i := sort.Search(n, func(i int) bool { return m.h.Index(i) >= index })
+	if i == n || m.h.Index(i) != index {
 		return -1
 	}
 	return i
-}
-
-// indicesIncreasing reports whether h's ops come in strictly increasing
-// :index order.
-func indicesIncreasing(h *History) bool {
-	for i := 1; i < len(h.Ops); i++ {
-		if h.Ops[i].Index <= h.Ops[i-1].Index {
-			return false
-		}
-	}
-	return true
 }

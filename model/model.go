@@ -257,12 +257,11 @@ func (m *Mop) SetOffset(off int64) {
 	m.Polls = Span{Start: int32(off >> 32), N: int32(uint32(off))}
 }
 
-// Op is one line of a history. It is kept small (40 bytes) because a
+// Op is one line of a history. It is kept small (32 bytes) because a
 // history holds one per line: its micro-ops live in the history's stores
 // (History.MopsOf), and fields most ops lack live in Extra.
 type Op struct {
-	// Index is the op's :index, or its position when the history has none.
-	Index int64
+	// (An op's :index is kept beside it, in History.Indices: History.Index.)
 	// Time is nanoseconds since the test began, or NoTime.
 	Time int64
 	// Mops locates the micro-ops of send, poll and txn ops. An invocation
@@ -370,6 +369,9 @@ type History struct {
 	Source string
 	// Ops in file order.
 	Ops []Op
+	// Indices holds the ops' :index values, or their positions for the
+	// ops without one (History.Index).
+	Indices Indices
 	// Keys, Values: atoms by id.
 	Keys   []Atom
 	Values []Atom
@@ -401,6 +403,9 @@ type History struct {
 	// Warnings are things worth telling the user that do not stop analysis.
 	Warnings []string
 }
+
+// Index is the :index of the op at position i, or i when it has none.
+func (h *History) Index(i int) int64 { return h.Indices.At(i) }
 
 // MopsOf returns op's micro-ops. The slice aliases the history.
 func (h *History) MopsOf(op *Op) []Mop { return h.MopStore.Get(op.Mops) }
@@ -741,8 +746,12 @@ func (b *Builder) ReuseExtras(room []OpExtra) { b.h.Extras = room[:0] }
 // SetKeys sets the keys of an assign or subscribe op.
 func (b *Builder) SetKeys(op *Op, keys []KeyID) { b.Extra(op).Keys = keys }
 
-// Add appends an op. Ops must be added in file order.
-func (b *Builder) Add(op Op) { b.h.Ops = append(b.h.Ops, op) }
+// Add appends an op whose :index is index. Ops must be added in file
+// order.
+func (b *Builder) Add(index int64, op Op) {
+	b.h.Ops = append(b.h.Ops, op)
+	b.h.Indices.Append(index)
+}
 
 // Warn records a warning.
 func (b *Builder) Warn(format string, args ...any) {

@@ -7,11 +7,18 @@ import (
 	"unsafe"
 )
 
-func ops(specs ...Op) *History {
+// indexed is an op with its :index, for ops.
+type indexed struct {
+	index int64
+	op    Op
+}
+
+func ops(specs ...indexed) *History {
 	h := &History{Source: "t.edn"}
 	for i, o := range specs {
-		o.Line = int32(i + 1)
-		h.Ops = append(h.Ops, o)
+		o.op.Line = int32(i + 1)
+		h.Ops = append(h.Ops, o.op)
+		h.Indices.Append(o.index)
 	}
 	return h
 }
@@ -24,21 +31,21 @@ func TestPair(t *testing.T) {
 		problem string
 	}{
 		{"invoke then ok - paired", ops(
-			Op{Index: 0, Type: Invoke, Process: 0}, Op{Index: 1, Type: OK, Process: 0}),
+			indexed{0, Op{Type: Invoke, Process: 0}}, indexed{1, Op{Type: OK, Process: 0}}),
 			[]int32{1, 0}, ""},
 		{"interleaved processes - paired", ops(
-			Op{Index: 0, Type: Invoke, Process: 0}, Op{Index: 1, Type: Invoke, Process: 1},
-			Op{Index: 2, Type: Info, Process: 1}, Op{Index: 3, Type: Fail, Process: 0}),
+			indexed{0, Op{Type: Invoke, Process: 0}}, indexed{1, Op{Type: Invoke, Process: 1}},
+			indexed{2, Op{Type: Info, Process: 1}}, indexed{3, Op{Type: Fail, Process: 0}}),
 			[]int32{3, 2, 1, 0}, ""},
-		{"never completed - open", ops(Op{Index: 0, Type: Invoke, Process: 0}), []int32{-1}, ""},
-		{"nemesis - ignored", ops(Op{Index: 0, Type: Info, Process: NoProcess}), []int32{-1}, ""},
+		{"never completed - open", ops(indexed{0, Op{Type: Invoke, Process: 0}}), []int32{-1}, ""},
+		{"nemesis - ignored", ops(indexed{0, Op{Type: Info, Process: NoProcess}}), []int32{-1}, ""},
 		{"two invocations in a row - malformed", ops(
-			Op{Index: 0, Type: Invoke, Process: 0}, Op{Index: 1, Type: Invoke, Process: 0}),
+			indexed{0, Op{Type: Invoke, Process: 0}}, indexed{1, Op{Type: Invoke, Process: 0}}),
 			nil, "process 0 invoked op 1 (line 2) before its op 0 (line 1) completed"},
-		{"completion with no invocation - malformed", ops(Op{Index: 7, Type: OK, Process: 3}),
+		{"completion with no invocation - malformed", ops(indexed{7, Op{Type: OK, Process: 3}}),
 			nil, "op 7 (process 3, ok) completes nothing"},
 		{"index used twice - malformed", ops(
-			Op{Index: 5, Type: Invoke, Process: 0}, Op{Index: 5, Type: OK, Process: 0}),
+			indexed{5, Op{Type: Invoke, Process: 0}}, indexed{5, Op{Type: OK, Process: 0}}),
 			nil, "op index 5 used twice (lines 1 and 2)"},
 	}
 	for _, tc := range cases {
@@ -98,7 +105,8 @@ func TestIndexMap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &History{}
 			for _, i := range tc.indices {
-				h.Ops = append(h.Ops, Op{Index: i})
+				h.Ops = append(h.Ops, Op{})
+				h.Indices.Append(i)
 			}
 			m := NewIndexMap(h)
 			for pos, i := range tc.indices {

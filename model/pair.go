@@ -73,17 +73,19 @@ func Pair(h *History) (Pairing, error) {
 		if op.Type == Invoke {
 			if isOpen {
 				prev := &h.Ops[j]
-				probs = append(probs, Problem{Line: op.Line, Ops: []int64{prev.Index, op.Index},
+				pi, oi := h.Index(int(j)), h.Index(i)
+				probs = append(probs, Problem{Line: op.Line, Ops: []int64{pi, oi},
 					Msg: fmt.Sprintf("process %d invoked op %d (line %d) before its op %d (line %d) completed",
-						op.Process, op.Index, op.Line, prev.Index, prev.Line)})
+						op.Process, oi, op.Line, pi, prev.Line)})
 			}
 			open.set(op.Process, int32(i))
 			continue
 		}
 		if !isOpen {
-			probs = append(probs, Problem{Line: op.Line, Ops: []int64{op.Index},
+			oi := h.Index(i)
+			probs = append(probs, Problem{Line: op.Line, Ops: []int64{oi},
 				Msg: fmt.Sprintf("op %d (process %d, %s) completes nothing: the process has no open invocation",
-					op.Index, op.Process, op.Type)})
+					oi, op.Process, op.Type)})
 			continue
 		}
 		open.clear(op.Process)
@@ -142,7 +144,7 @@ func (o *openInvocations) clear(p int32) {
 // number ops in increasing order, which needs no extra memory; otherwise the
 // positions are sorted by index, O(n log n).
 func duplicateIndices(h *History) []Problem {
-	if indicesIncreasing(h) {
+	if h.Indices.Increasing() {
 		return nil
 	}
 	pos := make([]int32, len(h.Ops))
@@ -150,7 +152,7 @@ func duplicateIndices(h *History) []Problem {
 		pos[i] = int32(i)
 	}
 	slices.SortStableFunc(pos, func(a, b int32) int {
-		x, y := h.Ops[a].Index, h.Ops[b].Index
+		x, y := h.Index(int(a)), h.Index(int(b))
 		if x < y {
 			return -1
 		} else if x > y {
@@ -161,9 +163,9 @@ func duplicateIndices(h *History) []Problem {
 	var probs []Problem
 	for i := 1; i < len(pos); i++ {
 		a, b := &h.Ops[pos[i-1]], &h.Ops[pos[i]]
-		if a.Index == b.Index {
-			probs = append(probs, Problem{Line: b.Line, Ops: []int64{b.Index},
-				Msg: fmt.Sprintf("op index %d used twice (lines %d and %d)", b.Index, a.Line, b.Line)})
+		if ia, ib := h.Index(int(pos[i-1])), h.Index(int(pos[i])); ia == ib {
+			probs = append(probs, Problem{Line: b.Line, Ops: []int64{ib},
+				Msg: fmt.Sprintf("op index %d used twice (lines %d and %d)", ib, a.Line, b.Line)})
 		}
 	}
 	slices.SortFunc(probs, func(a, b Problem) int { return int(a.Line) - int(b.Line) })

@@ -28,8 +28,8 @@ func synthHistory(nOps, keys, procs int) *model.History {
 	}
 	var idx, t, val int64
 	add := func(op model.Op) {
-		op.Index, op.Time = idx, t
-		b.Add(op)
+		op.Time = t
+		b.Add(idx, op)
 		idx++
 		t += 1_000_000
 	}

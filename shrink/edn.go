@@ -37,7 +37,7 @@ func WriteEDN(w io.Writer, h *model.History, p model.Pairing, positions []int32,
 func appendOp(b []byte, h *model.History, p model.Pairing, pos int32, values ValueEDN) []byte {
 	op := &h.Ops[pos]
 	b = append(b, "{:index "...)
-	b = strconv.AppendInt(b, op.Index, 10)
+	b = strconv.AppendInt(b, h.Index(int(pos)), 10)
 	if op.Time != model.NoTime {
 		b = append(b, ", :time "...)
 		b = strconv.AppendInt(b, op.Time, 10)

@@ -115,8 +115,10 @@ func (s *shrinker) build(units []unit) (*model.History, model.Pairing, []int32) 
 	slices.Sort(positions)
 	sub := *s.h
 	sub.Ops = make([]model.Op, len(positions))
+	sub.Indices = model.Indices{}
 	for i, pos := range positions {
 		sub.Ops[i] = s.h.Ops[pos]
+		sub.Indices.Append(s.h.Index(int(pos)))
 	}
 	if len(s.h.ExtSpans) > 0 { // a workload's records, indexed like Ops
 		sub.ExtSpans = make([]model.Span, len(positions))

@@ -288,10 +288,12 @@ func Describe(workload, typ string) (AnomalyType, bool) {
 type MixedError struct {
 	Source       string
 	First, Other *model.Op // the first op of each workload
-	FirstW       string
-	OtherW       string
-	FirstMop     model.MopKind
-	OtherMop     model.MopKind
+	// FirstIndex and OtherIndex are their :index values.
+	FirstIndex, OtherIndex int64
+	FirstW                 string
+	OtherW                 string
+	FirstMop               model.MopKind
+	OtherMop               model.MopKind
 	// FirstForm and OtherForm describe an op that a workload recognises by
 	// its own values (Workload.Recognise) rather than by a micro-op; ""
 	// for an op recognised by FirstMop or OtherMop.
@@ -310,7 +312,7 @@ func what(mop model.MopKind, form string) string {
 func (e *MixedError) Error() string {
 	return fmt.Sprintf("%s:%d: op %d has %s, which belongs to %s histories, but op %d (line %d) "+
 		"has %s, which belongs to %s: a history must be of one workload (force one with --workload)",
-		e.Source, e.Other.Line, e.Other.Index, what(e.OtherMop, e.OtherForm), e.OtherW, e.First.Index, e.First.Line, what(e.FirstMop, e.FirstForm), e.FirstW)
+		e.Source, e.Other.Line, e.OtherIndex, what(e.OtherMop, e.OtherForm), e.OtherW, e.FirstIndex, e.First.Line, what(e.FirstMop, e.FirstForm), e.FirstW)
 }
 
 // Detect names the workload of h from its micro-ops and its workloads'
@@ -319,17 +321,19 @@ func (e *MixedError) Error() string {
 func Detect(h *model.History) (*Workload, error) {
 	var found *Workload
 	var first *model.Op
+	firstPos := 0
 	var firstMop model.MopKind
 	var firstForm string
 	nilReads := false
 	// decide takes in an op that belongs to w, by mop or form.
-	decide := func(w *Workload, op *model.Op, mop model.MopKind, form string) error {
+	decide := func(w *Workload, pos int, mop model.MopKind, form string) error {
+		op := &h.Ops[pos]
 		if found == nil {
-			found, first, firstMop, firstForm = w, op, mop, form
+			found, first, firstPos, firstMop, firstForm = w, op, pos, mop, form
 			return nil
 		}
 		if w != found {
-			return &MixedError{Source: h.Source, First: first, Other: op,
+			return &MixedError{Source: h.Source, First: first, Other: op, FirstIndex: h.Index(firstPos), OtherIndex: h.Index(pos),
 				FirstW: found.Name, OtherW: w.Name, FirstMop: firstMop, OtherMop: mop, FirstForm: firstForm, OtherForm: form}
 		}
 		return nil
@@ -342,7 +346,7 @@ func Detect(h *model.History) (*Workload, error) {
 		}
 		for _, w := range recognisers {
 			if form := w.Recognise(h, i); form != "" {
-				if err := decide(w, op, 0, form); err != nil {
+				if err := decide(w, i, 0, form); err != nil {
 					return nil, err
 				}
 			}
@@ -361,7 +365,7 @@ func Detect(h *model.History) (*Workload, error) {
 			if owner == nil {
 				continue
 			}
-			if err := decide(owner, op, m.Kind, ""); err != nil {
+			if err := decide(owner, i, m.Kind, ""); err != nil {
 				return nil, err
 			}
 		}

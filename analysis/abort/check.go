@@ -336,7 +336,7 @@ func (c *checker) checkInternal(p *poll) {
 }
 
 // index is the :index of the op at position i.
-func (c *checker) index(i int32) int64 { return c.h.Ops[i].Index }
+func (c *checker) index(i int32) int64 { return c.h.Index(int(i)) }
 
 // topicValue is key k as an instance's Value, one for all instances
 // that name it.

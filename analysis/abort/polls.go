@@ -37,7 +37,7 @@ func Polls(h *model.History, pairing model.Pairing) []Poll {
 	out := make([]Poll, len(c.polls))
 	for i := range c.polls {
 		p := &c.polls[i]
-		out[i] = Poll{Op: h.Ops[p.comp].Index, Pos: int(p.comp), Process: int64(p.proc), Topic: p.topic,
+		out[i] = Poll{Op: h.Index(int(p.comp)), Pos: int(p.comp), Process: int64(p.proc), Topic: p.topic,
 			HasTopic: p.hasTopic, Outcome: Outcomes[outcome(p.typ)], Offsets: c.offs(p), Rebalance: p.reb}
 	}
 	return out

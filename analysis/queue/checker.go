@@ -60,7 +60,7 @@ type versionOrder struct {
 func (c *checker) op(pos int32) *model.Op { return &c.h.Ops[pos] }
 
 // idx returns the :index of the op at pos.
-func (c *checker) idx(pos int32) int64 { return c.h.Ops[pos].Index }
+func (c *checker) idx(pos int32) int64 { return c.h.Index(int(pos)) }
 
 // witness returns the invocation and completion indices of recs.
 func (c *checker) witness(recs ...int32) []int64 {
@@ -98,12 +98,9 @@ func (c *checker) records(p model.Pairing) {
 	vertices := int32(0)
 	c.recs = make([]rec, 0, len(c.h.Ops)/2+1)
 	var slots procSlots
-	c.ordered = true
+	c.ordered = c.h.Indices.Increasing()
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
-		if i > 0 && op.Index <= c.h.Ops[i-1].Index {
-			c.ordered = false
-		}
 		if !op.IsClient() {
 			continue
 		}

@@ -57,10 +57,10 @@ func fuzzHistory(data []byte) *model.History {
 					mops = append(mops, m)
 				}
 			}
-			b.Add(model.Op{Index: idx, Time: t, Type: typ, Process: proc, F: f, Mops: b.StoreMops(mops...)})
+			b.Add(idx, model.Op{Time: t, Type: typ, Process: proc, F: f, Mops: b.StoreMops(mops...)})
 			delete(open, proc)
 		} else {
-			op := model.Op{Index: idx, Time: t, Type: model.Invoke, Process: proc}
+			op := model.Op{Time: t, Type: model.Invoke, Process: proc}
 			switch next() % 6 {
 			case 0:
 				op.F = model.FAssign
@@ -71,13 +71,13 @@ func fuzzHistory(data []byte) *model.History {
 			default:
 				op.F = model.FTxn
 			}
-			b.Add(op)
+			b.Add(idx, op)
 			if op.F == model.FAssign || op.F == model.FSubscribe {
 				idx++
 				t++
 				done := op
-				done.Index, done.Time, done.Type = idx, t, []model.OpType{model.OK, model.Info, model.Fail}[next()%3]
-				b.Add(done)
+				done.Time, done.Type = t, []model.OpType{model.OK, model.Info, model.Fail}[next()%3]
+				b.Add(idx, done)
 			} else {
 				open[proc] = true
 			}

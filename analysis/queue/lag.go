@@ -283,7 +283,7 @@ func (ls *lagState) poll(hp int32, op *model.Op, ri int32) {
 		}
 		lp.unordered = true
 	}
-	lp.polls = append(lp.polls, lagPollRec{time: op.Time, opIndex: comp.Index, hp: hp, rec: ri})
+	lp.polls = append(lp.polls, lagPollRec{time: op.Time, opIndex: c.idx(c.recs[ri].comp), hp: hp, rec: ri})
 	ls.stamp++
 	ls.touched = ls.touched[:0]
 	ls.readPolled(p, mops)
@@ -423,7 +423,7 @@ func (c *checker) reportLag(ls *lagState) {
 	if c.opts.Series {
 		ls.series.Sorted(comparePoints, func(s seriesPoint) {
 			r := &c.recs[s.rec]
-			c.res.Series.Lag.Append(analysis.LagPoint{Time: c.op(s.hp).Time, OpIndex: c.op(r.comp).Index,
+			c.res.Series.Lag.Append(analysis.LagPoint{Time: c.op(s.hp).Time, OpIndex: c.idx(r.comp),
 				Process: c.procIDs[r.proc], Key: s.key, LagNS: s.lag, Offset: s.pos})
 		})
 	}

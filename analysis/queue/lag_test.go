@@ -122,10 +122,10 @@ func lagHistory(rng *rand.Rand) *model.History {
 	var sent [6][]int64
 	t, idx := int64(0), int64(0)
 	add := func(op model.Op) {
-		op.Index, op.Time = idx, t
+		op.Time = t
+		b.Add(idx, op)
 		idx++
 		t += int64(rng.IntN(3))
-		b.Add(op)
 	}
 	val := int64(0)
 	for range 20 + rng.IntN(80) {

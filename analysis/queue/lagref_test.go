@@ -136,10 +136,10 @@ func (c *checker) refLagAndStalls() {
 				}
 				if c.opts.Series {
 					c.res.Series.Lag.Append(analysis.LagPoint{
-						Time: op.Time, OpIndex: comp.Index, Process: op.Process, Key: k, LagNS: lag, Offset: pos})
+						Time: op.Time, OpIndex: c.idx(c.recs[ri].comp), Process: op.Process, Key: k, LagNS: lag, Offset: pos})
 				}
 				if lag > worst {
-					worst, worstProc, worstKey, worstOp = lag, op.Process, k, comp.Index
+					worst, worstProc, worstKey, worstOp = lag, op.Process, k, c.idx(c.recs[ri].comp)
 				}
 				if e != nil && e.inStall && (e.st.pos != pos || lag <= 0) {
 					closeStall(op.Process, k, &e.st)

@@ -69,7 +69,7 @@ func (c *checker) unseenSeries() {
 		op := c.op(r.comp)
 		for _, k := range slices.Compact(touched) {
 			c.res.Series.Unseen.Append(analysis.UnseenPoint{
-				Time: op.Time, OpIndex: op.Index, Key: k, Count: unseen[k]})
+				Time: op.Time, OpIndex: c.idx(r.comp), Key: k, Count: unseen[k]})
 		}
 	}
 

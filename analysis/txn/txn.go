@@ -200,16 +200,16 @@ func (c *checker) mops(r int32) []model.Mop {
 }
 
 // idx is the op index that names rec r: its completion's.
-func (c *checker) idx(r int32) int64 { return c.h.Ops[c.recs[r].comp].Index }
+func (c *checker) idx(r int32) int64 { return c.h.Index(int(c.recs[r].comp)) }
 
 // witness lists the invocations and completions of the given recs.
 func (c *checker) witness(recs ...int32) []int64 {
 	w := make([]int64, 0, 2*len(recs))
 	for _, r := range recs {
 		rc := &c.recs[r]
-		w = append(w, c.h.Ops[rc.inv].Index)
+		w = append(w, c.h.Index(int(rc.inv)))
 		if rc.comp != rc.inv {
-			w = append(w, c.h.Ops[rc.comp].Index)
+			w = append(w, c.h.Index(int(rc.comp)))
 		}
 	}
 	return w

@@ -85,9 +85,9 @@ func New(h *model.History, res *analysis.Result) (*Checker, error) {
 		partner := p.Partner[i]
 		switch {
 		case op.Type == model.Invoke && partner < 0: // never completed: info
-			c.add(&txn{inv: i, comp: i, name: op.Index, typ: model.Info, process: op.Process, mops: h.MopsOf(op)})
+			c.add(&txn{inv: i, comp: i, name: h.Index(i), typ: model.Info, process: op.Process, mops: h.MopsOf(op)})
 		case op.Type != model.Invoke && partner >= 0:
-			c.add(&txn{inv: int(partner), comp: i, name: op.Index, typ: op.Type, process: op.Process, mops: h.MopsOf(op)})
+			c.add(&txn{inv: int(partner), comp: i, name: h.Index(i), typ: op.Type, process: op.Process, mops: h.MopsOf(op)})
 		}
 	}
 	return c, nil
@@ -240,7 +240,7 @@ func (c *Checker) Instance(typ string, ai analysis.Instance) error {
 			return fmt.Errorf("op %d is no operation of the history", op)
 		}
 		for _, pos := range []int{t.inv, t.comp} {
-			if idx := c.h.Ops[pos].Index; !slices.Contains(ai.InstanceEvidence().Witness, idx) {
+			if idx := c.h.Index(int(pos)); !slices.Contains(ai.InstanceEvidence().Witness, idx) {
 				return fmt.Errorf("the witness lacks op %d (of op %d), which the proof needs", idx, op)
 			}
 		}

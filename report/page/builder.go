@@ -193,7 +193,7 @@ func newClock(h *model.History) Clock {
 	if !timed {
 		c := Clock{Unit: "op", Scale: 1}
 		if n := len(h.Ops); n > 0 {
-			c.End = float64(h.Ops[n-1].Index)
+			c.End = float64(h.Index(n - 1))
 		}
 		return c
 	}
@@ -218,10 +218,11 @@ func UnitFor(ns int64) (string, float64) {
 	return "ns", 1
 }
 
-// X returns an op's place on the time axis, and false when it has none.
-func (c Clock) X(op *model.Op) (float64, bool) {
+// X returns the place on the time axis of op, whose :index is index, and
+// false when it has none.
+func (c Clock) X(op *model.Op, index int64) (float64, bool) {
 	if c.Unit == "op" {
-		return float64(op.Index), true
+		return float64(index), true
 	}
 	if op.Time == model.NoTime {
 		return 0, false

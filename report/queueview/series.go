@@ -169,33 +169,34 @@ func (b *builder) finalReads() *page.Span {
 	if b.H == nil {
 		return nil
 	}
-	var lastSend, lastPoll *model.Op
+	lastSend, lastPoll := -1, -1 // positions
 	for i := range b.H.Ops {
 		op := &b.H.Ops[i]
 		if op.Type != model.OK || !op.IsClient() {
 			continue
 		}
-		if _, ok := b.Clock.X(op); !ok {
+		if _, ok := b.Clock.X(op, b.H.Index(i)); !ok {
 			continue
 		}
 		for _, m := range b.H.MopsOf(op) {
 			if m.Kind == model.MopSend && m.Done {
-				lastSend = op
+				lastSend = i
 			}
 			if m.Kind == model.MopPoll && m.Done {
-				lastPoll = op
+				lastPoll = i
 			}
 		}
 	}
-	if lastSend == nil || lastPoll == nil {
+	if lastSend < 0 || lastPoll < 0 {
 		return nil
 	}
-	from, _ := b.Clock.X(lastSend)
-	to, _ := b.Clock.X(lastPoll)
+	sendIdx, pollIdx := b.H.Index(lastSend), b.H.Index(lastPoll)
+	from, _ := b.Clock.X(&b.H.Ops[lastSend], sendIdx)
+	to, _ := b.Clock.X(&b.H.Ops[lastPoll], pollIdx)
 	if to <= from {
 		return nil
 	}
-	return &page.Span{From: from, To: to, Label: fmt.Sprintf("final reads: after the last ok send (op %d) to the last ok poll (op %d)", lastSend.Index, lastPoll.Index)}
+	return &page.Span{From: from, To: to, Label: fmt.Sprintf("final reads: after the last ok send (op %d) to the last ok poll (op %d)", sendIdx, pollIdx)}
 }
 
 // finalSeries adds an empty series carrying the final-read phase as a mark

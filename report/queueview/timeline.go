@@ -181,7 +181,8 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 		if op.Type == model.Invoke || !op.IsClient() || op.Mops.N == 0 {
 			continue
 		}
-		x, ok := b.Clock.X(op)
+		idx := b.H.Index(i)
+		x, ok := b.Clock.X(op, idx)
 		if !ok {
 			untimed++
 			continue
@@ -191,7 +192,7 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 			m := &mops[mi]
 			switch m.Kind {
 			case model.MopSend:
-				p := timelinePoint{x: x, y: -1, op: op.Index, proc: op.Process, msg: m.Msg}
+				p := timelinePoint{x: x, y: -1, op: idx, proc: op.Process, msg: m.Msg}
 				if m.Done && m.Offset() != model.NoOffset {
 					p.y = float64(m.Offset())
 				}
@@ -210,7 +211,7 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 						continue
 					}
 					rd := reads[len(reads)-1]
-					p := timelinePoint{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}
+					p := timelinePoint{x: x, y: float64(rd.Offset()), op: idx, proc: op.Process, msg: rd.Msg}
 					if op.Type == model.OK {
 						point(kp.Key, ptPoll, p)
 					} else {
@@ -458,10 +459,14 @@ func (b *builder) markAnomalies(lines []keyLine) {
 	}
 }
 
-// locate finds, in op's micro-ops, a send or read of key k with value v
-// (any value if nil) at offset off (any if model.NoOffset).
-func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int64) (timelinePoint, bool) {
-	x, ok := b.Clock.X(op)
+// locate finds, in the micro-ops of op idx, a send or read of key k with
+// value v (any value if nil) at offset off (any if model.NoOffset).
+func (b *builder) locate(idx int64, k model.KeyID, v *analysis.Value, off int64) (timelinePoint, bool) {
+	op := b.Op(idx)
+	if op == nil {
+		return timelinePoint{}, false
+	}
+	x, ok := b.Clock.X(op, idx)
 	if !ok {
 		return timelinePoint{}, false
 	}
@@ -472,7 +477,7 @@ func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int
 		switch m.Kind {
 		case model.MopSend:
 			if m.Key == k && m.Done && m.Offset() != model.NoOffset && match(m.Msg, m.Offset()) {
-				return timelinePoint{x: x, y: float64(m.Offset()), op: op.Index, proc: op.Process, msg: m.Msg}, true
+				return timelinePoint{x: x, y: float64(m.Offset()), op: idx, proc: op.Process, msg: m.Msg}, true
 			}
 		case model.MopPoll:
 			for _, kp := range b.H.PollsOf(&m) {
@@ -481,7 +486,7 @@ func (b *builder) locate(op *model.Op, k model.KeyID, v *analysis.Value, off int
 				}
 				for _, rd := range b.H.ReadsOf(&kp) {
 					if match(rd.Msg, rd.Offset()) {
-						return timelinePoint{x: x, y: float64(rd.Offset()), op: op.Index, proc: op.Process, msg: rd.Msg}, true
+						return timelinePoint{x: x, y: float64(rd.Offset()), op: idx, proc: op.Process, msg: rd.Msg}, true
 					}
 				}
 			}
@@ -496,7 +501,7 @@ func (b *builder) at(idx int64, off int64) (timelinePoint, bool) {
 	if op == nil {
 		return timelinePoint{}, false
 	}
-	x, ok := b.Clock.X(op)
+	x, ok := b.Clock.X(op, idx)
 	if !ok {
 		return timelinePoint{}, false
 	}
@@ -508,8 +513,8 @@ func (b *builder) at(idx int64, off int64) (timelinePoint, bool) {
 func (b *builder) placeInstance(place catalog.Place, in *queue.Instance, add func(model.KeyID, timelinePoint), seg func(model.KeyID, timelinePoint, timelinePoint)) {
 	k, hasKey := b.Key(in.Key)
 	find := func(idx int64, v *analysis.Value, off int64) {
-		if op := b.Op(idx); op != nil && hasKey {
-			if p, ok := b.locate(op, k, v, off); ok {
+		if hasKey {
+			if p, ok := b.locate(idx, k, v, off); ok {
 				add(k, p)
 			}
 		}
@@ -524,10 +529,8 @@ func (b *builder) placeInstance(place catalog.Place, in *queue.Instance, add fun
 	case catalog.AtWriter:
 		if in.Writer != nil && in.Offset != nil && hasKey {
 			if p, ok := b.at(*in.Writer, *in.Offset); ok {
-				if op := b.Op(*in.Writer); op != nil {
-					if q, ok := b.locate(op, k, in.Value, *in.Offset); ok {
-						p = q
-					}
+				if q, ok := b.locate(*in.Writer, k, in.Value, *in.Offset); ok {
+					p = q
 				}
 				add(k, p)
 			}
@@ -542,7 +545,7 @@ func (b *builder) placeInstance(place catalog.Place, in *queue.Instance, add fun
 		for _, off := range in.Offsets {
 			for _, idx := range in.Witness {
 				if op := b.Op(idx); op != nil && op.Type != model.Invoke && hasKey {
-					if p, ok := b.locate(op, k, in.Value, off); ok {
+					if p, ok := b.locate(idx, k, in.Value, off); ok {
 						add(k, p)
 						break
 					}
@@ -601,13 +604,13 @@ func (b *builder) placeUnseenSends(in *queue.Instance, k model.KeyID, add func(m
 		if op == nil || op.Type == model.Invoke {
 			continue
 		}
-		x, ok := b.Clock.X(op)
+		x, ok := b.Clock.X(op, idx)
 		if !ok {
 			continue
 		}
 		for _, m := range b.H.MopsOf(op) {
 			if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset() != model.NoOffset && want[b.H.MsgValue(m.Msg)] {
-				add(k, timelinePoint{x: x, y: float64(m.Offset()), op: op.Index, proc: op.Process, msg: m.Msg})
+				add(k, timelinePoint{x: x, y: float64(m.Offset()), op: idx, proc: op.Process, msg: m.Msg})
 			}
 		}
 	}
@@ -619,13 +622,9 @@ func (b *builder) placeMissing(in *queue.Instance, add func(model.KeyID, timelin
 	if in.Op == nil {
 		return
 	}
-	op := b.Op(*in.Op)
-	if op == nil {
-		return
-	}
 	for _, pr := range in.Missing {
 		if mk, ok := b.Key(&pr[0]); ok {
-			if p, ok := b.locate(op, mk, &pr[1], model.NoOffset); ok {
+			if p, ok := b.locate(*in.Op, mk, &pr[1], model.NoOffset); ok {
 				add(mk, p)
 			}
 		}
@@ -643,10 +642,8 @@ func (b *builder) placeStepReads(in *queue.Instance, add func(model.KeyID, timel
 		if !ok || st.Value == nil || len(st.Offsets) != 1 {
 			continue
 		}
-		if op := b.Op(st.To); op != nil {
-			if p, ok := b.locate(op, sk, st.Value, st.Offsets[0]); ok {
-				add(sk, p)
-			}
+		if p, ok := b.locate(st.To, sk, st.Value, st.Offsets[0]); ok {
+			add(sk, p)
 		}
 	}
 }

@@ -288,7 +288,7 @@ func newTxnClock(h *model.History) txnClock {
 	byIndex := func(why string) txnClock {
 		c := txnClock{byIndex: true, unit: "op", scale: 1, axis: "op index (" + why + ")"}
 		for i := range h.Ops {
-			c.end = max(c.end, float64(h.Ops[i].Index))
+			c.end = max(c.end, float64(h.Index(i)))
 		}
 		return c
 	}
@@ -300,27 +300,28 @@ func newTxnClock(h *model.History) txnClock {
 		t := h.Ops[i].Time
 		switch {
 		case t == model.NoTime:
-			return byIndex(fmt.Sprintf("op %d has no :time", h.Ops[i].Index))
+			return byIndex(fmt.Sprintf("op %d has no :time", h.Index(i)))
 		case t < last:
-			return byIndex(fmt.Sprintf(":time goes backwards at op %d", h.Ops[i].Index))
+			return byIndex(fmt.Sprintf(":time goes backwards at op %d", h.Index(i)))
 		}
 		last = t
 	}
 	unit, scale := page.UnitFor(last - t0)
 	c := txnClock{t0: t0, unit: unit, scale: scale, axis: "time (" + unit + ")"}
 	if t0 != 0 {
-		c.axis = "time (" + unit + " since op " + strconv.FormatInt(h.Ops[0].Index, 10) + ")"
+		c.axis = "time (" + unit + " since op " + strconv.FormatInt(h.Index(0), 10) + ")"
 	}
 	c.end = float64(last-t0) / scale
 	c.decimals = page.DecimalsFor(c.end)
 	return c
 }
 
-func (c txnClock) x(op *model.Op) float64 {
+// x is the place on the axis of the op at position pos of h.
+func (c txnClock) x(h *model.History, pos int) float64 {
 	if c.byIndex {
-		return float64(op.Index)
+		return float64(h.Index(pos))
 	}
-	return float64(op.Time-c.t0) / c.scale
+	return float64(h.Ops[pos].Time-c.t0) / c.scale
 }
 
 // txnBar is one transaction of the timeline.
@@ -428,11 +429,11 @@ func (b *builder) txnBars() (bars []txnBar, barOf []int32, procs []int32) {
 // transaction never completed lasts to the end.
 func (b *builder) barXs(tb *txnBar) (float64, float64) {
 	c := b.tclock
-	x0 := c.x(&b.H.Ops[tb.inv])
+	x0 := c.x(b.H, tb.inv)
 	if tb.comp < 0 {
 		return x0, max(x0, c.end)
 	}
-	return x0, max(x0, c.x(&b.H.Ops[tb.comp]))
+	return x0, max(x0, c.x(b.H, tb.comp))
 }
 
 // markTxns adds to tl a mark for each instance v shows, over the bars of
@@ -505,10 +506,10 @@ func (b *builder) txnChart(lanes []string, bars []txnBar, marked, keep []int) *c
 		comp := int64(-1)
 		pos := tb.inv
 		if tb.comp >= 0 {
-			comp, pos = b.H.Ops[tb.comp].Index, tb.comp
+			comp, pos = b.H.Index(tb.comp), tb.comp
 		}
 		return barItem{
-			Value: []any{page.Num(x0, c.decimals), page.Num(x1, c.decimals), tb.lane, tb.status, b.H.Ops[tb.inv].Index, comp},
+			Value: []any{page.Num(x0, c.decimals), page.Num(x1, c.decimals), tb.lane, tb.status, b.H.Index(tb.inv), comp},
 			Text:  page.Elide(strings.Join(b.mopTexts(pos, nodeMops*2, barTextChars), " "), barTextChars),
 			Marks: tb.marks,
 		}

@@ -1,0 +1,98 @@
+package model
+
+import "sort"
+
+// Indices holds the :index of every op of a history, beside the ops
+// rather than in them: histories almost always number their ops 0, 1, 2,
+// ..., so the column is kept as runs in which the index grows by one per
+// position, and a whole history usually costs one run (16 bytes) where a
+// field of Op cost 8 bytes an op. A history whose indices jump at every op
+// (hostile or hand-made) costs 16 bytes an op, still linear.
+//
+// An op without an :index takes its position in the whole history as its
+// index. A block of a file read on its own (ingest's parallel read) does
+// not know where its ops will stand, so such an op is kept as a
+// positional entry, which [Indices.Concat] places.
+type Indices struct {
+	runs []indexRun
+	n    int32
+}
+
+// indexRun covers the positions from start up to the next run's start: the
+// op at position p has index p + delta. A positional run has delta 0 and
+// keeps it when the run is moved by Concat.
+type indexRun struct {
+	start      int32
+	positional bool
+	delta      int64
+}
+
+// Len is the number of ops recorded.
+func (x *Indices) Len() int { return int(x.n) }
+
+// Append records idx as the :index of the op at position Len().
+func (x *Indices) Append(idx int64) {
+	p := int64(x.n)
+	x.n++
+	if k := len(x.runs); k > 0 && !x.runs[k-1].positional && x.runs[k-1].delta == idx-p {
+		return
+	}
+	x.runs = append(x.runs, indexRun{start: int32(p), delta: idx - p})
+}
+
+// AppendPosition records that the op at position Len() has no :index, so
+// that its index is its position in the history it ends up in.
+func (x *Indices) AppendPosition() {
+	p := x.n
+	x.n++
+	if k := len(x.runs); k > 0 && x.runs[k-1].positional {
+		return
+	}
+	x.runs = append(x.runs, indexRun{start: p, positional: true})
+}
+
+// At is the :index of the op at position pos (0 <= pos < Len()). Cost:
+// O(1) for one run, O(log runs) otherwise.
+func (x *Indices) At(pos int) int64 {
+	r := len(x.runs) - 1
+	if r > 0 {
+		r = sort.Search(len(x.runs), func(i int) bool { return int(x.runs[i].start) > pos }) - 1
+	}
+	return int64(pos) + x.runs[r].delta
+}
+
+// Concat appends y's entries after x's. y's positional entries take their
+// positions in x; its other entries keep their indices.
+func (x *Indices) Concat(y *Indices) {
+	base := int64(x.n)
+	for i, r := range y.runs {
+		start := int64(r.start) + base
+		if !r.positional {
+			// the run's indices stay; its positions move by base
+			idx := int64(r.start) + r.delta
+			if k := len(x.runs); i == 0 && k > 0 && !x.runs[k-1].positional && x.runs[k-1].delta == idx-start {
+				continue
+			}
+			x.runs = append(x.runs, indexRun{start: int32(start), delta: idx - start})
+			continue
+		}
+		if k := len(x.runs); i == 0 && k > 0 && x.runs[k-1].positional {
+			continue
+		}
+		x.runs = append(x.runs, indexRun{start: int32(start), positional: true})
+	}
+	x.n += y.n
+}
+
+// Increasing reports whether the indices strictly increase with position.
+// Cost: O(runs).
+func (x *Indices) Increasing() bool {
+	for i := 1; i < len(x.runs); i++ {
+		// the last index of run i-1 against the first of run i
+		p := int64(x.runs[i].start)
+		if p-1+x.runs[i-1].delta >= p+x.runs[i].delta {
+			return false
+		}
+	}
+	return true
+}
