@@ -17,8 +17,8 @@ func NewIndexMap(h *History) *IndexMap {
 	m := &IndexMap{h: h}
 	if !h.Indices.Increasing() {
 		m.byIdx = make(map[int64]int32, len(h.Ops))
-		for i := range h.Ops {
-			m.byIdx[h.Index(i)] = int32(i)
+		for i, idx := range h.Indices.Values() {
+			m.byIdx[idx] = int32(i)
 		}
 	}
 	return m

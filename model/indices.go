@@ -61,6 +61,22 @@ func (x *Indices) At(pos int) int64 {
 	return int64(pos) + x.runs[r].delta
 }
 
+// Values returns every index in position order, in a new slice: O(n), for
+// the passes that would otherwise look each one up (At) many times.
+func (x *Indices) Values() []int64 {
+	out := make([]int64, x.n)
+	for r, run := range x.runs {
+		end := x.n
+		if r+1 < len(x.runs) {
+			end = x.runs[r+1].start
+		}
+		for p := run.start; p < end; p++ {
+			out[p] = int64(p) + run.delta
+		}
+	}
+	return out
+}
+
 // Concat appends y's entries after x's. y's positional entries take their
 // positions in x; its other entries keep their indices.
 func (x *Indices) Concat(y *Indices) {

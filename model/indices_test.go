@@ -70,6 +70,7 @@ func TestIndicesConcat(t *testing.T) {
 			t.Fatalf("round %d: lengths %d and %d, want %d", round, whole.Len(), joined.Len(), len(es))
 		}
 		increasing := true
+		values := joined.Values()
 		for p, e := range es {
 			want := e.index
 			if e.positional {
@@ -80,6 +81,9 @@ func TestIndicesConcat(t *testing.T) {
 			}
 			if got := joined.At(p); got != want {
 				t.Fatalf("round %d: joined.At(%d) = %d, want %d", round, p, got, want)
+			}
+			if values[p] != want {
+				t.Fatalf("round %d: Values()[%d] = %d, want %d", round, p, values[p], want)
 			}
 			if p > 0 && want <= whole.At(p-1) {
 				increasing = false

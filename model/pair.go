@@ -147,12 +147,13 @@ func duplicateIndices(h *History) []Problem {
 	if h.Indices.Increasing() {
 		return nil
 	}
+	idx := h.Indices.Values()
 	pos := make([]int32, len(h.Ops))
 	for i := range pos {
 		pos[i] = int32(i)
 	}
 	slices.SortStableFunc(pos, func(a, b int32) int {
-		x, y := h.Index(int(a)), h.Index(int(b))
+		x, y := idx[a], idx[b]
 		if x < y {
 			return -1
 		} else if x > y {
@@ -163,7 +164,7 @@ func duplicateIndices(h *History) []Problem {
 	var probs []Problem
 	for i := 1; i < len(pos); i++ {
 		a, b := &h.Ops[pos[i-1]], &h.Ops[pos[i]]
-		if ia, ib := h.Index(int(pos[i-1])), h.Index(int(pos[i])); ia == ib {
+		if ia, ib := idx[pos[i-1]], idx[pos[i]]; ia == ib {
 			probs = append(probs, Problem{Line: b.Line, Ops: []int64{ib},
 				Msg: fmt.Sprintf("op index %d used twice (lines %d and %d)", ib, a.Line, b.Line)})
 		}
