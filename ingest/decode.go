@@ -143,7 +143,8 @@ type decoder struct {
 	rset      map[model.KeyID]bool
 
 	ops      opChunks
-	indices  model.Indices // the ops' :index values
+	indices  model.Runs    // the ops' :index values
+	lines    model.Runs    // and lines
 	pending  pendingSet    // invocation whose completion has not come yet, by process
 	freeMops [][]model.Mop // buffers for pending micro-ops, for reuse
 
@@ -352,7 +353,8 @@ func (d *decoder) toError(le *lexErr, cause error) *Error {
 		Excerpt: ex, caret: caret, Err: cause}
 }
 
-// clampInt is v, at most 2^31-1: model.Op.Line is an int32.
+// clampInt is v, at most 2^31-1: a line number kept for an op
+// (model.History.Line) fits an int32.
 func clampInt(v int64) int {
 	if v > math.MaxInt32 {
 		return math.MaxInt32
@@ -583,7 +585,8 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		d.resetExt()
 	}
 	d.vmode = vNone
-	op := model.Op{Time: model.NoTime, Process: model.AnonProcess, Line: int32(clampInt(brace.line))}
+	op := model.Op{Time: model.NoTime, Process: model.AnonProcess}
+	line := clampInt(brace.line)
 	var haveIndex, haveType, haveF bool
 	var index int64
 	hookField := false // d.hx.fieldBuf names a field ingest does not know, for a ValueDecoder
@@ -653,11 +656,11 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		case fF:
 			if isName(l.kind) {
 				op.F = model.ParseFunc(string(l.text))
-				if op.Extra != 0 {
-					d.b.Extra(&op).FName = ""
+				if d.b.HasExtra(int(d.n)) {
+					d.extra().FName = ""
 				}
 				if op.F == model.FOther {
-					d.extra(&op).FName = d.fname(trimColon(l.text))
+					d.extra().FName = d.fname(trimColon(l.text))
 				}
 				haveF = true
 			} else if err := d.skip(); err != nil {
@@ -668,7 +671,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 				return err
 			}
 		case fError:
-			if err := d.readError(&op); err != nil {
+			if err := d.readError(); err != nil {
 				return err
 			}
 		case fRebalance:
@@ -700,12 +703,12 @@ func (d *decoder) readOp(start, brace srcPos) error {
 			}
 		}
 	}
-	return d.finishOp(op, index, start, haveIndex, haveType, haveF)
+	return d.finishOp(op, index, line, start, haveIndex, haveType, haveF)
 }
 
 // finishOp checks and stores op, whose fields and :value (in the scratch
 // space) were read, whichever way (readOp, fastOp).
-func (d *decoder) finishOp(op model.Op, index int64, start srcPos, haveIndex, haveType, haveF bool) error {
+func (d *decoder) finishOp(op model.Op, index int64, line int, start srcPos, haveIndex, haveType, haveF bool) error {
 	var held []model.Mop // an invocation's micro-ops, held until its completion
 	if !haveType {
 		return &lexErr{start, "op has no " + d.fieldName("type")}
@@ -721,7 +724,7 @@ func (d *decoder) finishOp(op model.Op, index int64, start srcPos, haveIndex, ha
 		if haveF {
 			f = op.F.String()
 			if op.F == model.FOther {
-				f = d.b.Extra(&op).FName
+				f = d.extra().FName
 			}
 		}
 		if ok, err := d.offerValue(f); err != nil {
@@ -754,7 +757,7 @@ func (d *decoder) finishOp(op model.Op, index int64, start srcPos, haveIndex, ha
 			for i := range d.vkeys {
 				keys[i] = d.key(&d.vkeys[i])
 			}
-			d.extra(&op).Keys = keys
+			d.extra().Keys = keys
 		case vNone, vNil, vEmpty, vClaimed:
 		default:
 			return &lexErr{d.vpos, fmt.Sprintf("%s of a %s op must be a list of keys", d.fieldName("value"), op.F)}
@@ -768,7 +771,7 @@ func (d *decoder) finishOp(op model.Op, index int64, start srcPos, haveIndex, ha
 		op.Process = model.NoProcess // only an op with micro-ops can be anonymous
 	}
 	if len(d.rkeys) > 0 {
-		d.extra(&op).Rebalance = d.rebalance()
+		d.extra().Rebalance = d.rebalance()
 	}
 	if d.hx != nil && len(d.hx.xrecs) > 0 {
 		d.storeExt()
@@ -780,8 +783,9 @@ func (d *decoder) finishOp(op model.Op, index int64, start srcPos, haveIndex, ha
 	if haveIndex {
 		d.indices.Append(index)
 	} else {
-		d.indices.AppendPosition() // its position in the history: Indices.Concat places a block's
+		d.indices.AppendPosition() // its position in the history: Runs.Concat places a block's
 	}
+	d.lines.Append(int64(line))
 	if held != nil {
 		d.pending.put(op.Process, pendingInv{op: at, pos: d.n, mops: held})
 	}
@@ -1182,7 +1186,7 @@ func (d *decoder) readReads(o opener) error {
 
 // readError reads :error: strings as they are, keywords as their text,
 // anything else as its source text, capped at maxErrorRunes.
-func (d *decoder) readError(op *model.Op) error {
+func (d *decoder) readError() error {
 	l := d.l
 	var t []byte
 	switch l.kind {
@@ -1197,12 +1201,12 @@ func (d *decoder) readError(op *model.Op) error {
 		t = d.atomText(&a)
 		defer func() { d.arena = d.arena[:mark] }()
 	}
-	d.setError(op, t)
+	d.setError(t)
 	return nil
 }
 
 // setError sets op's :error text to t.
-func (d *decoder) setError(op *model.Op, t []byte) {
+func (d *decoder) setError(t []byte) {
 	if len(t) <= 64 && len(d.errs) < 4096 {
 		// Errors repeat (:net-timeout); share their text.
 		e, ok := d.errs[string(t)]
@@ -1210,10 +1214,10 @@ func (d *decoder) setError(op *model.Op, t []byte) {
 			e = string(t)
 			d.errs[e] = e
 		}
-		d.extra(op).Error = e
+		d.extra().Error = e
 		return
 	}
-	d.extra(op).Error = capRunes(t, maxErrorRunes)
+	d.extra().Error = capRunes(t, maxErrorRunes)
 }
 
 // capRunes returns t as a string, cut to n runes with "..." when longer.
@@ -1312,5 +1316,6 @@ func (d *decoder) forEach(o opener, each func() error) error {
 	}
 }
 
-// extra returns op's rarer fields (model.Builder.Extra).
-func (d *decoder) extra(op *model.Op) *model.OpExtra { return d.b.Extra(op) }
+// extra returns the rarer fields of the op being read, the one at
+// position d.n (model.Builder.Extra).
+func (d *decoder) extra() *model.OpExtra { return d.b.Extra(int(d.n)) }

@@ -218,7 +218,7 @@
 //     anything else as its source text; cut to 300 characters with "...".
 //   - :rebalance-log: the :keys of each map in the vector, without
 //     duplicates, in order of first appearance; other shapes are ignored.
-//   - Op.Line is the line of the op's '{'. Errors and warnings point at the
+//   - History.Line is the line of the op's '{'. Errors and warnings point at the
 //     op's first byte (its tag, for a tagged record).
 //   - Several top-level vectors in a row are read one after the other; a
 //     vector inside the top-level vector is an *Error.

@@ -27,7 +27,8 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 	d.rkeys = d.rkeys[:0]
 	d.resetValue()
 	d.vmode = vNone
-	op := model.Op{Time: model.NoTime, Process: model.AnonProcess, Line: int32(clampInt(brace.line))}
+	op := model.Op{Time: model.NoTime, Process: model.AnonProcess}
+	line := clampInt(brace.line)
 	var seen [fRebalance + 1]bool
 	var index int64
 	var fname, errText []byte
@@ -116,12 +117,12 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 	l.pos = p
 	l.nest-- // its '}'
 	if fOther {
-		d.extra(&op).FName = d.fname(fname)
+		d.extra().FName = d.fname(fname)
 	}
 	if hasErr {
-		d.setError(&op, errText)
+		d.setError(errText)
 	}
-	return true, d.finishOp(op, index, start, seen[fIndex], seen[fType], seen[fF])
+	return true, d.finishOp(op, index, line, start, seen[fIndex], seen[fType], seen[fF])
 }
 
 // fastSpace skips blanks and commas; it stops at a newline, which fastOp

@@ -72,8 +72,8 @@ func fuzzRead(t *testing.T, data []byte, opts Options) {
 			strings.Join(a, "\n"), h.Warnings, strings.Join(b, "\n"), h1.Warnings)
 	}
 	for i := range h.Ops {
-		if h.Ops[i].Line != h1.Ops[i].Line || h.Ops[i].Line < 1 {
-			t.Fatalf("op %d: line %d and %d", i, h.Ops[i].Line, h1.Ops[i].Line)
+		if h.Line(i) != h1.Line(i) || h.Line(i) < 1 {
+			t.Fatalf("op %d: line %d and %d", i, h.Line(i), h1.Line(i))
 		}
 	}
 }

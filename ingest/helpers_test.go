@@ -23,6 +23,7 @@ import (
 // so strings are quoted and keywords keep their colon; KOther atoms print
 // as <text> and big integers as N...N.
 func render(h *model.History, op *model.Op) string {
+	pos := opPos(h, op)
 	var sb strings.Builder
 	p := "p-"
 	if op.Process == model.AnonProcess {
@@ -32,9 +33,9 @@ func render(h *model.History, op *model.Op) string {
 	}
 	f := op.F.String()
 	if op.F == model.FOther {
-		f = "other:" + h.FNameOf(op)
+		f = "other:" + h.FNameOf(pos)
 	}
-	fmt.Fprintf(&sb, "%d %s %s %s", h.Index(opPos(h, op)), op.Type, p, f)
+	fmt.Fprintf(&sb, "%d %s %s %s", h.Index(pos), op.Type, p, f)
 	for _, m := range effectiveMops(h, op) {
 		sb.WriteByte(' ')
 		switch m.Kind {
@@ -90,11 +91,11 @@ func render(h *model.History, op *model.Op) string {
 			sb.WriteString("other")
 		}
 	}
-	if len(h.KeysOf(op)) > 0 {
-		sb.WriteString(" keys=" + keys(h, h.KeysOf(op)))
+	if len(h.KeysOf(pos)) > 0 {
+		sb.WriteString(" keys=" + keys(h, h.KeysOf(pos)))
 	}
-	if len(h.RebalanceOf(op)) > 0 {
-		sb.WriteString(" rebal=" + keys(h, h.RebalanceOf(op)))
+	if len(h.RebalanceOf(pos)) > 0 {
+		sb.WriteString(" rebal=" + keys(h, h.RebalanceOf(pos)))
 	}
 	var ext []model.ExtRec
 	if i := opPos(h, op); i >= 0 {
@@ -103,8 +104,8 @@ func render(h *model.History, op *model.Op) string {
 	for _, r := range ext {
 		fmt.Fprintf(&sb, " ext(%s:%d %s %v)", h.ExtOwners[r.Owner-1], r.Kind, keys(h, h.ExtKeysOf(&r)), h.ExtWordsOf(&r))
 	}
-	if h.ErrorOf(op) != "" {
-		sb.WriteString(" err=" + strconv.Quote(h.ErrorOf(op)))
+	if h.ErrorOf(pos) != "" {
+		sb.WriteString(" err=" + strconv.Quote(h.ErrorOf(pos)))
 	}
 	if op.Time != model.NoTime {
 		sb.WriteString(" t=" + strconv.FormatInt(op.Time, 10))
@@ -203,7 +204,7 @@ func checkHistory(h *model.History) error {
 				}
 			}
 		}
-		for _, k := range append(append([]model.KeyID(nil), h.KeysOf(op)...), h.RebalanceOf(op)...) {
+		for _, k := range append(append([]model.KeyID(nil), h.KeysOf(i)...), h.RebalanceOf(i)...) {
 			if int(k) >= len(h.Keys) {
 				return fmt.Errorf("op %d: bad key", i)
 			}

@@ -275,7 +275,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	d.settleAll()
 	b.SetExtOwners(hookNames(opts.Decoders))
 	h := b.History()
-	h.Ops, h.Indices = d.ops.join(), d.indices
+	h.Ops, h.Indices, h.Lines = d.ops.join(), d.indices, d.lines
 	return h, nil
 }
 

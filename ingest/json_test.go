@@ -94,7 +94,7 @@ func TestJSONKeyAtoms(t *testing.T) {
 // TestJSONLines checks Op.Line in JSON.
 func TestJSONLines(t *testing.T) {
 	h := readString(t, "t.json", "[\n{\"type\": \"invoke\", \"process\": 0},\n\n {\"type\":\n \"ok\", \"process\": 0}]", Options{})
-	if h.Ops[0].Line != 2 || h.Ops[1].Line != 4 {
-		t.Errorf("lines %d, %d; want 2, 4", h.Ops[0].Line, h.Ops[1].Line)
+	if h.Line(0) != 2 || h.Line(1) != 4 {
+		t.Errorf("lines %d, %d; want 2, 4", h.Line(0), h.Line(1))
 	}
 }

@@ -106,16 +106,19 @@ type part struct {
 	// where merge placed the block in the history, for place to fill
 	opsDst    []model.Op
 	extrasDst []model.OpExtra
-	spansDst  []model.Span // the ops before the block's first with none, then the block's
-	spans     []model.Span
-	xrecB     int32
-	exBase    int32
-	base      int64
-	pollB     int32
-	readB     int32
-	elemB     int32
-	xwordB    int32
-	xkeyB     int32
+	// extraPos are the positions of the ops with extras, in the block;
+	// extraPosDst in the history
+	extraPos    []int32
+	extraPosDst []int32
+	spansDst    []model.Span // the ops before the block's first with none, then the block's
+	spans       []model.Span
+	xrecB       int32
+	base        int64
+	pollB       int32
+	readB       int32
+	elemB       int32
+	xwordB      int32
+	xkeyB       int32
 }
 
 // parallelRead holds the state of one parallel read.
@@ -132,7 +135,9 @@ type parallelRead struct {
 	gb       *model.Builder
 	gi       *decoder // the global interning caches (no lexer)
 	ops      []model.Op
-	indices  model.Indices
+	indices  model.Runs
+	lines    model.Runs
+	extraPos []int32
 	n        int64
 	size     int64
 	mops     model.Store[model.Mop]
@@ -337,8 +342,9 @@ func lineBreaks(data []byte) int64 {
 // on the 1M-poll abort history of bench/bench.sh, a third of whose ops
 // carry an :error.)
 type room struct {
-	ops    []model.Op
-	extras []model.OpExtra
+	ops      []model.Op
+	extras   []model.OpExtra
+	extraPos []int32
 }
 
 // work decodes block b, waits for its turn, merges it, places and
@@ -364,7 +370,7 @@ func (pr *parallelRead) work(b *block, pool chan<- []byte, r room) room {
 	p.place()
 	pr.placing.Done()
 	p.renumber()
-	return room{ops: p.ops[:0], extras: p.extras[:0]}
+	return room{ops: p.ops[:0], extras: p.extras[:0], extraPos: p.extraPos[:0]}
 }
 
 // decode reads one block into a history of its own; nil when the file must
@@ -379,7 +385,7 @@ func (pr *parallelRead) decode(b *block, r room) *part {
 		l.trackNUL(0) // the NUL bytes that end the file, if any (lexer.nulTail)
 	}
 	lb := model.NewBuilder(pr.name)
-	lb.ReuseExtras(r.extras)
+	lb.ReuseExtras(r.extras, r.extraPos)
 	d := newDecoder(l, lb, pr.name)
 	d.noFast = pr.noFast
 	d.setHooks(pr.hooks)
@@ -397,7 +403,7 @@ func (pr *parallelRead) decode(b *block, r room) *part {
 	}
 	d.settleAll() // kept for now; merge drops those a later block completes
 	h := lb.History()
-	h.Ops, h.Indices = d.ops.cur, d.indices // (merge copies the ops: a hint far too high wastes nothing)
+	h.Ops, h.Indices, h.Lines = d.ops.cur, d.indices, d.lines // (merge copies the ops: a hint far too high wastes nothing)
 	if len(d.ops.full) > 0 {
 		h.Ops = d.ops.join()
 	}
@@ -457,8 +463,8 @@ func (pr *parallelRead) merge(p *part) bool {
 	// room for the ops, their extras and their spans, which place fills
 	// once the block's turn is over
 	base := pr.n
-	p.base, p.exBase, p.xrecB = base, int32(len(pr.extras)), xrecB
-	p.extras, p.spans = h.Extras, h.ExtSpans
+	p.base, p.xrecB = base, xrecB
+	p.extras, p.extraPos, p.spans = h.Extras, h.ExtraPos, h.ExtSpans
 	nspans := 0
 	if len(h.ExtSpans) > 0 {
 		nspans = int(base) - len(pr.extSpans) + len(h.ExtSpans)
@@ -468,14 +474,17 @@ func (pr *parallelRead) merge(p *part) bool {
 		pr.placing.Wait() // the slices move: every block before must be in place
 		pr.ops = reserve(pr.ops, len(p.ops), pr.size, p.end)
 		pr.extras = reserve(pr.extras, len(h.Extras), pr.size, p.end)
+		pr.extraPos = reserve(pr.extraPos, len(h.Extras), pr.size, p.end)
 		pr.extSpans = reserve(pr.extSpans, nspans, pr.size, p.end)
 	}
 	pr.placing.Add(1)
 	p.opsDst = extend(&pr.ops, len(p.ops))
 	p.extrasDst = extend(&pr.extras, len(h.Extras))
+	p.extraPosDst = extend(&pr.extraPos, len(h.Extras))
 	p.spansDst = extend(&pr.extSpans, nspans)
 	pr.n += int64(len(p.ops))
 	pr.indices.Concat(&p.h.Indices)
+	pr.lines.Concat(&p.h.Lines)
 	// invocations of earlier blocks: the first op of their process here
 	// decides (decoder.settle)
 	if len(pr.pending) > 0 {
@@ -545,12 +554,12 @@ func (p *part) place() {
 	for i := range p.ops {
 		op := &p.ops[i]
 		op.Mops = op.Mops.Rebase(p.mopBase)
-		if op.Extra != 0 {
-			op.Extra += p.exBase
-		}
 	}
 	copy(p.opsDst, p.ops)
 	copy(p.extrasDst, p.extras)
+	for i, pos := range p.extraPos {
+		p.extraPosDst[i] = pos + int32(p.base)
+	}
 	if len(p.spansDst) > 0 {
 		// the column beside the ops: none for the ops before the block
 		// that have none
@@ -560,7 +569,7 @@ func (p *part) place() {
 			p.spansDst[gap+i] = sp.Rebase(p.xrecB)
 		}
 	}
-	p.opsDst, p.extrasDst, p.spansDst = nil, nil, nil
+	p.opsDst, p.extrasDst, p.extraPosDst, p.spansDst = nil, nil, nil, nil
 }
 
 // renumber rewrites the ids and spans in block p's stores, now adopted by
@@ -634,10 +643,10 @@ func (pr *parallelRead) finish() *model.History {
 	}
 	pr.gb.SetExtOwners(hookNames(pr.hooks))
 	h := pr.gb.History()
-	h.Ops, h.Indices = pr.ops, pr.indices
+	h.Ops, h.Indices, h.Lines = pr.ops, pr.indices, pr.lines
 	h.MopStore, h.PollStore, h.ReadStore, h.ElemStore = pr.mops, pr.polls, pr.reads, pr.elems
 	h.ExtSpans, h.ExtRecs, h.ExtWords, h.ExtKeys = pr.extSpans, pr.xrecs, pr.xwords, pr.xkeys
-	h.Extras = pr.extras
+	h.Extras, h.ExtraPos = pr.extras, pr.extraPos
 	return h
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,8 +91,8 @@ func sameHistory(a, b *model.History) string {
 			return fmt.Sprintf("op %d: %s\nwant %s", i, ra[i], rb[i])
 		}
 		x, y := &a.Ops[i], &b.Ops[i]
-		if x.Line != y.Line || x.Mops.N != y.Mops.N {
-			return fmt.Sprintf("op %d: line %d, %d micro-ops; want %d, %d", i, x.Line, x.Mops.N, y.Line, y.Mops.N)
+		if a.Line(i) != b.Line(i) || x.Mops.N != y.Mops.N {
+			return fmt.Sprintf("op %d: line %d, %d micro-ops; want %d, %d", i, a.Line(i), x.Mops.N, b.Line(i), y.Mops.N)
 		}
 		mx, my := a.MopsOf(x), b.MopsOf(y)
 		for j := range mx {
@@ -114,7 +115,7 @@ func sameHistory(a, b *model.History) string {
 	if a.Truncated != b.Truncated || strings.Join(a.Warnings, "\n") != strings.Join(b.Warnings, "\n") {
 		return fmt.Sprintf("truncated %v, warnings %q; want %v, %q", a.Truncated, a.Warnings, b.Truncated, b.Warnings)
 	}
-	if a.Source != b.Source || len(a.Extras) != len(b.Extras) {
+	if a.Source != b.Source || len(a.Extras) != len(b.Extras) || !slices.Equal(a.ExtraPos, b.ExtraPos) {
 		return "source or extras differ"
 	}
 	return ""

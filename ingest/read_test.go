@@ -248,9 +248,9 @@ func TestFixtures(t *testing.T) {
 			// This one keeps the sparse indices of Elle's test (its README says
 			// why); only their order is checked.
 			sparse := filepath.Base(f) == "cyclic-versions-bug-regression-valid.edn"
-			for i, op := range h.Ops {
-				if op.Line != int32(i+1) || !sparse && h.Index(i) != int64(i) || i > 0 && h.Index(i) <= h.Index(i-1) {
-					t.Errorf("op %d: line %d, index %d", i, op.Line, h.Index(i))
+			for i := range h.Ops {
+				if h.Line(i) != i+1 || !sparse && h.Index(i) != int64(i) || i > 0 && h.Index(i) <= h.Index(i-1) {
+					t.Errorf("op %d: line %d, index %d", i, h.Line(i), h.Index(i))
 					break
 				}
 			}
@@ -347,7 +347,7 @@ func TestCorpusValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	op := h.Ops[0]
-	if h.Index(0) != 0 || op.Time != 10538416 || op.Type != model.Invoke || op.Process != 0 || op.F != model.FPoll || op.Line != 1 {
+	if h.Index(0) != 0 || op.Time != 10538416 || op.Type != model.Invoke || op.Process != 0 || op.F != model.FPoll || h.Line(0) != 1 {
 		t.Errorf("first op %+v", op)
 	}
 }

@@ -26,6 +26,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -257,26 +258,22 @@ func (m *Mop) SetOffset(off int64) {
 	m.Polls = Span{Start: int32(off >> 32), N: int32(uint32(off))}
 }
 
-// Op is one line of a history. It is kept small (32 bytes) because a
+// Op is one line of a history. It is kept small (24 bytes) because a
 // history holds one per line: its micro-ops live in the history's stores
-// (History.MopsOf), and fields most ops lack live in Extra.
+// (History.MopsOf), and what is not needed op by op lives beside the ops,
+// by position: the :index (History.Index), the source line (History.Line)
+// and the fields most ops lack (History.Extras).
 type Op struct {
-	// (An op's :index is kept beside it, in History.Indices: History.Index.)
 	// Time is nanoseconds since the test began, or NoTime.
 	Time int64
 	// Mops locates the micro-ops of send, poll and txn ops. An invocation
 	// that has a completion may have none: its micro-ops are the
 	// invocation form of its completion's (ingest drops them to save
 	// memory; InvocationMops rebuilds them).
-	Mops Span
-	// Extra is 1 + the index of the op's rarer fields in History.Extras,
-	// or 0 when it has none.
-	Extra   int32
+	Mops    Span
 	Process int32
-	// Line is the 1-based line in the source where the op starts.
-	Line int32
-	Type OpType
-	F    Func
+	Type    OpType
+	F       Func
 }
 
 // OpExtra holds the fields of an op that most ops do not have.
@@ -292,40 +289,44 @@ type OpExtra struct {
 	Error string
 }
 
-func (h *History) extra(op *Op) *OpExtra {
-	if op.Extra == 0 {
+// extra returns the rarer fields of the op at position i, or nil. Cost:
+// O(log extras).
+func (h *History) extra(i int) *OpExtra {
+	k, ok := slices.BinarySearch(h.ExtraPos, int32(i))
+	if !ok {
 		return nil
 	}
-	return &h.Extras[op.Extra-1]
+	return &h.Extras[k]
 }
 
-// FNameOf is the :f text of an FOther op.
-func (h *History) FNameOf(op *Op) string {
-	if e := h.extra(op); e != nil {
+// FNameOf is the :f text of the FOther op at position i.
+func (h *History) FNameOf(i int) string {
+	if e := h.extra(i); e != nil {
 		return e.FName
 	}
 	return ""
 }
 
-// KeysOf are the keys of an assign or subscribe op.
-func (h *History) KeysOf(op *Op) []KeyID {
-	if e := h.extra(op); e != nil {
+// KeysOf are the keys of the assign or subscribe op at position i.
+func (h *History) KeysOf(i int) []KeyID {
+	if e := h.extra(i); e != nil {
 		return e.Keys
 	}
 	return nil
 }
 
-// RebalanceOf are the keys named in the op's :rebalance-log.
-func (h *History) RebalanceOf(op *Op) []KeyID {
-	if e := h.extra(op); e != nil {
+// RebalanceOf are the keys named in the :rebalance-log of the op at
+// position i.
+func (h *History) RebalanceOf(i int) []KeyID {
+	if e := h.extra(i); e != nil {
 		return e.Rebalance
 	}
 	return nil
 }
 
-// ErrorOf is the op's :error text.
-func (h *History) ErrorOf(op *Op) string {
-	if e := h.extra(op); e != nil {
+// ErrorOf is the :error text of the op at position i.
+func (h *History) ErrorOf(i int) string {
+	if e := h.extra(i); e != nil {
 		return e.Error
 	}
 	return ""
@@ -370,8 +371,10 @@ type History struct {
 	// Ops in file order.
 	Ops []Op
 	// Indices holds the ops' :index values, or their positions for the
-	// ops without one (History.Index).
-	Indices Indices
+	// ops without one (History.Index); Lines the 1-based line in the
+	// source where each op starts (History.Line).
+	Indices Runs
+	Lines   Runs
 	// Keys, Values: atoms by id.
 	Keys   []Atom
 	Values []Atom
@@ -379,8 +382,10 @@ type History struct {
 	Msgs []Msg
 	// MopStore, PollStore and ReadStore hold every op's micro-ops, every
 	// poll's keys and every key's reads, referenced by Spans.
-	// Extras holds the rarer fields of the ops that have them (Op.Extra).
+	// Extras holds the rarer fields of the ops that have them, in the order
+	// of their positions, ExtraPos (ascending).
 	Extras    []OpExtra
+	ExtraPos  []int32
 	MopStore  Store[Mop]
 	PollStore Store[KeyPoll]
 	ReadStore Store[Read]
@@ -406,6 +411,10 @@ type History struct {
 
 // Index is the :index of the op at position i, or i when it has none.
 func (h *History) Index(i int) int64 { return h.Indices.At(i) }
+
+// Line is the 1-based line in the source where the op at position i
+// starts.
+func (h *History) Line(i int) int { return int(h.Lines.At(i)) }
 
 // MopsOf returns op's micro-ops. The slice aliases the history.
 func (h *History) MopsOf(op *Op) []Mop { return h.MopStore.Get(op.Mops) }
@@ -727,31 +736,48 @@ func (b *Builder) StorePolls(kps ...KeyPoll) Span { return b.h.PollStore.Put(kps
 // StoreReads copies one key's reads into the history.
 func (b *Builder) StoreReads(rs ...Read) Span { return b.h.ReadStore.Put(rs...) }
 
-// Extra returns op's rarer fields, adding an empty set when it has none.
-// The pointer is valid until the next call.
-func (b *Builder) Extra(op *Op) *OpExtra {
-	if op.Extra == 0 {
+// Extra returns the rarer fields of the op at position pos, adding an
+// empty set when it has none. Ops are read in order: pos is the last
+// position given, or a later one. The pointer is valid until the next
+// call.
+func (b *Builder) Extra(pos int) *OpExtra {
+	if n := len(b.h.ExtraPos); n == 0 || b.h.ExtraPos[n-1] != int32(pos) {
 		b.h.Extras = append(b.h.Extras, OpExtra{})
-		op.Extra = int32(len(b.h.Extras))
+		b.h.ExtraPos = append(b.h.ExtraPos, int32(pos))
 	}
-	return &b.h.Extras[op.Extra-1]
+	return &b.h.Extras[len(b.h.Extras)-1]
 }
 
-// ReuseExtras gives the builder room's backing array for the ops'
-// extras, which it overwrites; call it before the first op. (Ingest's
-// parallel read hands a block's extras, once copied into the history, to
-// the next block a worker reads, instead of growing them afresh.)
-func (b *Builder) ReuseExtras(room []OpExtra) { b.h.Extras = room[:0] }
+// HasExtra reports whether the op at position pos, the last given to
+// Extra or a later one, has rarer fields.
+func (b *Builder) HasExtra(pos int) bool {
+	n := len(b.h.ExtraPos)
+	return n > 0 && b.h.ExtraPos[n-1] == int32(pos)
+}
 
-// SetKeys sets the keys of an assign or subscribe op.
-func (b *Builder) SetKeys(op *Op, keys []KeyID) { b.Extra(op).Keys = keys }
+// ReuseExtras gives the builder room's backing arrays for the ops'
+// extras and their positions, which it overwrites; call it before the
+// first op. (Ingest's parallel read hands a block's extras, once copied
+// into the history, to the next block a worker reads, instead of growing
+// them afresh.)
+func (b *Builder) ReuseExtras(room []OpExtra, pos []int32) {
+	b.h.Extras, b.h.ExtraPos = room[:0], pos[:0]
+}
 
-// Add appends an op whose :index is index. Ops must be added in file
+// SetKeys sets the keys of the assign or subscribe op at position pos.
+func (b *Builder) SetKeys(pos int, keys []KeyID) { b.Extra(pos).Keys = keys }
+
+// Add appends an op whose :index is index; its line is its position
+// plus one, as in a file of one op to a line. Ops must be added in file
 // order.
 func (b *Builder) Add(index int64, op Op) {
 	b.h.Ops = append(b.h.Ops, op)
 	b.h.Indices.Append(index)
+	b.h.Lines.Append(int64(len(b.h.Ops)))
 }
+
+// Len is the number of ops added, the position of the next.
+func (b *Builder) Len() int { return len(b.h.Ops) }
 
 // Warn records a warning.
 func (b *Builder) Warn(format string, args ...any) {

@@ -16,9 +16,9 @@ type indexed struct {
 func ops(specs ...indexed) *History {
 	h := &History{Source: "t.edn"}
 	for i, o := range specs {
-		o.op.Line = int32(i + 1)
 		h.Ops = append(h.Ops, o.op)
 		h.Indices.Append(o.index)
+		h.Lines.Append(int64(i + 1))
 	}
 	return h
 }

@@ -72,18 +72,17 @@ func Pair(h *History) (Pairing, error) {
 		j, isOpen := open.get(op.Process)
 		if op.Type == Invoke {
 			if isOpen {
-				prev := &h.Ops[j]
 				pi, oi := h.Index(int(j)), h.Index(i)
-				probs = append(probs, Problem{Line: op.Line, Ops: []int64{pi, oi},
+				probs = append(probs, Problem{Line: int32(h.Line(i)), Ops: []int64{pi, oi},
 					Msg: fmt.Sprintf("process %d invoked op %d (line %d) before its op %d (line %d) completed",
-						op.Process, oi, op.Line, pi, prev.Line)})
+						op.Process, oi, h.Line(i), pi, h.Line(int(j)))})
 			}
 			open.set(op.Process, int32(i))
 			continue
 		}
 		if !isOpen {
 			oi := h.Index(i)
-			probs = append(probs, Problem{Line: op.Line, Ops: []int64{oi},
+			probs = append(probs, Problem{Line: int32(h.Line(i)), Ops: []int64{oi},
 				Msg: fmt.Sprintf("op %d (process %d, %s) completes nothing: the process has no open invocation",
 					oi, op.Process, op.Type)})
 			continue
@@ -163,10 +162,10 @@ func duplicateIndices(h *History) []Problem {
 	})
 	var probs []Problem
 	for i := 1; i < len(pos); i++ {
-		a, b := &h.Ops[pos[i-1]], &h.Ops[pos[i]]
-		if ia, ib := idx[pos[i-1]], idx[pos[i]]; ia == ib {
-			probs = append(probs, Problem{Line: b.Line, Ops: []int64{ib},
-				Msg: fmt.Sprintf("op index %d used twice (lines %d and %d)", ib, a.Line, b.Line)})
+		a, b := int(pos[i-1]), int(pos[i])
+		if ia, ib := idx[a], idx[b]; ia == ib {
+			probs = append(probs, Problem{Line: int32(h.Line(b)), Ops: []int64{ib},
+				Msg: fmt.Sprintf("op index %d used twice (lines %d and %d)", ib, h.Line(a), h.Line(b))})
 		}
 	}
 	slices.SortFunc(probs, func(a, b Problem) int { return int(a.Line) - int(b.Line) })

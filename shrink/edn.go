@@ -54,7 +54,7 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32, values Val
 	}
 	b = append(b, ", :f :"...)
 	if op.F == model.FOther {
-		b = append(b, h.FNameOf(op)...)
+		b = append(b, h.FNameOf(int(pos))...)
 	} else {
 		b = append(b, op.F.String()...)
 	}
@@ -66,9 +66,9 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32, values Val
 		b = appendValue(b, h, p, pos)
 	}
 	b = append(b, fields...)
-	if h.ErrorOf(op) != "" {
+	if h.ErrorOf(int(pos)) != "" {
 		b = append(b, ", :error "...)
-		b = appendString(b, h.ErrorOf(op))
+		b = appendString(b, h.ErrorOf(int(pos)))
 	}
 	return append(b, '}')
 }
@@ -88,7 +88,7 @@ func appendValue(b []byte, h *model.History, p model.Pairing, pos int32) []byte 
 	op := &h.Ops[pos]
 	if op.F == model.FAssign || op.F == model.FSubscribe {
 		b = append(b, '[')
-		for i, k := range h.KeysOf(op) {
+		for i, k := range h.KeysOf(int(pos)) {
 			if i > 0 {
 				b = append(b, ' ')
 			}

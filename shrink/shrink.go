@@ -115,10 +115,16 @@ func (s *shrinker) build(units []unit) (*model.History, model.Pairing, []int32) 
 	slices.Sort(positions)
 	sub := *s.h
 	sub.Ops = make([]model.Op, len(positions))
-	sub.Indices = model.Indices{}
+	sub.Indices, sub.Lines = model.Runs{}, model.Runs{}
+	sub.Extras, sub.ExtraPos = nil, nil
 	for i, pos := range positions {
 		sub.Ops[i] = s.h.Ops[pos]
 		sub.Indices.Append(s.h.Index(int(pos)))
+		sub.Lines.Append(int64(s.h.Line(int(pos))))
+		if k, ok := slices.BinarySearch(s.h.ExtraPos, pos); ok {
+			sub.Extras = append(sub.Extras, s.h.Extras[k])
+			sub.ExtraPos = append(sub.ExtraPos, int32(i))
+		}
 	}
 	if len(s.h.ExtSpans) > 0 { // a workload's records, indexed like Ops
 		sub.ExtSpans = make([]model.Span, len(positions))

@@ -286,10 +286,11 @@ func Describe(workload, typ string) (AnomalyType, bool) {
 
 // MixedError says a history holds micro-ops of two workloads.
 type MixedError struct {
-	Source       string
-	First, Other *model.Op // the first op of each workload
-	// FirstIndex and OtherIndex are their :index values.
+	Source string
+	// FirstIndex and OtherIndex are the :index values of the first op of
+	// each workload, FirstLine and OtherLine their lines.
 	FirstIndex, OtherIndex int64
+	FirstLine, OtherLine   int
 	FirstW                 string
 	OtherW                 string
 	FirstMop               model.MopKind
@@ -312,7 +313,7 @@ func what(mop model.MopKind, form string) string {
 func (e *MixedError) Error() string {
 	return fmt.Sprintf("%s:%d: op %d has %s, which belongs to %s histories, but op %d (line %d) "+
 		"has %s, which belongs to %s: a history must be of one workload (force one with --workload)",
-		e.Source, e.Other.Line, e.OtherIndex, what(e.OtherMop, e.OtherForm), e.OtherW, e.FirstIndex, e.First.Line, what(e.FirstMop, e.FirstForm), e.FirstW)
+		e.Source, e.OtherLine, e.OtherIndex, what(e.OtherMop, e.OtherForm), e.OtherW, e.FirstIndex, e.FirstLine, what(e.FirstMop, e.FirstForm), e.FirstW)
 }
 
 // Detect names the workload of h from its micro-ops and its workloads'
@@ -320,20 +321,19 @@ func (e *MixedError) Error() string {
 // workloads meet.
 func Detect(h *model.History) (*Workload, error) {
 	var found *Workload
-	var first *model.Op
 	firstPos := 0
 	var firstMop model.MopKind
 	var firstForm string
 	nilReads := false
 	// decide takes in an op that belongs to w, by mop or form.
 	decide := func(w *Workload, pos int, mop model.MopKind, form string) error {
-		op := &h.Ops[pos]
 		if found == nil {
-			found, first, firstPos, firstMop, firstForm = w, op, pos, mop, form
+			found, firstPos, firstMop, firstForm = w, pos, mop, form
 			return nil
 		}
 		if w != found {
-			return &MixedError{Source: h.Source, First: first, Other: op, FirstIndex: h.Index(firstPos), OtherIndex: h.Index(pos),
+			return &MixedError{Source: h.Source, FirstIndex: h.Index(firstPos), OtherIndex: h.Index(pos),
+				FirstLine: h.Line(firstPos), OtherLine: h.Line(pos),
 				FirstW: found.Name, OtherW: w.Name, FirstMop: firstMop, OtherMop: mop, FirstForm: firstForm, OtherForm: form}
 		}
 		return nil

@@ -61,22 +61,27 @@ func fuzzHistory(data []byte) *model.History {
 			delete(open, proc)
 		} else {
 			op := model.Op{Time: t, Type: model.Invoke, Process: proc}
+			var keys []model.KeyID
 			switch next() % 6 {
 			case 0:
 				op.F = model.FAssign
-				b.SetKeys(&op, []model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))})
+				keys = []model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))}
 			case 1:
 				op.F = model.FSubscribe
-				b.SetKeys(&op, []model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))})
+				keys = []model.KeyID{b.Key(model.IntAtom(int64(next() % 3)))}
 			default:
 				op.F = model.FTxn
 			}
+			if keys != nil {
+				b.SetKeys(b.Len(), keys)
+			}
 			b.Add(idx, op)
-			if op.F == model.FAssign || op.F == model.FSubscribe {
+			if keys != nil {
 				idx++
 				t++
 				done := op
 				done.Time, done.Type = t, []model.OpType{model.OK, model.Info, model.Fail}[next()%3]
+				b.SetKeys(b.Len(), keys)
 				b.Add(idx, done)
 			} else {
 				open[proc] = true

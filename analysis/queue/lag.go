@@ -373,7 +373,7 @@ func (ls *lagState) assign(ri int32, op *model.Op) {
 	p := c.recs[ri].proc
 	lp := &ls.procs[p]
 	ls.astamp++
-	assigned := c.h.KeysOf(op)
+	assigned := c.h.KeysOf(int(c.recs[ri].comp))
 	for _, k := range assigned {
 		ls.inAssign[k] = ls.astamp
 	}

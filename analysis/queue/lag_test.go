@@ -137,9 +137,10 @@ func lagHistory(rng *rand.Rand) *model.History {
 				ks = append(ks, keys[rng.IntN(6)])
 			}
 			op := model.Op{Type: model.Invoke, Process: proc, F: model.FAssign}
-			b.SetKeys(&op, ks)
+			b.SetKeys(b.Len(), ks)
 			add(op)
 			op.Type = model.OK
+			b.SetKeys(b.Len(), ks)
 			add(op)
 		case proc >= 3: // send, at the next offset or a gap
 			k := rng.IntN(6)

@@ -170,7 +170,7 @@ func (c *checker) refLagAndStalls() {
 			}
 			lp := &procs[c.recs[ri].proc]
 			lp.hasAssign = true
-			lp.assigned = c.h.KeysOf(op)
+			lp.assigned = c.h.KeysOf(i)
 			for j := range lp.keys {
 				if e := &lp.keys[j]; e.hasPos && !slices.Contains(lp.assigned, e.key) {
 					e.hasPos = false

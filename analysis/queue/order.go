@@ -98,7 +98,7 @@ func (c *checker) checkInternal(ri int32, op *model.Op, mops []model.Mop, st *in
 	st.readAt.reset(nk)
 	st.sendAt.reset(nk)
 	st.rebal.reset(nk)
-	for _, k := range c.h.RebalanceOf(op) {
+	for _, k := range c.h.RebalanceOf(int(c.recs[ri].comp)) {
 		st.rebal.set(k, 1)
 	}
 	for mi := range mops {
@@ -192,7 +192,7 @@ func (c *checker) checkProcesses(ri int32, r *rec, op *model.Op, mops []model.Mo
 		}
 		ps.subscribed = op.F == model.FSubscribe
 		ps.hasAssign = true
-		ps.assigned = c.h.KeysOf(op)
+		ps.assigned = c.h.KeysOf(int(r.comp))
 		st.assigned.reset(len(c.h.Keys))
 		for _, k := range ps.assigned {
 			st.assigned.set(k, 1)

@@ -34,8 +34,8 @@ func annotate(res *analysis.Result, h *model.History, getenv func(string) string
 			if index == nil {
 				index = model.NewIndexMap(h)
 			}
-			if p := index.Pos(ins[0].InstanceEvidence().Witness[0]); p >= 0 && h.Ops[p].Line > 0 {
-				props = append(props, "file="+escapeProperty(file), fmt.Sprintf("line=%d", h.Ops[p].Line))
+			if p := index.Pos(ins[0].InstanceEvidence().Witness[0]); p >= 0 && h.Line(p) > 0 {
+				props = append(props, "file="+escapeProperty(file), fmt.Sprintf("line=%d", h.Line(p)))
 			}
 		}
 		props = append(props, "title="+escapeProperty(fmt.Sprintf("hindsight: %s (%d)", typ, len(ins))))

@@ -107,7 +107,7 @@ func IndexLookup(h *model.History, idx *model.IndexMap) catalog.OpLookup {
 		op := &h.Ops[i]
 		f := op.F.String()
 		if op.F == model.FOther {
-			f = h.FNameOf(op)
+			f = h.FNameOf(i)
 		}
 		return catalog.OpInfo{Process: op.Process, Type: op.Type, F: f}, true
 	}
@@ -308,7 +308,7 @@ func (b *Builder) witnessRow(idx int64) WitnessRow {
 		return WitnessRow{Index: idx, Missing: true, Value: "(no op with this index in the history)"}
 	}
 	op := &b.H.Ops[pos]
-	row := WitnessRow{Index: idx, Type: op.Type.String(), F: b.FName(op), Error: Elide(b.H.ErrorOf(op), b.O.MaxValueChars)}
+	row := WitnessRow{Index: idx, Type: op.Type.String(), F: b.FName(pos), Error: Elide(b.H.ErrorOf(pos), b.O.MaxValueChars)}
 	b.hooks.Layout.Witness(b, &row, pos)
 	if op.Time != model.NoTime {
 		row.Time = time.Duration(op.Time).String()
@@ -321,12 +321,13 @@ func (b *Builder) witnessRow(idx int64) WitnessRow {
 	return row
 }
 
-// FName is the name of op's :f as the history wrote it.
-func (b *Builder) FName(op *model.Op) string {
-	if op.F == model.FOther {
-		return b.H.FNameOf(op)
+// FName is the name of the :f of the op at position pos, as the history
+// wrote it.
+func (b *Builder) FName(pos int) string {
+	if op := &b.H.Ops[pos]; op.F != model.FOther {
+		return op.F.String()
 	}
-	return op.F.String()
+	return b.H.FNameOf(pos)
 }
 
 // OpValue renders an op's :value in EDN-like text: micro-ops as
@@ -353,7 +354,7 @@ func (b *Builder) OpValue(pos int) string {
 		sb.WriteByte(']')
 	case op.F == model.FAssign || op.F == model.FSubscribe:
 		sb.WriteByte('[')
-		for i, k := range b.H.KeysOf(op) {
+		for i, k := range b.H.KeysOf(pos) {
 			if i > 0 {
 				sb.WriteByte(' ')
 			}

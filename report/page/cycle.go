@@ -58,7 +58,7 @@ func (b *Builder) CycleChart(typ string, n int, in analysis.Instance, steps []St
 		tip := []string{fmt.Sprintf("op %d", idx)}
 		if pos := b.Pos(idx); pos >= 0 {
 			op := &b.H.Ops[pos]
-			tip = append(tip, fmt.Sprintf("process %d · %s %s", op.Process, op.Type, b.FName(op)))
+			tip = append(tip, fmt.Sprintf("process %d · %s %s", op.Process, op.Type, b.FName(pos)))
 			if op.Time != model.NoTime {
 				tip = append(tip, "time "+time.Duration(op.Time).String())
 			}

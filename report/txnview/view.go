@@ -192,7 +192,7 @@ func (b *builder) txnCycleChart(typ string, n int, in analysis.Instance, steps [
 				head += fmt.Sprintf(" · process %d", op.Process)
 			}
 			tip[0] = head
-			tip = append(tip, op.Type.String()+" "+b.FName(op))
+			tip = append(tip, op.Type.String()+" "+b.FName(pos))
 			if op.Time != model.NoTime {
 				tip = append(tip, "time "+time.Duration(op.Time).String())
 			}

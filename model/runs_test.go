@@ -12,7 +12,7 @@ type entry struct {
 }
 
 // fill appends es to x.
-func fill(x *Indices, es []entry) {
+func fill(x *Runs, es []entry) {
 	for _, e := range es {
 		if e.positional {
 			x.AppendPosition()
@@ -57,11 +57,11 @@ func TestIndicesConcat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 300 {
 		es := randomEntries(rng, 1+rng.IntN(200))
-		var whole, joined Indices
+		var whole, joined Runs
 		fill(&whole, es)
 		for rest := es; len(rest) > 0; {
 			k := 1 + rng.IntN(len(rest))
-			var part Indices
+			var part Runs
 			fill(&part, rest[:k])
 			joined.Concat(&part)
 			rest = rest[k:]
@@ -98,7 +98,7 @@ func TestIndicesConcat(t *testing.T) {
 // TestIndicesOneRun: a history numbered 0, 1, 2, ... costs one run however
 // long it is, and so does one with no :index at all.
 func TestIndicesOneRun(t *testing.T) {
-	var counted, none Indices
+	var counted, none Runs
 	for i := range 100_000 {
 		counted.Append(int64(i) + 7)
 		none.AppendPosition()
