@@ -23,6 +23,14 @@ import (
 // writePage renders the report of a history to a string.
 func writePage(t *testing.T, path string) string {
 	t.Helper()
+	_, page := viewAndPage(t, path)
+	return page
+}
+
+// viewAndPage checks a history once and returns its view and the page
+// rendered from that view.
+func viewAndPage(t *testing.T, path string) (*View, string) {
+	t.Helper()
 	if err := AssetsAvailable(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal(err)
@@ -30,11 +38,12 @@ func writePage(t *testing.T, path string) string {
 		t.Skip(err)
 	}
 	res, h := mustCheck(t, path, checkOpts(false))
+	v := BuildView(res, h, ViewOptions{})
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, BuildView(res, h, ViewOptions{})); err != nil {
+	if err := WriteHTML(&buf, v); err != nil {
 		t.Fatal(err)
 	}
-	return buf.String()
+	return v, buf.String()
 }
 
 // TestPageSelfContained: a few anchored patterns on the page itself; the
@@ -340,9 +349,7 @@ func TestNavLinksLand(t *testing.T) {
 	seen := map[string]bool{}
 	for _, path := range []string{"testdata/hostile-invalid.edn", txnFixtures + "/dirty-update-direct-invalid.edn",
 		testpaths.Testdata("rw-register", "cyclic-versions-bug-regression-valid.edn"), testpaths.Testdata("abort", "abort-other-invalid.edn")} {
-		page := writePage(t, path)
-		res, h := mustCheck(t, path, checkOpts(false))
-		v := BuildView(res, h, ViewOptions{})
+		v, page := viewAndPage(t, path)
 		seen[v.Workload] = true
 		if len(v.Parts.Nav) == 0 || len(v.Parts.Body) == 0 {
 			t.Errorf("%s: the %s layout adds %d links and %d parts to the page", path, v.Workload, len(v.Parts.Nav), len(v.Parts.Body))
