@@ -342,6 +342,33 @@ func TestShellJoinAndCheckCommand(t *testing.T) {
 	}
 }
 
+// TestAbortPollsLink: the abort page links its polls section when it has
+// charts of polls, and has neither the link nor the section when the
+// history has no poll of a topic to draw.
+func TestAbortPollsLink(t *testing.T) {
+	const link = `<a href="#polls">`
+	v, page := viewAndPage(t, testpaths.Testdata("abort", "abort-other-invalid.edn"))
+	if len(v.Parts.Nav) != 1 || !strings.Contains(page, link) || !strings.Contains(page, `id="polls"`) {
+		t.Errorf("a page with polls: links %+v; link to #polls %v, section %v", v.Parts.Nav,
+			strings.Contains(page, link), strings.Contains(page, `id="polls"`))
+	}
+	path := filepath.Join(t.TempDir(), "no-polls.edn")
+	noPolls := `{:index 0 :time 0 :type :invoke :process 0 :f :create :value {:topic "t1" :count 64}}
+{:index 1 :time 1000000 :type :ok :process 0 :f :create :value {:topic "t1" :count 64}}
+`
+	if err := os.WriteFile(path, []byte(noPolls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, page = viewAndPage(t, path)
+	if v.Workload != "abort" {
+		t.Fatalf("the history without polls is checked as %s, not abort", v.Workload)
+	}
+	if len(v.Parts.Nav) != 0 || strings.Contains(page, link) || strings.Contains(page, `id="polls"`) {
+		t.Errorf("a page without polls: links %+v; link to #polls %v, section %v", v.Parts.Nav,
+			strings.Contains(page, link), strings.Contains(page, `id="polls"`))
+	}
+}
+
 // TestNavLinksLand: on the page of each registered workload, every link
 // its layout adds to the navigation bar (page.Parts.Nav) leads to an
 // element of the page.
