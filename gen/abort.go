@@ -1,10 +1,8 @@
 package gen
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 )
 
@@ -63,36 +61,24 @@ type AbortConfig struct {
 	Faults        []AbortFault
 }
 
+// validate checks the config and fills defaults into a copy.
 func (c AbortConfig) validate() (AbortConfig, error) {
-	if c.Concurrency < 1 {
-		return c, errors.New("concurrency must be at least 1")
-	}
+	var p problems
+	p.add(c.Concurrency < 1, "concurrency must be at least 1")
 	if c.Topics == 0 {
 		c.Topics = c.Concurrency
 	}
-	if c.Topics < c.Concurrency {
-		return c, fmt.Errorf("--topics %d: need at least one topic per worker (--concurrency %d)", c.Topics, c.Concurrency)
-	}
+	p.add(c.Topics < c.Concurrency, fmt.Sprintf("--topics %d: need at least one topic per worker (--concurrency %d)", c.Topics, c.Concurrency))
 	if c.MaxPoll == 0 {
 		c.MaxPoll = DefaultMaxPoll
 	}
-	if c.MaxPoll < 1 || c.Ops < 0 {
-		return c, errors.New("ops must be >= 0 and max-poll >= 1")
-	}
-	for _, r := range []float64{c.AbortRate, c.RebalanceRate, c.CrashRate, c.InfoRate} {
-		if r < 0 || r > 1 || math.IsNaN(r) {
-			return c, fmt.Errorf("rate %v not in [0, 1]", r)
-		}
-	}
+	p.add(c.MaxPoll < 1 || c.Ops < 0, "ops must be >= 0 and max-poll >= 1")
+	p.rates(rate{"abort rate", c.AbortRate}, rate{"rebalance rate", c.RebalanceRate}, rate{"crash rate", c.CrashRate}, rate{"info rate", c.InfoRate})
 	for _, f := range c.Faults {
-		if f.Kind >= numAbortFaultKinds || f.Count < 0 {
-			return c, fmt.Errorf("bad abort fault %v", f)
-		}
+		p.add(f.Kind >= numAbortFaultKinds || f.Count < 0, fmt.Sprintf("bad abort fault %v", f))
 	}
-	if c.AfterAbort > AbortRewind {
-		return c, fmt.Errorf("unknown AfterAbort %d", c.AfterAbort)
-	}
-	return c, nil
+	p.add(c.AfterAbort > AbortRewind, fmt.Sprintf("unknown AfterAbort %d", c.AfterAbort))
+	return c, p.err()
 }
 
 // AbortStats summarises what WriteAbort wrote.

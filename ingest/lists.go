@@ -22,8 +22,9 @@ import "github.com/hindsight-dev/hindsight/model"
 
 // listRun is the current run of one key's list reads: run[:n] are the
 // elements of the longest read so far that agrees with it; run[n:] is
-// reserved room (filled with a valid id, so that ingest's renumbering of
-// a block's store maps every slot).
+// reserved room (filled with a valid id when the run starts, so that
+// ingest's renumbering of a block's store maps every slot; an extension
+// overwrites only the slots it fills).
 type listRun struct {
 	run   []model.MsgID
 	start int32 // Span.Start of run in the element store
@@ -48,8 +49,8 @@ func (d *decoder) storeList(k model.KeyID) model.Span {
 	switch {
 	case p == n: // a prefix of what the run holds
 	case p == lr.n && int(n) <= len(lr.run): // extends it, in its room
+		// run[n:] keeps the valid ids the run was reserved with
 		copy(lr.run[p:n], es[p:])
-		fill(lr.run[n:], es[n-1])
 		lr.n = n
 	default: // a new run, with room to grow
 		sp, run := d.b.Elems(max(2*len(es), minRun))

@@ -442,7 +442,7 @@ func checkTxnFocus(t *testing.T, ctx context.Context) {
 		p.value = '0';
 		p.dispatchEvent(new Event('change'));
 		var dz = echarts.getInstanceByDom(document.getElementById('chart-txn-timeline')).getOption().dataZoom[0];
-		return {start: dz.startValue, end: dz.endValue, marks: JSON.parse(document.getElementById('hindsight-data').textContent).txn.marks};
+		return {start: dz.startValue, end: dz.endValue, marks: JSON.parse(document.getElementById('hindsight-data').textContent).layout.marks};
 	})()`))
 	if err != nil {
 		t.Fatal(err)

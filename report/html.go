@@ -83,13 +83,13 @@ var pageTmpls = func() map[string]*template.Template {
 }()
 
 // pageData is what the page script reads: the chart options, and the
-// workload's own data (page.Parts.Script: a transactional history's
-// timeline lanes and marks), which the page script reads under the key
-// "txn".
+// data the workload's layout adds for it (page.Parts.Script: a
+// transactional history's timeline lanes and marks), under the key
+// "layout".
 type pageData struct {
 	Timeline Timeline `json:"timeline"`
 	Charts   []Chart  `json:"charts"`
-	Own      any      `json:"txn,omitempty"`
+	Layout   any      `json:"layout,omitempty"`
 }
 
 // pageVars are the template's inputs: the view, the page's own assets,
@@ -140,7 +140,7 @@ func WriteHTML(w io.Writer, v *View) error {
 		Style:   template.CSS(style),
 		ECharts: template.JS(echartsJS),
 		Script:  template.JS(script),
-		Data:    pageData{Timeline: v.Timeline, Charts: v.Charts, Own: v.Parts.Script},
+		Data:    pageData{Timeline: v.Timeline, Charts: v.Charts, Layout: v.Parts.Script},
 	}
 	t := pageTmpls[entryOf(v.Workload).Name]
 	if pv.HeadHTML, err = renderParts(t, v.Parts.Head); err != nil {

@@ -23,6 +23,14 @@ import (
 // writePage renders the report of a history to a string.
 func writePage(t *testing.T, path string) string {
 	t.Helper()
+	_, page := viewAndPage(t, path)
+	return page
+}
+
+// viewAndPage checks a history once and returns its view and the page
+// rendered from that view.
+func viewAndPage(t *testing.T, path string) (*View, string) {
+	t.Helper()
 	if err := AssetsAvailable(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal(err)
@@ -30,11 +38,12 @@ func writePage(t *testing.T, path string) string {
 		t.Skip(err)
 	}
 	res, h := mustCheck(t, path, checkOpts(false))
+	v := BuildView(res, h, ViewOptions{})
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, BuildView(res, h, ViewOptions{})); err != nil {
+	if err := WriteHTML(&buf, v); err != nil {
 		t.Fatal(err)
 	}
-	return buf.String()
+	return v, buf.String()
 }
 
 // TestPageSelfContained: a few anchored patterns on the page itself; the
@@ -333,6 +342,33 @@ func TestShellJoinAndCheckCommand(t *testing.T) {
 	}
 }
 
+// TestAbortPollsLink: the abort page links its polls section when it has
+// charts of polls, and has neither the link nor the section when the
+// history has no poll of a topic to draw.
+func TestAbortPollsLink(t *testing.T) {
+	const link = `<a href="#polls">`
+	v, page := viewAndPage(t, testpaths.Testdata("abort", "abort-other-invalid.edn"))
+	if len(v.Parts.Nav) != 1 || !strings.Contains(page, link) || !strings.Contains(page, `id="polls"`) {
+		t.Errorf("a page with polls: links %+v; link to #polls %v, section %v", v.Parts.Nav,
+			strings.Contains(page, link), strings.Contains(page, `id="polls"`))
+	}
+	path := filepath.Join(t.TempDir(), "no-polls.edn")
+	noPolls := `{:index 0 :time 0 :type :invoke :process 0 :f :create :value {:topic "t1" :count 64}}
+{:index 1 :time 1000000 :type :ok :process 0 :f :create :value {:topic "t1" :count 64}}
+`
+	if err := os.WriteFile(path, []byte(noPolls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, page = viewAndPage(t, path)
+	if v.Workload != "abort" {
+		t.Fatalf("the history without polls is checked as %s, not abort", v.Workload)
+	}
+	if len(v.Parts.Nav) != 0 || strings.Contains(page, link) || strings.Contains(page, `id="polls"`) {
+		t.Errorf("a page without polls: links %+v; link to #polls %v, section %v", v.Parts.Nav,
+			strings.Contains(page, link), strings.Contains(page, `id="polls"`))
+	}
+}
+
 // TestNavLinksLand: on the page of each registered workload, every link
 // its layout adds to the navigation bar (page.Parts.Nav) leads to an
 // element of the page.
@@ -340,9 +376,7 @@ func TestNavLinksLand(t *testing.T) {
 	seen := map[string]bool{}
 	for _, path := range []string{"testdata/hostile-invalid.edn", txnFixtures + "/dirty-update-direct-invalid.edn",
 		testpaths.Testdata("rw-register", "cyclic-versions-bug-regression-valid.edn"), testpaths.Testdata("abort", "abort-other-invalid.edn")} {
-		page := writePage(t, path)
-		res, h := mustCheck(t, path, checkOpts(false))
-		v := BuildView(res, h, ViewOptions{})
+		v, page := viewAndPage(t, path)
 		seen[v.Workload] = true
 		if len(v.Parts.Nav) == 0 || len(v.Parts.Body) == 0 {
 			t.Errorf("%s: the %s layout adds %d links and %d parts to the page", path, v.Workload, len(v.Parts.Nav), len(v.Parts.Body))

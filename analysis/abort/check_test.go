@@ -12,7 +12,6 @@ import (
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
-	"github.com/hindsight-dev/hindsight/model"
 )
 
 // hist builds an abort history, one op per line.
@@ -55,14 +54,7 @@ var opts = ingest.Options{Decoders: []ingest.ValueDecoder{Decoder{}}}
 // check reads src (EDN or JSON) and checks it under contract c.
 func check(t *testing.T, src string, c Contract) *analysis.Result {
 	t.Helper()
-	h, err := ingest.Read(strings.NewReader(src), "t.edn", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Pair(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, p := readPaired(t, "t.edn", src)
 	return Check(h, p, Options{Contract: c})
 }
 

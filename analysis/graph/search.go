@@ -33,6 +33,13 @@ type Searcher struct {
 	// the vertices and edges of the component it splits into parts first.
 	// Budgets are counted in them (Budget).
 	Steps int64
+	// sized is the component whose size (search.size) was counted last,
+	// by the address of its first vertex and its length, and sizeSteps
+	// that size: the searches of one component, one per type, find it
+	// once.
+	sized     *int32
+	sizedLen  int
+	sizeSteps int64
 }
 
 // NewSearcher prepares a cycle search on g. With hubs it finds the
@@ -112,7 +119,10 @@ func (s *Searcher) ShortestTyped(comp []int32, sp Spec, b *Budget) (best Cycle, 
 	limit := b.limit(base)
 	t := s.begin(comp, sp)
 	defer t.end()
-	s.Steps += t.size()
+	if s.sized != &comp[0] || s.sizedLen != len(comp) {
+		s.sized, s.sizedLen, s.sizeSteps = &comp[0], len(comp), t.size()
+	}
+	s.Steps += s.sizeSteps
 	starts := t.starts()
 	if len(starts) == 0 {
 		return Cycle{}, false, false
@@ -191,7 +201,8 @@ func (s *Searcher) begin(comp []int32, sp Spec) *search {
 }
 
 // size is the number of vertices and edges of the component (hubs
-// included): the work of splitting it, in search steps.
+// included): the work of splitting it, in search steps. ShortestTyped
+// counts it for every search but finds it once per component.
 func (t *search) size() int64 {
 	g := t.s.g
 	n := int64(len(t.comp))

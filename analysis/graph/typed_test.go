@@ -255,3 +255,47 @@ func TestPrecedence(t *testing.T) {
 		t.Errorf("wr first: G1c %v %v", ok, c.Rels)
 	}
 }
+
+// TestSearchStepsPerComponent: a Searcher that finds a component's size
+// once and reuses it counts the same steps, search by search, as a fresh
+// Searcher that finds it each time, with searches of different
+// components interleaved, two of them of one length but not one size.
+func TestSearchStepsPerComponent(t *testing.T) {
+	var b Builder
+	ring := func(from, n int32, chords bool) {
+		for i := range n {
+			b.Add(from+i, from+(i+1)%n, WW)
+			if chords {
+				b.Add(from+i, from+(i+2)%n, WR)
+			}
+		}
+	}
+	ring(0, 5, false)
+	ring(5, 5, true)
+	ring(10, 9, true)
+	g := b.Build(19)
+	comps := g.SCC()
+	if len(comps) != 3 {
+		t.Fatalf("%d components, want 3", len(comps))
+	}
+	specs := []Spec{
+		{Allowed: WW | WR, Required: []Rel{WR}},
+		{Allowed: WW, RW: RWFree},
+		{Allowed: WW | WR, Union: true},
+	}
+	s := NewSearcher(g)
+	for round := range 2 {
+		for _, comp := range comps {
+			for _, sp := range specs {
+				fresh := NewSearcher(g)
+				want, wok, _ := fresh.ShortestTyped(comp, sp, nil)
+				before := s.Steps
+				got, ok, _ := s.ShortestTyped(comp, sp, nil)
+				if steps := s.Steps - before; steps != fresh.Steps || ok != wok || !slices.Equal(got.Vertices, want.Vertices) {
+					t.Errorf("round %d, component %v, spec %+v: %d steps (found %v), a fresh searcher %d (found %v)",
+						round, comp, sp, steps, ok, fresh.Steps, wok)
+				}
+			}
+		}
+	}
+}

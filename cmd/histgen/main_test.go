@@ -95,6 +95,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--workload", "list-append", "--crash-rate", "0.1"}, "--crash-rate does not apply"},
 		{[]string{"--workload", "rw-register", "--poll-all-keys"}, "--poll-all-keys does not apply"},
 		{[]string{"--crash-rate", "2"}, "crash rate must be in [0, 1]"},
+		{[]string{"--workload", "abort", "--rebalance", "2"}, "rebalance rate must be in [0, 1], got 2"},
 		{[]string{"--workload", "rw-register", "--huge-scc"}, "--huge-scc needs"},
 		{[]string{"--workload", "bank"}, "unknown workload"},
 		{[]string{"--workload", "list-append", "--fault", "lost-write"}, "unknown transactional fault"},

@@ -8,7 +8,7 @@
 
   var data = JSON.parse(document.getElementById('hindsight-data').textContent);
   var instances = {};
-  var txn = data.txn || null; // a transactional history's timeline
+  var txn = data.layout || null; // the layout's data: a transactional history's timeline
   var focus = -1;             // the timeline's focused mark, -1 for none
   var txnItems = [];          // the timeline's bars, per series
   var statusNames = ['ok', 'info', 'fail', 'never completed (info)'];

@@ -83,11 +83,11 @@ func (b *builder) queueView(v *page.View) {
 	pb.Omissions = nil
 	cb := *b
 	cb.Builder = &pb
-	var series []page.Chart
+	var series seriesCharts
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		series = []page.Chart{cb.unseenChart(v.FinalReads), cb.lagChart(true, v.FinalReads), cb.lagChart(false, v.FinalReads)}
+		series = seriesCharts{Unseen: cb.unseenChart(v.FinalReads), LagKey: cb.lagChart(true, v.FinalReads), LagProcess: cb.lagChart(false, v.FinalReads)}
 	}()
 	v.Timeline = b.timeline()
 	keyIndex := map[string]int{}
@@ -105,7 +105,7 @@ func (b *builder) queueView(v *page.View) {
 	}
 	<-done
 	b.Omissions = append(b.Omissions, pb.Omissions...)
-	v.Charts = append(v.Charts, series...)
+	v.Charts = append(v.Charts, series.Unseen, series.LagKey, series.LagProcess)
 	v.Charts = append(v.Charts, b.CycleCharts...)
 	v.Omissions = append(v.Omissions, b.Omissions...)
 	v.Parts.Nav = []page.Link{{Anchor: "timeline", Text: "offset timeline"}, {Anchor: unseenKind, Text: unseenKind}, {Anchor: "lag", Text: "realtime lag"}}

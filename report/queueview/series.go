@@ -229,6 +229,13 @@ func (b *builder) finalSeries(c *charts.RectChart, fr *page.Span) {
 	})
 }
 
+// seriesCharts are the queue's three charts of its series, each drawn in
+// its own place of the "queue-series" template: the unseen chart in its
+// section, the two realtime lag charts, by key and by process, in theirs.
+type seriesCharts struct {
+	Unseen, LagKey, LagProcess page.Chart
+}
+
 // unseenKind is the unseen chart's kind, the id of its section and the
 // name of its count axis (names the page script and the page's navigation
 // know).
