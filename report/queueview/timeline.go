@@ -462,11 +462,7 @@ func (b *builder) markAnomalies(lines []keyLine) {
 // locate finds, in the micro-ops of op idx, a send or read of key k with
 // value v (any value if nil) at offset off (any if model.NoOffset).
 func (b *builder) locate(idx int64, k model.KeyID, v *analysis.Value, off int64) (timelinePoint, bool) {
-	op := b.Op(idx)
-	if op == nil {
-		return timelinePoint{}, false
-	}
-	x, ok := b.Clock.X(op, idx)
+	op, x, ok := b.placed(idx)
 	if !ok {
 		return timelinePoint{}, false
 	}
@@ -497,15 +493,22 @@ func (b *builder) locate(idx int64, k model.KeyID, v *analysis.Value, off int64)
 
 // at places a mark at op idx, offset off, without looking into the op.
 func (b *builder) at(idx int64, off int64) (timelinePoint, bool) {
-	op := b.Op(idx)
-	if op == nil {
-		return timelinePoint{}, false
-	}
-	x, ok := b.Clock.X(op, idx)
+	op, x, ok := b.placed(idx)
 	if !ok {
 		return timelinePoint{}, false
 	}
 	return timelinePoint{x: x, y: float64(off), op: idx, proc: op.Process, msg: -1}, true
+}
+
+// placed finds op idx and its place on the time axis; false when there is
+// no such op or it has no place.
+func (b *builder) placed(idx int64) (*model.Op, float64, bool) {
+	op := b.Op(idx)
+	if op == nil {
+		return nil, 0, false
+	}
+	x, ok := b.Clock.X(op, idx)
+	return op, x, ok
 }
 
 // placeInstance calls add for each point where an instance shows on a
