@@ -1,6 +1,8 @@
 package txn
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,5 +53,39 @@ func TestNilReadStorm(t *testing.T) {
 	if res.Verdict != analysis.Unknown || len(res.UnknownReasons) != 1 ||
 		!strings.Contains(res.UnknownReasons[0], "3000 txns read key :x = nil and 3000 values follow it") {
 		t.Errorf("large storm: %s %v %q", res.Verdict, res.AnomalyTypes, res.UnknownReasons)
+	}
+}
+
+// TestMergeVedges: merging in place from the back gives the sorted union of
+// two disjoint sorted edge lists, whether a has room for b or not, and
+// leaves b's elements as they were.
+func TestMergeVedges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		var all []vedge
+		for p := range 60 {
+			if rng.IntN(2) == 0 {
+				all = append(all, vedge{from: int32(p / 7), to: int32(p % 7), a: int32(round)})
+			}
+		}
+		var a, b []vedge
+		for _, e := range all {
+			if rng.IntN(2) == 0 {
+				a = append(a, e)
+			} else {
+				b = append(b, e)
+			}
+		}
+		if rng.IntN(2) == 0 {
+			a = slices.Grow(a, rng.IntN(40)) // room, sometimes enough
+		}
+		bWas := slices.Clone(b)
+		got := mergeVedges(a, b)
+		if !slices.Equal(got, all) {
+			t.Fatalf("round %d: merged %v, want %v", round, got, all)
+		}
+		if !slices.Equal(b, bWas) {
+			t.Fatalf("round %d: b changed", round)
+		}
 	}
 }

@@ -355,24 +355,29 @@ func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 // compareEdgeKeys orders edges by their pair alone.
 func compareEdgeKeys(x, y vedge) int { return cmp.Compare(x.pair(), y.pair()) }
 
-// mergeVedges merges two edge lists sorted by pair, with no pair in both.
+// mergeVedges merges b into a, two edge lists sorted by pair with no pair
+// in both, from the back within a's room (grown when short), so that the
+// accepted orders are not copied into a fresh list at every source. a is
+// b itself when it is empty.
 func mergeVedges(a, b []vedge) []vedge {
-	if len(b) == 0 {
+	if len(a) == 0 || len(b) == 0 {
+		if len(a) == 0 {
+			return b
+		}
 		return a
 	}
-	out := make([]vedge, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if a[i].pair() < b[j].pair() {
-			out = append(out, a[i])
-			i++
+	i, j := len(a)-1, len(b)-1
+	a = slices.Grow(a, len(b))[:len(a)+len(b)]
+	for k := len(a) - 1; j >= 0; k-- {
+		if i >= 0 && a[i].pair() > b[j].pair() {
+			a[k] = a[i]
+			i--
 		} else {
-			out = append(out, b[j])
-			j++
+			a[k] = b[j]
+			j--
 		}
 	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+	return a
 }
 
 // keyOfNode is the key of version node n.
