@@ -90,7 +90,10 @@ func (b *Builder) Len() int { return len(b.edges) }
 func (b *Builder) Build(n int) *Graph {
 	es := b.edges
 	b.edges = nil
-	slices.SortFunc(es, func(x, y edge) int {
+	// edges equal in this order (one pair, other relations) are merged
+	// below whatever their order, so the graph is the same on any number
+	// of cores
+	par.SortFunc(es, func(x, y edge) int {
 		if x.from != y.from {
 			return int(x.from - y.from)
 		}

@@ -46,7 +46,7 @@ func (c *checker) cutMop(m *model.Mop) (*analysis.Mop, *int64) {
 // The instances of one read share one copy of it (Mop), cut to its first
 // MaxMopElements elements, so a read of n aborted elements costs O(n)
 // memory and output, not O(n²).
-func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
+func (la *listAppend) abortedAndIntermediate(s *txnChecks, r int32, mops []model.Mop) {
 	c := la.c
 	for i := range mops {
 		m := &mops[i]
@@ -61,7 +61,7 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 				if mv == nil {
 					mv, ml = c.cutMop(m)
 				}
-				c.add(G1a, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
+				s.add(G1a, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
 					Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Element: analysis.AtomValuePtr(c.h.MsgValue(e)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
 			}
 		}
@@ -73,7 +73,7 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 			if mv == nil {
 				mv, ml = c.cutMop(m)
 			}
-			c.add(G1b, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
+			s.add(G1b, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
 				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Element: analysis.AtomValuePtr(c.h.MsgValue(last)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
 		}
 	}
@@ -83,9 +83,9 @@ func (la *listAppend) abortedAndIntermediate(r int32, mops []model.Mop) {
 // had already read, with the first read that showed it. O(mops + elements
 // read): the first read of each element the txn appends is indexed
 // (msgMarks).
-func (la *listAppend) futureRead(r int32, mops []model.Mop) {
+func (la *listAppend) futureRead(s *txnChecks, r int32, mops []model.Mop) {
 	c := la.c
-	readAt := &la.msgMarks
+	readAt := &s.msgMarks
 	readAt.reset()
 	has := false
 	for i := range mops {
@@ -114,7 +114,7 @@ func (la *listAppend) futureRead(r int32, mops []model.Mop) {
 			continue
 		}
 		if j, _ := readAt.get(int32(m.Msg)); j >= 0 && j < int32(i) {
-			c.add(FutureRead, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(&mops[j]), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
+			s.add(FutureRead, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(&mops[j]), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
 				Element: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r)}})
 			return
 		}
@@ -122,13 +122,15 @@ func (la *listAppend) futureRead(r int32, mops []model.Mop) {
 }
 
 // readChecks reports duplicate-elements.
-func (la *listAppend) readChecks(r int32, mops []model.Mop) { la.duplicateElements(r, mops) }
+func (la *listAppend) readChecks(s *txnChecks, r int32, mops []model.Mop) {
+	la.duplicateElements(s, r, mops)
+}
 
 // duplicateElements reports each read of rec r holding an element twice,
 // counting occurrences by element (msgMarks): O(elements read).
-func (la *listAppend) duplicateElements(r int32, mops []model.Mop) {
+func (la *listAppend) duplicateElements(s *txnChecks, r int32, mops []model.Mop) {
 	c := la.c
-	count := &la.msgMarks
+	count := &s.msgMarks
 	var dups []model.MsgID
 	for i := range mops {
 		m := &mops[i]
@@ -154,7 +156,7 @@ func (la *listAppend) duplicateElements(r int32, mops []model.Mop) {
 			b, _ := json.Marshal(c.msgVal(e))
 			dup[string(b)] = int64(n)
 		}
-		c.add(DuplicateElements, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
+		s.add(DuplicateElements, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
 			Duplicates: dup, Evidence: analysis.Evidence{Witness: c.witness(r)}})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -79,7 +80,7 @@ func (tc *txnChecks) lostUpdateOf(r int32, mops []model.Mop) {
 				continue
 			}
 			fm, _ := firstMop.get(int32(m.Key))
-			tc.lost = append(tc.lost, lostCand{rec: r, mop: fm, seq: int32(len(tc.lost)), g: seen[j].g})
+			tc.lost = append(tc.lost, lostCand{rec: r, mop: fm, g: seen[j].g}) // seq: perTxn numbers them
 		case v.isRead(m):
 			firstMop.setFirst(int32(m.Key), int32(i))
 			if j >= 0 {
@@ -95,12 +96,13 @@ func (tc *txnChecks) lostUpdateOf(r int32, mops []model.Mop) {
 
 // lostUpdates reports the candidates lostUpdateOf found: groups (key,
 // length and hash of the state read) in the order each was first met,
-// txns in order within each: a stable sort, then the groups by their first
-// candidate. O(g log g), cache-friendlier than a map of slices.
+// txns in order within each: a sort by group and then the order found
+// (seq), then the groups by their first candidate. O(g log g),
+// cache-friendlier than a map of slices.
 func (tc *txnChecks) lostUpdates() {
 	lost := tc.lost
-	slices.SortStableFunc(lost, func(a, b lostCand) int {
-		return cmp.Or(cmp.Compare(a.g.k, b.g.k), cmp.Compare(a.g.n, b.g.n), cmp.Compare(a.g.hash, b.g.hash))
+	par.SortFunc(lost, func(a, b lostCand) int {
+		return cmp.Or(cmp.Compare(a.g.k, b.g.k), cmp.Compare(a.g.n, b.g.n), cmp.Compare(a.g.hash, b.g.hash), cmp.Compare(a.seq, b.seq))
 	})
 	var groups [][]lostCand
 	for i := 0; i < len(lost); {

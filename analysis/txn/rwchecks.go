@@ -29,7 +29,7 @@ func readValue(m *model.Mop, typ model.OpType) model.MsgID {
 // was written by a failed txn) and G1b (it was a write its writer, another
 // txn, overwrote within itself). Values written by more than one txn are
 // passed over (duplicate-writes).
-func (rw *rwRegister) abortedAndIntermediate(r int32, mops []model.Mop) {
+func (rw *rwRegister) abortedAndIntermediate(s *txnChecks, r int32, mops []model.Mop) {
 	c := rw.c
 	for i := range mops {
 		m := &mops[i]
@@ -41,11 +41,11 @@ func (rw *rwRegister) abortedAndIntermediate(r int32, mops []model.Mop) {
 			continue
 		}
 		if c.recs[w].typ == model.Fail {
-			c.add(G1a, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
+			s.add(G1a, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
 				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
 		}
 		if w != r && rw.interm[m.Msg] {
-			c.add(G1b, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
+			s.add(G1b, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
 				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
 		}
 	}
@@ -54,9 +54,9 @@ func (rw *rwRegister) abortedAndIntermediate(r int32, mops []model.Mop) {
 // futureRead reports the first read of ok rec r of a value that only r
 // itself writes, later (writes are unique, so nobody else wrote it). The
 // values written so far are marked (msgMarks): O(mops).
-func (rw *rwRegister) futureRead(r int32, mops []model.Mop) {
+func (rw *rwRegister) futureRead(s *txnChecks, r int32, mops []model.Mop) {
 	c := rw.c
-	written := &rw.msgMarks
+	written := &s.msgMarks
 	written.reset()
 	for i := range mops {
 		m := &mops[i]
@@ -67,7 +67,7 @@ func (rw *rwRegister) futureRead(r int32, mops []model.Mop) {
 			continue
 		}
 		if _, wroteBefore := written.get(int32(m.Msg)); !wroteBefore {
-			c.add(FutureRead, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
+			s.add(FutureRead, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
 				Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r)}})
 			return
 		}
@@ -92,12 +92,6 @@ func (rw *rwRegister) readOf(r int32, m *model.Mop) (es []model.MsgID, isNil, ok
 	case nilVal:
 		return nil, true, true
 	default:
-		if rw.msgIDs == nil {
-			rw.msgIDs = make([]model.MsgID, len(rw.c.h.Msgs))
-			for i := range rw.msgIDs {
-				rw.msgIDs[i] = model.MsgID(i)
-			}
-		}
 		return rw.msgIDs[v : v+1], false, true
 	}
 }
@@ -121,4 +115,4 @@ func (rw *rwRegister) stateVal(es []model.MsgID, _ bool) analysis.Value {
 func (rw *rwRegister) garbageFields(in *Instance, bad []analysis.Value) { in.Value = &bad[0] }
 
 // readChecks: none besides garbage-read.
-func (rw *rwRegister) readChecks(int32, []model.Mop) {}
+func (rw *rwRegister) readChecks(*txnChecks, int32, []model.Mop) {}

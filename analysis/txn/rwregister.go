@@ -157,8 +157,9 @@ type rwRegister struct {
 	// noRW marks versions whose readers get no rw edges (rwBudget)
 	noRW map[int32]bool
 	// msgIDs[m] is m: a value m is the list of one msgIDs[m:m+1]
-	// (readOf, which makes it; the per-txn checks that call it are done
-	// before the graph is built, so release drops it)
+	// (readOf; index makes it, before the per-txn checks read it from
+	// every core; they are done before the graph is built, so release
+	// drops it)
 	msgIDs []model.MsgID
 }
 
@@ -228,6 +229,10 @@ func (rw *rwRegister) index() {
 	nm := len(h.Msgs)
 	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	rw.writer = filledInt32(nm, noWriter)
+	rw.msgIDs = make([]model.MsgID, nm)
+	for i := range rw.msgIDs {
+		rw.msgIDs[i] = model.MsgID(i)
+	}
 	rw.interm = make([]bool, nm)
 	rw.dupKey = make([]bool, len(h.Keys))
 	rw.tstart = make([]int32, len(c.recs)+1)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -294,7 +295,7 @@ func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, 
 // Cost: O(E log E) for the sort, O(values + E) for the cycle test.
 func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 	c := rw.c
-	slices.SortFunc(cand, compareVedges)
+	par.SortFunc(cand, compareVedges) // a total order: the same on any number of cores
 	cand = slices.CompactFunc(cand, func(x, y vedge) bool { return x.pair() == y.pair() })
 	// drop the edges already accepted
 	w, j := 0, 0

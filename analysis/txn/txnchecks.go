@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -42,10 +43,11 @@ type txnView interface {
 	// abortedAndIntermediate reports G1a and G1b for the reads of ok rec
 	// r, futureRead future-read, and readChecks the workload's further
 	// checks of the reads of vertex rec r (list-append:
-	// duplicate-elements).
-	abortedAndIntermediate(r int32, mops []model.Mop)
-	futureRead(r int32, mops []model.Mop)
-	readChecks(r int32, mops []model.Mop)
+	// duplicate-elements), each to s, the perTxn worker running it, with
+	// s's scratch.
+	abortedAndIntermediate(s *txnChecks, r int32, mops []model.Mop)
+	futureRead(s *txnChecks, r int32, mops []model.Mop)
+	readChecks(s *txnChecks, r int32, mops []model.Mop)
 }
 
 // txnChecks runs the shared per-txn checks on its workload (v), with the
@@ -64,7 +66,19 @@ type txnChecks struct {
 	lost []lostCand
 	// unwritten elements of one read (garbage)
 	unwritten []model.MsgID
+	// found holds a perTxn worker's instances, in the order found
+	found []found
 }
+
+// found is an instance a perTxn worker found, reported once every worker
+// is done.
+type found struct {
+	typ string
+	in  *Instance
+}
+
+// add keeps an instance a per-txn check found (perTxn reports it).
+func (tc *txnChecks) add(typ string, in *Instance) { tc.found = append(tc.found, found{typ, in}) }
 
 // newTxnChecks makes the shared checks of workload v, with marks for its
 // keys and messages.
@@ -81,28 +95,74 @@ func (tc *txnChecks) release() {
 	tc.expects, tc.firsts, tc.lost, tc.unwritten = nil, nil, nil, nil
 }
 
+// perTxnPiece is how many txns a worker of perTxn takes at a time.
+const perTxnPiece = 4096
+
 // perTxn runs the checks of each txn, in the order their instances are
 // reported: on an ok txn G1a and G1b, internal, future-read and the
 // lost-update candidates; on a vertex txn the workload's read checks and
-// garbage-read; then it reports the lost updates.
+// garbage-read; then it reports the lost updates. The txns are checked on
+// every core, in pieces, each worker with scratch of its own (fork); what
+// each piece finds is reported piece by piece, in txn order, so the
+// result does not depend on the number of workers. The workers share the
+// indexes read-only.
 func (tc *txnChecks) perTxn() {
-	c, v := tc.c, tc.v
-	for r := range c.recs {
-		r := int32(r)
-		rc := &c.recs[r]
-		mops := c.mops(r)
-		if rc.typ == model.OK {
-			v.abortedAndIntermediate(r, mops)
-			tc.internal(r, mops)
-			v.futureRead(r, mops)
-			tc.lostUpdateOf(r, mops)
+	c := tc.c
+	n := len(c.recs)
+	pieces := (n + perTxnPiece - 1) / perTxnPiece
+	founds := make([][]found, pieces)
+	losts := make([][]lostCand, pieces)
+	par.Each(pieces, 0, func() func(int) {
+		w := tc.fork()
+		return func(i int) {
+			w.found, w.lost = nil, nil
+			for r := i * perTxnPiece; r < min(n, (i+1)*perTxnPiece); r++ {
+				w.checkTxn(int32(r))
+			}
+			founds[i], losts[i] = w.found, w.lost
 		}
-		if rc.vertex >= 0 {
-			v.readChecks(r, mops)
-			tc.garbage(r, mops)
+	})
+	nl := 0
+	for i := range pieces {
+		for _, f := range founds[i] {
+			c.add(f.typ, f.in)
 		}
+		founds[i] = nil
+		nl += len(losts[i])
+	}
+	tc.lost = make([]lostCand, 0, nl)
+	for i := range pieces {
+		for _, x := range losts[i] {
+			x.seq = int32(len(tc.lost))
+			tc.lost = append(tc.lost, x)
+		}
+		losts[i] = nil
 	}
 	tc.lostUpdates()
+}
+
+// fork returns a worker for perTxn: the same checker and workload, with
+// scratch of its own.
+func (tc *txnChecks) fork() *txnChecks {
+	w := newTxnChecks(tc.c, tc.v)
+	return &w
+}
+
+// checkTxn runs the per-txn checks on rec r.
+func (tc *txnChecks) checkTxn(r int32) {
+	c, v := tc.c, tc.v
+	rc := &c.recs[r]
+	mops := c.mops(r)
+	if rc.typ == model.OK {
+		v.abortedAndIntermediate(tc, r, mops)
+		tc.internal(r, mops)
+		v.futureRead(tc, r, mops)
+		tc.lostUpdateOf(r, mops)
+	}
+	if rc.vertex >= 0 {
+		v.readChecks(tc, r, mops)
+		tc.garbage(r, mops)
+	}
 }
 
 // expect is what a txn should read of a key, from its own earlier reads
@@ -172,7 +232,7 @@ func (tc *txnChecks) internal(r int32, mops []model.Mop) {
 			if !s.known {
 				exp.Elems = append([]analysis.Value{analysis.AtomValue(model.Atom{Kind: model.KOther, Text: "..."})}, exp.Elems...)
 			}
-			c.add(Internal, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
+			tc.add(Internal, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
 				Expected: &exp, Evidence: analysis.Evidence{Witness: c.witness(r)}})
 			return
 		}
@@ -228,6 +288,6 @@ func (tc *txnChecks) garbage(r int32, mops []model.Mop) {
 		}
 		in := &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Evidence: analysis.Evidence{Witness: c.witness(r)}}
 		v.garbageFields(in, vals)
-		c.add(GarbageRead, in)
+		tc.add(GarbageRead, in)
 	}
 }

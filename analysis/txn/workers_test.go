@@ -47,6 +47,46 @@ func TestWorkersSameOutput(t *testing.T) {
 	}
 }
 
+// TestWorkersSameOutputGenerated is TestWorkersSameOutput on histories
+// of this repository's own: 40,000 generated txns of each workload with
+// every fault the generator can inject into it, so that the per-txn checks
+// (which run in pieces of perTxnPiece txns on every core) report many
+// instances of every type from many pieces.
+func TestWorkersSameOutputGenerated(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, w := range []gen.Workload{gen.ListAppend, gen.RWRegister} {
+		t.Run(w.String(), func(t *testing.T) {
+			cfg := txnConfig(w, 7)
+			cfg.Txns = 40_000
+			for _, k := range gen.TxnFaultKinds() {
+				if k.AppliesTo(w) {
+					cfg.Faults = append(cfg.Faults, gen.TxnFault{Kind: k, Count: 12})
+				}
+			}
+			h, p := testhist.Txn(t, cfg)
+			check := CheckListAppend
+			if w == gen.RWRegister {
+				check = CheckRWRegister
+			}
+			opts := DefaultOptions()
+			opts.Series = true
+			var out [2][]byte
+			var res *analysis.Result
+			for i, procs := range []int{1, 4} {
+				runtime.GOMAXPROCS(procs)
+				res = check(h, p, opts)
+				out[i] = resultJSON(t, res)
+			}
+			if len(res.AnomalyTypes) < 6 {
+				t.Fatalf("want the injected faults' types, got %v", res.AnomalyTypes)
+			}
+			if !bytes.Equal(out[0], out[1]) {
+				t.Errorf("GOMAXPROCS=1 and 4 differ:\n%s\n%s", firstDiff(out[0], out[1]), firstDiff(out[1], out[0]))
+			}
+		})
+	}
+}
+
 // resultJSON is res as JSON without its elapsed time.
 func resultJSON(t *testing.T, res *analysis.Result) []byte {
 	t.Helper()

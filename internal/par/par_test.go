@@ -1,7 +1,10 @@
 package par
 
 import (
+	"cmp"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 )
@@ -52,5 +55,65 @@ func TestEachStartsPerWorker(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSortFuncMatchesSlices checks that SortFunc sorts like slices.SortFunc
+// for one core and several, on lengths around the serial threshold, on
+// random, sorted, reversed and few-valued input.
+func TestSortFuncMatchesSlices(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	type pair struct{ k, v int }
+	cmpPair := func(a, b pair) int { return cmp.Or(cmp.Compare(a.k, b.k), cmp.Compare(a.v, b.v)) }
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, procs := range []int{1, 2, 3, 8} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, sortSerialBelow - 1, sortSerialBelow, 2*sortSerialBelow + 1, 5*sortSerialBelow + 7} {
+			for shape := range 4 {
+				s := make([]pair, n)
+				for i := range s {
+					switch shape {
+					case 0:
+						s[i] = pair{rng.IntN(n + 1), rng.IntN(3)}
+					case 1:
+						s[i] = pair{i, 0}
+					case 2:
+						s[i] = pair{n - i, 0}
+					case 3:
+						s[i] = pair{rng.IntN(4), i % 7}
+					}
+				}
+				want := slices.Clone(s)
+				slices.SortFunc(want, cmpPair)
+				SortFunc(s, cmpPair)
+				if !slices.Equal(s, want) {
+					t.Fatalf("GOMAXPROCS=%d n=%d shape %d: not sorted like slices.SortFunc", procs, n, shape)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkSortFunc sorts 1M 24-byte records (the size of rw-register's
+// version edges) with SortFunc and with slices.SortFunc.
+func BenchmarkSortFunc(b *testing.B) {
+	type rec struct{ k, a, _ uint64 } // 24 bytes
+	cmpRec := func(x, y rec) int { return cmp.Or(cmp.Compare(x.k, y.k), cmp.Compare(x.a, y.a)) }
+	rng := rand.New(rand.NewPCG(3, 4))
+	src := make([]rec, 1<<20)
+	for i := range src {
+		src[i] = rec{k: rng.Uint64(), a: uint64(i)}
+	}
+	s := make([]rec, len(src))
+	for _, bc := range []struct {
+		name string
+		sort func([]rec, func(x, y rec) int)
+	}{{"par", SortFunc[[]rec]}, {"slices", slices.SortFunc[[]rec]}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				copy(s, src)
+				bc.sort(s, cmpRec)
+			}
+		})
 	}
 }
