@@ -84,8 +84,6 @@ type listAppend struct {
 	pairs map[model.KeyID]*pairIndex
 	// contested: the keys contested steps named, by their atom (orderOp)
 	contested map[model.Atom]model.KeyID
-	// scratch of externals
-	extBuf []bool
 	// marks for emit's ranges, which run at once (edges)
 	marksPool sync.Pool
 }

@@ -25,10 +25,10 @@ func (la *listAppend) index() {
 	la.interm = make([]bool, nm)
 	la.dupKey = make([]bool, nk)
 	ap := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
-	la.reads = make([]readRef, 0, la.countReads())
 	for r := range c.recs {
 		la.indexTxn(int32(r), &ap)
 	}
+	la.recordReads()
 	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	la.versionOrders(ap)
 	la.cleanKeys()
@@ -65,21 +65,60 @@ func (la *listAppend) keepUncleanReads() {
 	la.byKey = kept
 }
 
-// countReads bounds the reads indexTxn records: the read micro-ops of the
-// vertex txns, so that reads is sized once. O(mops).
-func (la *listAppend) countReads() int {
-	c, n := la.c, 0
-	for r := range c.recs {
-		if c.recs[r].vertex < 0 {
-			continue
+// readPiece is how many recs a worker of recordReads takes at a time.
+const readPiece = 8192
+
+// recordReads fills reads: every read of a vertex rec whose list is known
+// (elems), in history order, with its key, length and hash. The recs are
+// split into pieces, which workers on every core count and then fill, each
+// its own stretch of reads, so reads is sized once and its order is the
+// history's whatever the number of workers. O(mops + read elements).
+func (la *listAppend) recordReads() {
+	c := la.c
+	n := len(c.recs)
+	pieces := (n + readPiece - 1) / readPiece
+	bounds := func(i int) (int32, int32) { return int32(i * readPiece), int32(min(n, (i+1)*readPiece)) }
+	at := make([]int, pieces+1)
+	par.Each(pieces, 0, func() func(int) {
+		return func(i int) {
+			lo, hi := bounds(i)
+			k := 0
+			for r := lo; r < hi; r++ {
+				if c.recs[r].vertex < 0 {
+					continue
+				}
+				mops := c.mops(r)
+				for j := range mops {
+					if _, ok := la.elems(r, &mops[j]); ok {
+						k++
+					}
+				}
+			}
+			at[i+1] = k
 		}
-		for _, m := range c.mops(int32(r)) {
-			if m.Kind == model.MopReadList || m.Kind == model.MopRead {
-				n++
+	})
+	for i := range pieces {
+		at[i+1] += at[i]
+	}
+	la.reads = make([]readRef, at[pieces])
+	par.Each(pieces, 0, func() func(int) {
+		return func(i int) {
+			lo, hi := bounds(i)
+			w := at[i]
+			for r := lo; r < hi; r++ {
+				if c.recs[r].vertex < 0 {
+					continue
+				}
+				mops := c.mops(r)
+				for j := range mops {
+					if es, ok := la.elems(r, &mops[j]); ok {
+						la.reads[w] = readRef{rec: r, mop: int32(j), key: mops[j].Key, n: int32(len(es)), hash: hashElems(es)}
+						w++
+					}
+				}
 			}
 		}
-	}
-	return n
+	})
 }
 
 // keyAppends counts the appends to each key by ok and info txns (n), and
@@ -91,8 +130,7 @@ type keyAppends struct {
 
 // indexTxn adds rec r's appends to the writer index (and to dups, with the
 // key, when another rec appended the element before), marks its
-// intermediate appends, counts its appends when it is a vertex, and
-// records its reads (reads).
+// intermediate appends and counts its appends when it is a vertex.
 func (la *listAppend) indexTxn(r int32, ap *keyAppends) {
 	c := la.c
 	mops := c.mops(r)
@@ -129,16 +167,6 @@ func (la *listAppend) indexTxn(r int32, ap *keyAppends) {
 			}
 			later.set(int32(m.Key), 1)
 		}
-	}
-	if c.recs[r].vertex < 0 {
-		return
-	}
-	for i := range mops {
-		es, ok := la.elems(r, &mops[i])
-		if !ok {
-			continue
-		}
-		la.reads = append(la.reads, readRef{rec: r, mop: int32(i), key: mops[i].Key, n: int32(len(es)), hash: hashElems(es)})
 	}
 }
 
@@ -353,26 +381,50 @@ func (la *listAppend) state(k model.KeyID, es []model.MsgID) int32 {
 }
 
 // readers indexes, for each state, the vertex txns whose external read of
-// the key ended in it (keys with duplicate appends left out).
+// the key ended in it (keys with duplicate appends left out): the state of
+// each read is found on every core (readStates), then indexed in history
+// order.
 func (la *listAppend) readers() {
 	c := la.c
+	st := la.readStates()
 	la.byState.build(len(c.h.Msgs)+len(c.h.Keys), func(f func(st, r int32)) {
-		last := int32(-1) // the rec whose externals extBuf holds
-		for _, rd := range la.reads {
+		for i := range la.reads {
+			if st[i] >= 0 {
+				f(st[i], la.reads[i].rec)
+			}
+		}
+	})
+}
+
+// readStates returns, for each read of reads, the state it ended in when
+// it is external and its key has no duplicate appends, else -1. Ranges of
+// reads run on every core, each with marks from the pool. O(reads + the
+// micro-ops of their txns).
+func (la *listAppend) readStates() []int32 {
+	c := la.c
+	st := make([]int32, len(la.reads))
+	par.EachRange(len(la.reads), 1<<14, func(lo, hi int) {
+		first := la.marksPool.Get().(*marks)
+		defer la.marksPool.Put(first)
+		var ext []bool
+		last := int32(-1) // the rec whose externals ext holds
+		for i := lo; i < hi; i++ {
+			rd := &la.reads[i]
+			st[i] = -1
 			if la.dupKey[rd.key] {
 				continue
 			}
 			mops := c.mops(rd.rec)
 			if rd.rec != last {
-				la.extBuf, last = la.externals(mops, la.extBuf), rd.rec
+				ext, last = externalsWith(first, mops, ext), rd.rec
 			}
-			if !la.extBuf[rd.mop] {
-				continue
+			if ext[rd.mop] {
+				es, _ := la.elems(rd.rec, &mops[rd.mop])
+				st[i] = la.state(rd.key, es)
 			}
-			es, _ := la.elems(rd.rec, &mops[rd.mop])
-			f(la.state(rd.key, es), rd.rec)
 		}
 	})
+	return st
 }
 
 func (la *listAppend) readersOf(st int32) []int32 { return la.byState.of(st) }
