@@ -58,9 +58,13 @@ func tarjan(n int, row func(v int32) (int32, int32), to func(e int32) int32, don
 	for i := range index {
 		index[i] = unvisited
 	}
-	var stack []int32 // Tarjan's stack of vertices
+	// Tarjan's stack of vertices, and the stack of calls: sized once, since
+	// a depth-first walk along realtime order can hold most of the graph
+	// (grown by append, their copies and fresh pages took three quarters
+	// of the time here on 5M txns)
+	stack := make([]int32, 0, n)
 	type frame struct{ v, next, end int32 }
-	var call []frame
+	call := make([]frame, 0, n)
 	next := int32(0)
 	visit := func(v int32) {
 		index[v], low[v] = next, next
