@@ -95,6 +95,10 @@ type part struct {
 	msgMap []model.MsgID
 	extras []model.OpExtra
 	end    int64 // offset in the file where the block ends
+	// the decoder's empty pending set and micro-op buffers, for the next
+	// block (room)
+	pending  pendingSet
+	freeMops [][]model.Mop
 	// the block's stores, adopted by the history, to renumber
 	mopChunks  [][]model.Mop
 	pollChunks [][]model.KeyPoll
@@ -345,6 +349,12 @@ type room struct {
 	ops      []model.Op
 	extras   []model.OpExtra
 	extraPos []int32
+	// the decoder's pending invocations (empty between blocks) and its
+	// buffers for their micro-ops: a fresh set per block grew its table of
+	// processes again in every block (0.6 CPU-seconds of 5M list-append
+	// txns, whose clients crash and come back as ever higher processes)
+	pending  pendingSet
+	freeMops [][]model.Mop
 }
 
 // work decodes block b, waits for its turn, merges it, places and
@@ -370,7 +380,7 @@ func (pr *parallelRead) work(b *block, pool chan<- []byte, r room) room {
 	p.place()
 	pr.placing.Done()
 	p.renumber()
-	return room{ops: p.ops[:0], extras: p.extras[:0], extraPos: p.extraPos[:0]}
+	return room{ops: p.ops[:0], extras: p.extras[:0], extraPos: p.extraPos[:0], pending: p.pending, freeMops: p.freeMops}
 }
 
 // decode reads one block into a history of its own; nil when the file must
@@ -387,6 +397,7 @@ func (pr *parallelRead) decode(b *block, r room) *part {
 	lb := model.NewBuilder(pr.name)
 	lb.ReuseExtras(r.extras, r.extraPos)
 	d := newDecoder(l, lb, pr.name)
+	d.pending, d.freeMops = r.pending, r.freeMops
 	d.noFast = pr.noFast
 	d.setHooks(pr.hooks)
 	d.part = &partOut{last: b.last}
@@ -414,7 +425,7 @@ func (pr *parallelRead) decode(b *block, r room) *part {
 	h.ExtRecs.Trim()
 	h.ExtWords.Trim()
 	h.ExtKeys.Trim()
-	return &part{b: lb, h: h, ops: h.Ops, out: d.part, end: b.off + int64(len(b.data))}
+	return &part{b: lb, h: h, ops: h.Ops, out: d.part, end: b.off + int64(len(b.data)), pending: d.pending, freeMops: d.freeMops}
 }
 
 // merge interns block p's keys and messages into the history being built,
