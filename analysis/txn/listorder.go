@@ -74,27 +74,27 @@ const readPiece = 8192
 // its own stretch of reads, so reads is sized once and its order is the
 // history's whatever the number of workers. O(mops + read elements).
 func (la *listAppend) recordReads() {
-	c := la.c
-	n := len(c.recs)
+	n := len(la.c.recs)
 	pieces := (n + readPiece - 1) / readPiece
-	bounds := func(i int) (int32, int32) { return int32(i * readPiece), int32(min(n, (i+1)*readPiece)) }
+	// each calls f on the reads of piece i, in order
+	each := func(i int, f func(r int32, j int, m *model.Mop, es []model.MsgID)) {
+		c := la.c
+		for r := int32(i * readPiece); r < int32(min(n, (i+1)*readPiece)); r++ {
+			if c.recs[r].vertex < 0 {
+				continue
+			}
+			mops := c.mops(r)
+			for j := range mops {
+				if es, ok := la.elems(r, &mops[j]); ok {
+					f(r, j, &mops[j], es)
+				}
+			}
+		}
+	}
 	at := make([]int, pieces+1)
 	par.Each(pieces, 0, func() func(int) {
 		return func(i int) {
-			lo, hi := bounds(i)
-			k := 0
-			for r := lo; r < hi; r++ {
-				if c.recs[r].vertex < 0 {
-					continue
-				}
-				mops := c.mops(r)
-				for j := range mops {
-					if _, ok := la.elems(r, &mops[j]); ok {
-						k++
-					}
-				}
-			}
-			at[i+1] = k
+			each(i, func(int32, int, *model.Mop, []model.MsgID) { at[i+1]++ })
 		}
 	})
 	for i := range pieces {
@@ -103,20 +103,11 @@ func (la *listAppend) recordReads() {
 	la.reads = make([]readRef, at[pieces])
 	par.Each(pieces, 0, func() func(int) {
 		return func(i int) {
-			lo, hi := bounds(i)
 			w := at[i]
-			for r := lo; r < hi; r++ {
-				if c.recs[r].vertex < 0 {
-					continue
-				}
-				mops := c.mops(r)
-				for j := range mops {
-					if es, ok := la.elems(r, &mops[j]); ok {
-						la.reads[w] = readRef{rec: r, mop: int32(j), key: mops[j].Key, n: int32(len(es)), hash: hashElems(es)}
-						w++
-					}
-				}
-			}
+			each(i, func(r int32, j int, m *model.Mop, es []model.MsgID) {
+				la.reads[w] = readRef{rec: r, mop: int32(j), key: m.Key, n: int32(len(es)), hash: hashElems(es)}
+				w++
+			})
 		}
 	})
 }
