@@ -74,12 +74,12 @@ const readPiece = 8192
 // its own stretch of reads, so reads is sized once and its order is the
 // history's whatever the number of workers. O(mops + read elements).
 func (la *listAppend) recordReads() {
-	n := len(la.c.recs)
+	c := la.c
+	n := len(c.recs)
 	pieces := (n + readPiece - 1) / readPiece
-	// each calls f on the reads of piece i, in order
-	each := func(i int, f func(r int32, j int, m *model.Mop, es []model.MsgID)) {
-		c := la.c
-		for r := int32(i * readPiece); r < int32(min(n, (i+1)*readPiece)); r++ {
+	// each calls f on the reads of recs [lo, hi), in order
+	each := func(lo, hi int, f func(r int32, j int, m *model.Mop, es []model.MsgID)) {
+		for r := int32(lo); r < int32(hi); r++ {
 			if c.recs[r].vertex < 0 {
 				continue
 			}
@@ -92,19 +92,19 @@ func (la *listAppend) recordReads() {
 		}
 	}
 	at := make([]int, pieces+1)
-	par.Each(pieces, 0, func() func(int) {
-		return func(i int) {
-			each(i, func(int32, int, *model.Mop, []model.MsgID) { at[i+1]++ })
+	par.Pieces(n, readPiece, func() func(i, lo, hi int) {
+		return func(i, lo, hi int) {
+			each(lo, hi, func(int32, int, *model.Mop, []model.MsgID) { at[i+1]++ })
 		}
 	})
 	for i := range pieces {
 		at[i+1] += at[i]
 	}
 	la.reads = make([]readRef, at[pieces])
-	par.Each(pieces, 0, func() func(int) {
-		return func(i int) {
+	par.Pieces(n, readPiece, func() func(i, lo, hi int) {
+		return func(i, lo, hi int) {
 			w := at[i]
-			each(i, func(r int32, j int, m *model.Mop, es []model.MsgID) {
+			each(lo, hi, func(r int32, j int, m *model.Mop, es []model.MsgID) {
 				la.reads[w] = readRef{rec: r, mop: int32(j), key: m.Key, n: int32(len(es)), hash: hashElems(es)}
 				w++
 			})

@@ -80,7 +80,7 @@ func (tc *txnChecks) lostUpdateOf(r int32, mops []model.Mop) {
 				continue
 			}
 			fm, _ := firstMop.get(int32(m.Key))
-			tc.lost = append(tc.lost, lostCand{rec: r, mop: fm, g: seen[j].g}) // seq: perTxn numbers them
+			tc.lost = append(tc.lost, lostCand{rec: r, mop: fm, g: seen[j].g}) // seq: lostUpdates numbers them
 		case v.isRead(m):
 			firstMop.setFirst(int32(m.Key), int32(i))
 			if j >= 0 {
@@ -101,6 +101,9 @@ func (tc *txnChecks) lostUpdateOf(r int32, mops []model.Mop) {
 // cache-friendlier than a map of slices.
 func (tc *txnChecks) lostUpdates() {
 	lost := tc.lost
+	for i := range lost {
+		lost[i].seq = int32(i) // the order found: txn order
+	}
 	par.SortFunc(lost, func(a, b lostCand) int {
 		return cmp.Or(cmp.Compare(a.g.k, b.g.k), cmp.Compare(a.g.n, b.g.n), cmp.Compare(a.g.hash, b.g.hash), cmp.Compare(a.seq, b.seq))
 	})

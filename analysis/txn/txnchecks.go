@@ -66,7 +66,8 @@ type txnChecks struct {
 	lost []lostCand
 	// unwritten elements of one read (garbage)
 	unwritten []model.MsgID
-	// found holds a perTxn worker's instances, in the order found
+	// found holds a perTxn worker's instances, in the order found (add;
+	// perTxn reports them: only its workers add)
 	found []found
 }
 
@@ -112,32 +113,23 @@ func (tc *txnChecks) perTxn() {
 	pieces := (n + perTxnPiece - 1) / perTxnPiece
 	founds := make([][]found, pieces)
 	losts := make([][]lostCand, pieces)
-	par.Each(pieces, 0, func() func(int) {
+	par.Pieces(n, perTxnPiece, func() func(i, lo, hi int) {
 		w := tc.fork()
-		return func(i int) {
+		return func(i, lo, hi int) {
 			w.found, w.lost = nil, nil
-			for r := i * perTxnPiece; r < min(n, (i+1)*perTxnPiece); r++ {
+			for r := lo; r < hi; r++ {
 				w.checkTxn(int32(r))
 			}
 			founds[i], losts[i] = w.found, w.lost
 		}
 	})
-	nl := 0
 	for i := range pieces {
 		for _, f := range founds[i] {
 			c.add(f.typ, f.in)
 		}
 		founds[i] = nil
-		nl += len(losts[i])
 	}
-	tc.lost = make([]lostCand, 0, nl)
-	for i := range pieces {
-		for _, x := range losts[i] {
-			x.seq = int32(len(tc.lost))
-			tc.lost = append(tc.lost, x)
-		}
-		losts[i] = nil
-	}
+	tc.lost = slices.Concat(losts...)
 	tc.lostUpdates()
 }
 

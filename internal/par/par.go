@@ -61,9 +61,21 @@ func EachRange(n, minRange int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	piece := max(minRange, n/(8*workers))
-	pieces := (n + piece - 1) / piece
-	Each(pieces, workers, func() func(int) {
-		return func(i int) { f(i*piece, min(n, (i+1)*piece)) }
+	Pieces(n, max(minRange, n/(8*workers)), func() func(i, lo, hi int) {
+		return func(_, lo, hi int) { f(lo, hi) }
+	})
+}
+
+// Pieces cuts [0, n) into pieces of size items (the last may be shorter),
+// numbered from 0, and calls the function start returned, on the worker
+// that takes it, with each piece's number and range, from up to GOMAXPROCS
+// goroutines at once (start runs once per worker: the place for its
+// scratch). The pieces do not depend on the number of workers, so a pass
+// that keeps what each piece finds by its number and reports it in that
+// order gives the same result on any number of cores.
+func Pieces(n, size int, start func() func(i, lo, hi int)) {
+	Each((n+size-1)/size, 0, func() func(int) {
+		do := start()
+		return func(i int) { do(i, i*size, min(n, (i+1)*size)) }
 	})
 }

@@ -34,6 +34,34 @@ func TestEachRangeCoversOnce(t *testing.T) {
 	}
 }
 
+// TestPiecesCoverInOrder checks that Pieces numbers its pieces in order,
+// each of the given size but the last, covering every item once, with one
+// worker and with several.
+func TestPiecesCoverInOrder(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 4} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 99, 100, 101, 1000} {
+			seen := make([]atomic.Int32, n)
+			Pieces(n, 100, func() func(i, lo, hi int) {
+				return func(i, lo, hi int) {
+					if lo != i*100 || hi != min(n, lo+100) {
+						t.Errorf("n=%d: piece %d is [%d, %d)", n, i, lo, hi)
+					}
+					for j := lo; j < hi; j++ {
+						seen[j].Add(1)
+					}
+				}
+			})
+			for j := range seen {
+				if c := seen[j].Load(); c != 1 {
+					t.Fatalf("GOMAXPROCS=%d n=%d: item %d covered %d times", procs, n, j, c)
+				}
+			}
+		}
+	}
+}
+
 // TestEachStartsPerWorker checks that every item is done once, by a
 // function its own worker's start returned, and that start runs at most
 // once per worker.
