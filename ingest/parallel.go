@@ -95,10 +95,6 @@ type part struct {
 	msgMap []model.MsgID
 	extras []model.OpExtra
 	end    int64 // offset in the file where the block ends
-	// the decoder's empty pending set and micro-op buffers, for the next
-	// block (room)
-	pending  pendingSet
-	freeMops [][]model.Mop
 	// the block's stores, adopted by the history, to renumber
 	mopChunks  [][]model.Mop
 	pollChunks [][]model.KeyPoll
@@ -362,7 +358,7 @@ type room struct {
 func (pr *parallelRead) work(b *block, pool chan<- []byte, r room) room {
 	var p *part
 	if !pr.failed.Load() {
-		p = pr.decode(b, r)
+		p = pr.decode(b, &r)
 	}
 	pool <- b.buf
 	<-b.prev
@@ -380,12 +376,13 @@ func (pr *parallelRead) work(b *block, pool chan<- []byte, r room) room {
 	p.place()
 	pr.placing.Done()
 	p.renumber()
-	return room{ops: p.ops[:0], extras: p.extras[:0], extraPos: p.extraPos[:0], pending: p.pending, freeMops: p.freeMops}
+	return room{ops: p.ops[:0], extras: p.extras[:0], extraPos: p.extraPos[:0], pending: r.pending, freeMops: r.freeMops}
 }
 
-// decode reads one block into a history of its own; nil when the file must
-// be read sequentially.
-func (pr *parallelRead) decode(b *block, r room) *part {
+// decode reads one block into a history of its own, with the worker's
+// room r, whose pending set and micro-op buffers it takes and gives back;
+// nil when the file must be read sequentially.
+func (pr *parallelRead) decode(b *block, r *room) *part {
 	l := &lexer{buf: b.data, end: len(b.data), eof: true, base: b.off, line: b.line, lineStart: b.off,
 		opStart: -1, capStart: -1, json: pr.json}
 	if b.seq == 0 && pr.bom {
@@ -397,7 +394,7 @@ func (pr *parallelRead) decode(b *block, r room) *part {
 	lb := model.NewBuilder(pr.name)
 	lb.ReuseExtras(r.extras, r.extraPos)
 	d := newDecoder(l, lb, pr.name)
-	d.pending, d.freeMops = r.pending, r.freeMops
+	d.pending, d.freeMops = r.pending, r.freeMops // empty between blocks (settleAll)
 	d.noFast = pr.noFast
 	d.setHooks(pr.hooks)
 	d.part = &partOut{last: b.last}
@@ -406,6 +403,7 @@ func (pr *parallelRead) decode(b *block, r room) *part {
 		d.ops.cur = r.ops[:0]
 	}
 	if err := d.run(); err != nil {
+		r.pending, r.freeMops = pendingSet{}, nil // left unsettled: not for another block
 		return nil
 	}
 	for _, p := range d.pending.processes() {
@@ -413,6 +411,7 @@ func (pr *parallelRead) decode(b *block, r room) *part {
 		d.part.pending = append(d.part.pending, pendingAt{p, pi.pos})
 	}
 	d.settleAll() // kept for now; merge drops those a later block completes
+	r.pending, r.freeMops = d.pending, d.freeMops
 	h := lb.History()
 	h.Ops, h.Indices, h.Lines = d.ops.cur, d.indices, d.lines // (merge copies the ops: a hint far too high wastes nothing)
 	if len(d.ops.full) > 0 {
@@ -425,7 +424,7 @@ func (pr *parallelRead) decode(b *block, r room) *part {
 	h.ExtRecs.Trim()
 	h.ExtWords.Trim()
 	h.ExtKeys.Trim()
-	return &part{b: lb, h: h, ops: h.Ops, out: d.part, end: b.off + int64(len(b.data)), pending: d.pending, freeMops: d.freeMops}
+	return &part{b: lb, h: h, ops: h.Ops, out: d.part, end: b.off + int64(len(b.data))}
 }
 
 // merge interns block p's keys and messages into the history being built,
