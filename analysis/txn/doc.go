@@ -246,17 +246,18 @@
 //     O(mops + read elements) in all; a read's instances share one copy of
 //     it (garbage-read is one instance per read), so memory and output are
 //     O(read) too. The txns are checked in pieces on every core, each
-//     worker with scratch of its own (8 bytes a message and two per key);
+//     worker with scratch of its own (8 bytes a message and 16 a key);
 //     the pieces' instances are reported in txn order.
 //   - lost-update: O(mops), plus a sort of the candidates (on every core,
 //     internal/par.SortFunc); a group whose lists hash alike but differ is
 //     sorted apart, O(L · g log g).
 //   - dirty-update: O(elements of the version orders).
 //   - RW-register version orders: O(mops) per source, plus a sort of
-//     their edges (on every core) and an SCC pass per source. linearizable-keys and
-//     transaction-order can ask for a complete bipartite set of version
-//     edges (k txns touching a key at once, then k more; k txns claiming
-//     one position, then k at the next): their edges are counted per key
+//     their edges (on every core) and an SCC pass per source.
+//     linearizable-keys and transaction-order can ask for a complete
+//     bipartite set of version edges (k txns touching a key at once, then
+//     k more; k txns claiming one position, then k at the next): their
+//     edges are counted per key
 //     before any is made, and past 8 per touch of a key plus 2^20 the keys
 //     costing most are left out of that source, each with an unknown
 //     reason (orderBudget, as rwBudget caps the rw edges from one version).
