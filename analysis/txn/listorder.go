@@ -420,6 +420,15 @@ func (la *listAppend) readStates() []int32 {
 
 func (la *listAppend) readersOf(st int32) []int32 { return la.byState.of(st) }
 
+// built drops the readers index: only edges reads it.
+func (la *listAppend) built() { la.byState = readerIndex{} }
+
+// release drops what only the non-cycle checks use, once they have run.
+func (la *listAppend) release() {
+	la.txnChecks.release()
+	la.interm, la.dups, la.readOrder = nil, nil, nil
+}
+
 // prefixOfOrder reports whether es, with repeated elements dropped, is a
 // prefix of key k's version order. O(len(es)).
 func (la *listAppend) prefixOfOrder(k model.KeyID, es []model.MsgID) bool {

@@ -30,6 +30,9 @@ func (rw *rwRegister) readers() {
 
 func (rw *rwRegister) readersOf(st int32) []int32 { return rw.byState.of(st) }
 
+// built drops the readers index: only edges and rwBudget read it.
+func (rw *rwRegister) built() { rw.byState = readerIndex{} }
+
 // edges generates the data edges (docs/rw-register.md#the-workload): wr
 // from the writer of each value to each txn whose external read saw it, in
 // ranges of vertices (emitWR); and for each edge v1 < v2 of a key's

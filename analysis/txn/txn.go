@@ -79,6 +79,10 @@ type inference interface {
 	// orderOp returns the op whose read gave the version order of the key
 	// a contested step named, or nil (analysis.CycleFields.SetProof).
 	orderOp(key *analysis.Value) *int64
+	// built is told that the graph is built: it drops what only edges
+	// needed (the readers of each state), before the cycle search, where
+	// the check's memory peaks.
+	built()
 }
 
 // checker holds what every transactional analysis shares.
@@ -91,9 +95,9 @@ type checker struct {
 	recs []rec
 	vrec []int32 // vertex -> rec
 	// recAt maps a position in h.Ops to its rec, or -1 (recAtPos): built
-	// when first needed, dropped once the graph is built (the cycle search
-	// is the peak of the check's memory; recOfIndex finds a completion's
-	// rec without it)
+	// when first needed, dropped before the graph's arrays are filled
+	// (building the graph and the cycle search are the peaks of the
+	// check's memory; recOfIndex finds a completion's rec without it)
 	recAt []int32
 	// orderRel is the relation added for process or realtime order
 	// (consistency.OrderRel): 0, graph.Process or graph.Realtime.
@@ -258,6 +262,11 @@ func (c *checker) graph() *graph.Graph {
 	if c.orderRel == graph.Realtime {
 		rt = *c.realtimeWindows()
 	}
+	if c.orderRel != graph.Process {
+		// 4 bytes an op, not needed to fill the graph: dropped before
+		// its arrays are made (recAtPos rebuilds it if asked)
+		c.recAt = nil
+	}
 	hubs, viaHubs := rt.Number(n)
 	e := c.inf.edges()
 	data := e.Serial
@@ -270,7 +279,9 @@ func (c *checker) graph() *graph.Graph {
 			c.emitProcess(add)
 		}
 	}
-	return graph.BuildHubs(int(n), hubs, viaHubs, e)
+	g := graph.BuildHubs(int(n), hubs, viaHubs, e)
+	c.inf.built()
+	return g
 }
 
 // run finishes a check once the workload's inference and non-cycle checks
