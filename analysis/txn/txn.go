@@ -87,10 +87,9 @@ type inference interface {
 
 // checker holds what every transactional analysis shares.
 type checker struct {
-	h       *model.History
-	pairing model.Pairing
-	opts    Options
-	res     *analysis.Result
+	h    *model.History
+	opts Options
+	res  *analysis.Result
 
 	recs []rec
 	vrec []int32 // vertex -> rec
@@ -110,7 +109,7 @@ type checker struct {
 }
 
 func newChecker(h *model.History, p model.Pairing, opts Options, workload string) *checker {
-	c := &checker{h: h, pairing: p, opts: opts, res: &analysis.Result{
+	c := &checker{h: h, opts: opts, res: &analysis.Result{
 		Schema: analysis.Schema, Source: h.Source, Workload: workload,
 		Options:  analysis.Options{CycleBudgetS: opts.CycleBudget.Seconds(), Anomalies: opts.Anomalies},
 		Warnings: h.Warnings,
@@ -118,13 +117,16 @@ func newChecker(h *model.History, p model.Pairing, opts Options, workload string
 	c.res.Models = append([]string{}, opts.models()...) // as requested
 	c.prec = &graph.DefaultPrecedence
 	c.orderRel, _ = consistency.OrderRel(opts.models(), opts.Anomalies)
-	c.records()
+	c.records(p)
 	return c
 }
 
 // records collects the transactions: every client completion, and every
 // client invocation never completed, whose micro-ops are transactional.
-func (c *checker) records() {
+// The checker does not keep p: the records hold each transaction's
+// invocation and completion, and the pairing (4 bytes an op) is garbage
+// once they are built, before the heap's peak.
+func (c *checker) records(p model.Pairing) {
 	h := c.h
 	st := &c.res.Stats
 	st.Ops = int64(len(h.Ops))
@@ -139,9 +141,9 @@ func (c *checker) records() {
 		st.ClientOps++
 		var r rec
 		switch {
-		case op.Type != model.Invoke && c.pairing.Partner[i] >= 0:
-			r = rec{inv: c.pairing.Partner[i], comp: int32(i), typ: op.Type}
-		case op.Type == model.Invoke && c.pairing.Partner[i] < 0:
+		case op.Type != model.Invoke && p.Partner[i] >= 0:
+			r = rec{inv: p.Partner[i], comp: int32(i), typ: op.Type}
+		case op.Type == model.Invoke && p.Partner[i] < 0:
 			r = rec{inv: int32(i), comp: int32(i), typ: model.Info}
 		default:
 			continue
