@@ -656,11 +656,11 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		case fF:
 			if isName(l.kind) {
 				op.F = model.ParseFunc(string(l.text))
-				if d.b.HasExtra(int(d.n)) {
-					d.extra().FName = ""
+				if d.b.HasExtra(int(d.n)) && d.extra().More != nil {
+					d.extra().More.FName = ""
 				}
 				if op.F == model.FOther {
-					d.extra().FName = d.fname(trimColon(l.text))
+					d.extra().Rare().FName = d.fname(trimColon(l.text))
 				}
 				haveF = true
 			} else if err := d.skip(); err != nil {
@@ -724,7 +724,7 @@ func (d *decoder) finishOp(op model.Op, index int64, line int, start srcPos, hav
 		if haveF {
 			f = op.F.String()
 			if op.F == model.FOther {
-				f = d.extra().FName
+				f = d.extra().Rare().FName
 			}
 		}
 		if ok, err := d.offerValue(f); err != nil {
@@ -757,7 +757,7 @@ func (d *decoder) finishOp(op model.Op, index int64, line int, start srcPos, hav
 			for i := range d.vkeys {
 				keys[i] = d.key(&d.vkeys[i])
 			}
-			d.extra().Keys = keys
+			d.extra().Rare().Keys = keys
 		case vNone, vNil, vEmpty, vClaimed:
 		default:
 			return &lexErr{d.vpos, fmt.Sprintf("%s of a %s op must be a list of keys", d.fieldName("value"), op.F)}
@@ -771,7 +771,7 @@ func (d *decoder) finishOp(op model.Op, index int64, line int, start srcPos, hav
 		op.Process = model.NoProcess // only an op with micro-ops can be anonymous
 	}
 	if len(d.rkeys) > 0 {
-		d.extra().Rebalance = d.rebalance()
+		d.extra().Rare().Rebalance = d.rebalance()
 	}
 	if d.hx != nil && len(d.hx.xrecs) > 0 {
 		d.storeExt()

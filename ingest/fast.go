@@ -117,7 +117,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 	l.pos = p
 	l.nest-- // its '}'
 	if fOther {
-		d.extra().FName = d.fname(fname)
+		d.extra().Rare().FName = d.fname(fname)
 	}
 	if hasErr {
 		d.setError(errText)

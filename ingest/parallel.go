@@ -636,7 +636,10 @@ func (p *part) renumber() {
 		}
 	}
 	for i := range p.extras {
-		e := &p.extras[i]
+		e := p.extras[i].More
+		if e == nil {
+			continue
+		}
 		for j, k := range e.Keys {
 			e.Keys[j] = km[k]
 		}

@@ -276,8 +276,20 @@ type Op struct {
 	F       Func
 }
 
-// OpExtra holds the fields of an op that most ops do not have.
+// OpExtra holds the fields of an op that most ops do not have: its
+// :error text, the commonest (every failed or indeterminate op may have
+// one; the abort workload fails about a third of its polls on purpose),
+// and the rarer ones behind a pointer, so that an op with only an error
+// costs 24 bytes here, not 64.
 type OpExtra struct {
+	// Error is the :error text, if any, for display.
+	Error string
+	// More holds the rarer fields; nil when the op has none of them.
+	More *OpMore
+}
+
+// OpMore holds the rarest fields of an op.
+type OpMore struct {
 	// FName is the :f text for FOther.
 	FName string
 	// Keys holds the keys of an assign or subscribe.
@@ -285,8 +297,14 @@ type OpExtra struct {
 	// Rebalance holds the keys named in :rebalance-log; internal poll checks
 	// skip them.
 	Rebalance []KeyID
-	// Error is the :error text, if any, for display.
-	Error string
+}
+
+// Rare returns e.More, adding it when e has none.
+func (e *OpExtra) Rare() *OpMore {
+	if e.More == nil {
+		e.More = &OpMore{}
+	}
+	return e.More
 }
 
 // extra returns the rarer fields of the op at position i, or nil. Cost:
@@ -299,18 +317,26 @@ func (h *History) extra(i int) *OpExtra {
 	return &h.Extras[k]
 }
 
+// more returns the rarest fields of the op at position i, or nil.
+func (h *History) more(i int) *OpMore {
+	if e := h.extra(i); e != nil {
+		return e.More
+	}
+	return nil
+}
+
 // FNameOf is the :f text of the FOther op at position i.
 func (h *History) FNameOf(i int) string {
-	if e := h.extra(i); e != nil {
-		return e.FName
+	if m := h.more(i); m != nil {
+		return m.FName
 	}
 	return ""
 }
 
 // KeysOf are the keys of the assign or subscribe op at position i.
 func (h *History) KeysOf(i int) []KeyID {
-	if e := h.extra(i); e != nil {
-		return e.Keys
+	if m := h.more(i); m != nil {
+		return m.Keys
 	}
 	return nil
 }
@@ -318,8 +344,8 @@ func (h *History) KeysOf(i int) []KeyID {
 // RebalanceOf are the keys named in the :rebalance-log of the op at
 // position i.
 func (h *History) RebalanceOf(i int) []KeyID {
-	if e := h.extra(i); e != nil {
-		return e.Rebalance
+	if m := h.more(i); m != nil {
+		return m.Rebalance
 	}
 	return nil
 }
@@ -765,7 +791,7 @@ func (b *Builder) ReuseExtras(room []OpExtra, pos []int32) {
 }
 
 // SetKeys sets the keys of the assign or subscribe op at position pos.
-func (b *Builder) SetKeys(pos int, keys []KeyID) { b.Extra(pos).Keys = keys }
+func (b *Builder) SetKeys(pos int, keys []KeyID) { b.Extra(pos).Rare().Keys = keys }
 
 // Add appends an op whose :index is index; its line is its position
 // plus one, as in a file of one op to a line. Ops must be added in file
