@@ -45,10 +45,13 @@ var errSequential = errors.New("ingest: read sequentially")
 var (
 	// parallelMin is the smallest file read in parallel.
 	parallelMin int64 = 8 << 20
-	// blockMin is the smallest block; larger files get larger blocks, so
-	// that a file never has more than maxBlocks of them.
-	blockMin  = 4 << 20
-	maxBlocks = 512
+	// blockMin is the smallest block of a file of 128 MiB or more;
+	// smaller files get blocks of a 32nd of their size, but at least
+	// blockFloor, and larger files larger blocks, so that a file never has
+	// more than maxBlocks of them.
+	blockMin   = 4 << 20
+	blockFloor = 1 << 20
+	maxBlocks  = 512
 )
 
 // opsWarning is a warning of a block whose last argument is the number of
@@ -185,7 +188,14 @@ func readFileParallel(f *os.File, name string, opts Options) (h *model.History, 
 }
 
 // blockSize is the block size for a file of size bytes.
-func blockSize(size int64) int { return max(blockMin, int(size/int64(maxBlocks))+1) }
+//
+// The read holds workers+2 buffers of a block and a quarter each, in use
+// or waiting: 20 MiB with 4 MiB blocks, most of the read's memory for a
+// file of a few tens of MB (and half of its transient peak), so blocks
+// shrink with the file.
+func blockSize(size int64) int {
+	return max(min(blockMin, max(blockFloor, int(size/32))), int(size/int64(maxBlocks))+1)
+}
 
 // sniff looks at the start of a plain file: whether it is JSON, whether it
 // starts with a byte order mark, and whether it can be read in parallel
