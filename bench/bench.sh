@@ -83,7 +83,7 @@ source "$ROOT/bench/lib.sh"
 
 build_binaries
 go build -o "$OUT/tokenpass" ./bench/tokenpass
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1e6 }' /proc/meminfo); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line
 
 # ---------------------------------------------------------------- histories
 

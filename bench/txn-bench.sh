@@ -75,7 +75,7 @@ source "$ROOT/bench/lib.sh"
 
 build_binaries
 go build -o "$OUT/tokenpass" ./bench/tokenpass
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+machine_line
 
 GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
 
