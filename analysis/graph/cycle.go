@@ -163,6 +163,14 @@ func (t *search) next(v int32) (int32, Rel) {
 	return v, 0 // not reached in a strongly connected component
 }
 
+// Cycle is a cycle of vertices v0 → v1 → … → v0 (the first vertex is not
+// repeated at the end), with the relations each edge vi → vi+1 was taken
+// for (restricted to the query's Allowed set).
+type Cycle struct {
+	Vertices []int32
+	Rels     []Rel
+}
+
 // rotateToSmallest rotates c to start at its smallest vertex.
 func (c *Cycle) rotateToSmallest() {
 	m := 0

@@ -59,14 +59,6 @@ func NewSearcher(g *Graph) *Searcher {
 	return s
 }
 
-// Cycle is a cycle of vertices v0 → v1 → … → v0 (the first vertex is not
-// repeated at the end), with the relations each edge vi → vi+1 was taken
-// for (restricted to the query's Allowed set).
-type Cycle struct {
-	Vertices []int32
-	Rels     []Rel
-}
-
 // ShortestCycle returns a shortest cycle within comp (a strongly connected
 // component from SCC) that satisfies q: ShortestTyped with every step
 // taking all the relations of q.Allowed its edge carries (Spec.Union), and
