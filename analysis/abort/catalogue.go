@@ -25,7 +25,7 @@ func Catalogue() []catalog.Entry {
 	}
 	for i := range es {
 		if es[i].Explain == nil { // every pair type
-			es[i].Explain = catalog.Own(explainPair)
+			es[i].Explain = explainAnyPair
 		}
 	}
 	return catalog.Complete(Workload, Doc, es)

@@ -47,18 +47,16 @@ func (c *checker) offs(p *poll) []int64 { return c.h.ExtWords.Get(p.offs) }
 
 // checker holds one check's state.
 type checker struct {
-	h       *model.History
+	*source // the history, shared with the pair instances
 	pairing model.Pairing
 	opts    Options
-	owner   model.ExtOwner
-	mine    bool // the abort decoder was installed
 	polls   []poll
 	topics  []*topic // by KeyID; nil for a key no poll names
 	res     *analysis.Result
 	counts  [3][4][2]int64 // outcome, class, rebalance
 	pairs   int64
 	keyVals []*analysis.Value // by KeyID: the key as an instance's Value, shared; nil until needed
-	boxes   []pairBox         // room for the next pair instances (alloc.go)
+	insts   []pairInstance    // room for the next pair instances (alloc.go)
 	words   []int64           // room for the next witnesses
 	// A walker's (walk.go): the processes it walks (those whose number is
 	// part modulo parts), the poll being walked, what it found.
@@ -72,14 +70,13 @@ type checker struct {
 // O(polls + offsets) beside the history.
 func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Result {
 	start := time.Now()
-	c := &checker{h: h, pairing: pairing, opts: opts, res: &analysis.Result{
+	c := &checker{source: newSource(h), pairing: pairing, opts: opts, res: &analysis.Result{
 		Schema:   analysis.Schema,
 		Source:   h.Source,
 		Workload: Workload,
 		Options:  analysis.Options{AbortContract: opts.Contract.String()},
 		Warnings: h.Warnings,
 	}}
-	c.owner, c.mine = h.ExtOwnerOf(Workload)
 	c.collect()
 	c.indexTopics()
 	c.sweep()
@@ -96,19 +93,6 @@ func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Resu
 	c.res.Finish(func(typ string, _ analysis.Instance) bool { return IsBad(typ, opts.Contract) })
 	c.res.Stats.ElapsedMS = time.Since(start).Milliseconds()
 	return c.res
-}
-
-// records returns the abort decoder's records of the op at position i.
-func (c *checker) records(i int32, each func(r *model.ExtRec)) {
-	if !c.mine || i < 0 {
-		return
-	}
-	recs := c.h.ExtAt(int(i))
-	for k := range recs {
-		if recs[k].Owner == c.owner {
-			each(&recs[k])
-		}
-	}
 }
 
 // collect finds every poll, in history order of completions, and counts
@@ -335,9 +319,6 @@ func (c *checker) checkInternal(p *poll) {
 	}
 }
 
-// index is the :index of the op at position i.
-func (c *checker) index(i int32) int64 { return c.h.Index(int(i)) }
-
 // topicValue is key k as an instance's Value, one for all instances
 // that name it.
 func (c *checker) topicValue(k model.KeyID) *analysis.Value {
@@ -360,18 +341,6 @@ func (c *checker) witness(w []int64, ps ...*poll) []int64 {
 		w = append(w, c.index(p.comp))
 	}
 	return w
-}
-
-// pollRef describes poll p for an instance, in r; invoke holds the
-// invocation's index. Its offsets alias the history's.
-func (c *checker) pollRef(r *PollRef, invoke *int64, p *poll) *PollRef {
-	offs := c.offs(p)
-	*r = PollRef{Op: c.index(p.comp), Process: int64(p.proc), Outcome: Outcomes[outcome(p.typ)], Offsets: offs[:len(offs):len(offs)], AbortAsked: p.abort}
-	if p.inv >= 0 && p.inv != p.comp {
-		*invoke = c.index(p.inv)
-		r.Invoke = invoke
-	}
-	return r
 }
 
 // pair types, counts and reports the pair of polls pk, nk, which carries
@@ -404,70 +373,33 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 	default:
 		typ = AbortOther
 	}
-	x := c.box()
-	in, ints := &x.in, &x.ints
-	*in = Instance{Subject: analysis.Subject{Key: c.topicValue(n.topic)}, Process: ints.set(0, int64(n.proc)), Pair: &x.pair}
-	x.pair = Pair{P: c.pollRef(&x.p, &ints[1], p), N: c.pollRef(&x.n, &ints[2], n), Class: Classes[class], Rebalance: reb}
-	in.Witness = c.witness(c.witnessRoom(), p, n)
+	x := c.inst()
+	*x = pairInstance{src: c.source, key: c.topicValue(n.topic), p: at(p), n: at(n), class: uint8(class)}
+	x.ev.Witness = c.witness(c.witnessRoom(), p, n)
 	if n.cpBy >= 0 {
-		in.CommittedPosition, in.CommittedBy = ints.set(3, n.cp), ints.set(4, c.index(c.polls[n.cpBy].comp))
+		by := &c.polls[n.cpBy]
+		x.cp, x.cpBy, x.flags = n.cp, by.comp, x.flags|hasCommitted
 		if typ == CommittedRedelivery {
-			in.Witness = c.witness(in.Witness, &c.polls[n.cpBy])
+			x.ev.Witness = c.witness(x.ev.Witness, by)
 		}
 	}
 	if class == 0 {
-		in.Gap = ints.set(5, f-c.last(p)-1)
+		x.gap, x.flags = f-c.last(p)-1, x.flags|hasGap
 	}
 	if typ == AbortRewindFurther {
-		in.ResumePoint, in.ResumedFrom = ints.set(6, n.rp), ints.set(7, c.index(c.polls[n.rpBy].comp))
-		in.Witness = c.witness(in.Witness, &c.polls[n.rpBy])
+		by := &c.polls[n.rpBy]
+		x.rp, x.rpBy, x.flags = n.rp, by.comp, x.flags|hasResume
+		x.ev.Witness = c.witness(x.ev.Witness, by)
 	}
 	if typ == AbortAdvance && c.opts.Contract == ContractKafka {
-		in.Allowed = true
+		x.ev.Allowed = true
 	}
 	if reb {
-		c.events(in, p, true)
+		x.flags |= rebalanced
 		for _, e := range carried {
-			c.events(in, &c.polls[e], false)
-			in.Witness = c.witness(in.Witness, &c.polls[e])
+			x.carried = append(x.carried, at(&c.polls[e]))
+			x.ev.Witness = c.witness(x.ev.Witness, &c.polls[e])
 		}
-		c.events(in, n, false)
 	}
-	c.add(typ, in)
-}
-
-// events appends the rebalance events of poll p to in: only those during
-// it when duringOnly (P's).
-func (c *checker) events(in *Instance, p *poll, duringOnly bool) {
-	ats := []int32{p.comp}
-	if p.inv >= 0 && p.inv != p.comp {
-		ats = []int32{p.inv, p.comp}
-	}
-	for _, at := range ats {
-		c.records(at, func(r *model.ExtRec) {
-			if r.Kind != recRebalance {
-				return
-			}
-			ws, ks := c.h.ExtWordsOf(r), c.h.ExtKeysOf(r)
-			for j := 2; j+1 < len(ws); j += 2 {
-				flags, nk := ws[j], int(ws[j+1])
-				ev := RebalanceEvent{Op: c.index(at), When: "before"}
-				if flags&eventDuring != 0 {
-					ev.When = "during"
-				}
-				if flags&eventType != 0 {
-					ev.Type = c.topicValue(ks[0])
-					ks = ks[1:]
-				}
-				for _, id := range ks[:nk] {
-					ev.Keys = append(ev.Keys, analysis.AtomValue(c.h.KeyAtom(id)))
-				}
-				ks = ks[nk:]
-				if duringOnly && flags&eventDuring == 0 {
-					continue
-				}
-				in.RebalanceEvents = append(in.RebalanceEvents, ev)
-			}
-		})
-	}
+	c.add(typ, x)
 }

@@ -63,7 +63,7 @@ func check(t *testing.T, src string, c Contract) *analysis.Result {
 func types(res *analysis.Result) []string {
 	var out []string
 	for _, typ := range res.AnomalyTypes {
-		for _, in := range analysis.InstancesOf[*Instance](res, typ) {
+		for _, in := range instancesOf(res, typ) {
 			s := typ
 			if in.Pair != nil {
 				s += fmt.Sprintf(" %s %d>%d", in.Class, in.P.Op, in.N.Op)
@@ -121,11 +121,11 @@ func TestContract(t *testing.T) {
 	src := new(hist).poll(0, "t1", "fail", o(2, 3), "").poll(0, "t1", "ok", o(5, 6), "").
 		poll(0, "t1", "fail", o(7), during).poll(0, "t1", "ok", o(7, 8), "").String()
 	k := check(t, src, ContractKafka)
-	if k.Verdict != analysis.Valid || len(k.BadTypes) != 0 || !analysis.InstancesOf[*Instance](k, AbortAdvance)[0].Allowed || k.Options.AbortContract != "kafka" {
+	if k.Verdict != analysis.Valid || len(k.BadTypes) != 0 || !instancesOf(k, AbortAdvance)[0].Allowed || k.Options.AbortContract != "kafka" {
 		t.Errorf("kafka: %v %v %+v", k.Verdict, k.BadTypes, k.Options)
 	}
 	r := check(t, src, ContractRewind)
-	if r.Verdict != analysis.Invalid || !slices.Equal(r.BadTypes, []string{AbortAdvance}) || analysis.InstancesOf[*Instance](r, AbortAdvance)[0].Allowed || r.Options.AbortContract != "rewind" {
+	if r.Verdict != analysis.Invalid || !slices.Equal(r.BadTypes, []string{AbortAdvance}) || instancesOf(r, AbortAdvance)[0].Allowed || r.Options.AbortContract != "rewind" {
 		t.Errorf("rewind: %v %v %+v", r.Verdict, r.BadTypes, r.Options)
 	}
 	equal(t, types(r), types(k))
@@ -175,7 +175,7 @@ func TestRebalanceCarried(t *testing.T) {
 	h.poll(0, "t1", "ok", o(2, 3), "")
 	res := check(t, h.String(), ContractKafka)
 	equal(t, types(res), []string{"abort-rewind rewind 3>9"})
-	in := analysis.InstancesOf[*Instance](res, AbortRewind)[0]
+	in := instancesOf(res, AbortRewind)[0]
 	if !in.Rebalance || len(in.RebalanceEvents) != 1 || in.RebalanceEvents[0].Op != 7 || in.RebalanceEvents[0].When != "during" ||
 		in.RebalanceEvents[0].Type.String() != ":revoked" {
 		t.Errorf("rebalance %v %+v", in.Rebalance, in.RebalanceEvents)
@@ -249,11 +249,11 @@ func TestCommittedPosition(t *testing.T) {
 	h.poll(0, "t1", "ok", o(3), "") // below 7, set by op 10
 	res := check(t, h.String(), ContractKafka)
 	equal(t, types(res), []string{"abort-rewind rewind 7>11", "committed-redelivery rewind-further 11>13", "unknown-outcome-pair rewind 5>10"})
-	rw := analysis.InstancesOf[*Instance](res, AbortRewind)[0]
+	rw := instancesOf(res, AbortRewind)[0]
 	if *rw.CommittedPosition != 4 || *rw.CommittedBy != 1 {
 		t.Errorf("abort-rewind: committed position %d by %d, want 4 by op 1", *rw.CommittedPosition, *rw.CommittedBy)
 	}
-	cr := analysis.InstancesOf[*Instance](res, CommittedRedelivery)[0]
+	cr := instancesOf(res, CommittedRedelivery)[0]
 	if *cr.CommittedPosition != 7 || *cr.CommittedBy != 10 || !slices.Equal(cr.Witness, []int64{8, 9, 10, 11, 12, 13}) {
 		t.Errorf("committed-redelivery: %d by %d, witness %v", *cr.CommittedPosition, *cr.CommittedBy, cr.Witness)
 	}
@@ -297,7 +297,7 @@ func TestResumePoints(t *testing.T) {
 			if tc.point == 0 {
 				return
 			}
-			in := analysis.InstancesOf[*Instance](res, AbortRewindFurther)[0]
+			in := instancesOf(res, AbortRewindFurther)[0]
 			if *in.ResumePoint != tc.point || *in.ResumedFrom != tc.fromOp {
 				t.Errorf("resume point %d from op %d, want %d from op %d", *in.ResumePoint, *in.ResumedFrom, tc.point, tc.fromOp)
 			}
@@ -314,7 +314,7 @@ func TestIntNonmonotonicPoll(t *testing.T) {
 	src := new(hist).poll(0, "t1", "fail", o(2, 3, 3), "").poll(0, "t1", "ok", o(4), "").String()
 	res := check(t, src, ContractKafka)
 	equal(t, types(res), []string{"abort-advance advance 1>3", "int-nonmonotonic-poll op 1"})
-	in := analysis.InstancesOf[*Instance](res, IntNonmonotonicPoll)[0]
+	in := instancesOf(res, IntNonmonotonicPoll)[0]
 	if *in.Index != 2 || !slices.Equal(in.Offsets, o(2, 3, 3)) || res.Verdict != analysis.Invalid {
 		t.Errorf("%+v %v", in, res.Verdict)
 	}
@@ -350,7 +350,7 @@ func TestOpenAndNilPolls(t *testing.T) {
 	h.op("invoke", 0, "poll", "nil", "")
 	res := check(t, h.String(), ContractKafka)
 	equal(t, types(res), []string{"abort-rewind rewind 1>5"})
-	if !analysis.InstancesOf[*Instance](res, AbortRewind)[0].Rebalance || res.Stats.OpenOps != 1 || analysis.OwnOf[Stats](res.Stats).Polls != 3 {
+	if !instancesOf(res, AbortRewind)[0].Rebalance || res.Stats.OpenOps != 1 || analysis.OwnOf[Stats](res.Stats).Polls != 3 {
 		t.Errorf("%+v", res.Stats)
 	}
 }
@@ -366,8 +366,8 @@ func TestJSON(t *testing.T) {
 `
 	a, b := check(t, edn, ContractKafka), check(t, json, ContractKafka)
 	equal(t, types(b), types(a))
-	if len(analysis.InstancesOf[*Instance](b, AbortRewind)[0].RebalanceEvents) != 1 {
-		t.Errorf("%+v", analysis.InstancesOf[*Instance](b, AbortRewind)[0])
+	if len(instancesOf(b, AbortRewind)[0].RebalanceEvents) != 1 {
+		t.Errorf("%+v", instancesOf(b, AbortRewind)[0])
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 )
 
@@ -78,6 +79,14 @@ func allowedNote(in *Instance) string {
 		return " (allowed under the kafka contract)"
 	}
 	return ""
+}
+
+// explainAnyPair words an instance of a pair type, compact or not.
+func explainAnyPair(in analysis.Instance, l lookup) string {
+	if x := AsInstance(in); x != nil {
+		return explainPair(x, l)
+	}
+	return catalog.Fallback("instance", in)
 }
 
 // explainPair words an instance of any pair type.

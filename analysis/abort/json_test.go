@@ -87,7 +87,7 @@ func TestAppendJSON(t *testing.T) {
 		for _, c := range []Contract{ContractKafka, ContractRewind} {
 			res := Check(h, p, Options{Contract: c})
 			for _, typ := range res.AnomalyTypes {
-				ins = append(ins, analysis.InstancesOf[*Instance](res, typ)...)
+				ins = append(ins, instancesOf(res, typ)...)
 			}
 		}
 	}

@@ -30,9 +30,8 @@ type Poll struct {
 // decoder installed) in the order of their completions, as the check
 // walks them. pairing must come from model.Pair(h). O(ops).
 func Polls(h *model.History, pairing model.Pairing) []Poll {
-	c := &checker{h: h, pairing: pairing}
+	c := &checker{source: newSource(h), pairing: pairing}
 	c.res = &analysis.Result{}
-	c.owner, c.mine = h.ExtOwnerOf(Workload)
 	c.collect()
 	out := make([]Poll, len(c.polls))
 	for i := range c.polls {

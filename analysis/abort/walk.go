@@ -14,7 +14,7 @@ import (
 type found struct {
 	at  int32
 	typ string
-	in  *Instance
+	in  analysis.Instance
 }
 
 // walkersMin is the number of polls from which the walk runs on more
@@ -50,7 +50,7 @@ func (c *checker) walk() {
 	for j := range ws {
 		w := *c
 		w.part, w.parts = uint32(j), uint32(n)
-		w.boxes, w.words, w.keyVals, w.found = nil, nil, nil, make([]found, 0, room)
+		w.insts, w.words, w.keyVals, w.found = nil, nil, nil, make([]found, 0, room)
 		w.counts, w.pairs = [3][4][2]int64{}, 0
 		ws[j] = &w
 		wg.Add(1)
@@ -106,7 +106,7 @@ func (c *checker) walk() {
 func (c *checker) walks(p int32) bool { return uint32(p)%c.parts == c.part }
 
 // add keeps an instance found at the poll being walked.
-func (c *checker) add(typ string, in *Instance) {
+func (c *checker) add(typ string, in analysis.Instance) {
 	c.found = append(c.found, found{at: c.at, typ: typ, in: in})
 }
 

@@ -148,16 +148,12 @@ func (t *topicPolls) chart(b *page.Builder, i int) page.Chart {
 func (t *topicPolls) arrows(res *analysis.Result) (arrows []any, cut int) {
 	for _, typ := range res.AnomalyTypes {
 		for _, in := range res.Anomalies[typ] {
-			ai, ok := in.(*abort.Instance)
+			pOp, nOp, pLast, nFirst, class, ok := abort.PairEnds(in)
 			if !ok {
 				continue
 			}
-			ap := ai.Pair
-			if ap == nil || ap.P == nil || ap.N == nil || len(ap.P.Offsets) == 0 || len(ap.N.Offsets) == 0 {
-				continue
-			}
-			xp, okP := t.x[ap.P.Op]
-			xn, okN := t.x[ap.N.Op]
+			xp, okP := t.x[pOp]
+			xn, okN := t.x[nOp]
 			if !okP || !okN {
 				continue
 			}
@@ -166,8 +162,8 @@ func (t *topicPolls) arrows(res *analysis.Result) (arrows []any, cut int) {
 				continue
 			}
 			arrows = append(arrows, []any{
-				map[string]any{"coord": []any{xp, ap.P.Offsets[len(ap.P.Offsets)-1]}, "name": typ},
-				map[string]any{"coord": []any{xn, ap.N.Offsets[0]}, "label": map[string]any{"formatter": ap.Class}},
+				map[string]any{"coord": []any{xp, pLast}, "name": typ},
+				map[string]any{"coord": []any{xn, nFirst}, "label": map[string]any{"formatter": class}},
 			})
 		}
 	}
