@@ -355,6 +355,9 @@ type room struct {
 	ops      []model.Op
 	extras   []model.OpExtra
 	extraPos []int32
+	// the ops' column of workload records (model.History.ExtSpans), which
+	// grew by doubling in every block, in fresh memory
+	spans []model.Span
 	// the decoder's pending invocations (empty between blocks) and its
 	// buffers for their micro-ops: a fresh set per block grew its table of
 	// processes again in every block (0.6 CPU-seconds of 5M list-append
@@ -386,7 +389,8 @@ func (pr *parallelRead) work(b *block, pool chan<- []byte, r room) room {
 	p.place()
 	pr.placing.Done()
 	p.renumber()
-	return room{ops: p.ops[:0], extras: p.extras[:0], extraPos: p.extraPos[:0], pending: r.pending, freeMops: r.freeMops}
+	return room{ops: p.ops[:0], extras: p.extras[:0], extraPos: p.extraPos[:0], spans: p.spans[:0],
+		pending: r.pending, freeMops: r.freeMops}
 }
 
 // decode reads one block into a history of its own, with the worker's
@@ -403,6 +407,7 @@ func (pr *parallelRead) decode(b *block, r *room) *part {
 	}
 	lb := model.NewBuilder(pr.name)
 	lb.ReuseExtras(r.extras, r.extraPos)
+	lb.ReuseExtSpans(r.spans)
 	d := newDecoder(l, lb, pr.name)
 	d.pending, d.freeMops = r.pending, r.freeMops // empty between blocks (settleAll)
 	d.noFast = pr.noFast

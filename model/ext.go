@@ -69,6 +69,10 @@ func (b *Builder) ExtWords(n int) (Span, []int64) { return b.h.ExtWords.Alloc(n)
 // ExtKeys stores n keys and returns their span and the slice to fill.
 func (b *Builder) ExtKeys(n int) (Span, []KeyID) { return b.h.ExtKeys.Alloc(n) }
 
+// ReuseExtSpans gives the builder room's backing array for the column of
+// workload records, which it overwrites; call it before the first op.
+func (b *Builder) ReuseExtSpans(room []Span) { b.h.ExtSpans = room[:0] }
+
 // SetExtAt stores recs (their spans filled with ExtWords and ExtKeys) as
 // the workload records of the op at position i of History.Ops, replacing
 // any it had. The column doubles when it grows (append grows a long slice
