@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/hindsight-dev/hindsight/model"
@@ -66,9 +67,9 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32, values Val
 		b = appendValue(b, h, p, pos)
 	}
 	b = append(b, fields...)
-	if h.ErrorOf(int(pos)) != "" {
+	if e := h.ErrorOf(int(pos)); e != "" {
 		b = append(b, ", :error "...)
-		b = appendString(b, h.ErrorOf(int(pos)))
+		b = appendError(b, e)
 	}
 	return append(b, '}')
 }
@@ -195,6 +196,35 @@ func appendAtom(b []byte, a model.Atom) []byte {
 		return appendString(b, a.Text)
 	}
 	return append(b, a.Text...)
+}
+
+// appendError writes an op's :error text. Ingest keeps a keyword's text
+// with its colon and a string's without its quotes, so a text that reads
+// as a plain keyword is written as one (:intentional-abort stays a
+// keyword; a string such as ":x" would become one, which no checker
+// tells apart), and anything else as a string (a vector's or map's
+// source text among them).
+func appendError(b []byte, e string) []byte {
+	if keywordText(e) {
+		return append(b, e...)
+	}
+	return appendString(b, e)
+}
+
+// keywordText reports whether s is a plain EDN keyword: a colon, then
+// ASCII symbol characters only (no second colon first: ::k is
+// namespace-resolved in Clojure).
+func keywordText(s string) bool {
+	if len(s) < 2 || s[0] != ':' || s[1] == ':' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("{}[]()\";\\,#@~^`'", c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // appendString writes s as an EDN string literal.

@@ -163,3 +163,44 @@ func TestShrinkRWRegister(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteEDNKeepsErrorKind: an op's :error is written back as it was
+// read: a keyword as a keyword, a string or any other form as a string.
+func TestWriteEDNKeepsErrorKind(t *testing.T) {
+	src := `{:index 0 :time 1 :type :invoke :process 0 :f :txn :value [[:append 1 1]]}
+{:index 1 :time 2 :type :fail :process 0 :f :txn :value [[:append 1 1]] :error :intentional-abort}
+{:index 2 :time 3 :type :invoke :process 0 :f :txn :value [[:append 1 2]]}
+{:index 3 :time 4 :type :info :process 0 :f :txn :value [[:append 1 2]] :error "timed out"}
+{:index 4 :time 5 :type :invoke :process 1 :f :txn :value [[:append 1 3]]}
+{:index 5 :time 6 :type :info :process 1 :f :txn :value [[:append 1 3]] :error [:net-timeout {:ms 10}]}
+{:index 6 :time 7 :type :invoke :process 2 :f :txn :value [[:append 1 4]]}
+{:index 7 :time 8 :type :info :process 2 :f :txn :value [[:append 1 4]] :error ":not a keyword"}
+`
+	h, err := ingest.Read(strings.NewReader(src), "errors.edn", ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.Pair(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteEDN(&buf, h, p, []int32{0, 1, 2, 3, 4, 5, 6, 7}, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{`:error :intentional-abort}`, `:error "timed out"}`, `:error "[:net-timeout {:ms 10}]"}`, `:error ":not a keyword"}`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("written EDN lacks %s:\n%s", want, out)
+		}
+	}
+	back, err := ingest.Read(strings.NewReader(out), "back.edn", ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range h.Ops {
+		if back.ErrorOf(i) != h.ErrorOf(i) {
+			t.Errorf("op %d: error %q read back as %q", i, h.ErrorOf(i), back.ErrorOf(i))
+		}
+	}
+}
