@@ -8,7 +8,8 @@
 // several million edges; a map-of-maps graph (gonum's simple.DirectedGraph)
 // costs over a hundred bytes an edge. *Graph implements gonum's
 // graph.Directed, so gonum's algorithms run on it unchanged; the tests check
-// the iterative Tarjan here against gonum's topo.TarjanSCC. Gonum has no
+// the iterative SCC here (Pearce's variant of Tarjan's) against gonum's
+// topo.TarjanSCC. Gonum has no
 // search for the shortest cycle whose edges are restricted to some relations
 // and must include others, so that search is written here (ShortestCycle).
 package graph

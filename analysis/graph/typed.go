@@ -170,7 +170,7 @@ func (s *Searcher) partition(comp []int32, use func(Rel) bool) []int32 {
 	g := s.g
 	part := make([]int32, len(comp))
 	nparts := int32(0)
-	tarjan(len(comp), func(i int32) (int32, int32) { v := comp[i]; return g.start[v], g.start[v+1] },
+	pearce(len(comp), func(i int32) (int32, int32) { v := comp[i]; return g.start[v], g.start[v+1] },
 		func(e int32) int32 {
 			if !use(g.rel[e]) {
 				return -1
