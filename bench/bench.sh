@@ -81,13 +81,9 @@ source "$ROOT/bench/lib.sh"
 
 # ---------------------------------------------------------------- build
 
-build_binaries
-go build -o "$OUT/tokenpass" ./bench/tokenpass
-machine_line
+build_for_timing
 
 # ---------------------------------------------------------------- histories
-
-GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
 
 # history OPS [crash]: generates $OUT/speed-sSEED-nOPS-GENSRC.edn (with
 # crash: $OUT/crash-sSEED-nOPS-GENSRC.edn, the crash-heavy shape) once;

@@ -33,6 +33,17 @@ build_binaries() {
   echo "hindsight: $HS ($("$HS" --version))"
 }
 
+# build_for_timing: build_binaries, then the bare tokenizer pass that
+# checks are timed against, the machine line, and GEN_SRC, a digest of the
+# generator's source that names the cached histories (a changed generator
+# makes them afresh).
+build_for_timing() {
+  build_binaries
+  go build -o "$OUT/tokenpass" ./bench/tokenpass
+  machine_line
+  GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
+}
+
 # GNU time gives the peak RSS; install it when we can, else fall back to
 # wall time only.
 TIME_BIN=""

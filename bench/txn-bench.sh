@@ -73,11 +73,7 @@ OUT="$ROOT/bench/out"
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
 
-build_binaries
-go build -o "$OUT/tokenpass" ./bench/tokenpass
-machine_line
-
-GEN_SRC="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
+build_for_timing
 
 # history NAME ARGS...: generates $OUT/NAME-GENSRC.edn once, sets HIST, SIZE.
 history() {
