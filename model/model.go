@@ -280,7 +280,7 @@ type Op struct {
 // :error text, the commonest (every failed or indeterminate op may have
 // one; the abort workload fails about a third of its polls on purpose),
 // and the rarer ones behind a pointer, so that an op with only an error
-// costs 24 bytes here, not 64.
+// costs 24 bytes here, not 80.
 type OpExtra struct {
 	// Error is the :error text, if any, for display.
 	Error string
