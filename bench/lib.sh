@@ -9,7 +9,7 @@ section() { printf '\n== %s\n' "$*"; }
 # pages), and on this project's virtual machine a page fault costs about
 # 10 microseconds, a quarter of a check's CPU; under "always" the abort
 # check of bench.sh took 1.0 s instead of 1.6 s, and 1M list-append txns
-# 2.05 s instead of 2.35 s (2026-12-03, three runs each).
+# 2.05 s instead of 2.35 s (2026-12-03, two alternating runs of each mode).
 machine_line() {
   local thp=unknown
   [[ -r /sys/kernel/mm/transparent_hugepage/enabled ]] &&

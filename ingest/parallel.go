@@ -45,12 +45,11 @@ var errSequential = errors.New("ingest: read sequentially")
 var (
 	// parallelMin is the smallest file read in parallel.
 	parallelMin int64 = 8 << 20
-	// blockMin is the smallest block of a file of 128 MiB or more;
-	// smaller files get blocks of a 32nd of their size, but at least
-	// blockFloor, and larger files larger blocks, so that a file never has
-	// more than maxBlocks of them.
-	blockMin   = 4 << 20
+	// A block is a 32nd of the file, between blockFloor and blockCap,
+	// unless that would make more than maxBlocks of them (files over
+	// 2 GiB get larger blocks).
 	blockFloor = 1 << 20
+	blockCap   = 4 << 20
 	maxBlocks  = 512
 )
 
@@ -194,7 +193,8 @@ func readFileParallel(f *os.File, name string, opts Options) (h *model.History, 
 // file of a few tens of MB (and half of its transient peak), so blocks
 // shrink with the file.
 func blockSize(size int64) int {
-	return max(min(blockMin, max(blockFloor, int(size/32))), int(size/int64(maxBlocks))+1)
+	bs := min(max(int(size/32), blockFloor), blockCap)
+	return max(bs, int(size/int64(maxBlocks))+1)
 }
 
 // sniff looks at the start of a plain file: whether it is JSON, whether it

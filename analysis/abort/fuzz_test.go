@@ -82,8 +82,9 @@ func fuzzAbort(data []byte) string {
 }
 
 // FuzzAbort: whatever the history, reading and checking it never panics;
-// under both contracts the check finds the same types and instances
-// (only abort-advance's allowed flag and the verdict differ), every
+// under both contracts the check finds the same types, with as many
+// instances each (only abort-advance's allowed flag and the verdict
+// differ), every
 // instance has a witness, no more pair instances than pairs counted, and a
 // pair instance's JSON is its Instance's.
 func FuzzAbort(f *testing.F) {

@@ -105,8 +105,9 @@ type pairBox struct {
 	in   Instance
 	pair Pair
 	p, n PollRef
-	ints [5]int64 // process, P's and N's invocation, committed position and poll
-	more [3]int64 // gap, resume point and poll
+	// the integers the Instance points to: process, P's and N's
+	// invocation, committed position and poll, gap, resume point and poll
+	ints [8]int64
 }
 
 // fill builds in box the Instance x stands for. Its offsets alias the
@@ -123,12 +124,12 @@ func (x *pairInstance) fill(box *pairBox) {
 		box.pair.CommittedPosition, box.pair.CommittedBy = &box.ints[3], &box.ints[4]
 	}
 	if x.flags&hasGap != 0 {
-		box.more[0] = x.gap
-		box.pair.Gap = &box.more[0]
+		box.ints[5] = x.gap
+		box.pair.Gap = &box.ints[5]
 	}
 	if x.flags&hasResume != 0 {
-		box.more[1], box.more[2] = x.rp, s.index(x.rpBy)
-		box.pair.ResumePoint, box.pair.ResumedFrom = &box.more[1], &box.more[2]
+		box.ints[6], box.ints[7] = x.rp, s.index(x.rpBy)
+		box.pair.ResumePoint, box.pair.ResumedFrom = &box.ints[6], &box.ints[7]
 	}
 	if x.flags&rebalanced != 0 {
 		s.events(&box.pair, &x.p, true)
