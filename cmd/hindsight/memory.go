@@ -8,6 +8,7 @@ import (
 	"runtime/metrics"
 	"sync"
 
+	"github.com/hindsight-dev/hindsight/internal/hugepage"
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
@@ -64,11 +65,17 @@ const (
 // with the workload that will check it.
 func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), afterRead func(*workload.Workload)) {
 	nothing := func() {}
-	if os.Getenv("GOMEMLIMIT") != "" || path == "-" {
+	if path == "-" {
 		return nothing, nil
 	}
 	size, ok := plainSize(path)
 	if !ok || size < txnBudgetMinFile {
+		return nothing, nil
+	}
+	// the heap the history will fill, in huge pages (internal/hugepage),
+	// never more than half the cap: the mapping outlives the run
+	hugepage.Prepare(min(int64(ratio*float64(size)), mc.limit/2))
+	if os.Getenv("GOMEMLIMIT") != "" {
 		return nothing, nil
 	}
 	prev := debug.SetMemoryLimit(-1) // reads the limit in force
