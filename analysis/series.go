@@ -4,6 +4,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -146,7 +147,8 @@ func (s *Points[T]) Append(p T) {
 // Len is the number of points.
 func (s *Points[T]) Len() int { return s.n }
 
-// Sorted sorts s in place, each chunk on its own, and calls f on every
+// Sorted sorts s in place, each chunk on its own (chunks at once on every
+// core), and calls f on every
 // point in compare's order (a k-way merge of the chunks): O(n log n) for n
 // points, with no copy of them all, and no single move of them all that
 // the runtime could not interrupt (one append of a slice of millions of
@@ -154,9 +156,11 @@ func (s *Points[T]) Len() int { return s.n }
 // order of points compare finds equal is not fixed: make it total.
 func (s *Points[T]) Sorted(compare func(a, b T) int, f func(T)) {
 	chunks := s.chunks
-	for _, ch := range chunks {
-		slices.SortFunc(ch, compare)
-	}
+	// the chunks are sorted on every core: a sort is the same whichever
+	// goroutine runs it
+	par.Each(len(chunks), 0, func() func(int) {
+		return func(c int) { slices.SortFunc(chunks[c], compare) }
+	})
 	// heads holds the chunks not yet used up, a min-heap on their first
 	// elements; pos[c] is how far chunk c is used.
 	pos := make([]int, len(chunks))
