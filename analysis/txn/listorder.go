@@ -205,7 +205,15 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 			if len(idx) > 1 {
 				slices.SortFunc(idx, func(i, j int32) int {
 					a, b := &la.reads[i], &la.reads[j]
-					return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.hash, b.hash), cmp.Compare(a.rec, b.rec), cmp.Compare(a.mop, b.mop))
+					switch { // first difference returns (not cmp.Or: twice the time)
+					case a.n != b.n:
+						return cmp.Compare(a.n, b.n)
+					case a.hash != b.hash:
+						return cmp.Compare(a.hash, b.hash)
+					case a.rec != b.rec:
+						return cmp.Compare(a.rec, b.rec)
+					}
+					return cmp.Compare(a.mop, b.mop)
 				})
 			}
 			run = run[:0]

@@ -255,7 +255,13 @@ func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, 
 		}
 	}
 	slices.SortFunc(ws, func(x, y pw) int {
-		return cmp.Or(cmp.Compare(x.key, y.key), cmp.Compare(x.pos, y.pos), cmp.Compare(x.rec, y.rec))
+		switch { // first difference returns (not cmp.Or: twice the time)
+		case x.key != y.key:
+			return cmp.Compare(x.key, y.key)
+		case x.pos != y.pos:
+			return cmp.Compare(x.pos, y.pos)
+		}
+		return cmp.Compare(x.rec, y.rec)
 	})
 	// groups of equal positions, each to be linked to the next of its key
 	type group struct{ i, j, next int }
