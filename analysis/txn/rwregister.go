@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -109,6 +110,9 @@ type vedge struct {
 // an edge belong to one key, so edges in pair order are grouped by their
 // first version, and an edge is found by its pair alone.
 func (e *vedge) pair() uint64 { return uint64(uint32(e.from))<<32 | uint64(uint32(e.to)) }
+
+// compareEdgeKeys orders edges by their pair alone.
+func compareEdgeKeys(x, y vedge) int { return cmp.Compare(x.pair(), y.pair()) }
 
 // compareVedges orders edges by their pair, then source and justifying
 // recs (the first of equal edges is the one kept).

@@ -359,9 +359,6 @@ func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 	}
 }
 
-// compareEdgeKeys orders edges by their pair alone.
-func compareEdgeKeys(x, y vedge) int { return cmp.Compare(x.pair(), y.pair()) }
-
 // mergeVedges merges b into a, two edge lists sorted by pair with no pair
 // in both, from the back within a's room (grown when short), so that the
 // accepted orders are not copied into a fresh list at every source. a is
