@@ -1,7 +1,7 @@
 package main
 
 import (
-	"compress/gzip"
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,41 +10,66 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/hindsight-dev/hindsight/internal/testpack"
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
-func TestPlainSize(t *testing.T) {
+func TestTextSize(t *testing.T) {
 	dir := t.TempDir()
-	plain := filepath.Join(dir, "h.edn")
-	os.WriteFile(plain, []byte("{:index 0}\n"), 0o644)
-	gz := filepath.Join(dir, "h.edn.gz")
-	f, _ := os.Create(gz)
-	zw := gzip.NewWriter(f)
-	zw.Write([]byte("{:index 0}\n"))
+	text := bytes.Repeat([]byte("{:type :ok, :f :txn, :value [[:append 1 2]], :process 0, :index 0}\n"), 3000)
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// a zstd stream written without its size (as a pipe's would be)
+	var unsized bytes.Buffer
+	zw, err := zstd.NewWriter(&unsized)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(text[:1000])
+	zw.Write(text[1000:])
 	zw.Close()
-	f.Close()
 	store := filepath.Join(dir, "store")
 	os.Mkdir(store, 0o755)
-	os.WriteFile(filepath.Join(store, "history.edn"), []byte("{:index 0}\n{:index 1}\n"), 0o644)
+	os.WriteFile(filepath.Join(store, "history.edn"), testpack.Gzip(t, text), 0o644)
+	want := int64(len(text))
 	cases := []struct {
 		name string
 		path string
-		size int64
-		ok   bool
+		want int64
 	}{
-		{"plain file - its size", plain, 11, true},
-		{"gzip - unknown", gz, 0, false},
-		{"store folder - its history.edn", store, 22, true},
-		{"missing - unknown", filepath.Join(dir, "nope"), 0, false},
+		{"plain file: its size", write("h.edn", text), want},
+		{"gzip: its trailer's size", write("h.edn.gz", testpack.Gzip(t, text)), want},
+		{"zstd with its size in the frame header", write("h.edn.zst", zstdWithSize(t, text)), want},
+		{"zstd without it: unknown", write("u.edn.zst", unsized.Bytes()), 0},
+		{"store folder: its history.edn's", store, want},
+		{"missing: unknown", filepath.Join(dir, "nope"), 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			size, ok := plainSize(tc.path)
-			if size != tc.size || ok != tc.ok {
-				t.Errorf("plainSize = %d, %v; want %d, %v", size, ok, tc.size, tc.ok)
+			if got := textSize(tc.path); got != tc.want {
+				t.Errorf("textSize = %d, want %d", got, tc.want)
 			}
 		})
 	}
+}
+
+// zstdWithSize compresses b in one call, which records its size in the
+// frame header.
+func zstdWithSize(t *testing.T, b []byte) []byte {
+	t.Helper()
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	return enc.EncodeAll(b, nil)
 }
 
 func TestMemoryBudgetLeavesSmallFilesAlone(t *testing.T) {
