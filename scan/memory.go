@@ -41,12 +41,14 @@ const (
 // reader's buffer, the result, bookkeeping).
 const baseCost = 1 << 20
 
-// estimateSize returns the uncompressed size of the file f of size bytes:
+// EstimateSize returns the uncompressed size of the file f of size bytes:
 // its size when it is not compressed; for gzip, the ISIZE trailer (the
 // content size modulo 2^32, corrected for histories over 4 GiB); for zstd,
 // the frame's content size when the header has one; otherwise size times an
 // assumed ratio. It reads at most 18 bytes and leaves f's offset anywhere.
-func estimateSize(f io.ReaderAt, size int64) int64 {
+// The scan weighs a history by it, and check and report size their memory
+// budget by it (cmd/hindsight).
+func EstimateSize(f io.ReaderAt, size int64) int64 {
 	var head [18]byte
 	n, _ := f.ReadAt(head[:], 0)
 	h := head[:n]

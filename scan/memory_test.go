@@ -44,7 +44,7 @@ func TestEstimateSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := estimateSize(f, int64(len(c.data)))
+		got := EstimateSize(f, int64(len(c.data)))
 		f.Close()
 		if got < c.lo || got > c.high {
 			t.Errorf("%s: estimate %d, want %d..%d", c.name, got, c.lo, c.high)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,9 +8,8 @@ import (
 	"runtime/metrics"
 	"sync"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/hindsight-dev/hindsight/internal/hugepage"
+	"github.com/hindsight-dev/hindsight/scan"
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
@@ -191,69 +189,22 @@ func (r *limitRaiser) stop() {
 }
 
 // textSize is the size of the history text in path (a file, or a store
-// folder's history.edn): a plain file's size, or the size a compressed one
-// says it holds (gzip's trailer gives it modulo 4 GiB: the smallest such
-// size at least the file's is taken; zstd's first frame header, when the
-// compressor recorded it). 0 when unknown. For the huge pages alone: an
-// estimate that is off costs some of their gain, nothing else.
+// folder's history.edn): a plain file's size, or what a compressed one
+// holds by its trailer or header, else by an assumed ratio
+// (scan.EstimateSize). 0 when path is not a regular file.
 func textSize(path string) int64 {
-	f, size, magic, ok := openHistory(path)
-	if !ok {
+	fi, err := os.Stat(path)
+	if err == nil && fi.IsDir() {
+		path = filepath.Join(path, "history.edn")
+		fi, err = os.Stat(path)
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
 		return 0
 	}
 	defer f.Close()
-	switch {
-	case isGzip(magic):
-		var tail [4]byte
-		if size < 18 {
-			return 0
-		}
-		if _, err := f.ReadAt(tail[:], size-4); err != nil {
-			return 0
-		}
-		text := int64(binary.LittleEndian.Uint32(tail[:]))
-		for text < size {
-			text += 1 << 32
-		}
-		return text
-	case isZstd(magic):
-		var head [zstd.HeaderMaxSize]byte
-		n, _ := f.ReadAt(head[:], 0)
-		var h zstd.Header
-		if h.Decode(head[:n]) != nil || !h.HasFCS || h.FrameContentSize > 1<<50 {
-			return 0
-		}
-		return int64(h.FrameContentSize)
-	}
-	return size
+	return scan.EstimateSize(f, fi.Size())
 }
-
-// openHistory opens the history file of path (a store folder's
-// history.edn for a folder) if it is a regular file, with its size and
-// its first four bytes.
-func openHistory(path string) (f *os.File, size int64, magic [4]byte, ok bool) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, 0, magic, false
-	}
-	if fi.IsDir() {
-		path = filepath.Join(path, "history.edn")
-		if fi, err = os.Stat(path); err != nil {
-			return nil, 0, magic, false
-		}
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, magic, false
-	}
-	if f, err = os.Open(path); err != nil {
-		return nil, 0, magic, false
-	}
-	if n, _ := f.ReadAt(magic[:], 0); n < 4 {
-		magic = [4]byte{}
-	}
-	return f, fi.Size(), magic, true
-}
-
-func isGzip(magic [4]byte) bool { return magic[0] == 0x1f && magic[1] == 0x8b }
-
-func isZstd(magic [4]byte) bool { return magic == [4]byte{0x28, 0xb5, 0x2f, 0xfd} }
