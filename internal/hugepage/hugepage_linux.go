@@ -1,17 +1,14 @@
 package hugepage
 
-import (
-	"syscall"
-	"unsafe"
-)
+import "syscall"
 
 const supported = true
 
-// advise marks the whole huge pages inside b with MADV_HUGEPAGE.
-func advise(b []byte, huge uintptr) bool {
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	start := (p + huge - 1) &^ (huge - 1)
-	end := (p + uintptr(len(b))) &^ (huge - 1)
+// advise marks the whole huge pages (of the given size) inside [lo, hi)
+// with MADV_HUGEPAGE.
+func advise(lo, hi, huge uintptr) bool {
+	start := (lo + huge - 1) &^ (huge - 1)
+	end := hi &^ (huge - 1)
 	if end <= start {
 		return false
 	}
