@@ -289,9 +289,23 @@ func (la *listAppend) shownByReads() {
 	}
 }
 
+// shortList is the length up to which withoutRepeats scans instead of
+// hashing: at most shortList²/2 comparisons.
+const shortList = 32
+
 // withoutRepeats returns es with every element after its first occurrence
 // dropped (a new slice).
 func withoutRepeats(es []model.MsgID) []model.MsgID {
+	if len(es) <= shortList {
+		// most lists: a scan of what is kept beats a map's allocation
+		o := make([]model.MsgID, 0, len(es))
+		for _, e := range es {
+			if !slices.Contains(o, e) {
+				o = append(o, e)
+			}
+		}
+		return o
+	}
 	seen := make(map[model.MsgID]bool, len(es))
 	o := make([]model.MsgID, 0, len(es))
 	for _, e := range es {
@@ -339,7 +353,10 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 		return nil
 	}
 	slices.SortStableFunc(ds, func(a, b distinct) int {
-		return cmp.Or(cmp.Compare(a.ref.n, b.ref.n), cmp.Compare(a.ref.rec, b.ref.rec))
+		if a.ref.n != b.ref.n { // (not cmp.Or, which compares both first)
+			return cmp.Compare(a.ref.n, b.ref.n)
+		}
+		return cmp.Compare(a.ref.rec, b.ref.rec)
 	})
 	longest := ds[len(ds)-1]
 	o := withoutRepeats(longest.es)
