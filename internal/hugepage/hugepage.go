@@ -10,10 +10,10 @@
 // pages only to memory a process has asked for with madvise(MADV_HUGEPAGE),
 // and the Go runtime does not ask for its heap (golang/go#61718; its own
 // GODEBUG=disablethp=1 asks for the opposite). So Prepare maps the heap the
-// run will need before it is written: it allocates that much in untouched
-// blocks, advises huge pages on them, and returns them to the runtime at
-// once, released to the OS, so that they cost neither resident memory nor
-// a share of the soft memory limit. The runtime keeps the mapping and hands
+// run will need before it is written: it allocates one untouched block of
+// that size, advises huge pages on it, and returns it to the runtime at
+// once, released to the OS, so that it costs neither resident memory nor a
+// share of the soft memory limit. The runtime keeps the mapping and hands
 // out its lowest addresses first, so the history's arrays land there, and
 // the kernel backs each 2 MiB of them with one page as it is first
 // written.
@@ -34,11 +34,9 @@
 package hugepage
 
 import (
-	"cmp"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -82,58 +80,63 @@ func Enabled() bool {
 }
 
 // Prepare readies n bytes of heap for huge pages, as the package doc
-// describes, and reports whether it did. It runs a garbage collection and
-// returns the free memory of the heap to the OS, so call it before a large
-// read, not in the middle of one.
+// describes, and reports whether it did (or had: a heap of n or less that
+// an earlier call readied is reused first, and keeps its advice). It runs
+// a garbage collection and returns the free memory of the heap to the OS,
+// so call it before a large read, not in the middle of one.
 //
-// The heap is taken in blocks of blockBytes, not at once: the runtime
-// zeroes an allocation that starts in memory the heap used before, and
-// one block of the whole size sometimes started there, which wrote the
-// whole of it (1M list-append txns: one run in eight peaked at 452 MB
-// instead of 280 MB, and took a second longer). A block that starts there
-// costs blockBytes of writing at most.
+// The runtime zeroes an allocation that starts in memory the heap used
+// before, writing all of it: a block of n bytes that started in the few
+// megabytes the process had used and freed cost n bytes of page faults
+// (1M list-append txns: one run in eight peaked at 452 MB instead of 280
+// MB, and took a second longer). So a filler block is taken first, where
+// that used memory is, and the block of n bytes after it, in fresh memory.
+// (Blocks of a few megabytes each avoided the zeroing too, but the small
+// allocations of other goroutines came between them, and a large array
+// found no room in the holes they left.)
 func Prepare(n int64) bool {
 	if n < MinBytes || !Enabled() || n > int64(^uint(0)>>1) {
 		return false
 	}
-	blocks := make([][]byte, 0, n/blockBytes+1)
-	for got := int64(0); got < n; got += blockBytes {
-		blocks = append(blocks, make([]byte, blockBytes))
+	mu.Lock()
+	defer mu.Unlock()
+	if n <= prepared {
+		return true
 	}
-	ok := false
-	for _, r := range runs(blocks) {
-		ok = advise(r.lo, r.hi, size) || ok
+	filler := make([]byte, fillerBytes)
+	b := make([]byte, n)
+	f, r := rangeOf(filler), rangeOf(b)
+	if f.hi == r.lo { // end to end, as fresh memory is handed out
+		r.lo = f.lo
+	} else {
+		advise(f, size)
 	}
-	runtime.KeepAlive(blocks)
-	blocks = nil
+	ok := advise(r, size)
+	runtime.KeepAlive(filler)
+	runtime.KeepAlive(b)
+	filler, b = nil, nil
 	// collect them and release them: the mapping stays, with its advice
 	debug.FreeOSMemory()
+	if ok {
+		prepared = n
+	}
 	return ok
 }
 
-// blockBytes is the size of the blocks Prepare takes the heap in.
-const blockBytes = 8 << 20
+// fillerBytes is the size of Prepare's filler: more than the heap a
+// process has used and freed when it starts a check (3 to 4 MB here).
+const fillerBytes = 16 << 20
+
+var (
+	mu       sync.Mutex
+	prepared int64 // the largest heap readied so far
+)
 
 // span is an address range [lo, hi).
 type span struct{ lo, hi uintptr }
 
-// runs merges the address ranges of blocks into runs of adjacent ones
-// (blocks the runtime allocates one after another from fresh memory lie
-// end to end), so that advising a run loses no huge page at the seams.
-func runs(blocks [][]byte) []span {
-	spans := make([]span, len(blocks))
-	for i, b := range blocks {
-		lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-		spans[i] = span{lo, lo + uintptr(len(b))}
-	}
-	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
-	var out []span
-	for _, sp := range spans {
-		if k := len(out) - 1; k >= 0 && out[k].hi == sp.lo {
-			out[k].hi = sp.hi
-			continue
-		}
-		out = append(out, sp)
-	}
-	return out
+// rangeOf is the address range of b.
+func rangeOf(b []byte) span {
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return span{lo, lo + uintptr(len(b))}
 }

@@ -4,11 +4,11 @@ import "syscall"
 
 const supported = true
 
-// advise marks the whole huge pages (of the given size) inside [lo, hi)
-// with MADV_HUGEPAGE.
-func advise(lo, hi, huge uintptr) bool {
-	start := (lo + huge - 1) &^ (huge - 1)
-	end := hi &^ (huge - 1)
+// advise marks the whole huge pages (of the given size) inside sp with
+// MADV_HUGEPAGE.
+func advise(sp span, huge uintptr) bool {
+	start := (sp.lo + huge - 1) &^ (huge - 1)
+	end := sp.hi &^ (huge - 1)
 	if end <= start {
 		return false
 	}

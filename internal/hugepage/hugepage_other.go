@@ -4,4 +4,4 @@ package hugepage
 
 const supported = false
 
-func advise(lo, hi, huge uintptr) bool { return false }
+func advise(span, uintptr) bool { return false }

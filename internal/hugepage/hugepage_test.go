@@ -3,7 +3,6 @@ package hugepage
 import (
 	"bufio"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,15 +85,4 @@ func mappingRange(line string) (lo, hi uint64, ok bool) {
 	lo, err1 := strconv.ParseUint(a, 16, 64)
 	hi, err2 := strconv.ParseUint(b, 16, 64)
 	return lo, hi, err1 == nil && err2 == nil
-}
-
-func TestRunsMergesAdjacentBlocks(t *testing.T) {
-	buf := make([]byte, 40)
-	blocks := [][]byte{buf[20:30], buf[0:10], buf[10:20], buf[32:40]}
-	got := runs(blocks)
-	base := uintptr(unsafe.Pointer(&buf[0]))
-	want := []span{{base, base + 30}, {base + 32, base + 40}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("runs = %v, want %v", got, want)
-	}
 }
