@@ -2,12 +2,12 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 
+	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/hugepage"
 	"github.com/hindsight-dev/hindsight/scan"
 	"github.com/hindsight-dev/hindsight/workload"
@@ -21,7 +21,8 @@ import (
 // the process's own footprint, which makes the collector work harder only
 // near the peak. A compressed file's size is the one it says it holds
 // (textSize; before 2026-12-03 compressed files got no budget, and 1M
-// list-append txns in zstd peaked at 341-355 MB, against 280 MB plain). Measured on generated 1M-op histories (EDN with and without
+// list-append txns in zstd peaked at 341-355 MB, against 280 MB plain).
+// Measured on generated 1M-op histories (EDN with and without
 // transactions and faults, a one-key history, JSON): 1.63-1.86x without
 // the limit, 1.40-1.47x with it, and wall times within 0.2 s. If a history
 // turns out to need more (a live heap near the limit once it is read, or
@@ -188,20 +189,20 @@ func (r *limitRaiser) stop() {
 	r.mu.Unlock()
 }
 
-// textSize is the size of the history text in path (a file, or a store
-// folder's history.edn): a plain file's size, or what a compressed one
-// holds by its trailer or header, else by an assumed ratio
-// (scan.EstimateSize). 0 when path is not a regular file.
+// textSize is the size of the history text in path (a file, or the
+// history file of a store folder, ingest.StoreFile): a plain file's size,
+// or what a compressed one holds by its trailer or header, else by an
+// assumed ratio (scan.EstimateSize). 0 when path is not a regular file.
 func textSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err == nil && fi.IsDir() {
-		path = filepath.Join(path, "history.edn")
-		fi, err = os.Stat(path)
+	file, ok := ingest.StoreFile(path)
+	if !ok {
+		return 0
 	}
+	fi, err := os.Stat(file)
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0
 	}
-	f, err := os.Open(path)
+	f, err := os.Open(file)
 	if err != nil {
 		return 0
 	}

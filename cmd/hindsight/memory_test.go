@@ -47,6 +47,9 @@ func TestTextSize(t *testing.T) {
 	store := filepath.Join(dir, "store")
 	os.Mkdir(store, 0o755)
 	os.WriteFile(filepath.Join(store, "history.edn"), testpack.Gzip(t, text), 0o644)
+	jsonStore := filepath.Join(dir, "json-store") // a store of JSON Lines
+	os.Mkdir(jsonStore, 0o755)
+	os.WriteFile(filepath.Join(jsonStore, "history.jsonl"), text, 0o644)
 	want := int64(len(text))
 	cases := []struct {
 		name string
@@ -57,6 +60,8 @@ func TestTextSize(t *testing.T) {
 		{"gzip: its trailer's size", write("h.edn.gz", testpack.Gzip(t, text)), want},
 		{"zstd with its size in the frame header", write("h.edn.zst", zstdWithSize(t, text)), want},
 		{"store folder: its history.edn's", store, want},
+		{"store folder of JSON Lines: its history.jsonl's", jsonStore, want},
+		{"folder without a history: unknown", dir, 0},
 		{"missing: unknown", filepath.Join(dir, "nope"), 0},
 	}
 	for _, tc := range cases {
