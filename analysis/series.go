@@ -148,8 +148,8 @@ func (s *Points[T]) Append(p T) {
 func (s *Points[T]) Len() int { return s.n }
 
 // Sorted sorts s in place, each chunk on its own (chunks at once on every
-// core), and calls f on every
-// point in compare's order (a k-way merge of the chunks): O(n log n) for n
+// core), and calls f on every point in compare's order (a k-way merge of
+// the chunks): O(n log n) for n
 // points, with no copy of them all, and no single move of them all that
 // the runtime could not interrupt (one append of a slice of millions of
 // lag samples used to hold up every collection of a report's check). The

@@ -43,6 +43,7 @@ func newSource(h *model.History) *source {
 	return s
 }
 
+// at is poll p as a pair instance keeps it.
 func at(p *poll) pollAt {
 	return pollAt{inv: p.inv, comp: p.comp, proc: p.proc, typ: p.typ, abort: p.abort, offs: p.offs}
 }
@@ -211,15 +212,15 @@ func (s *source) events(pair *Pair, p *pollAt, duringOnly bool) {
 	if p.inv >= 0 && p.inv != p.comp {
 		ats = []int32{p.inv, p.comp}
 	}
-	for _, at := range ats {
-		s.records(at, func(r *model.ExtRec) {
+	for _, pos := range ats {
+		s.records(pos, func(r *model.ExtRec) {
 			if r.Kind != recRebalance {
 				return
 			}
 			ws, ks := s.h.ExtWordsOf(r), s.h.ExtKeysOf(r)
 			for j := 2; j+1 < len(ws); j += 2 {
 				flags, nk := ws[j], int(ws[j+1])
-				ev := RebalanceEvent{Op: s.index(at), When: "before"}
+				ev := RebalanceEvent{Op: s.index(pos), When: "before"}
 				if flags&eventDuring != 0 {
 					ev.When = "during"
 				}

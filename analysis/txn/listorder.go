@@ -205,7 +205,7 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 			if len(idx) > 1 {
 				slices.SortFunc(idx, func(i, j int32) int {
 					a, b := &la.reads[i], &la.reads[j]
-					switch { // first difference returns (not cmp.Or: twice the time)
+					switch { // first difference returns (cmp.Or compares every field)
 					case a.n != b.n:
 						return cmp.Compare(a.n, b.n)
 					case a.hash != b.hash:

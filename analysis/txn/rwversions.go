@@ -255,7 +255,7 @@ func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, 
 		}
 	}
 	slices.SortFunc(ws, func(x, y pw) int {
-		switch { // first difference returns (not cmp.Or: twice the time)
+		switch { // first difference returns (cmp.Or compares every field)
 		case x.key != y.key:
 			return cmp.Compare(x.key, y.key)
 		case x.pos != y.pos:
