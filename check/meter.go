@@ -120,7 +120,7 @@ func ReadHistory(path string, opts Options) (*model.History, error) {
 	defer f.Close()
 	var head [4]byte
 	n, _ := io.ReadFull(f, head[:])
-	if fi.Mode().IsRegular() && !compressedHead(head[:n]) {
+	if fi.Mode().IsRegular() && !ingest.Compressed(head[:n]) {
 		// Plain text: its size is its text, told before anything is read.
 		if err := opts.Meter(fi.Size()); err != nil {
 			return nil, err
@@ -152,12 +152,6 @@ func ReadHistoryFrom(r io.Reader, name string, opts Options) (*model.History, er
 	return h, err
 }
 
-// compressedHead reports whether a stream's first bytes are gzip's or
-// zstd's magic.
-func compressedHead(b []byte) bool {
-	return bytes.HasPrefix(b, []byte{0x1f, 0x8b}) || bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd})
-}
-
 // maxLayers bounds how many compressions are taken off one stream (a
 // gzip of a gzip): every layer is decompressed here, so the meter counts
 // the text the parser reads.
@@ -176,7 +170,7 @@ func meterText(r io.Reader, meter func(int64) error) (io.Reader, *meterReader, f
 		br := bufio.NewReaderSize(src, 64<<10)
 		head, _ := br.Peek(4)
 		src = br
-		if !compressedHead(head) {
+		if !ingest.Compressed(head) {
 			break
 		}
 		// The decompressor's header is read through a recorder, so that a

@@ -193,7 +193,7 @@ func lineHint(path string) int {
 	n := 0
 	for first := true; ; first = false {
 		k, err := f.Read(buf)
-		if first && (bytes.HasPrefix(buf[:k], gzipMagic) || bytes.HasPrefix(buf[:k], zstdMagic)) {
+		if first && Compressed(buf[:k]) {
 			return 0
 		}
 		n += bytes.Count(buf[:k], []byte{'\n'})

@@ -239,7 +239,7 @@ func readParallel(r io.Reader, name string, size int64, opts Options, workers, b
 		return nil, errSequential
 	}
 	json, bom, ok := sniff(head, opts.Format)
-	if !ok || bytes.HasPrefix(head, gzipMagic) || bytes.HasPrefix(head, zstdMagic) {
+	if !ok || Compressed(head) {
 		return nil, errSequential
 	}
 	pr := &parallelRead{name: name, json: json, bom: bom, gb: model.NewBuilder(name),

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/archive"
 )
 
@@ -517,7 +518,7 @@ func (s *scanner) member(ctx context.Context, j *memberJob) *result {
 	body := &ctxReader{ctx: ctx, r: m.Body}
 	br := bufio.NewReaderSize(body, 4096)
 	head, _ := br.Peek(18)
-	l, err := s.mem.acquire(ctx, s.weight(EstimateSize(bytes.NewReader(head), m.Size), m.Size))
+	l, err := s.mem.acquire(ctx, s.weight(ingest.TextSize(bytes.NewReader(head), m.Size), m.Size))
 	if err != nil {
 		return nil
 	}
@@ -548,7 +549,7 @@ func (s *scanner) member(ctx context.Context, j *memberJob) *result {
 	// Now the whole member is here, a gzip member's trailer tells its
 	// size: give back what the first estimate took beyond it (the meter
 	// takes more if the trailer lied).
-	l.shrink(s.weight(EstimateSize(bytes.NewReader(buf), m.Size), m.Size))
+	l.shrink(s.weight(ingest.TextSize(bytes.NewReader(buf), m.Size), m.Size))
 	if testHooks.checking != nil {
 		testHooks.checking(1)
 		defer testHooks.checking(-1)

@@ -441,7 +441,7 @@ func (s *scanner) one(ctx context.Context, in Input) *result {
 		return r
 	}
 
-	l, err := s.mem.acquire(ctx, s.weight(EstimateSize(f, size), 0))
+	l, err := s.mem.acquire(ctx, s.weight(ingest.TextSize(f, size), 0))
 	if err != nil {
 		return nil
 	}

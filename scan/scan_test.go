@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
@@ -503,7 +504,7 @@ func TestScanMetersWhatItReads(t *testing.T) {
 		testpack.WriteFile(t, filepath.Join(dir, "run"+string(rune('a'+i)), "history.edn.gz"), lyingGzip(t, 25000)) // about 2.2 MB of text
 	}
 	testpack.WriteFile(t, filepath.Join(dir, "big", "history.edn.gz"), lyingGzip(t, 60000)) // about 5.3 MB: 21 MB to check
-	if lie := lyingGzip(t, 25000); EstimateSize(bytes.NewReader(lie), int64(len(lie))) > 1<<20 {
+	if lie := lyingGzip(t, 25000); ingest.TextSize(bytes.NewReader(lie), int64(len(lie))) > 1<<20 {
 		t.Fatal("the trailer does not lie")
 	}
 	var b *budget

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -85,7 +86,7 @@ func compressedFile(path string) bool {
 	defer f.Close()
 	var b [4]byte
 	n, _ := io.ReadFull(f, b[:])
-	return n >= 2 && b[0] == 0x1f && b[1] == 0x8b || n == 4 && b == [4]byte{0x28, 0xb5, 0x2f, 0xfd}
+	return ingest.Compressed(b[:n])
 }
 
 // escapeData escapes a workflow command's message (%, CR, LF), as the

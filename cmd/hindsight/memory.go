@@ -9,7 +9,6 @@ import (
 
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/hugepage"
-	"github.com/hindsight-dev/hindsight/scan"
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
@@ -192,7 +191,7 @@ func (r *limitRaiser) stop() {
 // textSize is the size of the history text in path (a file, or the
 // history file of a store folder, ingest.StoreFile): a plain file's size,
 // or what a compressed one holds by its trailer or header, else by an
-// assumed ratio (scan.EstimateSize). 0 when path is not a regular file.
+// assumed ratio (ingest.TextSize). 0 when path is not a regular file.
 func textSize(path string) int64 {
 	file, ok := ingest.StoreFile(path)
 	if !ok {
@@ -207,5 +206,5 @@ func textSize(path string) int64 {
 		return 0
 	}
 	defer f.Close()
-	return scan.EstimateSize(f, fi.Size())
+	return ingest.TextSize(f, fi.Size())
 }
