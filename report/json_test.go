@@ -25,18 +25,31 @@ func TestJSONStreamsTheSameBytes(t *testing.T) {
 		}
 		paths = append(paths, m...)
 	}
-	n := 0
+	var pool []analysis.Instance // every fixture's instances
 	for _, p := range paths {
 		res, _, err := check.File(p, check.DefaultOptions())
 		if err != nil {
 			continue // the fixtures of bad input
 		}
-		n += len(res.Anomalies)
+		for _, ins := range res.Anomalies {
+			pool = append(pool, ins...)
+		}
 		sameJSON(t, filepath.Base(p), res)
 	}
-	if n == 0 {
+	if len(pool) == 0 {
 		t.Fatal("no fixture had an anomaly: the streamed part went untested")
 	}
+	// lists of many pieces, and of one piece to the instance, beside an
+	// empty and a nil list, in one result
+	many := func(n int) []analysis.Instance {
+		ins := make([]analysis.Instance, n)
+		for i := range ins {
+			ins[i] = pool[i%len(pool)]
+		}
+		return ins
+	}
+	sameJSON(t, "long lists", &analysis.Result{Schema: analysis.Schema, Anomalies: map[string][]analysis.Instance{
+		"a": many(2500), "b": many(513), "c": nil, "d": {}, "e": many(512), "f": many(1)}})
 	// a source with quotes and the hole's own text in it, no anomalies,
 	// and a type with an empty list
 	res := &analysis.Result{Schema: analysis.Schema, Source: `x "anomalies":null <&>`, Warnings: []string{`"anomalies":null`}}

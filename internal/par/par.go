@@ -79,3 +79,54 @@ func Pieces(n, size int, start func() func(i, lo, hi int)) {
 		return func(i int) { do(i, i*size, min(n, (i+1)*size)) }
 	})
 }
+
+// Stream computes f(i) for i in 0..n-1 on up to GOMAXPROCS goroutines and
+// hands each result to use, in order of i, on the calling goroutine: the
+// shape of an encoder whose pieces can be built at once but must be
+// written one after the other. At most two results per worker are
+// computed ahead of use, so memory stays bounded whatever n is; a value
+// use is done with comes back to f as reuse, for its buffers. One worker,
+// or fewer than two items, runs everything on the calling goroutine.
+func Stream[T any](n int, f func(i int, reuse T) T, use func(i int, v T)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		var v T
+		for i := range n {
+			v = f(i, v)
+			use(i, v)
+		}
+		return
+	}
+	// A worker takes a token (a value to reuse) before it takes an item,
+	// and use gives the token back after the item's result: with window
+	// tokens, item i starts only once item i-window is used, so slot
+	// i%window is free when i's result is put in it.
+	window := 2 * workers
+	tokens := make(chan T, window)
+	slots := make([]chan T, window)
+	for s := range slots {
+		slots[s] = make(chan T, 1)
+		var zero T
+		tokens <- zero
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for v := range tokens {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					tokens <- v
+					return
+				}
+				slots[i%window] <- f(i, v)
+			}
+		})
+	}
+	for i := range n {
+		v := <-slots[i%window]
+		use(i, v)
+		tokens <- v
+	}
+	wg.Wait()
+}

@@ -145,3 +145,40 @@ func BenchmarkSortFunc(b *testing.B) {
 		})
 	}
 }
+
+// TestStreamInOrderAndBounded checks that Stream hands every result to
+// use once, in order, with the value f computed for that item, that the
+// values come back for reuse, and that no more than two items per worker
+// are computed ahead of use.
+func TestStreamInOrderAndBounded(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 4} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 2, 7, 1000} {
+			var started, used atomic.Int64
+			var reused atomic.Int64
+			next := 0
+			Stream(n, func(i int, reuse []int) []int {
+				if ahead := started.Add(1) - used.Load(); ahead > int64(2*procs) {
+					t.Errorf("GOMAXPROCS=%d n=%d: %d items computed ahead of use", procs, n, ahead)
+				}
+				if cap(reuse) > 0 {
+					reused.Add(1)
+				}
+				return append(reuse[:0], i, i*i)
+			}, func(i int, v []int) {
+				if i != next || len(v) != 2 || v[0] != i || v[1] != i*i {
+					t.Fatalf("GOMAXPROCS=%d n=%d: use(%d, %v) after item %d", procs, n, i, v, next-1)
+				}
+				next++
+				used.Add(1)
+			})
+			if next != n {
+				t.Errorf("GOMAXPROCS=%d n=%d: use saw %d items", procs, n, next)
+			}
+			if n > 4*procs && reused.Load() == 0 {
+				t.Errorf("GOMAXPROCS=%d n=%d: no value came back for reuse", procs, n)
+			}
+		}
+	}
+}
