@@ -155,7 +155,17 @@ func (s *Points[T]) Len() int { return s.n }
 // lag samples used to hold up every collection of a report's check). The
 // order of points compare finds equal is not fixed: make it total.
 func (s *Points[T]) Sorted(compare func(a, b T) int, f func(T)) {
-	chunks := s.chunks
+	SortedAll([]*Points[T]{s}, compare, f)
+}
+
+// SortedAll is Sorted over the points of every one of ps at once: one
+// merge of all their chunks, for points gathered in parts on several
+// cores.
+func SortedAll[T any](ps []*Points[T], compare func(a, b T) int, f func(T)) {
+	var chunks [][]T
+	for _, s := range ps {
+		chunks = append(chunks, s.chunks...)
+	}
 	// the chunks are sorted on every core: a sort is the same whichever
 	// goroutine runs it
 	par.Each(len(chunks), 0, func() func(int) {

@@ -40,6 +40,9 @@ type checker struct {
 	committed []bool
 	// per op position: the rec it invokes or completes, or -1 (events)
 	ev []int32
+	// lagParts is how many parts lagAndStalls splits the keys into: 0,
+	// one per core (tests set others)
+	lagParts int
 }
 
 // versionOrder is the log buildLog builds: the positions of each key (its

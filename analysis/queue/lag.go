@@ -2,9 +2,11 @@ package queue
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -60,14 +62,35 @@ type lagState struct {
 	inPoll, inAssign []uint32
 	stamp, astamp    uint32
 	touched          []int32
-	worst            struct {
-		lag      int64
-		hp       int32
-		proc     int32
-		key      model.KeyID
-		opIndex  int64
-		anything bool
+	worst            worstLag
+	// the keys this state follows: those whose number is part modulo
+	// parts (lagparts.go)
+	part, parts int
+}
+
+// worstLag is the worst lag sample found: its lag, poll (invocation
+// position and op index), process and key.
+type worstLag struct {
+	lag      int64
+	hp       int32
+	proc     int32
+	key      model.KeyID
+	opIndex  int64
+	anything bool
+}
+
+// offer keeps x if it is worse than w: the largest lag, then the earliest
+// poll, then the lowest key, as a walk in history order keeping the first
+// strictly larger one would find.
+func (w *worstLag) offer(x worstLag) {
+	if x.lag < 0 {
+		return
 	}
+	if w.anything && (x.lag < w.lag || x.lag == w.lag && (x.hp > w.hp || x.hp == w.hp && x.key > w.key)) {
+		return
+	}
+	*w = x
+	w.anything = true
 }
 
 // seriesPoint is one series sample, until reportLag puts it in the
@@ -100,18 +123,9 @@ func comparePoints(a, b seriesPoint) int {
 	return cmp.Compare(a.pos, b.pos)
 }
 
-// candidate offers one sample for the worst lag: the largest lag, then the
-// earliest poll, then the lowest key, as a walk in history order keeping
-// the first strictly larger one would find.
+// candidate offers one sample for the worst lag (worstLag.offer).
 func (ls *lagState) candidate(lag int64, pr *lagPollRec, proc int32, k model.KeyID) {
-	w := &ls.worst
-	if lag < 0 {
-		return
-	}
-	if w.anything && (lag < w.lag || lag == w.lag && (pr.hp > w.hp || pr.hp == w.hp && k > w.key)) {
-		return
-	}
-	w.anything, w.lag, w.hp, w.proc, w.key, w.opIndex = true, lag, pr.hp, proc, k, pr.opIndex
+	ls.worst.offer(worstLag{lag: lag, hp: pr.hp, proc: proc, key: k, opIndex: pr.opIndex})
 }
 
 // point records a series sample.
@@ -186,7 +200,7 @@ func (ls *lagState) catchUp(p int32, e *lagKey, upto int32) {
 func (ls *lagState) sample(p, i int32) {
 	lp := &ls.procs[p]
 	e := &lp.keys[i]
-	u := int32(len(lp.polls) - 1)
+	u := lp.n - 1
 	ls.catchUp(p, e, u)
 	pr := &lp.polls[u]
 	proc := ls.c.procIDs[p]
@@ -230,20 +244,44 @@ func (ls *lagState) sample(p, i int32) {
 // lagAndStalls computes realtime lag at every ok poll (kept in the series
 // only with Options.Series), the worst lag, and stalled-consumer. It walks
 // the history by position, so acks count only before a poll's invocation.
-// See the comment at the top of this file for how, and what it costs.
+// See the comment at the top of this file for how, and what it costs, and
+// lagparts.go for how the keys are shared among the cores.
 func (c *checker) lagAndStalls() {
 	nk := len(c.h.Keys)
-	ev := c.events()
-	ls := &lagState{c: c, nk: nk, acks: c.ackLogs(), procs: make([]lagProc, len(c.procIDs)), index: make([]lagIndex, nk),
-		inPoll: make([]uint32, nk), inAssign: make([]uint32, nk)}
-	ls.worst.lag = -1
+	ev, acks, index := c.events(), c.ackLogs(), make([]lagIndex, nk)
+	polls, start := c.lagPolls(ev)
+	parts := c.lagParts
+	if parts <= 0 {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	parts = max(1, min(parts, nk))
+	states := make([]*lagState, parts)
+	par.Each(parts, parts, func() func(int) {
+		return func(part int) {
+			states[part] = c.lagPart(ev, acks, index, polls, start, part, parts)
+		}
+	})
+	c.reportLag(states)
+	c.reportStalls(states)
+}
+
+// lagPart walks the history for the keys of one part: it samples only
+// them, and touches only their ackLogs and lagIndexes; the processes'
+// polls (lagPolls) it shares with the other parts, read only.
+func (c *checker) lagPart(ev []int32, acks []ackLog, index []lagIndex, polls []lagPollRec, start []int32, part, parts int) *lagState {
+	nk := len(c.h.Keys)
+	ls := &lagState{c: c, nk: nk, acks: acks, procs: make([]lagProc, len(c.procIDs)), index: index,
+		inPoll: make([]uint32, nk), inAssign: make([]uint32, nk), part: part, parts: parts}
+	for p := range ls.procs {
+		ls.procs[p].polls = polls[start[p]:start[p+1]:start[p+1]]
+	}
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
 		if !op.IsClient() {
 			continue
 		}
 		if op.Type == model.Invoke {
-			ls.poll(int32(i), op, ev[i])
+			ls.poll(op, ev[i])
 			continue
 		}
 		ri := ev[i] // a completion: never an open invocation's rec
@@ -262,40 +300,32 @@ func (c *checker) lagAndStalls() {
 	for p := range ls.procs {
 		lp := &ls.procs[p]
 		for j := range lp.keys {
-			ls.catchUp(int32(p), &lp.keys[j], int32(len(lp.polls)))
+			ls.catchUp(int32(p), &lp.keys[j], lp.n)
 		}
 	}
-	c.reportLag(ls)
-	c.reportStalls(ls)
+	return ls
 }
 
-// poll samples, at the invocation op (history position hp) of rec ri, when
-// ri is an ok poll or txn that polled and op has a time, the keys of its
-// process whose state may have changed.
-func (ls *lagState) poll(hp int32, op *model.Op, ri int32) {
+// poll samples, at the invocation op of rec ri, when ri is an ok poll or
+// txn that polled and op has a time (lagPoll), the keys of its process
+// whose state may have changed.
+func (ls *lagState) poll(op *model.Op, ri int32) {
 	c := ls.c
-	if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
-		return
-	}
-	comp := c.op(c.recs[ri].comp)
-	if comp.F != model.FPoll && comp.F != model.FTxn {
-		return
-	}
-	mops := c.h.MopsOf(comp)
-	if !hasPoll(mops) {
+	mops, ok := c.lagPoll(op, ri)
+	if !ok {
 		return
 	}
 	p := c.recs[ri].proc
 	lp := &ls.procs[p]
-	if n := len(lp.polls); n > 0 && !lp.unordered && op.Time < lp.polls[n-1].time {
+	if n := lp.n; n > 0 && !lp.unordered && op.Time < lp.polls[n-1].time {
 		// times went back: account for every run so far, then
 		// sample every held key at each poll
 		for j := range lp.keys {
-			ls.catchUp(p, &lp.keys[j], int32(n))
+			ls.catchUp(p, &lp.keys[j], n)
 		}
 		lp.unordered = true
 	}
-	lp.polls = append(lp.polls, lagPollRec{time: op.Time, opIndex: c.idx(c.recs[ri].comp), hp: hp, rec: ri})
+	lp.n++ // lagPolls put the poll's record at polls[n]
 	ls.stamp++
 	ls.touched = ls.touched[:0]
 	ls.readPolled(p, mops)
@@ -303,6 +333,21 @@ func (ls *lagState) poll(hp int32, op *model.Op, ri int32) {
 	for _, j := range ls.touched {
 		ls.sample(p, j)
 	}
+}
+
+// lagPoll returns the micro-ops of the completion of rec ri, whose
+// invocation is op, when the lag samples at op: when ri is an ok poll or
+// txn that polled and op has a time.
+func (c *checker) lagPoll(op *model.Op, ri int32) ([]model.Mop, bool) {
+	if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
+		return nil, false
+	}
+	comp := c.op(c.recs[ri].comp)
+	if comp.F != model.FPoll && comp.F != model.FTxn {
+		return nil, false
+	}
+	mops := c.h.MopsOf(comp)
+	return mops, hasPoll(mops)
 }
 
 // hasPoll reports whether mops hold a poll.
@@ -329,12 +374,15 @@ func (ls *lagState) touch(j int32, k model.KeyID) {
 func (ls *lagState) readPolled(p int32, mops []model.Mop) {
 	c := ls.c
 	lp := &ls.procs[p]
-	u := int32(len(lp.polls) - 1)
+	u := lp.n - 1
 	for mi := range mops {
 		if mops[mi].Kind != model.MopPoll {
 			continue
 		}
 		for _, kp := range c.h.PollsOf(&mops[mi]) {
+			if !ls.mine(kp.Key) {
+				continue
+			}
 			j := lp.entry(kp.Key, ls.nk)
 			ls.touch(j, kp.Key)
 			rs := c.h.ReadsOf(&kp)
@@ -410,7 +458,9 @@ func (ls *lagState) assign(ri int32, op *model.Op) {
 	lp.posKeys = kept
 	lp.hasAssign, lp.assigned = true, assigned
 	for _, k := range assigned {
-		ls.hold(p, lp.entry(k, nk))
+		if ls.mine(k) {
+			ls.hold(p, lp.entry(k, nk))
+		}
 	}
 }
 
@@ -421,28 +471,10 @@ func (ls *lagState) acknowledge(ri int32, op *model.Op) {
 		return
 	}
 	for _, m := range ls.c.h.MopsOf(op) {
-		if acknowledges(&m) {
+		if acknowledges(&m) && ls.mine(m.Key) {
 			if j, changed := ls.acks[m.Key].add(m.Offset(), op.Time, ri); changed {
 				ls.acked(m.Key, j)
 			}
 		}
-	}
-}
-
-// reportLag puts the lag samples in the series (by poll, then key), with
-// Options.Series, and the worst lag in the statistics.
-func (c *checker) reportLag(ls *lagState) {
-	if c.opts.Series {
-		ls.series.Sorted(comparePoints, func(s seriesPoint) {
-			r := &c.recs[s.rec]
-			c.res.Series.Lag.Append(analysis.LagPoint{Time: c.op(s.hp).Time, OpIndex: c.idx(r.comp),
-				Process: c.procIDs[r.proc], Key: s.key, LagNS: s.lag, Offset: s.pos})
-		})
-	}
-	if w := &ls.worst; w.anything {
-		analysis.OwnStats[Stats](c.res).WorstLagS = float64(w.lag) / 1e9
-		analysis.OwnStats[Stats](c.res).WorstLagProcess = analysis.IntPtr(int64(w.proc))
-		analysis.OwnStats[Stats](c.res).WorstLagKey = c.keyVal(w.key)
-		analysis.OwnStats[Stats](c.res).WorstLagOp = analysis.IntPtr(w.opIndex)
 	}
 }

@@ -15,8 +15,14 @@ import (
 
 // lagOf runs lag on a fresh checker of h and returns its result.
 func lagOf(h *model.History, p model.Pairing, opts Options, ref bool) *analysis.Result {
+	return lagParts(h, p, opts, ref, 0)
+}
+
+// lagParts is lagOf with the keys split into parts parts (0: one per
+// core).
+func lagParts(h *model.History, p model.Pairing, opts Options, ref bool, parts int) *analysis.Result {
 	c := check(h, p, opts)
-	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
+	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, lagParts: parts}
 	if ref {
 		c2.refLagAndStalls()
 	} else {
@@ -34,32 +40,7 @@ func lagOf(h *model.History, p model.Pairing, opts Options, ref bool) *analysis.
 func TestLagReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 600 {
-		data := make([]byte, 40+rng.IntN(400))
-		for j := range data {
-			data[j] = byte(rng.UintN(256))
-		}
-		var h *model.History
-		if i%2 == 0 {
-			h = fuzzHistory(data)
-		} else {
-			h = lagHistory(rng)
-		}
-		if i%3 == 1 { // coarse times: many equal, so lags of 0 that grow
-			for j := range h.Ops {
-				h.Ops[j].Time /= 6
-			}
-		}
-		if i%3 == 2 { // times that go back
-			for j := range h.Ops {
-				if rng.IntN(4) == 0 {
-					h.Ops[j].Time -= int64(rng.IntN(12))
-				}
-			}
-		}
-		p := testhist.Pair(t, h)
-		opts := DefaultOptions()
-		opts.Series = true
-		opts.StallThreshold = time.Duration(rng.IntN(4)) * time.Nanosecond
+		h, p, opts := lagCase(t, rng, i)
 		got, want := lagOf(h, p, opts, false), lagOf(h, p, opts, true)
 		name := fmt.Sprintf("history %d", i)
 		if !reflect.DeepEqual(got.Stats, want.Stats) {
@@ -106,6 +87,75 @@ func TestLagReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLagParts checks that the keys' split into parts (lagparts.go) does
+// not change the result: on the cases of TestLagReference (other seeds),
+// the stats, stalled-consumer instances and series are the same, to the
+// byte, with the keys in 2, 3 or 7 parts as in one.
+func TestLagParts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		h, p, opts := lagCase(t, rng, i)
+		want := lagJSON(t, lagParts(h, p, opts, false, 1))
+		for _, parts := range []int{2, 3, 7} {
+			if got := lagJSON(t, lagParts(h, p, opts, false, parts)); got != want {
+				t.Fatalf("history %d, %d parts:\n got %s\nwant %s", i, parts, got, want)
+			}
+		}
+	}
+}
+
+// lagJSON is what lag puts in a result: its stats, anomalies and lag
+// series, as JSON.
+func lagJSON(t *testing.T, res *analysis.Result) string {
+	t.Helper()
+	var series []analysis.LagPoint
+	for _, x := range res.Series.Lag.All() {
+		series = append(series, x)
+	}
+	b, err := json.Marshal([]any{res.Stats, res.Anomalies, series})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// lagCase is the i-th case of the lag tests: a history (randomLagHistory),
+// its pairing, and options with the series on and a random stall
+// threshold of 0 to 3 ns.
+func lagCase(t *testing.T, rng *rand.Rand, i int) (*model.History, model.Pairing, Options) {
+	h := randomLagHistory(rng, i)
+	p := testhist.Pair(t, h)
+	opts := DefaultOptions()
+	opts.Series = true
+	opts.StallThreshold = time.Duration(rng.IntN(4)) * time.Nanosecond
+	return h, p, opts
+}
+
+// randomLagHistory is the i-th history of the lag tests: fuzzed (even i)
+// or a lagHistory, with times as they come (i%3 == 0), coarse ones (many
+// equal, so lags of 0 that grow) or times jittered back.
+func randomLagHistory(rng *rand.Rand, i int) *model.History {
+	data := make([]byte, 40+rng.IntN(400))
+	for j := range data {
+		data[j] = byte(rng.UintN(256))
+	}
+	var h *model.History
+	if i%2 == 0 {
+		h = fuzzHistory(data)
+	} else {
+		h = lagHistory(rng)
+	}
+	for j := range h.Ops {
+		switch {
+		case i%3 == 1:
+			h.Ops[j].Time /= 6
+		case i%3 == 2 && rng.IntN(4) == 0:
+			h.Ops[j].Time -= int64(rng.IntN(12))
+		}
+	}
+	return h
 }
 
 // lagHistory is a random history of consumers assigned to a few of six

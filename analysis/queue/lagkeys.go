@@ -10,7 +10,10 @@ type lagProc struct {
 	index     keyIndex // key -> its index in keys
 	posKeys   []int32  // entries with a position (hasPos), maybe stale
 	dirty     []int32  // entries to sample at the next poll
+	// polls are the process's polls the lag samples at (lagPolls), of
+	// which the walk has reached the first n
 	polls     []lagPollRec
+	n         int32
 	unordered bool // a poll's time went back: sample every held key at each poll
 }
 
@@ -232,7 +235,7 @@ func (ls *lagState) acked(k model.KeyID, j int) {
 				continue
 			}
 			e.ver++
-			ls.catchUp(r.proc, e, int32(len(lp.polls)))
+			ls.catchUp(r.proc, e, lp.n)
 			ls.markDirty(r.proc, r.entry)
 		}
 	}
@@ -245,7 +248,7 @@ func (ls *lagState) hold(p, i int32) {
 	if e.held {
 		return
 	}
-	e.held, e.last = true, int32(len(lp.polls)-1)
+	e.held, e.last = true, lp.n-1
 	ls.markDirty(p, i)
 }
 
@@ -256,7 +259,7 @@ func (ls *lagState) release(p, i int32) {
 	if !e.held {
 		return
 	}
-	ls.catchUp(p, e, int32(len(lp.polls)))
+	ls.catchUp(p, e, lp.n)
 	e.held = false
 	e.ver++
 }

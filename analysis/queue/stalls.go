@@ -34,25 +34,31 @@ type closedStall struct {
 // first those closed during the history, in the order a walk sampling every
 // key at every poll would close them (by poll, then key), then those still
 // open, by process id, then key.
-func (c *checker) reportStalls(ls *lagState) {
-	slices.SortFunc(ls.closed, func(a, b closedStall) int {
+func (c *checker) reportStalls(states []*lagState) {
+	var closed []closedStall
+	for _, ls := range states {
+		closed = append(closed, ls.closed...)
+	}
+	slices.SortFunc(closed, func(a, b closedStall) int {
 		return cmp.Or(cmp.Compare(a.hp, b.hp), cmp.Compare(a.key, b.key))
 	})
-	for i := range ls.closed {
-		x := &ls.closed[i]
+	for i := range closed {
+		x := &closed[i]
 		c.reportStall(x.proc, x.key, &x.st, x.acked, x.hasAcked)
 	}
 	var open []*lagKey
 	for _, p := range c.procsByID() {
 		open = open[:0]
-		for j := range ls.procs[p].keys {
-			if e := &ls.procs[p].keys[j]; e.inStall {
-				open = append(open, e)
+		for _, ls := range states {
+			for j := range ls.procs[p].keys {
+				if e := &ls.procs[p].keys[j]; e.inStall {
+					open = append(open, e)
+				}
 			}
 		}
 		slices.SortFunc(open, func(a, b *lagKey) int { return cmp.Compare(a.key, b.key) })
 		for _, e := range open {
-			acked, hasAcked := ls.acks[e.key].highest()
+			acked, hasAcked := states[0].acks[e.key].highest()
 			c.reportStall(c.procIDs[p], e.key, &e.st, acked, hasAcked)
 		}
 	}
