@@ -3,25 +3,43 @@ package queue
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
-// TestFirstAbove compares firstAbove with a linear scan on sorted offsets
-// with repeats, gaps and the extremes.
+// TestFirstAbove compares firstAbove with a linear scan on distinct
+// sorted offsets (as ackLog keeps them): dense runs, gaps, and runs at
+// either extreme of int64 (where the bounds' differences would overflow
+// an int64), at every offset, beside it, and at the extremes.
 func TestFirstAbove(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for range 200 {
+	for i := range 400 {
 		offs := make([]int64, r.IntN(40))
-		for i := range offs {
-			offs[i] = r.Int64N(30) - 5
+		next := r.Int64N(30) - 5
+		switch i % 4 {
+		case 1:
+			next = math.MinInt64 + r.Int64N(3)
+		case 2:
+			next = math.MaxInt64 - 100 + r.Int64N(3)
 		}
-		slices.Sort(offs)
-		for _, pos := range []int64{math.MinInt64, -6, -5, 0, 3, 24, 25, math.MaxInt64} {
+		for j := range offs {
+			offs[j] = next
+			if r.IntN(4) == 0 && next < math.MaxInt64-10 { // a gap
+				next += 1 + r.Int64N(5)
+			}
+			next++
+		}
+		if i%4 == 3 && len(offs) > 1 { // the extremes in one key
+			offs[0], offs[len(offs)-1] = math.MinInt64, math.MaxInt64
+		}
+		positions := []int64{math.MinInt64, math.MaxInt64, -6, 0, 25}
+		for _, o := range offs {
+			positions = append(positions, o, o-1, o+1) // wrapping at the extremes is fine: more positions
+		}
+		for _, pos := range positions {
 			want := len(offs)
-			for i, o := range offs {
+			for j, o := range offs {
 				if o > pos {
-					want = i
+					want = j
 					break
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
@@ -51,4 +52,22 @@ func BenchmarkCheckWWDepsSeries(b *testing.B) {
 		Check(h, p, opts)
 	}
 	b.ReportMetric(float64(len(h.Ops))*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// BenchmarkLag measures the realtime lag and stalls alone (lagAndStalls)
+// on a generated 200k-op history, with the keys in one part and in one
+// part per core.
+func BenchmarkLag(b *testing.B) {
+	h, p := benchHistory(b, 200_000, nil)
+	c := check(h, p, DefaultOptions())
+	for _, parts := range []int{1, 0} {
+		b.Run(map[int]string{1: "one-part", 0: "part-per-core"}[parts], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c2 := &checker{h: h, opts: c.opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, lagParts: parts}
+				c2.lagAndStalls()
+			}
+			b.ReportMetric(float64(len(h.Ops))*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+		})
+	}
 }

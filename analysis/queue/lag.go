@@ -248,7 +248,7 @@ func (ls *lagState) sample(p, i int32) {
 // lagparts.go for how the keys are shared among the cores.
 func (c *checker) lagAndStalls() {
 	nk := len(c.h.Keys)
-	ev, acks, index := c.events(), c.ackLogs(), make([]lagIndex, nk)
+	ev, acks := c.events(), c.ackLogs()
 	polls, start := c.lagPolls(ev)
 	parts := c.lagParts
 	if parts <= 0 {
@@ -258,19 +258,27 @@ func (c *checker) lagAndStalls() {
 	states := make([]*lagState, parts)
 	par.Each(parts, parts, func() func(int) {
 		return func(part int) {
-			states[part] = c.lagPart(ev, acks, index, polls, start, part, parts)
+			states[part] = c.lagPart(ev, acks, polls, start, part, parts)
 		}
 	})
+	for k := range acks {
+		acks[k] = states[lagOwner(model.KeyID(k), parts)].acks[k] // as its walk left it
+	}
 	c.reportLag(states)
-	c.reportStalls(states)
+	c.reportStalls(states, acks)
 }
 
 // lagPart walks the history for the keys of one part: it samples only
-// them, and touches only their ackLogs and lagIndexes; the processes'
-// polls (lagPolls) it shares with the other parts, read only.
-func (c *checker) lagPart(ev []int32, acks []ackLog, index []lagIndex, polls []lagPollRec, start []int32, part, parts int) *lagState {
+// them, and updates only their ackLogs (in its own copy of acks) and
+// lagIndexes; the processes' polls (lagPolls) it shares with the other
+// parts, read only.
+func (c *checker) lagPart(ev []int32, acks []ackLog, polls []lagPollRec, start []int32, part, parts int) *lagState {
 	nk := len(c.h.Keys)
-	ls := &lagState{c: c, nk: nk, acks: acks, procs: make([]lagProc, len(c.procIDs)), index: index,
+	// The part's own copy of the ackLogs' headers: the parts update the
+	// counts in them, and a list shared by two cores would have them
+	// fight over the cache lines two keys' headers share (it made the
+	// parts together barely faster than one).
+	ls := &lagState{c: c, nk: nk, acks: slices.Clone(acks), procs: make([]lagProc, len(c.procIDs)), index: make([]lagIndex, nk),
 		inPoll: make([]uint32, nk), inAssign: make([]uint32, nk), part: part, parts: parts}
 	for p := range ls.procs {
 		ls.procs[p].polls = polls[start[p]:start[p+1]:start[p+1]]

@@ -13,7 +13,9 @@ import (
 // processes on it. So lagAndStalls splits the keys into parts, one per
 // core (key k in part k modulo parts), and walks the whole history once
 // per part, sampling only that part's keys; the polls it samples at, per
-// process, are listed once beforehand (lagPolls) and shared. The parts'
+// process, are listed once beforehand (lagPolls) and shared, read only,
+// and each part updates the ackLogs of its keys in its own copy of their
+// headers (lagPart). The parts'
 // findings are then merged in orders that do not depend on the parts:
 // the series by poll and key (comparePoints is total), closed stalls by
 // poll and key (one process polls at a poll), open stalls by process and
@@ -24,8 +26,12 @@ import (
 
 // mine reports whether this state samples key k.
 func (ls *lagState) mine(k model.KeyID) bool {
-	return ls.parts <= 1 || int(k)%ls.parts == ls.part
+	return ls.parts <= 1 || lagOwner(k, ls.parts) == ls.part
 }
+
+// lagOwner is the part that samples key k when the keys are split into
+// parts parts.
+func lagOwner(k model.KeyID, parts int) int { return int(k) % parts }
 
 // reportLag puts the lag samples in the series (by poll, then key), with
 // Options.Series, and the worst lag in the statistics.
