@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -147,12 +149,15 @@ func (c *checker) collect() {
 	}
 }
 
-// opCounts is what collect counts in a range of the ops.
+// opCounts is what collect counts in a range of the ops. Each range's
+// goroutine counts into its own, side by side with the others': the pad
+// keeps two off one cache line.
 type opCounts struct {
 	polls             int
 	ops, client, open int64
 	completions       int64
 	byType            [model.Fail + 1]int64
+	_                 cpu.CacheLinePad
 }
 
 // collect fills dst with the polls of ops [lo, hi), and counts them.

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -20,6 +22,9 @@ type topic struct {
 	live   []int32 // coordinates made live since the latest commit
 	cp     int64
 	cpBy   int32 // -1: no commit yet
+	// the sweep's parts write topics side by side in memory: the pad
+	// keeps two topics off one cache line
+	_ cpu.CacheLinePad
 }
 
 // indexTopics gathers each topic's offsets read and resume points. A

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -48,11 +50,17 @@ func (c *checker) walk() {
 	ws := make([]*checker, n)
 	var wg sync.WaitGroup
 	for j := range ws {
-		w := *c
+		// a walker writes its own copy of the checker all along: the pad
+		// keeps two copies off one cache line
+		pw := &struct {
+			checker
+			_ cpu.CacheLinePad
+		}{checker: *c}
+		w := &pw.checker
 		w.part, w.parts = uint32(j), uint32(n)
 		w.insts, w.words, w.keyVals, w.found = nil, nil, nil, make([]found, 0, room)
 		w.counts, w.pairs = [3][4][2]int64{}, 0
-		ws[j] = &w
+		ws[j] = w
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
