@@ -252,7 +252,9 @@ func (c *checker) lagAndStalls() {
 	polls, start := c.lagPolls(ev)
 	parts := c.lagParts
 	if parts <= 0 {
-		parts = runtime.GOMAXPROCS(0)
+		// half the cores: the lag runs beside the check's other groups
+		// (check.go), which keep the other half busy (lagparts.go)
+		parts = runtime.GOMAXPROCS(0) / 2
 	}
 	parts = max(1, min(parts, nk))
 	states := make([]*lagState, parts)

@@ -10,19 +10,26 @@ import (
 // The realtime lag of one key never depends on another's: a key's
 // samples, stalls and index of held positions follow from its own
 // acknowledgements and the polls, assignments and positions of the
-// processes on it. So lagAndStalls splits the keys into parts, one per
-// core (key k in part k modulo parts), and walks the whole history once
-// per part, sampling only that part's keys; the polls it samples at, per
-// process, are listed once beforehand (lagPolls) and shared, read only,
-// and each part updates the ackLogs of its keys in its own copy of their
-// headers (lagPart). The parts'
-// findings are then merged in orders that do not depend on the parts:
-// the series by poll and key (comparePoints is total), closed stalls by
-// poll and key (one process polls at a poll), open stalls by process and
-// key, and the worst lag by worstLag.offer's total order. So the result is
-// the same for any number of parts (TestLagParts). On bench/bench.sh's
-// 1.39M-op history this was 0.94 CPU-seconds on one core, the longest
-// stretch of the check.
+// processes on it. So lagAndStalls can split the keys into parts (key k
+// in part k modulo parts) and walk the whole history once per part, on
+// cores of their own, each part sampling only its keys. The polls it
+// samples at, per process, are listed once beforehand (lagPolls) and
+// shared, read only; each part updates the ackLogs of its keys in its own
+// copy of their headers (lagPart). The parts' findings are then merged in
+// orders that do not depend on the parts: the series by poll and key
+// (comparePoints is total), closed stalls by poll and key (one process
+// polls at a poll), open stalls by process and key, and the worst lag by
+// worstLag.offer's total order. So the result is the same for any number
+// of parts (TestLagParts).
+//
+// The parts cost CPU, since each walks all the ops: on bench/bench.sh's
+// 1.39M-op history two parts took 1.07 CPU-seconds where one took 0.76
+// (profiles). On this machine's two cores, where the check's other groups
+// keep the second core busy, that bought no time and cost about 10 MB of
+// peak RSS (eight alternating runs), so lagAndStalls takes one part per
+// two cores: one here, where the lag runs beside the other groups as
+// before; two on four cores, where it would be the check's longest
+// stretch by far.
 
 // mine reports whether this state samples key k.
 func (ls *lagState) mine(k model.KeyID) bool {
