@@ -147,24 +147,29 @@ func (s *Points[T]) Append(p T) {
 // Len is the number of points.
 func (s *Points[T]) Len() int { return s.n }
 
-// Sorted sorts s in place, each chunk on its own (chunks at once on every
-// core), and calls f on every point in compare's order (a k-way merge of
-// the chunks): O(n log n) for n
-// points, with no copy of them all, and no single move of them all that
-// the runtime could not interrupt (one append of a slice of millions of
-// lag samples used to hold up every collection of a report's check). The
-// order of points compare finds equal is not fixed: make it total.
-func (s *Points[T]) Sorted(compare func(a, b T) int, f func(T)) {
-	SortedAll([]*Points[T]{s}, compare, f)
+// Drain sorts s, each chunk on its own (chunks at once on every core), and
+// calls f on every point in compare's order (a k-way merge of the
+// chunks), emptying s as it goes: O(n log n) for n points, with no copy of
+// them all, and no single move of them all that the runtime could not
+// interrupt (one append of a slice of millions of lag samples used to hold
+// up every collection of a report's check). A chunk is let go as soon as
+// it is merged, so that the points f keeps (a report's lag series) take
+// the room of those it was given rather than adding to it: points
+// gathered in order of time, as the lag's are, are merged about one chunk
+// after the other. The order of points compare finds equal is not fixed:
+// make it total.
+func (s *Points[T]) Drain(compare func(a, b T) int, f func(T)) {
+	DrainAll([]*Points[T]{s}, compare, f)
 }
 
-// SortedAll is Sorted over the points of every one of ps at once: one
+// DrainAll is Drain over the points of every one of ps at once: one
 // merge of all their chunks, for points gathered in parts on several
-// cores.
-func SortedAll[T any](ps []*Points[T], compare func(a, b T) int, f func(T)) {
+// cores. Every one of ps is empty after it.
+func DrainAll[T any](ps []*Points[T], compare func(a, b T) int, f func(T)) {
 	var chunks [][]T
 	for _, s := range ps {
 		chunks = append(chunks, s.chunks...)
+		*s = Points[T]{}
 	}
 	// the chunks are sorted on every core: a sort is the same whichever
 	// goroutine runs it
@@ -204,6 +209,7 @@ func SortedAll[T any](ps []*Points[T], compare func(a, b T) int, f func(T)) {
 		c := heads[0]
 		f(chunks[c][pos[c]])
 		if pos[c]++; pos[c] == len(chunks[c]) {
+			chunks[c] = nil // merged: the collector may have it
 			heads[0] = heads[len(heads)-1]
 			heads = heads[:len(heads)-1]
 		}

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// TestPointsSorted sorts Points of up to four chunks, in random order
-// with repeats, and checks that Sorted yields every point once, in order.
-func TestPointsSorted(t *testing.T) {
+// TestPointsDrain drains Points of up to four chunks, in random order
+// with repeats, and checks that Drain yields every point once, in order,
+// and leaves the Points empty.
+func TestPointsDrain(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{0, 1, 100, pointsChunk, pointsChunk + 1, 3*pointsChunk + 17} {
 		var ps Points[int]
@@ -19,9 +20,12 @@ func TestPointsSorted(t *testing.T) {
 		}
 		slices.Sort(all)
 		got := make([]int, 0, n)
-		ps.Sorted(func(a, b int) int { return a - b }, func(x int) { got = append(got, x) })
+		ps.Drain(func(a, b int) int { return a - b }, func(x int) { got = append(got, x) })
 		if !slices.Equal(got, all) {
-			t.Fatalf("n=%d: Sorted is not the points in order", n)
+			t.Fatalf("n=%d: Drain is not the points in order", n)
+		}
+		if ps.Len() != 0 || len(ps.chunks) != 0 {
+			t.Fatalf("n=%d: Drain left %d points in %d chunks", n, ps.Len(), len(ps.chunks))
 		}
 	}
 }

@@ -48,7 +48,7 @@ func (c *checker) reportLag(states []*lagState) {
 		for i, ls := range states {
 			series[i] = &ls.series
 		}
-		analysis.SortedAll(series, comparePoints, func(s seriesPoint) {
+		analysis.DrainAll(series, comparePoints, func(s seriesPoint) {
 			r := &c.recs[s.rec]
 			c.res.Series.Lag.Append(analysis.LagPoint{Time: c.op(s.hp).Time, OpIndex: c.idx(r.comp),
 				Process: c.procIDs[r.proc], Key: s.key, LagNS: s.lag, Offset: s.pos})
