@@ -285,13 +285,28 @@ func (c *checker) lagPart(ev []int32, acks []ackLog, polls []lagPollRec, start [
 	for p := range ls.procs {
 		ls.procs[p].polls = polls[start[p]:start[p+1]:start[p+1]]
 	}
+	c.lagEvents(ev, ls.poll, ls.assign, ls.acknowledge)
+	for p := range ls.procs {
+		lp := &ls.procs[p]
+		for j := range lp.keys {
+			ls.catchUp(int32(p), &lp.keys[j], lp.n)
+		}
+	}
+	return ls
+}
+
+// lagEvents walks the client ops in history order, as the lag sees them
+// (ev is c.events()): poll at each invocation, with its rec (-1 for
+// none); assign at each completed assign or subscribe that did not fail;
+// acknowledge at each completed send or txn.
+func (c *checker) lagEvents(ev []int32, poll func(op *model.Op, ri int32), assign, acknowledge func(ri int32, op *model.Op)) {
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
 		if !op.IsClient() {
 			continue
 		}
 		if op.Type == model.Invoke {
-			ls.poll(op, ev[i])
+			poll(op, ev[i])
 			continue
 		}
 		ri := ev[i] // a completion: never an open invocation's rec
@@ -301,19 +316,12 @@ func (c *checker) lagPart(ev []int32, acks []ackLog, polls []lagPollRec, start [
 		switch op.F {
 		case model.FAssign, model.FSubscribe:
 			if op.Type != model.Fail {
-				ls.assign(ri, op)
+				assign(ri, op)
 			}
 		case model.FSend, model.FTxn:
-			ls.acknowledge(ri, op)
+			acknowledge(ri, op)
 		}
 	}
-	for p := range ls.procs {
-		lp := &ls.procs[p]
-		for j := range lp.keys {
-			ls.catchUp(int32(p), &lp.keys[j], lp.n)
-		}
-	}
-	return ls
 }
 
 // poll samples, at the invocation op of rec ri, when ri is an ok poll or

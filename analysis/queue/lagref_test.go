@@ -68,125 +68,108 @@ func (c *checker) refLagAndStalls() {
 		acked, hasAcked := acks[k].highest()
 		c.reportStall(proc, k, s, acked, hasAcked)
 	}
-	for i := range c.h.Ops {
-		op := &c.h.Ops[i]
-		if !op.IsClient() {
-			continue
+	c.lagEvents(ev, func(op *model.Op, ri int32) {
+		if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
+			return
 		}
-		if op.Type == model.Invoke {
-			ri := ev[i]
-			if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
-				continue
-			}
-			comp := c.op(c.recs[ri].comp)
-			if comp.F != model.FPoll && comp.F != model.FTxn {
-				continue
-			}
-			lp := &procs[c.recs[ri].proc]
-			keys = keys[:0]
-			stamp++
-			hasPoll := false
-			mops := c.h.MopsOf(comp)
-			for mi := range mops {
-				if mops[mi].Kind != model.MopPoll {
-					continue
-				}
-				hasPoll = true
-				for _, kp := range c.h.PollsOf(&mops[mi]) {
-					if inKeys[kp.Key] != stamp {
-						inKeys[kp.Key] = stamp
-						keys = append(keys, kp.Key)
-					}
-					if rs := c.h.ReadsOf(&kp); len(rs) > 0 {
-						e := lp.entry(kp.Key, nk)
-						e.pos, e.hasPos = rs[len(rs)-1].Offset(), true
-					}
-				}
-			}
-			if !hasPoll {
-				continue
-			}
-			if lp.hasAssign {
-				for _, k := range lp.assigned {
-					if inKeys[k] != stamp {
-						inKeys[k] = stamp
-						keys = append(keys, k)
-					}
-				}
-			} else {
-				for j := range lp.keys {
-					if k := lp.keys[j].key; lp.keys[j].hasPos && inKeys[k] != stamp {
-						inKeys[k] = stamp
-						keys = append(keys, k)
-					}
-				}
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				pos := int64(-1)
-				e := lp.get(k, nk)
-				if e != nil && e.hasPos {
-					pos = e.pos
-				}
-				lag := int64(0)
-				a := &acks[k]
-				aj := a.next(pos)
-				if aj >= 0 {
-					lag = op.Time - a.times[aj]
-				}
-				if c.opts.Series {
-					c.res.Series.Lag.Append(analysis.LagPoint{
-						Time: op.Time, OpIndex: c.idx(c.recs[ri].comp), Process: op.Process, Key: k, LagNS: lag, Offset: pos})
-				}
-				if lag > worst {
-					worst, worstProc, worstKey, worstOp = lag, op.Process, k, c.idx(c.recs[ri].comp)
-				}
-				if e != nil && e.inStall && (e.st.pos != pos || lag <= 0) {
-					closeStall(op.Process, k, &e.st)
-					e.inStall = false
-				}
-				if lag > 0 {
-					if e == nil {
-						e = lp.entry(k, nk)
-					}
-					if !e.inStall {
-						e.inStall = true
-						e.st = stall{pos: pos, since: op.Time, fromRec: ri, ackRec: a.ops[aj]}
-					}
-					e.st.lastTime, e.st.lastRec = op.Time, ri
-					e.st.polls++
-				}
-			}
-			continue
+		comp := c.op(c.recs[ri].comp)
+		if comp.F != model.FPoll && comp.F != model.FTxn {
+			return
 		}
-		ri := ev[i] // a completion: never an open invocation's rec
-		if ri < 0 {
-			continue
-		}
-		switch op.F {
-		case model.FAssign, model.FSubscribe:
-			if op.Type == model.Fail {
+		lp := &procs[c.recs[ri].proc]
+		keys = keys[:0]
+		stamp++
+		hasPoll := false
+		mops := c.h.MopsOf(comp)
+		for mi := range mops {
+			if mops[mi].Kind != model.MopPoll {
 				continue
 			}
-			lp := &procs[c.recs[ri].proc]
-			lp.hasAssign = true
-			lp.assigned = c.h.KeysOf(i)
+			hasPoll = true
+			for _, kp := range c.h.PollsOf(&mops[mi]) {
+				if inKeys[kp.Key] != stamp {
+					inKeys[kp.Key] = stamp
+					keys = append(keys, kp.Key)
+				}
+				if rs := c.h.ReadsOf(&kp); len(rs) > 0 {
+					e := lp.entry(kp.Key, nk)
+					e.pos, e.hasPos = rs[len(rs)-1].Offset(), true
+				}
+			}
+		}
+		if !hasPoll {
+			return
+		}
+		if lp.hasAssign {
+			for _, k := range lp.assigned {
+				if inKeys[k] != stamp {
+					inKeys[k] = stamp
+					keys = append(keys, k)
+				}
+			}
+		} else {
 			for j := range lp.keys {
-				if e := &lp.keys[j]; e.hasPos && !slices.Contains(lp.assigned, e.key) {
-					e.hasPos = false
-				}
-			}
-		case model.FSend, model.FTxn:
-			if op.Type != model.OK || op.Time == model.NoTime {
-				continue
-			}
-			for _, m := range c.h.MopsOf(op) {
-				if m.Kind == model.MopSend && m.Done && m.Offset() != model.NoOffset {
-					acks[m.Key].add(m.Offset(), op.Time, ri) //nolint
+				if k := lp.keys[j].key; lp.keys[j].hasPos && inKeys[k] != stamp {
+					inKeys[k] = stamp
+					keys = append(keys, k)
 				}
 			}
 		}
-	}
+		slices.Sort(keys)
+		for _, k := range keys {
+			pos := int64(-1)
+			e := lp.get(k, nk)
+			if e != nil && e.hasPos {
+				pos = e.pos
+			}
+			lag := int64(0)
+			a := &acks[k]
+			aj := a.next(pos)
+			if aj >= 0 {
+				lag = op.Time - a.times[aj]
+			}
+			if c.opts.Series {
+				c.res.Series.Lag.Append(analysis.LagPoint{
+					Time: op.Time, OpIndex: c.idx(c.recs[ri].comp), Process: op.Process, Key: k, LagNS: lag, Offset: pos})
+			}
+			if lag > worst {
+				worst, worstProc, worstKey, worstOp = lag, op.Process, k, c.idx(c.recs[ri].comp)
+			}
+			if e != nil && e.inStall && (e.st.pos != pos || lag <= 0) {
+				closeStall(op.Process, k, &e.st)
+				e.inStall = false
+			}
+			if lag > 0 {
+				if e == nil {
+					e = lp.entry(k, nk)
+				}
+				if !e.inStall {
+					e.inStall = true
+					e.st = stall{pos: pos, since: op.Time, fromRec: ri, ackRec: a.ops[aj]}
+				}
+				e.st.lastTime, e.st.lastRec = op.Time, ri
+				e.st.polls++
+			}
+		}
+	}, func(ri int32, op *model.Op) {
+		lp := &procs[c.recs[ri].proc]
+		lp.hasAssign = true
+		lp.assigned = c.h.KeysOf(int(c.recs[ri].comp))
+		for j := range lp.keys {
+			if e := &lp.keys[j]; e.hasPos && !slices.Contains(lp.assigned, e.key) {
+				e.hasPos = false
+			}
+		}
+	}, func(ri int32, op *model.Op) {
+		if op.Type != model.OK || op.Time == model.NoTime {
+			return
+		}
+		for _, m := range c.h.MopsOf(op) {
+			if m.Kind == model.MopSend && m.Done && m.Offset() != model.NoOffset {
+				acks[m.Key].add(m.Offset(), op.Time, ri) //nolint
+			}
+		}
+	})
 	if worst >= 0 {
 		analysis.OwnStats[Stats](c.res).WorstLagS = float64(worst) / 1e9
 		analysis.OwnStats[Stats](c.res).WorstLagProcess = analysis.IntPtr(int64(worstProc))
