@@ -12,8 +12,10 @@
 # alternate between slow and fast, whichever binary runs. Eight runs of
 # one build on the 1.39M-op history took 1.93, 1.57, 1.76, 1.61, 1.85,
 # 1.59, 1.82 and 1.58 s, the slow ones with three times the system time
-# (0.6 to 0.8 s against 0.2: page faults, most likely the kernel making
-# huge pages afresh after the previous run's were freed). Runs in the
+# (0.6 to 0.8 s against 0.2). It looks like the virtual machine's host
+# taking back memory the guest freed: with 5 s of idle between runs,
+# nearly every run was slow (0.9 to 1.0 s of system time), with 1 s,
+# nearly none. Runs in the
 # order OLD NEW OLD NEW put every OLD in a slow slot and every NEW in a
 # fast one: a head start of about 15 % for NEW. In OLD NEW NEW OLD each
 # build lands as often in either. Still compare medians over
