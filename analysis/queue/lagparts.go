@@ -24,12 +24,12 @@ import (
 //
 // The parts cost CPU, since each walks all the ops: on bench/bench.sh's
 // 1.39M-op history two parts took 1.07 CPU-seconds where one took 0.76
-// (profiles). On this machine's two cores, where the check's other groups
-// keep the second core busy, that bought no time and cost about 10 MB of
-// peak RSS (eight alternating runs), so lagAndStalls takes one part per
-// two cores: one here, where the lag runs beside the other groups as
-// before; two on four cores, where it would be the check's longest
-// stretch by far.
+// (profiles). On this machine's two cores two parts made that check 8 %
+// faster (1.76 to 1.62 s) but its peak RSS 16 MB larger (372 to 388 MB,
+// medians of six runs by bench/ab.sh), at the edge of its memory target
+// of 1.5 times the file (393 MB); the crash-heavy history gained 5 %.
+// So lagAndStalls takes one part per two cores: one here; two on four
+// cores, where the lag would be the check's longest stretch by far.
 
 // mine reports whether this state samples key k.
 func (ls *lagState) mine(k model.KeyID) bool {
