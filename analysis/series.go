@@ -20,15 +20,15 @@ type UnseenPoint struct {
 
 // LagPoint is one realtime-lag sample: at the ok poll OpIndex of Process
 // (stamped with its invocation Time), Key lagged LagNS nanoseconds behind the
-// acknowledged log; Offset is the consumer's position after the poll (-1:
-// nothing read yet).
+// acknowledged log. (The consumer's position, which the lag follows from,
+// is not kept: the report does not draw it, and a 1.39M-op history's
+// report holds millions of samples.)
 type LagPoint struct {
 	Time    int64
 	OpIndex int64
 	Process int32
 	Key     model.KeyID
 	LagNS   int64
-	Offset  int64
 }
 
 // KeyOrder is the version order a transactional checker inferred for one
@@ -84,10 +84,9 @@ type lagPoll struct {
 }
 
 type lagSample struct {
-	key    model.KeyID
-	poll   int32 // index in polls
-	lagNS  int64
-	offset int64
+	key   model.KeyID
+	poll  int32 // index in polls
+	lagNS int64
 }
 
 // Append adds p at the end.
@@ -97,7 +96,7 @@ func (s *LagSeries) Append(p LagPoint) {
 		s.polls.Append(lagPoll{p.Time, p.OpIndex, p.Process})
 		n++
 	}
-	s.samples.Append(lagSample{p.Key, int32(n - 1), p.LagNS, p.Offset})
+	s.samples.Append(lagSample{p.Key, int32(n - 1), p.LagNS})
 }
 
 // Len is the number of samples.
@@ -107,7 +106,7 @@ func (s *LagSeries) Len() int { return s.samples.Len() }
 func (s *LagSeries) At(i int) LagPoint {
 	x := s.samples.At(i)
 	p := s.polls.At(int(x.poll))
-	return LagPoint{Time: p.time, OpIndex: p.opIndex, Process: p.process, Key: x.key, LagNS: x.lagNS, Offset: x.offset}
+	return LagPoint{Time: p.time, OpIndex: p.opIndex, Process: p.process, Key: x.key, LagNS: x.lagNS}
 }
 
 // All yields the samples in order.
@@ -115,7 +114,7 @@ func (s *LagSeries) All() iter.Seq2[int, LagPoint] {
 	return func(yield func(int, LagPoint) bool) {
 		for i, x := range s.samples.All() {
 			p := s.polls.At(int(x.poll))
-			if !yield(i, LagPoint{Time: p.time, OpIndex: p.opIndex, Process: p.process, Key: x.key, LagNS: x.lagNS, Offset: x.offset}) {
+			if !yield(i, LagPoint{Time: p.time, OpIndex: p.opIndex, Process: p.process, Key: x.key, LagNS: x.lagNS}) {
 				return
 			}
 		}

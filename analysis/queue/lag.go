@@ -95,21 +95,19 @@ func (w *worstLag) offer(x worstLag) {
 
 // seriesPoint is one series sample, until reportLag puts it in the
 // result: the poll (its invocation's history position and its rec), the
-// key, the lag and the consumer's position. 32 bytes: a report of a
-// 1.39M-op history keeps millions of them, in chunks (analysis.Points)
-// that never move.
+// key and the lag. 24 bytes: a report of a 1.39M-op history keeps
+// millions of them, in chunks (analysis.Points) that never move.
 type seriesPoint struct {
 	hp, rec int32
 	key     model.KeyID
 	lag     int64
-	pos     int64
 }
 
-// comparePoints orders samples by poll, then key (then lag and position,
-// so that the order is total). It returns at the first field that differs:
-// cmp.Or compares all four first, and a report's sort of millions of
-// samples spends most of its time here (a 64k-sample sort: 10.6 ms
-// against 23.5 ms with cmp.Or).
+// comparePoints orders samples by poll, then key (then lag, so that the
+// order is total). It returns at the first field that differs: cmp.Or
+// compares them all first, and a report's sort of millions of samples
+// spends most of its time here (a 64k-sample sort: 10.6 ms against
+// 23.5 ms with cmp.Or).
 func comparePoints(a, b seriesPoint) int {
 	if a.hp != b.hp {
 		return cmp.Compare(a.hp, b.hp)
@@ -117,10 +115,7 @@ func comparePoints(a, b seriesPoint) int {
 	if a.key != b.key {
 		return cmp.Compare(a.key, b.key)
 	}
-	if a.lag != b.lag {
-		return cmp.Compare(a.lag, b.lag)
-	}
-	return cmp.Compare(a.pos, b.pos)
+	return cmp.Compare(a.lag, b.lag)
 }
 
 // candidate offers one sample for the worst lag (worstLag.offer).
@@ -129,11 +124,11 @@ func (ls *lagState) candidate(lag int64, pr *lagPollRec, proc int32, k model.Key
 }
 
 // point records a series sample.
-func (ls *lagState) point(pr *lagPollRec, k model.KeyID, lag, pos int64) {
+func (ls *lagState) point(pr *lagPollRec, k model.KeyID, lag int64) {
 	if !ls.c.opts.Series {
 		return
 	}
-	ls.series.Append(seriesPoint{hp: pr.hp, rec: pr.rec, key: k, lag: lag, pos: pos})
+	ls.series.Append(seriesPoint{hp: pr.hp, rec: pr.rec, key: k, lag: lag})
 }
 
 // catchUp accounts for the polls of process p after entry e's last sample
@@ -162,9 +157,9 @@ func (ls *lagState) catchUp(p int32, e *lagKey, upto int32) {
 		pos = e.pos
 	}
 	last := len(polls) - 1
-	ls.point(&polls[0], e.key, lagAt(0), pos)
+	ls.point(&polls[0], e.key, lagAt(0))
 	if last > 0 {
-		ls.point(&polls[last], e.key, lagAt(last), pos)
+		ls.point(&polls[last], e.key, lagAt(last))
 	}
 	// the worst of the run: at its last poll, first reached at the first
 	// poll of the same time
@@ -214,7 +209,7 @@ func (ls *lagState) sample(p, i int32) {
 	if aj >= 0 {
 		lag = pr.time - a.times[aj]
 	}
-	ls.point(pr, e.key, lag, pos)
+	ls.point(pr, e.key, lag)
 	ls.candidate(lag, pr, proc, e.key)
 	if e.inStall && (e.st.pos != pos || lag <= 0) {
 		if ls.c.reportable(&e.st) { // the others would be dropped when reported

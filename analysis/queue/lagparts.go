@@ -51,7 +51,7 @@ func (c *checker) reportLag(states []*lagState) {
 		analysis.DrainAll(series, comparePoints, func(s seriesPoint) {
 			r := &c.recs[s.rec]
 			c.res.Series.Lag.Append(analysis.LagPoint{Time: c.op(s.hp).Time, OpIndex: c.idx(r.comp),
-				Process: c.procIDs[r.proc], Key: s.key, LagNS: s.lag, Offset: s.pos})
+				Process: c.procIDs[r.proc], Key: s.key, LagNS: s.lag})
 		})
 	}
 	var w worstLag

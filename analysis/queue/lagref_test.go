@@ -130,7 +130,7 @@ func (c *checker) refLagAndStalls() {
 			}
 			if c.opts.Series {
 				c.res.Series.Lag.Append(analysis.LagPoint{
-					Time: op.Time, OpIndex: c.idx(c.recs[ri].comp), Process: op.Process, Key: k, LagNS: lag, Offset: pos})
+					Time: op.Time, OpIndex: c.idx(c.recs[ri].comp), Process: op.Process, Key: k, LagNS: lag})
 			}
 			if lag > worst {
 				worst, worstProc, worstKey, worstOp = lag, op.Process, k, c.idx(c.recs[ri].comp)
