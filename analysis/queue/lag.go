@@ -247,9 +247,7 @@ func (c *checker) lagAndStalls() {
 	polls, start := c.lagPolls(ev)
 	parts := c.lagParts
 	if parts <= 0 {
-		// half the cores: the lag runs beside the check's other groups
-		// (check.go), which keep the other half busy (lagparts.go)
-		parts = runtime.GOMAXPROCS(0) / 2
+		parts = runtime.GOMAXPROCS(0) // one per core (lagparts.go)
 	}
 	parts = max(1, min(parts, nk))
 	states := make([]*lagState, parts)

@@ -24,12 +24,11 @@ import (
 //
 // The parts cost CPU, since each walks all the ops: on bench/bench.sh's
 // 1.39M-op history two parts took 1.07 CPU-seconds where one took 0.76
-// (profiles). On this machine's two cores two parts made that check 8 %
-// faster (1.76 to 1.62 s) but its peak RSS 16 MB larger (372 to 388 MB,
-// medians of six runs by bench/ab.sh), at the edge of its memory target
-// of 1.5 times the file (393 MB); the crash-heavy history gained 5 %.
-// So lagAndStalls takes one part per two cores: one here; two on four
-// cores, where the lag would be the check's longest stretch by far.
+// (profiles). They pay for it on two cores, with the cycle search on its
+// own goroutine: that check went from 1.70 to 1.56 s and from 1.69 to
+// 1.54 s (medians of six runs by bench/ab.sh), with peak RSS 384 against
+// 383 MB and 390 against 381 MB (one earlier set of six gave 372 against
+// 388: this machine's spread); the crash-heavy history gained 5 %.
 
 // mine reports whether this state samples key k.
 func (ls *lagState) mine(k model.KeyID) bool {
