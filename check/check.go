@@ -16,6 +16,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/internal/version"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/workload"
@@ -74,17 +75,16 @@ func inputError(err error) error {
 func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 	// The digest (the result's sha256 and bytes) is taken beside the
 	// read, from the page cache; a file it cannot hash has none.
-	digest := make(chan Digest, 1)
-	go func() {
-		d, _ := DigestFile(path)
-		digest <- d
-	}()
+	var digest Digest
+	var hashing par.Group
+	hashing.Go(func() { digest, _ = DigestFile(path) })
 	h, err := ReadHistory(path, opts)
 	if err != nil {
-		return nil, nil, inputError(err)
+		return nil, nil, inputError(err) // the digest is not waited for
 	}
 	res, err := History(h, opts)
-	(<-digest).Set(res)
+	hashing.Wait()
+	digest.Set(res)
 	return res, h, err
 }
 
@@ -113,16 +113,13 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 	// first.
 	var pairing model.Pairing
 	var err error
-	paired := make(chan struct{})
-	go func() {
-		defer close(paired)
-		pairing, err = model.Pair(h)
-	}()
+	var pairs par.Group
+	pairs.Go(func() { pairing, err = model.Pair(h) })
 	w, werr := Workload(h, opts.Workload)
 	if werr == nil && opts.AfterRead != nil {
 		opts.AfterRead(w)
 	}
-	<-paired
+	pairs.Wait()
 	if err != nil {
 		return nil, &InputError{err}
 	}

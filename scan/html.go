@@ -46,7 +46,12 @@ var reportClock = time.Now
 // writeReport writes the HTML report of one history (package report) to
 // path; its header names the hindsight check --html command that makes the
 // same report of that history.
-func writeReport(path string, res *analysis.Result, h *model.History) error {
+func writeReport(path string, res *analysis.Result, h *model.History) (err error) {
+	defer func() {
+		if p := recover(); p != nil { // a bug: the row stands, with a warning
+			err = fmt.Errorf("internal error: %v (a bug in hindsight: please report it, with the history if you can)", p)
+		}
+	}()
 	opts := report.ViewOptions{Command: report.CheckCommand(res, res.Source, filepath.Base(path)), Made: reportClock()}
 	return report.WriteHTMLFile(path, report.BuildView(res, h, opts))
 }

@@ -101,6 +101,36 @@ var testHooks struct {
 	rerun func(path string)
 	// budget gets the scan's memory budget when it is made.
 	budget func(*budget)
+	// checkRead, if set, is called as a history's check begins, where a
+	// panic is taken as hindsight's own failure on that history.
+	checkRead func(path string)
+}
+
+// internalError is a panic of hindsight's on one history: a bug, not the
+// history's verdict, so its error row is not cached (a fixed build checks
+// the history again) and the scan goes on with the others.
+type internalError struct {
+	path string
+	p    any
+}
+
+func (e *internalError) Error() string {
+	return fmt.Sprintf("%s: internal error: %v (a bug in hindsight: please report it, with the history if you can)", e.path, e.p)
+}
+
+// readChecked is check.Read, with a panic on the way (on this goroutine,
+// or raised again from a worker's by par.Group) turned into an
+// *internalError.
+func readChecked(r io.Reader, path string, opts check.Options) (res *analysis.Result, h *model.History, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, h, err = nil, nil, &internalError{path: path, p: p}
+		}
+	}()
+	if testHooks.checkRead != nil {
+		testHooks.checkRead(path)
+	}
+	return check.Read(r, path, opts)
 }
 
 type scanner struct {
@@ -514,7 +544,7 @@ func (s *scanner) check(ctx context.Context, open func() (io.Reader, *ctxReader,
 		opts := s.opts.Check
 		opts.Meter = l.meter(ctx, path, s.factor(), extra)
 		s.inflight.add(path, flight{size: size, sha: sha, archive: archivePath})
-		res, h, err = check.Read(r, path, opts)
+		res, h, err = readChecked(r, path, opts)
 		s.inflight.remove(path)
 		if !errors.Is(err, errRerun) {
 			break
@@ -568,9 +598,10 @@ func (s *scanner) check(ctx context.Context, open func() (io.Reader, *ctxReader,
 	}
 	row.Archive = archivePath
 	out.row = row
-	if _, ok := check.AsMemoryCapError(err); ok || errors.Is(err, ingest.ErrTooLarge) {
+	var ie *internalError
+	if _, ok := check.AsMemoryCapError(err); ok || errors.Is(err, ingest.ErrTooLarge) || errors.As(err, &ie) {
 		// Not the content's verdict: a bigger --max-history-bytes or
-		// --memory reads it.
+		// --memory reads it, or a build without the bug.
 		out.key, out.anoms = "", nonNil(anoms)
 		return out
 	}

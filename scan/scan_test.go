@@ -574,3 +574,46 @@ func TestCeilingStopsTheScan(t *testing.T) {
 		}
 	}
 }
+
+// TestScanSurvivesAPanic: a panic of hindsight's on one history (a bug)
+// gives that history an error row saying so, and the scan goes on with
+// the others; the row is not cached, so a rerun checks the history again.
+func TestScanSurvivesAPanic(t *testing.T) {
+	dir := t.TempDir()
+	for i, name := range []string{"a.edn", "b.edn", "c.edn"} {
+		var buf bytes.Buffer
+		genHistory(&buf, 200+10*i) // contents differ: the cache is by content
+		testpack.WriteFile(t, filepath.Join(dir, name), buf.Bytes())
+	}
+	testHooks.checkRead = func(path string) {
+		if strings.HasSuffix(path, "b.edn") {
+			panic("boom")
+		}
+	}
+	defer func() { testHooks.checkRead = nil }()
+	opts := testOptions(t)
+	sum := mustRun(t, []string{dir}, opts)
+	_, rows := readParquet(t, filepath.Join(opts.OutDir, "histories.parquet"))
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(rows))
+	}
+	for _, r := range rows {
+		path, _ := r["path"].(string)
+		errText, _ := r["error"].(string)
+		if strings.HasSuffix(path, "b.edn") {
+			if r["verdict"] != VerdictError || !strings.Contains(errText, "internal error: boom (a bug in hindsight") {
+				t.Errorf("%s: %v %q, want an error row naming the internal error", path, r["verdict"], errText)
+			}
+		} else if r["verdict"] != VerdictValid {
+			t.Errorf("%s: %v %q, want valid", path, r["verdict"], errText)
+		}
+	}
+	if sum.Errors != 1 {
+		t.Errorf("%d error rows, want 1", sum.Errors)
+	}
+	testHooks.checkRead = nil
+	sum = mustRun(t, []string{dir}, opts)
+	if sum.Cached != 2 || sum.Errors != 0 || sum.Valid != 3 {
+		t.Errorf("rerun: %d cached, %d errors, %d valid; want 2, 0 and 3", sum.Cached, sum.Errors, sum.Valid)
+	}
+}

@@ -2,12 +2,12 @@ package abort
 
 import (
 	"slices"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/cpu"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -107,16 +107,12 @@ func (c *checker) collect() {
 	parts := make([]opCounts, n)
 	span := (len(c.h.Ops) + n - 1) / n
 	ranges := func(each func(j, lo, hi int)) {
-		var wg sync.WaitGroup
+		var g par.Group
 		for j := range n {
 			lo, hi := min(j*span, len(c.h.Ops)), min((j+1)*span, len(c.h.Ops))
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				each(j, lo, hi)
-			}()
+			g.Go(func() { each(j, lo, hi) })
 		}
-		wg.Wait()
+		g.Wait()
 	}
 	ranges(func(j, lo, hi int) { parts[j].polls = c.countPolls(lo, hi) })
 	total := 0

@@ -2,10 +2,10 @@ package abort
 
 import (
 	"slices"
-	"sync"
 
 	"golang.org/x/sys/cpu"
 
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -109,15 +109,11 @@ func (c *checker) sweep() {
 		}
 	}
 	n := walkers(len(c.polls))
-	var wg sync.WaitGroup
+	var g par.Group
 	for j := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.sweepPart(byPos, uint32(j), uint32(n))
-		}()
+		g.Go(func() { c.sweepPart(byPos, uint32(j), uint32(n)) })
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // sweepPart is the sweep of the topics whose id is part modulo parts: it

@@ -3,11 +3,11 @@ package abort
 import (
 	"runtime"
 	"slices"
-	"sync"
 
 	"golang.org/x/sys/cpu"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -48,7 +48,7 @@ func (c *checker) walk() {
 	// a walker's findings: room for about one instance in four polls
 	room := len(c.polls)/(4*n) + 16
 	ws := make([]*checker, n)
-	var wg sync.WaitGroup
+	var g par.Group
 	for j := range ws {
 		// a walker writes its own copy of the checker all along: the pad
 		// keeps two copies off one cache line
@@ -61,13 +61,9 @@ func (c *checker) walk() {
 		w.insts, w.words, w.keyVals, w.found = nil, nil, nil, make([]found, 0, room)
 		w.counts, w.pairs = [3][4][2]int64{}, 0
 		ws[j] = w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.walkPart()
-		}()
+		g.Go(w.walkPart)
 	}
-	wg.Wait()
+	g.Wait()
 	// merge: each walker's findings are in poll order; each type's list
 	// is sized first
 	sizes := map[string]int{}

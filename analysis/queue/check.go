@@ -2,10 +2,11 @@ package queue
 
 import (
 	"slices"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -97,8 +98,22 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
 	c3 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs}
 	c4 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, ev: c2.events()}
+	// logged is closed once the version order is built; on a panic here
+	// before that, it is closed with failed set, so that c4 does not wait
+	// for ever (a scan goes on after a history's panic: par.Group)
 	logged := make(chan struct{})
-	var groups sync.WaitGroup
+	var failed atomic.Bool
+	isClosed := false // this goroutine's own
+	defer func() {
+		if p := recover(); p != nil {
+			if !isClosed {
+				failed.Store(true)
+				close(logged)
+			}
+			panic(p)
+		}
+	}()
+	var groups par.Group
 	groups.Go(func() {
 		c2.seriesAndStalls()
 		c2.ev = nil // c4 keeps it as long as it needs it
@@ -109,6 +124,9 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		// log's is (the two at once would push a large history past its
 		// memory budget).
 		<-logged
+		if failed.Load() {
+			return
+		}
 		c4.writer = c.writer
 		c4.versionOrder = c.versionOrder
 		c4.cycles()
@@ -118,6 +136,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	groups.Go(c3.checkAllReads)
 	c.buildLog()
 	close(logged)
+	isClosed = true
 	c.checkRecs()
 	c.checkLostAndUnseen()
 	groups.Wait()

@@ -6,7 +6,6 @@ package par
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 )
 
@@ -30,11 +29,9 @@ func Each(n, workers int, start func() func(i int)) {
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var g Group
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			do := start()
 			for {
 				i := int(next.Add(1)) - 1
@@ -43,9 +40,9 @@ func Each(n, workers int, start func() func(i int)) {
 				}
 				do(i)
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // EachRange calls f on ranges [lo, hi) that together cover [0, n) once,
@@ -109,24 +106,30 @@ func Stream[T any](n int, f func(i int, reuse T) T, use func(i int, v T)) {
 		var zero T
 		tokens <- zero
 	}
+	// A panic in f is caught per item, so that every slot is filled and
+	// nothing waits for ever: the item's slot gets the zero value, the
+	// items after it are skipped, use is not called again, and the panic
+	// is raised again here once the workers are done (Group).
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var g Group
 	for range workers {
-		wg.Go(func() {
+		g.Go(func() {
 			for v := range tokens {
 				i := int(next.Add(1)) - 1
 				if i >= n {
 					tokens <- v
 					return
 				}
-				slots[i%window] <- f(i, v)
+				slots[i%window] <- guard(&g, func() T { return f(i, v) })
 			}
 		})
 	}
 	for i := range n {
 		v := <-slots[i%window]
-		use(i, v)
+		if !g.Failed() {
+			use(i, v)
+		}
 		tokens <- v
 	}
-	wg.Wait()
+	g.Wait()
 }

@@ -2,6 +2,7 @@ package par
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -180,5 +181,90 @@ func TestStreamInOrderAndBounded(t *testing.T) {
 				t.Errorf("GOMAXPROCS=%d n=%d: no value came back for reuse", procs, n)
 			}
 		}
+	}
+}
+
+// caught runs f and returns what it panicked with, nil if nothing.
+func caught(f func()) (p any) {
+	defer func() { p = recover() }()
+	f()
+	return nil
+}
+
+// TestPanicsReachTheCaller checks that a panic on a worker goroutine of
+// Group, Each, Pieces, Stream and SortFunc is raised again on the calling
+// goroutine (as a *Panic holding the value, or, for a panic on the calling
+// goroutine itself, as it was) instead of ending the process;
+// and that Stream, whose consumer waits for every item in turn, neither
+// hangs nor hands use anything after the panic.
+func TestPanicsReachTheCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(4)
+	check := func(name string, p any) {
+		t.Helper()
+		pp, ok := p.(*Panic)
+		if !ok || pp.Value != "boom" || len(pp.Stack) == 0 {
+			t.Errorf("%s: recovered %v, want a *Panic of \"boom\" with its stack", name, p)
+		}
+	}
+	check("Group", caught(func() {
+		var g Group
+		g.Go(func() {})
+		g.Go(func() { panic("boom") })
+		g.Wait()
+	}))
+	check("Each", caught(func() {
+		Each(100, 4, func() func(int) {
+			return func(i int) {
+				if i == 37 {
+					panic("boom")
+				}
+			}
+		})
+	}))
+	check("Pieces", caught(func() {
+		Pieces(1000, 10, func() func(i, lo, hi int) {
+			return func(i, _, _ int) {
+				if i == 50 {
+					panic("boom")
+				}
+			}
+		})
+	}))
+	for _, at := range []int{0, 1, 500, 999} {
+		used := 0
+		check(fmt.Sprintf("Stream, panic at item %d", at), caught(func() {
+			Stream(1000, func(i int, _ int) int {
+				if i == at {
+					panic("boom")
+				}
+				return i
+			}, func(i, v int) {
+				if v != i {
+					t.Errorf("Stream: use(%d, %d) after a panic", i, v)
+				}
+				used++
+			})
+		}))
+		if used > at {
+			t.Errorf("Stream, panic at item %d: use saw %d items", at, used)
+		}
+	}
+	big := make([]int, 1<<17)
+	for i := range big {
+		big[i] = len(big) - i
+	}
+	// SortFunc sorts one half on the calling goroutine: the panic may
+	// come from either
+	p := caught(func() {
+		SortFunc(big, func(a, b int) int {
+			if a == 12345 {
+				panic("boom")
+			}
+			return cmp.Compare(a, b)
+		})
+	})
+	if p != "boom" {
+		check("SortFunc", p)
 	}
 }

@@ -3,7 +3,6 @@ package par
 import (
 	"runtime"
 	"slices"
-	"sync"
 )
 
 // sortSerialBelow is the length under which SortFunc sorts on the calling
@@ -45,14 +44,10 @@ func sortSplit[E any](s []E, cmp func(a, b E) int, depth int) {
 		return
 	}
 	mid := partition(s, medianSample(s, cmp), cmp)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		sortSplit(s[:mid], cmp, depth-1)
-	}()
+	var g Group
+	g.Go(func() { sortSplit(s[:mid], cmp, depth-1) })
 	sortSplit(s[mid:], cmp, depth-1)
-	wg.Wait()
+	g.Wait()
 }
 
 // medianSample returns the median of pivotSamples evenly spaced elements

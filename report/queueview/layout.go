@@ -13,6 +13,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
 
@@ -84,11 +85,10 @@ func (b *builder) queueView(v *page.View) {
 	cb := *b
 	cb.Builder = &pb
 	var series seriesCharts
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	var drawing par.Group
+	drawing.Go(func() {
 		series = seriesCharts{Unseen: cb.unseenChart(v.FinalReads), LagKey: cb.lagChart(true, v.FinalReads), LagProcess: cb.lagChart(false, v.FinalReads)}
-	}()
+	})
 	v.Timeline = b.timeline()
 	keyIndex := map[string]int{}
 	for i, k := range v.Timeline.Keys {
@@ -103,7 +103,7 @@ func (b *builder) queueView(v *page.View) {
 			}
 		}
 	}
-	<-done
+	drawing.Wait()
 	b.Omissions = append(b.Omissions, pb.Omissions...)
 	v.Charts = append(v.Charts, series.Unseen, series.LagKey, series.LagProcess)
 	v.Charts = append(v.Charts, b.CycleCharts...)
