@@ -289,17 +289,17 @@ func (c *checker) lagPart(ev []int32, acks []ackLog, polls []lagPollRec, start [
 }
 
 // lagEvents walks the client ops in history order, as the lag sees them
-// (ev is c.events()): poll at each invocation, with its rec (-1 for
-// none); assign at each completed assign or subscribe that did not fail;
+// (ev is c.events()): poll at each invocation, with its position and its
+// rec (-1 for none); assign at each completed assign or subscribe that did not fail;
 // acknowledge at each completed send or txn.
-func (c *checker) lagEvents(ev []int32, poll func(op *model.Op, ri int32), assign, acknowledge func(ri int32, op *model.Op)) {
+func (c *checker) lagEvents(ev []int32, poll func(hp int32, op *model.Op, ri int32), assign, acknowledge func(ri int32, op *model.Op)) {
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
 		if !op.IsClient() {
 			continue
 		}
 		if op.Type == model.Invoke {
-			poll(op, ev[i])
+			poll(int32(i), op, ev[i])
 			continue
 		}
 		ri := ev[i] // a completion: never an open invocation's rec
@@ -317,17 +317,21 @@ func (c *checker) lagEvents(ev []int32, poll func(op *model.Op, ri int32), assig
 	}
 }
 
-// poll samples, at the invocation op of rec ri, when ri is an ok poll or
-// txn that polled and op has a time (lagPoll), the keys of its process
+// poll samples, at the invocation op (history position hp) of rec ri, when
+// it is the next of its process's polls that lagPolls listed (an ok poll
+// or txn that polled, op with a time: lagPoll), the keys of its process
 // whose state may have changed.
-func (ls *lagState) poll(op *model.Op, ri int32) {
-	c := ls.c
-	mops, ok := c.lagPoll(op, ri)
-	if !ok {
+func (ls *lagState) poll(hp int32, op *model.Op, ri int32) {
+	if ri < 0 {
 		return
 	}
+	c := ls.c
 	p := c.recs[ri].proc
 	lp := &ls.procs[p]
+	if lp.n == int32(len(lp.polls)) || lp.polls[lp.n].hp != hp {
+		return // not a poll the lag samples at: lagPolls decided it once
+	}
+	mops := c.h.MopsOf(c.op(c.recs[ri].comp))
 	if n := lp.n; n > 0 && !lp.unordered && op.Time < lp.polls[n-1].time {
 		// times went back: account for every run so far, then
 		// sample every held key at each poll
@@ -336,7 +340,7 @@ func (ls *lagState) poll(op *model.Op, ri int32) {
 		}
 		lp.unordered = true
 	}
-	lp.n++ // lagPolls put the poll's record at polls[n]
+	lp.n++
 	ls.stamp++
 	ls.touched = ls.touched[:0]
 	ls.readPolled(p, mops)

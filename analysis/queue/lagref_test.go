@@ -68,7 +68,7 @@ func (c *checker) refLagAndStalls() {
 		acked, hasAcked := acks[k].highest()
 		c.reportStall(proc, k, s, acked, hasAcked)
 	}
-	c.lagEvents(ev, func(op *model.Op, ri int32) {
+	c.lagEvents(ev, func(_ int32, op *model.Op, ri int32) {
 		if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
 			return
 		}
