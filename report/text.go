@@ -132,8 +132,7 @@ type jsonAppender interface {
 // preceded by one when comma is set.
 func appendInstances(b []byte, ins []analysis.Instance, comma bool) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
+	var enc *json.Encoder // for instances that do not append their own
 	for i, in := range ins {
 		if i > 0 || comma {
 			b = append(b, ',')
@@ -141,6 +140,10 @@ func appendInstances(b []byte, ins []analysis.Instance, comma bool) ([]byte, err
 		if a, ok := in.(jsonAppender); ok {
 			b = a.AppendJSON(b)
 			continue
+		}
+		if enc == nil {
+			enc = json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
 		}
 		buf.Reset()
 		if err := enc.Encode(in); err != nil {

@@ -104,13 +104,10 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	logged := make(chan struct{})
 	var failed atomic.Bool
 	isClosed := false // this goroutine's own
-	defer func() {
-		if p := recover(); p != nil {
-			if !isClosed {
-				failed.Store(true)
-				close(logged)
-			}
-			panic(p)
+	defer func() {    // runs on a panic too
+		if !isClosed {
+			failed.Store(true)
+			close(logged)
 		}
 	}()
 	var groups par.Group
