@@ -258,7 +258,7 @@ func (la *listAppend) pairIndexOf(k model.KeyID) *pairIndex {
 	c := la.c
 	pi := &pairIndex{first: map[[2]model.MsgID]int32{}, preds: map[model.MsgID][]model.MsgID{}, succs: map[model.MsgID][]model.MsgID{}}
 	for _, rd := range la.byKey[la.keyStart[k]:la.keyStart[k+1]] {
-		es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+		es := la.list(&rd)
 		es = withoutRepeats(es)
 		prev := model.NoMsg
 		for _, e := range es {

@@ -3,6 +3,7 @@ package txn
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/par"
@@ -109,7 +110,7 @@ func (la *listAppend) recordReads() {
 		return func(i, lo, hi int) {
 			w := at[i]
 			each(lo, hi, func(r int32, j int, m *model.Mop, es []model.MsgID) {
-				la.reads[w] = readRef{rec: r, mop: int32(j), key: m.Key, n: int32(len(es)), hash: hashElems(es)}
+				la.reads[w] = readRef{rec: r, key: m.Key, es: listSpan(m), hash: hashElems(es)}
 				w++
 			})
 		}
@@ -210,14 +211,12 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 				slices.SortFunc(idx, func(i, j int32) int {
 					a, b := &la.reads[i], &la.reads[j]
 					switch { // first difference returns (cmp.Or compares every field)
-					case a.n != b.n:
-						return cmp.Compare(a.n, b.n)
+					case a.es.N != b.es.N:
+						return cmp.Compare(a.es.N, b.es.N)
 					case a.hash != b.hash:
 						return cmp.Compare(a.hash, b.hash)
-					case a.rec != b.rec:
-						return cmp.Compare(a.rec, b.rec)
 					}
-					return cmp.Compare(a.mop, b.mop)
+					return cmp.Compare(i, j) // reads are in history order: rec, then micro-op
 				})
 			}
 			run = run[:0]
@@ -257,7 +256,7 @@ func (la *listAppend) cleanKeys() {
 			la.clean[k] = true
 			for _, i := range la.keyReads[la.keyStart[k]:la.keyStart[k+1]] {
 				rd := &la.reads[i]
-				es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+				es := la.list(rd)
 				if !la.prefixOfOrder(model.KeyID(k), es) {
 					la.clean[k] = false
 					break
@@ -276,10 +275,10 @@ func (la *listAppend) shownByReads() {
 	covered := make([]int32, nk)
 	for _, rd := range la.reads {
 		o := la.order[rd.key]
-		if rd.n <= covered[rd.key] {
+		if rd.n() <= covered[rd.key] {
 			continue
 		}
-		es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
+		es := la.list(&rd)
 		if len(es) > len(o) {
 			es = withoutRepeats(es) // a read with duplicate elements shows the order too
 		}
@@ -341,14 +340,13 @@ type incompatible struct {
 // values-from-single-appends). It touches key k's entries only, so that
 // keys can be ordered at once.
 func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool, single model.MsgID) *incompatible {
-	c := la.c
 	ds := make([]distinct, 0, len(reads))
 	for _, rd := range reads {
-		if rd.n == 0 {
+		if rd.n() == 0 {
 			continue
 		}
-		es, _ := la.elems(rd.rec, &c.mops(rd.rec)[rd.mop])
-		if n := len(ds); n > 0 && ds[n-1].ref.n == rd.n && ds[n-1].ref.hash == rd.hash && slices.Equal(ds[n-1].es, es) {
+		es := la.list(&rd)
+		if n := len(ds); n > 0 && ds[n-1].ref.n() == rd.n() && ds[n-1].ref.hash == rd.hash && slices.Equal(ds[n-1].es, es) {
 			continue
 		}
 		ds = append(ds, distinct{rd, es})
@@ -357,8 +355,8 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 		return nil
 	}
 	slices.SortStableFunc(ds, func(a, b distinct) int {
-		if a.ref.n != b.ref.n { // (not cmp.Or, which compares both first)
-			return cmp.Compare(a.ref.n, b.ref.n)
+		if a.ref.n() != b.ref.n() { // (not cmp.Or, which compares both first)
+			return cmp.Compare(a.ref.n(), b.ref.n())
 		}
 		return cmp.Compare(a.ref.rec, b.ref.rec)
 	})
@@ -424,27 +422,59 @@ func (la *listAppend) readStates() []int32 {
 	c := la.c
 	st := make([]int32, len(la.reads))
 	par.EachRange(len(la.reads), 1<<14, func(lo, hi int) {
+		// whole recs to a range: where a rec's reads start is counted
+		// from its first micro-op
+		lo, hi = la.recBoundary(lo), la.recBoundary(hi)
 		first := la.marksPool.Get().(*marks)
 		defer la.marksPool.Put(first)
+		var mops []model.Mop
 		var ext []bool
-		last := int32(-1) // the rec whose externals ext holds
+		last, extOf := int32(-1), int32(-1) // the rec of mops, and of ext
+		j := 0                              // where the next read's micro-op is sought
 		for i := lo; i < hi; i++ {
 			rd := &la.reads[i]
 			st[i] = -1
+			if rd.rec != last {
+				mops, last, j = c.mops(rd.rec), rd.rec, 0
+			}
+			m := la.nextRead(rd.rec, mops, j) // rd's micro-op
+			j = m + 1
 			if la.dupKey[rd.key] {
 				continue
 			}
-			mops := c.mops(rd.rec)
-			if rd.rec != last {
-				ext, last = externalsWith(first, mops, ext), rd.rec
+			if extOf != rd.rec {
+				ext, extOf = externalsWith(first, mops, ext), rd.rec
 			}
-			if ext[rd.mop] {
-				es, _ := la.elems(rd.rec, &mops[rd.mop])
-				st[i] = la.state(rd.key, es)
+			if ext[m] {
+				st[i] = la.state(rd.key, la.list(rd))
 			}
 		}
 	})
 	return st
+}
+
+// recBoundary returns the first position at or after x in reads where a
+// rec's reads begin (len(reads) when none does): reads are in history
+// order, so the first whose rec differs from the one before x. A binary
+// search, so that a txn of many reads costs each range O(log reads).
+func (la *listAppend) recBoundary(x int) int {
+	if x == 0 || x >= len(la.reads) {
+		return x
+	}
+	prev := la.reads[x-1].rec
+	return x + sort.Search(len(la.reads)-x, func(i int) bool { return la.reads[x+i].rec != prev })
+}
+
+// nextRead returns the position of the first micro-op of rec r at or after
+// j that recordReads made a read of: mops are r's, and the reads of a rec
+// are recorded in the order of its micro-ops.
+func (la *listAppend) nextRead(r int32, mops []model.Mop, j int) int {
+	for ; j < len(mops); j++ {
+		if _, ok := la.elems(r, &mops[j]); ok {
+			return j
+		}
+	}
+	return j // not reached: every read of reads has its micro-op
 }
 
 func (la *listAppend) readersOf(st int32) []int32 { return la.byState.of(st) }
