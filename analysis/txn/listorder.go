@@ -320,72 +320,67 @@ func withoutRepeats(es []model.MsgID) []model.MsgID {
 	return o
 }
 
-// distinct is one of the distinct lists a key's reads returned, with the
-// first read that returned it.
-type distinct struct {
-	ref readRef
-	es  []model.MsgID
-}
-
 // incompatible is a key's first pair of reads neither of which is a prefix
-// of the other.
+// of the other: of the distinct lists its reads returned, the first read
+// that returned each.
 type incompatible struct {
 	k    model.KeyID
-	a, b distinct
+	a, b readRef
 }
 
 // orderKey sets key k's version order from its reads (sorted by length,
 // hash and rec) and returns the first incompatible pair, or nil, unless k
 // has a single append, whose order is that append alone (Elle's
 // values-from-single-appends). It touches key k's entries only, so that
-// keys can be ordered at once.
+// keys can be ordered at once, and reuses reads (the caller's scratch) for
+// the distinct lists.
 func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool, single model.MsgID) *incompatible {
-	ds := make([]distinct, 0, len(reads))
+	// the first read of each distinct list: equal lists are neighbours
+	ds := reads[:0]
 	for _, rd := range reads {
 		if rd.n() == 0 {
 			continue
 		}
-		es := la.list(&rd)
-		if n := len(ds); n > 0 && ds[n-1].ref.n() == rd.n() && ds[n-1].ref.hash == rd.hash && slices.Equal(ds[n-1].es, es) {
+		if n := len(ds); n > 0 && ds[n-1].n() == rd.n() && ds[n-1].hash == rd.hash && slices.Equal(la.list(&ds[n-1]), la.list(&rd)) {
 			continue
 		}
-		ds = append(ds, distinct{rd, es})
+		ds = append(ds, rd)
 	}
 	if len(ds) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(ds, func(a, b distinct) int {
-		if a.ref.n() != b.ref.n() { // (not cmp.Or, which compares both first)
-			return cmp.Compare(a.ref.n(), b.ref.n())
+	slices.SortStableFunc(ds, func(a, b readRef) int {
+		if a.n() != b.n() { // (not cmp.Or, which compares both first)
+			return cmp.Compare(a.n(), b.n())
 		}
-		return cmp.Compare(a.ref.rec, b.ref.rec)
+		return cmp.Compare(a.rec, b.rec)
 	})
-	longest := ds[len(ds)-1]
-	o := withoutRepeats(longest.es)
+	longest := &ds[len(ds)-1]
+	o := withoutRepeats(la.list(longest))
 	la.readOrder[k] = o
 	if singleAppend {
 		la.order[k] = []model.MsgID{single}
 		return nil
 	}
-	la.order[k], la.orderSrc[k] = o, longest.ref.rec
+	la.order[k], la.orderSrc[k] = o, longest.rec
 	for i := 1; i < len(ds); i++ {
-		a, b := ds[i-1], ds[i]
-		if len(a.es) <= len(b.es) && slices.Equal(a.es, b.es[:len(a.es)]) {
+		a, b := la.list(&ds[i-1]), la.list(&ds[i])
+		if len(a) <= len(b) && slices.Equal(a, b[:len(a)]) {
 			continue
 		}
-		return &incompatible{k, a, b}
+		return &incompatible{k, ds[i-1], ds[i]}
 	}
 	return nil
 }
 
 // reportIncompatible records the incompatible-order instance of pair p.
 func (la *listAppend) reportIncompatible(p *incompatible) {
-	c, a, b := la.c, p.a, p.b
+	c, a, b := la.c, &p.a, &p.b
 	c.add(IncompatibleOrder, &Instance{
 		Subject:  analysis.Subject{Key: c.keyVal(p.k)},
-		Values:   []analysis.Value{c.listVal(a.es), c.listVal(b.es)},
-		Ops:      []int64{c.idx(a.ref.rec), c.idx(b.ref.rec)},
-		Evidence: analysis.Evidence{Witness: c.witness(a.ref.rec, b.ref.rec)},
+		Values:   []analysis.Value{c.listVal(la.list(a)), c.listVal(la.list(b))},
+		Ops:      []int64{c.idx(a.rec), c.idx(b.rec)},
+		Evidence: analysis.Evidence{Witness: c.witness(a.rec, b.rec)},
 	})
 }
 
