@@ -132,15 +132,16 @@ type decoder struct {
 	stack   []opener
 
 	// Interning caches in front of the builder: same ids, fewer allocations.
-	smallKeys []model.KeyID // id+1 of the integer key i, for small i >= 0
-	intKeys   map[int64]model.KeyID
-	fnames    map[string]string
-	errs      map[string]string
-	msgTab    []keyMsgs
-	smallVals []model.ValID // id+1 of the integer value valLo+i, for small i >= 0
-	valLo     int64
-	valBased  bool // valLo is set
-	rset      map[model.KeyID]bool
+	smallKeys  []model.KeyID // id+1 of the integer key i, for small i >= 0
+	nSmallKeys int           // the keys in smallKeys
+	intKeys    map[int64]model.KeyID
+	fnames     map[string]string
+	errs       map[string]string
+	msgTab     []keyMsgs
+	smallVals  []model.ValID // id+1 of the integer value valLo+i, for small i >= 0
+	valLo      int64
+	valBased   bool // valLo is set
+	rset       map[model.KeyID]bool
 
 	ops      opChunks
 	indices  model.Runs    // the ops' :index values

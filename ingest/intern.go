@@ -90,6 +90,11 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 	return mops
 }
 
+// smallKeyLimit is the integer key below which key looks its id up in a
+// table indexed by the key rather than in a map; the table also takes any
+// key below twice the number of keys it holds, so that a history's keys
+// 0 to n (histgen's rotate through tens of thousands) all go through it,
+// while its size stays proportional to the keys, never to their magnitude.
 const smallKeyLimit = 1 << 12
 
 // key interns a scratch atom as a key.
@@ -98,7 +103,7 @@ func (d *decoder) key(a *satom) model.KeyID {
 		return d.b.KeyTextBytes(d.atomText(a))
 	}
 	if a.kind == model.KInt {
-		if a.i >= 0 && a.i < smallKeyLimit {
+		if a.i >= 0 && a.i < max(smallKeyLimit, 2*int64(d.nSmallKeys)) {
 			if a.i < int64(len(d.smallKeys)) {
 				if id := d.smallKeys[a.i]; id != 0 {
 					return id - 1
@@ -109,6 +114,7 @@ func (d *decoder) key(a *satom) model.KeyID {
 				d.smallKeys = append(d.smallKeys, 0)
 			}
 			d.smallKeys[a.i] = id + 1
+			d.nSmallKeys++
 			return id
 		}
 		if id, ok := d.intKeys[a.i]; ok {
