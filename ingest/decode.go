@@ -132,8 +132,10 @@ type decoder struct {
 	stack   []opener
 
 	// Interning caches in front of the builder: same ids, fewer allocations.
-	smallKeys  []model.KeyID // id+1 of the integer key i, for small i >= 0
+	smallKeys  []model.KeyID // id+1 of the integer key keyLo+i, for small i >= 0
 	nSmallKeys int           // the keys in smallKeys
+	keyLo      int64
+	keyBased   bool // keyLo is set
 	intKeys    map[int64]model.KeyID
 	fnames     map[string]string
 	errs       map[string]string

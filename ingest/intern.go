@@ -90,11 +90,14 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 	return mops
 }
 
-// smallKeyLimit is the integer key below which key looks its id up in a
-// table indexed by the key rather than in a map; the table also takes any
-// key below twice the number of keys it holds, so that a history's keys
-// 0 to n (histgen's rotate through tens of thousands) all go through it,
-// while its size stays proportional to the keys, never to their magnitude.
+// smallKeyLimit is the size up to which the table key looks integer keys
+// up in (indexed by the key less its base, see winBase) always takes a
+// key; beyond it, the table takes a key below twice the number it holds
+// (plus the window's slack), so that keys that run 0 to n, or through a
+// window of them in a block of a parallel read (histgen's txn histories
+// rotate through 52k keys), go through it, while its size stays
+// proportional to the keys, never to their magnitude. Other keys go
+// through a map.
 const smallKeyLimit = 1 << 12
 
 // key interns a scratch atom as a key.
@@ -103,17 +106,20 @@ func (d *decoder) key(a *satom) model.KeyID {
 		return d.b.KeyTextBytes(d.atomText(a))
 	}
 	if a.kind == model.KInt {
-		if a.i >= 0 && a.i < max(smallKeyLimit, 2*int64(d.nSmallKeys)) {
-			if a.i < int64(len(d.smallKeys)) {
-				if id := d.smallKeys[a.i]; id != 0 {
+		if !d.keyBased && a.i >= 0 {
+			d.keyBased, d.keyLo = true, d.winBase(a.i)
+		}
+		if i := a.i - d.keyLo; d.keyBased && i >= 0 && i < max(smallKeyLimit, 2*int64(d.nSmallKeys)+d.slack()) {
+			if i < int64(len(d.smallKeys)) {
+				if id := d.smallKeys[i]; id != 0 {
 					return id - 1
 				}
 			}
 			id := d.b.Key(model.IntAtom(a.i))
-			for int64(len(d.smallKeys)) <= a.i {
+			for int64(len(d.smallKeys)) <= i {
 				d.smallKeys = append(d.smallKeys, 0)
 			}
-			d.smallKeys[a.i] = id + 1
+			d.smallKeys[i] = id + 1
 			d.nSmallKeys++
 			return id
 		}
