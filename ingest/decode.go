@@ -45,9 +45,10 @@ type satom struct {
 type smop struct {
 	kind     model.MopKind
 	done     bool
+	ints     bool // a read list of integers only: decoder.readInts[p0:p1]
 	key, val satom
 	off      int64
-	p0, p1   int32 // its polls: decoder.polls[p0:p1]
+	p0, p1   int32 // its polls: decoder.polls[p0:p1]; a read list's elements: decoder.reads[p0:p1] (decoder.readInts with ints)
 }
 
 // spoll is one key of a poll result in the scratch space.
@@ -119,17 +120,21 @@ type decoder struct {
 	n    int64 // ops read so far
 
 	// Scratch space of the op being read.
-	arena   []byte
-	mops    []smop
-	polls   []spoll
-	reads   []sread
-	vkeys   []satom
-	rkeys   []satom
-	vmode   valueMode
-	vpos    srcPos
-	verr    lexErr // first problem found in the micro-ops, reported only if they are used
-	hasVErr bool
-	stack   []opener
+	arena []byte
+	mops  []smop
+	polls []spoll
+	reads []sread
+	// readInts holds the elements of read lists of integers only, which
+	// are most of a list-append history's bytes: 8 bytes an element
+	// rather than an sread's 32 (smop.ints)
+	readInts []int64
+	vkeys    []satom
+	rkeys    []satom
+	vmode    valueMode
+	vpos     srcPos
+	verr     lexErr // first problem found in the micro-ops, reported only if they are used
+	hasVErr  bool
+	stack    []opener
 
 	// Interning caches in front of the builder: same ids, fewer allocations.
 	smallKeys  []model.KeyID // id+1 of the integer key keyLo+i, for small i >= 0
@@ -809,6 +814,7 @@ func (d *decoder) resetValue() {
 	d.mops = d.mops[:0]
 	d.polls = d.polls[:0]
 	d.reads = d.reads[:0]
+	d.readInts = d.readInts[:0]
 	d.vkeys = d.vkeys[:0]
 	d.hasVErr = false
 	if d.hx != nil {

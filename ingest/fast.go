@@ -352,23 +352,11 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 	case m.kind == model.MopRead && fastNil(buf, p):
 		p += 3
 	case m.kind == model.MopRead && buf[p] == '[':
-		m.kind, m.done = model.MopReadList, true
-		m.p0 = int32(len(d.reads))
-		for p++; ; {
-			if p = fastNext(buf, p); p < 0 {
-				return -1
-			}
-			if buf[p] == ']' {
-				p++
-				break
-			}
-			var v satom
-			if v, p = d.fastAtom(buf, p); p < 0 {
-				return -1
-			}
-			d.reads = append(grow(d.reads), sread{val: v})
+		if p = d.fastReadList(buf, p+1, &m); p < 0 {
+			return -1
 		}
-		m.p1 = int32(len(d.reads))
+		d.mops = append(grow(d.mops), m)
+		return p
 	case m.kind == model.MopSend && buf[p] == '[':
 		var r sread
 		if p = d.fastPair(buf, p+1, &r); p < 0 {
@@ -388,6 +376,54 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 	}
 	d.mops = append(grow(d.mops), m)
 	return p
+}
+
+// fastReadList reads the elements of a read list whose '[' is before p
+// into m (a read, as [:r k [...]] makes it), as readMop does, and the
+// micro-op's closing ']'; it returns the index after that, or -1. While
+// every element is an integer they go to decoder.readInts (m.ints); the
+// first that is not moves them to decoder.reads.
+func (d *decoder) fastReadList(buf []byte, p int, m *smop) int {
+	m.kind, m.done, m.ints = model.MopReadList, true, true
+	m.p0 = int32(len(d.readInts))
+	for {
+		if p = fastNext(buf, p); p < 0 {
+			return -1
+		}
+		c := buf[p]
+		if c == ']' {
+			p++
+			break
+		}
+		if m.ints && (c == '-' || c >= '0' && c <= '9') {
+			var v int64
+			if v, p = fastInteger(buf, p); p < 0 {
+				return -1
+			}
+			d.readInts = append(grow(d.readInts), v)
+			continue
+		}
+		if m.ints {
+			m.ints = false
+			lo := m.p0
+			m.p0 = int32(len(d.reads))
+			for _, v := range d.readInts[lo:] {
+				d.reads = append(grow(d.reads), sread{val: satom{kind: model.KInt, i: v}})
+			}
+			d.readInts = d.readInts[:lo]
+		}
+		var v satom
+		if v, p = d.fastAtom(buf, p); p < 0 {
+			return -1
+		}
+		d.reads = append(grow(d.reads), sread{val: v})
+	}
+	if m.ints {
+		m.p1 = int32(len(d.readInts))
+	} else {
+		m.p1 = int32(len(d.reads))
+	}
+	return fastClose(buf, p)
 }
 
 // fastPair reads an [offset value] pair whose '[' is before p into r, as

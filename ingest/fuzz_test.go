@@ -104,6 +104,11 @@ func FuzzEDN(f *testing.F) {
 			"{:index 11, :time 4, :type :info, :process :nemesis, :f :start-partition, :value :majority, :error \"x y\"}\n",
 		"{:type :ok, :value [[:append 2 12] [:r 5 nil] [:r 5 [1 2 3]] [:w 1 2] [:r 1 2] [:r 3]], :process 3, :time 1589367458999246707, :index 99}\n" +
 			"{:index 1, :type :ok, :process 0, :value [[:send \"8\" [14 15]]], :f :send}\n",
+		// read lists: integers only (decoder.readInts), then mixed, empty,
+		// negative and too long for the fast path
+		"{:type :ok, :value [[:r 5 [1 -2 3]] [:r 5 [1 :a \"b\" 4]] [:r 6 [:a 1 2]] [:r 7 []]], :process 3}\n" +
+			"{:type :ok, :value [[:r 5 [1 -2 3 5]] [:r 6 [:a 1 2 -7]] [:r 8 [1 99999999999999999999]]], :process 4}\n" +
+			"{:type :invoke, :value [[:r 5 nil] [:r 5 [1 x]]], :process 5}\n",
 		// hostile shapes: deep nesting, CR-only lines, NUL-padded tails
 		strings.Repeat("{", MaxNesting+2),
 		"{:type :ok :value " + strings.Repeat("#{", MaxNesting) + "}",

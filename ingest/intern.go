@@ -62,8 +62,14 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 			m.Key = d.key(&sm.key)
 			if n := int(sm.p1 - sm.p0); n > 0 {
 				d.elemBuf = d.elemBuf[:0]
-				for j := range n {
-					d.elemBuf = append(d.elemBuf, d.msg(m.Key, &d.reads[int(sm.p0)+j].val))
+				if sm.ints {
+					for _, v := range d.readInts[sm.p0:sm.p1] {
+						d.elemBuf = append(d.elemBuf, d.msgInt(m.Key, v))
+					}
+				} else {
+					for j := range n {
+						d.elemBuf = append(d.elemBuf, d.msg(m.Key, &d.reads[int(sm.p0)+j].val))
+					}
 				}
 				m.Polls = d.storeList(m.Key)
 			}
@@ -142,34 +148,45 @@ func (d *decoder) msg(k model.KeyID, a *satom) model.MsgID {
 	if a.kind != model.KInt || a.i < 0 {
 		return d.b.Msg(k, d.val(a))
 	}
+	return d.msgInt(k, a.i)
+}
+
+// msgInt interns the message of key k and the integer value v, as msg
+// does for an integer atom.
+func (d *decoder) msgInt(k model.KeyID, v int64) model.MsgID {
+	if v < 0 {
+		a := satom{kind: model.KInt, i: v}
+		return d.b.Msg(k, d.val(&a))
+	}
 	if int(k) >= len(d.msgTab) {
 		d.msgTab = append(d.msgTab, make([]keyMsgs, int(k)+1-len(d.msgTab))...)
 	}
+	a := satom{kind: model.KInt, i: v}
 	t := &d.msgTab[k]
 	if !t.based {
-		t.based, t.lo = true, d.winBase(a.i)
+		t.based, t.lo = true, d.winBase(v)
 	}
-	i := a.i - t.lo
+	i := v - t.lo
 	if i < 0 {
-		return d.b.Msg(k, d.val(a)) // below the table: the builder's map
+		return d.b.Msg(k, d.val(&a)) // below the table: the builder's map
 	}
 	if i < int64(len(t.ids)) {
 		if id := t.ids[i]; id != 0 {
 			return id - 1
 		}
 	}
-	v := d.val(a)
+	val := d.val(&a)
 	t.n++
 	if i >= int64(len(t.ids)) && i >= 2*int64(t.n)+64+d.slack() {
-		return d.b.Msg(k, v) // too sparse for the dense table: the builder's map
+		return d.b.Msg(k, val) // too sparse for the dense table: the builder's map
 	}
 	// Dense table from here on: a message the builder's map does not hold
 	// is appended without indexing it (the table is its index). A value
 	// below the table's base never comes here, so it is always looked up
 	// in the map, where it was put.
-	id, ok := d.b.LookupMsg(k, v)
+	id, ok := d.b.LookupMsg(k, val)
 	if !ok {
-		id = d.b.AppendMsg(k, v)
+		id = d.b.AppendMsg(k, val)
 	}
 	if i >= int64(len(t.ids)) {
 		n := max(2*len(t.ids), int(i)+1, 64)
