@@ -41,6 +41,8 @@ type Options struct {
 	// stops the read and is returned (wrapped in an InputError unless it
 	// is a *MemoryCapError). See meter.go.
 	Meter func(text int64) error
+	// tee hashes a file read in parallel as it is read (File).
+	tee *ingest.Tee
 }
 
 // DefaultOptions are the command line's defaults.
@@ -73,14 +75,31 @@ func inputError(err error) error {
 // File reads and checks the history at path ("-" for standard input, or a
 // Jepsen store directory). It returns the history too, for reports.
 func File(path string, opts Options) (*analysis.Result, *model.History, error) {
-	// The digest (the result's sha256 and bytes) is taken beside the
-	// read, from the page cache; a file it cannot hash has none.
+	// The digest (the result's sha256 and bytes): a file read in parallel
+	// is hashed by that read as its bytes come in (ingest.Tee), so that it
+	// is read once, not twice (hashing it beside the read took a tenth of
+	// the CPU of a 1M-poll abort check, read syscalls fighting the
+	// parallel read's for half of it); any other is hashed beside the
+	// read, from the page cache, and one whose parallel read fell back to
+	// a sequential one beside the check. A file it cannot hash has none.
 	var digest Digest
 	var hashing par.Group
-	hashing.Go(func() { digest, _ = DigestFile(path) })
+	hw := newHasher()
+	if ingest.ReadsInParallel(path, readOptions(opts)) {
+		opts.tee = &ingest.Tee{W: hw}
+	} else {
+		hashing.Go(func() { digest, _ = DigestFile(path) })
+	}
 	h, err := ReadHistory(path, opts)
 	if err != nil {
 		return nil, nil, inputError(err) // the digest is not waited for
+	}
+	if t := opts.tee; t != nil {
+		if t.Done {
+			digest = hw.Digest()
+		} else {
+			hashing.Go(func() { digest, _ = DigestFile(path) })
+		}
 	}
 	res, err := History(h, opts)
 	hashing.Wait()
@@ -91,7 +110,7 @@ func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 // readOptions are ingest's options for opts, with every workload's value
 // decoder installed: the workload is not known before the history is read.
 func readOptions(opts Options) ingest.Options {
-	return ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes, Decoders: workload.Decoders()}
+	return ingest.Options{Format: opts.Format, MaxBytes: opts.MaxBytes, Decoders: workload.Decoders(), Tee: opts.tee}
 }
 
 // Read reads a history from r (named name in messages) and checks it.

@@ -5,9 +5,14 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/ingest"
 )
 
 // TestDigest: a result's sha256 and bytes are those of the bytes as
@@ -66,5 +71,52 @@ func TestDigestNotRegular(t *testing.T) {
 	}
 	if _, err := DigestFile(os.DevNull); err == nil {
 		t.Errorf("%s: digest of a device", os.DevNull)
+	}
+}
+
+// TestDigestLarge: a file large enough to be read in parallel is hashed by
+// that read (ingest.Tee), a file or a store folder's; one whose parallel
+// read falls back to a sequential one (an op spread over two lines, which
+// a block's end cuts) is hashed afterwards. Either way the digest is the
+// file's bytes'.
+func TestDigestLarge(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 9<<20; i++ {
+		fmt.Fprintf(&b, "{:index %d, :time %d, :type :invoke, :process %d, :f :send, :value [[:send %d %d]]}\n", 2*i, 10*i, i%7, i%5, i)
+		fmt.Fprintf(&b, "{:index %d, :time %d, :type :ok, :process %d, :f :send, :value [[:send %d [%d %d]]]}\n", 2*i+1, 10*i+5, i%7, i%5, i/5, i)
+	}
+	one := []byte(b.String())
+	spread := []byte(strings.ReplaceAll(b.String(), ", :type", ",\n :type"))
+	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	os.Mkdir(store, 0o755)
+	os.WriteFile(filepath.Join(store, "history.edn"), one, 0o644)
+	os.WriteFile(filepath.Join(dir, "one.edn"), one, 0o644)
+	os.WriteFile(filepath.Join(dir, "spread.edn"), spread, 0o644)
+	for _, c := range []struct {
+		name string
+		path string
+		want []byte
+	}{
+		{"one op a line", filepath.Join(dir, "one.edn"), one},
+		{"a store folder's", store, one},
+		{"ops over two lines", filepath.Join(dir, "spread.edn"), spread},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if runtime.GOMAXPROCS(0) > 1 && !ingest.ReadsInParallel(c.path, readOptions(DefaultOptions())) {
+				t.Errorf("%s: not read in parallel", c.path)
+			}
+			res, h, err := File(c.path, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := bytes.Count(one, []byte("\n")); len(h.Ops) != want {
+				t.Errorf("%d ops, want %d", len(h.Ops), want)
+			}
+			if res.SHA256 != sum(c.want) || res.Bytes != int64(len(c.want)) {
+				t.Errorf("got %s %d, want %s %d", res.SHA256, res.Bytes, sum(c.want), len(c.want))
+			}
+		})
 	}
 }

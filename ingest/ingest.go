@@ -66,6 +66,21 @@ type Options struct {
 	// an *Error that wraps ErrTooLarge. It keeps a decompression bomb from
 	// taking all memory.
 	MaxBytes int64
+
+	// Tee, when set, is given the bytes of a file that ReadFile reads in
+	// parallel (ReadsInParallel), so that a caller can hash the file
+	// without reading it a second time. Nil: none.
+	Tee *Tee
+}
+
+// Tee receives the bytes of a file as a parallel read reads them: every
+// byte once, in file order (Options.Tee). Done is set when the parallel
+// read succeeded, and so W was given the whole file; otherwise (the read
+// fell back to a sequential one, or failed) W holds an unknown prefix of
+// it.
+type Tee struct {
+	W    io.Writer
+	Done bool
 }
 
 // ErrTooLarge is wrapped by the error of a history whose text passes

@@ -173,17 +173,49 @@ func workers(opts Options) int {
 // read sequentially, and then f is back at its start.
 func readFileParallel(f *os.File, name string, opts Options) (h *model.History, ok bool, err error) {
 	fi, err := f.Stat()
-	w := workers(opts)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() < parallelMin || w < 2 ||
-		opts.MaxBytes > 0 && fi.Size() > opts.MaxBytes { // the sequential read reports it
+	if err != nil || !parallelFile(fi, opts) {
 		return nil, false, nil
 	}
-	h, err = readParallel(f, name, fi.Size(), opts, w, blockSize(fi.Size()))
+	h, err = readParallel(f, name, fi.Size(), opts, workers(opts), blockSize(fi.Size()))
 	if err == errSequential {
 		_, err = f.Seek(0, io.SeekStart)
 		return nil, false, err
 	}
+	if err == nil && opts.Tee != nil {
+		opts.Tee.Done = true
+	}
 	return h, err == nil, err
+}
+
+// parallelFile reports whether a file described by fi is large enough to
+// be read in parallel under opts, and there is more than one core.
+func parallelFile(fi os.FileInfo, opts Options) bool {
+	return fi.Mode().IsRegular() && fi.Size() >= parallelMin && workers(opts) >= 2 &&
+		(opts.MaxBytes <= 0 || fi.Size() <= opts.MaxBytes) // else the sequential read reports it
+}
+
+// ReadsInParallel reports whether ReadFile would read the history at path
+// in parallel (a plain regular file, or a store directory's, of 8 MiB or
+// more, on more than one core), unless its content makes it fall back to
+// a sequential read (a form spread over lines, a top-level vector, an
+// error). It reads the file's first bytes to tell a compressed one.
+func ReadsInParallel(path string, opts Options) bool {
+	file, ok := StoreFile(path)
+	if !ok || path == "-" {
+		return false
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !parallelFile(fi, opts) {
+		return false
+	}
+	var head [8]byte
+	n, _ := io.ReadFull(f, head[:])
+	return !Compressed(head[:n])
 }
 
 // blockSize is the block size for a file of size bytes.
@@ -256,7 +288,11 @@ func readParallel(r io.Reader, name string, size int64, opts Options, workers, b
 	go func() {
 		defer wg.Done()
 		defer close(blocks)
-		pr.cut(io.MultiReader(bytes.NewReader(head), r), bs, pool, blocks)
+		in := io.MultiReader(bytes.NewReader(head), r)
+		if opts.Tee != nil {
+			in = io.TeeReader(in, opts.Tee.W)
+		}
+		pr.cut(in, bs, pool, blocks)
 	}()
 	for range workers {
 		wg.Add(1)

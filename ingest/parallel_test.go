@@ -184,3 +184,75 @@ func TestParallelMatchesSequential(t *testing.T) {
 		})
 	}
 }
+
+// TestTee: a parallel read gives Options.Tee the file's bytes, each once
+// and in order, and sets Done; one that falls back to a sequential read
+// leaves Done unset. ReadsInParallel says which files ReadFile tries in
+// parallel.
+func TestTee(t *testing.T) {
+	defer func(m int64, f int) { parallelMin, blockFloor = m, f }(parallelMin, blockFloor)
+	parallelMin, blockFloor = 1024, 256
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "{:index %d, :type :invoke, :process %d, :f :send, :value [[:send %d %d]]}\n", i, i%5, i%3, i)
+	}
+	one := b.String()
+	spread := strings.ReplaceAll(one, ", :process", ",\n :process")
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	opts := Options{Workers: 2}
+	for _, c := range []struct {
+		name, text string
+		done       bool
+	}{
+		{"one op a line", one, true},
+		{"ops over two lines", spread, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := write(strings.ReplaceAll(c.name, " ", "-")+".edn", c.text)
+			if !ReadsInParallel(path, opts) {
+				t.Errorf("ReadsInParallel(%s) = false", path)
+			}
+			var got bytes.Buffer
+			o := opts
+			o.Tee = &Tee{W: &got}
+			h, err := ReadFile(path, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h.Ops) != 2000 {
+				t.Errorf("%d ops", len(h.Ops))
+			}
+			if o.Tee.Done != c.done {
+				t.Errorf("Done = %v, want %v", o.Tee.Done, c.done)
+			}
+			if c.done && got.String() != c.text {
+				t.Errorf("the tee got %d bytes, not the file's %d", got.Len(), len(c.text))
+			}
+		})
+	}
+	small := write("small.edn", one[:500])
+	gz := write("h.edn.gz", "\x1f\x8b\x08"+strings.Repeat("x", 2000))
+	for _, c := range []struct {
+		path string
+		opts Options
+	}{
+		{small, opts}, // under parallelMin
+		{gz, opts},    // compressed
+		{write("big.edn", one), Options{Workers: 1}},                // one worker
+		{write("max.edn", one), Options{Workers: 2, MaxBytes: 100}}, // past MaxBytes: the sequential read reports it
+		{dir, opts}, // a folder with no history file
+		{"-", opts}, // standard input
+		{filepath.Join(dir, "missing.edn"), opts}, // no such file
+	} {
+		if ReadsInParallel(c.path, c.opts) {
+			t.Errorf("ReadsInParallel(%s, %+v) = true", c.path, c.opts)
+		}
+	}
+}
