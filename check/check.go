@@ -41,6 +41,11 @@ type Options struct {
 	// stops the read and is returned (wrapped in an InputError unless it
 	// is a *MemoryCapError). See meter.go.
 	Meter func(text int64) error
+	// NoDigest leaves the result's sha256 and bytes out, for a caller
+	// whose outputs show neither (check's text output): File then does not
+	// hash the file, a pass of SHA-256 over it (about a twentieth of a
+	// large check's CPU).
+	NoDigest bool
 	// tee hashes a file read in parallel as it is read (File).
 	tee *ingest.Tee
 }
@@ -85,9 +90,11 @@ func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 	var digest Digest
 	var hashing par.Group
 	hw := newHasher()
-	if ingest.ReadsInParallel(path, readOptions(opts)) {
+	switch {
+	case opts.NoDigest:
+	case ingest.ReadsInParallel(path, readOptions(opts)):
 		opts.tee = &ingest.Tee{W: hw}
-	} else {
+	default:
 		hashing.Go(func() { digest, _ = DigestFile(path) })
 	}
 	h, err := ReadHistory(path, opts)

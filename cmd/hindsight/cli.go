@@ -345,9 +345,14 @@ func checkOne(path string, stdin io.Reader, opts check.Options, mc *memCap, f *c
 		err error
 	)
 	opts.Meter = mc.meter(path)
-	if path == "-" {
+	// the text output shows no digest: the file need not be hashed
+	opts.NoDigest = f.format == "text" && !f.wantsJUnit() && f.html == ""
+	switch {
+	case path == "-" && opts.NoDigest:
+		res, h, err = check.Read(stdin, "-", opts)
+	case path == "-":
 		res, h, err = check.ReadDigest(stdin, "-", opts)
-	} else {
+	default:
 		restore, afterRead := memoryBudget(path, budgetRatio, mc)
 		opts.AfterRead = afterRead
 		res, h, err = check.File(path, opts)

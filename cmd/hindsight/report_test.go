@@ -1,12 +1,16 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"html"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/report"
 )
@@ -95,5 +99,55 @@ func TestShrinkCommand(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "", "shrink", "../../samples/queue-sample.edn", "--anomaly", "no-such-type"); code != 3 {
 		t.Errorf("unknown anomaly type: exit %d, want 3", code)
+	}
+}
+
+// TestCheckDigestWhereShown: check hashes the history only for an output
+// that shows the digest (JSON, JUnit, the --html page), and then the
+// digest is the file's; the text output, which shows none, skips it
+// (check.Options.NoDigest).
+func TestCheckDigestWhereShown(t *testing.T) {
+	needAssets(t)
+	const sample = "../../samples/queue-sample.edn"
+	b, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	digest := hex.EncodeToString(sum[:])
+	dir := t.TempDir()
+	page, junit := filepath.Join(dir, "c.html"), filepath.Join(dir, "c.xml")
+	for _, args := range [][]string{
+		{"check", "--format", "json", sample},
+		{"check", "--format", "junit", sample},
+		{"check", "--html", page, sample},
+		{"check", "--junit", junit, sample},
+	} {
+		code, stdout, stderr := runCLI(t, "", args...)
+		if code != 1 {
+			t.Fatalf("%v: exit %d, %s", args, code, stderr)
+		}
+		out := stdout
+		for _, f := range []string{page, junit} {
+			if slices.Contains(args, f) {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = string(b)
+			}
+		}
+		if !strings.Contains(out, digest) {
+			t.Errorf("%v: the output does not hold the file's sha256 %s", args, digest)
+		}
+	}
+	opts := check.DefaultOptions()
+	opts.NoDigest = true
+	res, _, err := check.File(sample, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SHA256 != "" || res.Bytes != 0 {
+		t.Errorf("NoDigest: sha256 %q, bytes %d", res.SHA256, res.Bytes)
 	}
 }
