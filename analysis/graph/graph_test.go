@@ -280,8 +280,12 @@ func TestBuildFuncMatchesBuilder(t *testing.T) {
 // against Builder's: the order edges arrive in must not show.
 func TestBuildRangesMatchesBuilder(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(m int) { compactMinRows = m }(compactMinRows)
 	r := rand.New(rand.NewPCG(7, 8))
-	for range 30 {
+	for i := range 60 {
+		// half of the graphs have their rows sorted and compacted in
+		// pieces of a few rows (compactRows), the others in one
+		compactMinRows = []int{1 << 14, 1 + r.IntN(40)}[i%2]
 		n := 1 + r.IntN(3000)
 		es := randomEdges(r, n, 1+r.IntN(20*n), 5)
 		split := r.IntN(len(es) + 1) // es[:split] in ranges, the rest serially
@@ -299,7 +303,7 @@ func TestBuildRangesMatchesBuilder(t *testing.T) {
 			},
 		})
 		if !sameGraph(got, builderGraph(n, es)) {
-			t.Fatalf("n=%d, %d edges (%d in ranges): Build and Builder disagree", n, len(es), split)
+			t.Fatalf("n=%d, %d edges (%d in ranges), pieces of %d rows: Build and Builder disagree", n, len(es), split, compactMinRows)
 		}
 	}
 }
