@@ -48,7 +48,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 			return false, nil
 		}
 		f := fieldOf(name)
-		if f == fNone || f == fRebalance || seen[f] {
+		if f == fNone || f == fRebalance && len(d.hooks) == 0 || seen[f] {
 			return false, nil
 		}
 		seen[f] = true
@@ -100,6 +100,10 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 		case fValue:
 			d.vpos = srcPos{off: l.base + int64(p), line: l.line, lineStart: l.lineStart}
 			if p = d.fastValue(buf, p); p < 0 {
+				return false, nil
+			}
+		case fRebalance:
+			if p = d.fastHookField(buf, p, "rebalance-log"); p < 0 {
 				return false, nil
 			}
 		case fError:
@@ -490,6 +494,37 @@ func (d *decoder) fastPollMap(buf []byte, p int) int {
 		sp.r1 = int32(len(d.reads))
 		d.polls = append(grow(d.polls), sp)
 	}
+}
+
+// fastHookField offers the map at p, the value of the op field name, to
+// the workload decoders there and then, as readOp does (offerField): the
+// abort workload's :rebalance-log, on a fortieth of its ops, which readOp
+// used to read whole. A RawDecoder reads it through a Scanner first, as
+// offerValue has it read a :value. It returns the index after the map, or -1 to leave
+// the op to readOp: a form that is not a map (the queue's vector of
+// events), one no decoder claims, and one its decoder rejects (readOp
+// reports the error).
+func (d *decoder) fastHookField(buf []byte, p int, name string) int {
+	if buf[p] != '{' {
+		return -1
+	}
+	q := fastFormEnd(buf, p)
+	if q < 0 {
+		return -1
+	}
+	i := d.claim(name, "", ShapeMap)
+	if i < 0 {
+		return -1
+	}
+	if rd := d.raws[i]; rd != nil && d.decodeRaw(rd, i, name, "", buf[p:q]) {
+		return q
+	}
+	l := d.l
+	at := srcPos{off: l.base + int64(p), line: l.line, lineStart: l.lineStart}
+	if err := d.runHookOn(i, name, "", buf[p:q], at); err != nil {
+		return -1
+	}
+	return q
 }
 
 // fastCapture keeps the :value at buf[p:q] for the workload decoders, as

@@ -438,26 +438,29 @@ func (d *decoder) offerValue(f string) (bool, error) {
 	if raw == nil {
 		raw = d.atomText(&d.hx.vraw)
 	}
-	if rd := d.raws[i]; rd != nil && !d.json && !d.noFast && d.decodeRaw(rd, i, f, raw) {
+	if rd := d.raws[i]; rd != nil && !d.json && !d.noFast && d.decodeRaw(rd, i, ValueField, f, raw) {
 		return true, nil
 	}
-	at := d.vpos
+	return true, d.runHookOn(i, ValueField, f, raw, d.vpos)
+}
+
+// runHookOn has decoder i decode raw, the text of the form at at (the
+// value of the op field field, of an op whose :f is f), through a lexer
+// of its own that numbers lines and columns as the input does.
+func (d *decoder) runHookOn(i int, field, f string, raw []byte, at srcPos) error {
 	sub := &d.hx.sub // reused: its scratch buffers stay
 	*sub = lexer{buf: raw, end: len(raw), eof: true, base: at.off, line: at.line, lineStart: at.lineStart,
 		opStart: -1, capStart: -1, json: d.json, sbuf: sub.sbuf[:0], jstack: sub.jstack[:0]}
 	main := d.l
 	d.l = sub
 	sub.next()
-	err := d.runHook(i, ValueField, f)
+	err := d.runHook(i, field, f)
 	d.l = main
 	sub.buf = nil
-	if err != nil {
-		if err == errEOF { // the captured form is whole: a decoder read past it
-			return true, &lexErr{at, "the " + d.hooks[i].Name() + " decoder read past the end of this value"}
-		}
-		return true, err
+	if err == errEOF { // the captured form is whole: a decoder read past it
+		return &lexErr{at, "the " + d.hooks[i].Name() + " decoder read past the end of this value"}
 	}
-	return true, nil
+	return err
 }
 
 // storeExt stores the scratch records of the op being read, which will be

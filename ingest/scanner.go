@@ -148,6 +148,10 @@ func (s *Scanner) Key(w *ExtWriter) bool {
 	return ok
 }
 
+// KeyID reads an integer, a keyword or a string and interns it as a key,
+// as Key does, without appending it to a writer's keys.
+func (s *Scanner) KeyID() (model.KeyID, bool) { return s.key() }
+
 // key reads and interns a key for Key.
 func (s *Scanner) key() (model.KeyID, bool) {
 	p := s.next()
@@ -201,15 +205,16 @@ func (s *Scanner) Skip() bool {
 // done reports whether only blanks and commas are left.
 func (s *Scanner) done() bool { return s.next() < 0 }
 
-// decodeRaw offers the captured :value raw, claimed by decoder i, to
-// rd.DecodeRaw in a record of the op being read; it reports whether rd
-// read it all. When it did not, the record is dropped.
-func (d *decoder) decodeRaw(rd RawDecoder, i int, f string, raw []byte) bool {
+// decodeRaw offers raw, the source of the op field field (a captured
+// :value, or a :rebalance-log the fast path met), claimed by decoder i,
+// to rd.DecodeRaw in a record of the op being read; it reports whether
+// rd read it all. When it did not, the record is dropped.
+func (d *decoder) decodeRaw(rd RawDecoder, i int, field, f string, raw []byte) bool {
 	hx := d.hx
 	w := d.newRecord(i)
 	s := &hx.scan
 	*s = Scanner{d: d, buf: raw}
-	ok := rd.DecodeRaw(ValueField, f, s, w) && s.done()
+	ok := rd.DecodeRaw(field, f, s, w) && s.done()
 	s.buf = nil
 	if !ok {
 		r := hx.xrecs[len(hx.xrecs)-1]

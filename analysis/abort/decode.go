@@ -106,6 +106,8 @@ func (Decoder) Decode(field, f string, v *ingest.Value, w *ingest.ExtWriter) err
 // callback per token, no map keys turned into strings.
 func (Decoder) DecodeRaw(field, f string, s *ingest.Scanner, w *ingest.ExtWriter) bool {
 	switch {
+	case field == "rebalance-log":
+		return decodeRebalanceRaw(s, w)
 	case field != ingest.ValueField:
 		return false
 	case f == "poll":
@@ -279,6 +281,95 @@ func decodeRebalance(v *ingest.Value, w *ingest.ExtWriter) error {
 		w.SetWord(slot, counts[slot])
 		return err
 	})
+}
+
+// decodeRebalanceRaw is decodeRebalance on the source bytes, for a map
+// whose keys are keywords; a form it cannot read there (a set of keys, a
+// list of events, a key that is not a keyword) it declines, and
+// decodeRebalance reads it.
+func decodeRebalanceRaw(s *ingest.Scanner, w *ingest.ExtWriter) bool {
+	w.SetKind(recRebalance)
+	w.Word(0) // events before
+	w.Word(0) // events during
+	var counts [2]int64
+	return s.Map(func(k []byte) bool {
+		slot := int64(0)
+		switch string(k) {
+		case "before":
+		case "during":
+			slot = 1
+		default:
+			return s.Skip()
+		}
+		if !s.Byte('[') {
+			return s.Skip() // not a vector of events: skipped
+		}
+		for !s.Byte(']') {
+			counts[slot]++
+			if !rebalanceEventRaw(s, w, slot) {
+				return false
+			}
+		}
+		w.SetWord(int(slot), counts[slot])
+		return true
+	})
+}
+
+// rebalanceEventRaw reads one rebalance event of the :before (slot 0) or
+// :during (1) list into w, as decodeRebalance does: its flags, its number
+// of keys, then its type and keys; an event that is not a map is counted,
+// with neither.
+func rebalanceEventRaw(s *ingest.Scanner, w *ingest.ExtWriter, slot int64) bool {
+	at := w.Len()
+	w.Word(slot * eventDuring) // flags
+	w.Word(0)                  // keys
+	if !s.Byte('{') {
+		return s.Skip()
+	}
+	flags := slot * eventDuring
+	var typ model.KeyID
+	var buf [8]model.KeyID
+	ks := buf[:0]
+	for !s.Byte('}') {
+		k, ok := s.Keyword()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "type":
+			if typ, ok = s.KeyID(); !ok {
+				return false
+			}
+			flags |= eventType
+		case "keys":
+			if !s.Byte('[') {
+				if !s.Skip() {
+					return false // a set of keys: decodeRebalance reads it
+				}
+				continue
+			}
+			for !s.Byte(']') {
+				id, ok := s.KeyID()
+				if !ok {
+					return false
+				}
+				ks = append(ks, id)
+			}
+		default:
+			if !s.Skip() {
+				return false
+			}
+		}
+	}
+	if flags&eventType != 0 {
+		w.Key(typ)
+	}
+	for _, id := range ks {
+		w.Key(id)
+	}
+	w.SetWord(at, flags)
+	w.SetWord(at+1, int64(len(ks)))
+	return true
 }
 
 // Recognise says whether the op at position i of h decides that h is an

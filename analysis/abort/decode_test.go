@@ -81,6 +81,16 @@ func TestDecodeRaw(t *testing.T) {
 		`{:topic "t1" :offsets [1234567890123456789]}`, `{:topic "t\"1" :offsets [8]}`, `{:topic "t1" :abort? true :abort? false}`} {
 		odd.op("ok", i, "poll", v, "")
 	}
+	// rebalance logs in every shape decodeRebalance takes, some of which
+	// DecodeRaw declines (a set of keys, a list of events, a string key)
+	for i, r := range []string{`{:during [{:type :revoked :keys ["t1" "t2"]} {:type :assigned :keys ["t1"]}]}`,
+		`{:before [{:keys ["t3" 4 :t5] :type :lost}] :during []}`, `{:during [{:keys #{"t1"} :type :x}]}`,
+		`{:before ({:type :a})}`, `{:before [1 nil {:type :b :x [1 {:y 2}]}] :after [{:type :c}]}`,
+		`{:during {:type :d}}`, `{"during" [{:type :e}]}`, `{:during [{:type :f :type :g :keys ["t1"] :keys ["t2"]}]}`,
+		`{:before [{:type :h}] :before [{:type :i}]}`, `{:during [{}]}`, `{:during [{:keys [1 2 3 4 5 6 7 8 9 10 11]}]}`,
+		`{}`} {
+		odd.op("ok", i, "poll", `{:topic "t1" :offsets [1]}`, " :rebalance-log "+r)
+	}
 	odd.op("ok", 0, "assign", `"t2"`, "")
 	odd.op("ok", 0, "subscribe", `"t3"`, "")
 	odd.op("ok", 1, "assign", `"t\\u0041"`, "")
