@@ -15,7 +15,6 @@
 package graph
 
 import (
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -225,71 +224,35 @@ func fill(deg []int32, e Edges) *Graph {
 	if over.Load() {
 		return nil
 	}
-	w := compactRows(start, end, to, rel)
+	w := mergeRows(start, end, to, rel)
 	return &Graph{start: start, to: slices.Clip(to[:w]), rel: slices.Clip(rel[:w])}
 }
 
-// compactMinRows is the fewest rows compactRows gives a piece (a
-// variable: the tests make it small, to cut small graphs into pieces).
-var compactMinRows = 1 << 14
-
-// compactRows sorts each row v, to[start[v]:end[v]], by target and merges
-// its parallel edges (relations or-ed), then closes the gaps between the
-// rows: start becomes the rows' new starts (start[n] their end, which it
-// returns). The vertices are cut into pieces on every core, each sorting
-// and compacting its rows within its own stretch of the arrays; then the
-// stretches move down into place, in order (a move of all the edges at
-// most), and each piece's starts shift with its stretch. The result does
-// not depend on the cut. O(E log E).
-func compactRows(start, end, to []int32, rel []Rel) int32 {
-	n := len(end)
-	size := max(compactMinRows, n/(8*runtime.GOMAXPROCS(0))+1)
-	pieces := (n + size - 1) / size
-	top := make([]int32, pieces) // where each piece's compacted stretch ends
-	par.Pieces(n, size, func() func(p, lo, hi int) {
+// mergeRows sorts each row of to and rel by target and merges its
+// parallel edges (relations or-ed), with CompactRows: one row function
+// per worker, each with its own buffer for sortRow.
+func mergeRows(start, end, to []int32, rel []Rel) int32 {
+	return CompactRows(start, end, func() func(v int, a, b, w int32) int32 {
 		var packed []uint64
-		return func(p, lo, hi int) {
-			w := start[lo]
-			for v := lo; v < hi; v++ {
-				a, b := start[v], end[v]
-				if !slices.IsSorted(to[a:b]) {
-					packed = sortRow(to[a:b], rel[a:b], packed)
-				}
-				start[v] = w
-				for i := a; i < b; i++ {
-					if w > start[v] && to[w-1] == to[i] {
-						rel[w-1] |= rel[i]
-						continue
-					}
-					to[w], rel[w] = to[i], rel[i]
-					w++
-				}
+		return func(_ int, a, b, w int32) int32 {
+			if !slices.IsSorted(to[a:b]) {
+				packed = sortRow(to[a:b], rel[a:b], packed)
 			}
-			top[p] = w
-		}
-	})
-	shift := make([]int32, pieces)
-	w := int32(0)
-	for p := range pieces {
-		base := start[p*size] // the piece's stretch begins at its first row
-		if base != w {
-			copy(to[w:], to[base:top[p]])
-			copy(rel[w:], rel[base:top[p]])
-		}
-		shift[p] = base - w
-		w += top[p] - base
-	}
-	par.Pieces(n, size, func() func(p, lo, hi int) {
-		return func(p, lo, hi int) {
-			if d := shift[p]; d != 0 {
-				for v := lo; v < hi; v++ {
-					start[v] -= d
+			first := w
+			for i := a; i < b; i++ {
+				if w > first && to[w-1] == to[i] {
+					rel[w-1] |= rel[i]
+					continue
 				}
+				to[w], rel[w] = to[i], rel[i]
+				w++
 			}
+			return w
 		}
+	}, func(dst, src, n int32) {
+		copy(to[dst:dst+n], to[src:src+n])
+		copy(rel[dst:dst+n], rel[src:src+n])
 	})
-	start[n] = w
-	return w
 }
 
 // sortRow sorts a row's targets, moving each relation with its target

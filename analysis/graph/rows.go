@@ -1,6 +1,11 @@
 package graph
 
-import "slices"
+import (
+	"runtime"
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/internal/par"
+)
 
 // Rows groups items into rows 0..n-1 as compressed sparse rows, the layout
 // of Graph's edges: each calls f with every (row, item) pair, and Rows
@@ -20,4 +25,60 @@ func Rows(n int, each func(f func(row, item int32))) (start, items []int32) {
 		next[r]++
 	})
 	return start, items
+}
+
+// compactMinRows is the fewest rows CompactRows gives a piece (a variable:
+// the tests make it small, to cut small layouts into pieces).
+var compactMinRows = 1 << 14
+
+// CompactRows rewrites the rows of a compressed-sparse-row layout in
+// place, on every core, and closes the gaps between them. Row v holds the
+// caller's items at [start[v], end[v]), with room up to start[v+1]. The
+// rows are cut into pieces; each worker gets a row function of its own
+// from newRow, and row(v, a, b, w) rewrites row v's items a..b-1 from
+// position w on (w <= a: items only move down, within the piece's
+// stretch), returning where the rewritten row ends. The pieces'
+// stretches then move down into place in order, through move(dst, src,
+// n) (dst < src; the ranges may overlap, as copy allows), and start
+// becomes the rows' new starts, start[n] their end, which CompactRows
+// returns. The result does not depend on the cut. O(rows + items) beside
+// the rows' own work.
+func CompactRows(start, end []int32, newRow func() func(v int, a, b, w int32) int32, move func(dst, src, n int32)) int32 {
+	n := len(end)
+	size := max(compactMinRows, n/(8*runtime.GOMAXPROCS(0))+1)
+	pieces := (n + size - 1) / size
+	top := make([]int32, pieces) // where each piece's rewritten stretch ends
+	par.Pieces(n, size, func() func(p, lo, hi int) {
+		row := newRow()
+		return func(p, lo, hi int) {
+			w := start[lo]
+			for v := lo; v < hi; v++ {
+				a, b := start[v], end[v]
+				start[v] = w
+				w = row(v, a, b, w)
+			}
+			top[p] = w
+		}
+	})
+	shift := make([]int32, pieces)
+	w := int32(0)
+	for p := range pieces {
+		base := start[p*size] // the piece's stretch begins at its first row
+		if base != w {
+			move(w, base, top[p]-base)
+		}
+		shift[p] = base - w
+		w += top[p] - base
+	}
+	par.Pieces(n, size, func() func(p, lo, hi int) {
+		return func(p, lo, hi int) {
+			if d := shift[p]; d != 0 {
+				for v := lo; v < hi; v++ {
+					start[v] -= d
+				}
+			}
+		}
+	})
+	start[n] = w
+	return w
 }

@@ -13,13 +13,13 @@ import (
 
 // readers indexes, for each state, the vertex txns whose external read of
 // the key ended in it (keys with duplicate appends left out): the state of
-// each read is found on every core (readStates), then indexed in history
-// order.
+// each read is found on every core (readStates), then indexed on every
+// core too.
 func (la *listAppend) readers() {
 	c := la.c
 	st := la.readStates()
-	la.byState.build(len(c.h.Msgs)+len(c.h.Keys), func(f func(st, r int32)) {
-		for i := range la.reads {
+	la.byState.build(len(c.h.Msgs)+len(c.h.Keys), len(la.reads), func(lo, hi int, f func(st, r int32)) {
+		for i := lo; i < hi; i++ {
 			if st[i] >= 0 {
 				f(st[i], la.reads[i].rec)
 			}

@@ -3,6 +3,10 @@ package txn
 import (
 	"iter"
 	"slices"
+	"sync/atomic"
+
+	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/internal/par"
 )
 
 // readerIndex holds, for each state of a key (list-append: the element a
@@ -14,35 +18,44 @@ type readerIndex struct {
 	recs  []int32
 }
 
-// build fills the index over n states. each calls f for every external
-// read, with the state it saw and its rec, recs in history order, and must
-// be deterministic: build calls it twice (count, then fill). A rec that
-// read a state more than once is kept once.
-func (ix *readerIndex) build(n int, each func(f func(st, r int32))) {
+// build fills the index over n states from the caller's items 0..items-1
+// (reads, or vertices): each(lo, hi, f) calls f for every external read of
+// items lo..hi-1, with the state it saw and its rec, and must be
+// deterministic. build calls it for ranges of items on every core, twice
+// (count, then fill, each read's place taken atomically), then sorts each
+// row by rec (history order) and keeps a rec that read a state more than
+// once once (graph.CompactRows). The index does not depend on the
+// ranges. O(states + reads log reads) at worst; rows are short.
+func (ix *readerIndex) build(n, items int, each func(lo, hi int, f func(st, r int32))) {
 	ix.start = make([]int32, n+1)
-	each(func(st, _ int32) { ix.start[st+1]++ })
+	par.EachRange(items, 1<<12, func(lo, hi int) {
+		each(lo, hi, func(st, _ int32) { atomic.AddInt32(&ix.start[st+1], 1) })
+	})
 	for i := 1; i <= n; i++ {
 		ix.start[i] += ix.start[i-1]
 	}
-	ix.recs = make([]int32, ix.start[n])
-	fill := slices.Clone(ix.start[:n])
-	each(func(st, r int32) {
-		// the same txn may read a state twice; keep it once
-		if fill[st] > ix.start[st] && ix.recs[fill[st]-1] == r {
-			return
-		}
-		ix.recs[fill[st]] = r
-		fill[st]++
+	recs := make([]int32, ix.start[n])
+	end := slices.Clone(ix.start[:n])
+	par.EachRange(items, 1<<12, func(lo, hi int) {
+		each(lo, hi, func(st, r int32) { recs[atomic.AddInt32(&end[st], 1)-1] = r })
 	})
-	// compact rows shortened by repeats
-	w := int32(0)
-	for st := 0; st < n; st++ {
-		a, b := ix.start[st], fill[st]
-		ix.start[st] = w
-		w += int32(copy(ix.recs[w:], ix.recs[a:b]))
-	}
-	ix.start[n] = w
-	ix.recs = ix.recs[:w]
+	w := graph.CompactRows(ix.start, end, func() func(v int, a, b, w int32) int32 {
+		return func(_ int, a, b, w int32) int32 {
+			if row := recs[a:b]; !slices.IsSorted(row) {
+				slices.Sort(row)
+			}
+			first := w
+			for i := a; i < b; i++ {
+				if w > first && recs[w-1] == recs[i] {
+					continue // the same txn read the state twice
+				}
+				recs[w] = recs[i]
+				w++
+			}
+			return w
+		}
+	}, func(dst, src, k int32) { copy(recs[dst:dst+k], recs[src:src+k]) })
+	ix.recs = recs[:w]
 }
 
 // of returns the readers of state st.

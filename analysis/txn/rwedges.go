@@ -17,8 +17,8 @@ import (
 // the key saw it (keys left out excepted).
 func (rw *rwRegister) readers() {
 	c := rw.c
-	rw.byState.build(len(c.h.Msgs)+len(c.h.Keys), func(f func(st, r int32)) {
-		for r := range c.vertexRecs() {
+	rw.byState.build(len(c.h.Msgs)+len(c.h.Keys), len(c.vrec), func(lo, hi int, f func(st, r int32)) {
+		for _, r := range c.vrec[lo:hi] {
 			for _, t := range rw.touchesOf(r) {
 				if t.read != noVal && !rw.dupKey[t.key] {
 					f(rw.nodeOf(t.key, t.read), r)
