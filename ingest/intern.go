@@ -154,14 +154,13 @@ func (d *decoder) msg(k model.KeyID, a *satom) model.MsgID {
 // msgInt interns the message of key k and the integer value v, as msg
 // does for an integer atom.
 func (d *decoder) msgInt(k model.KeyID, v int64) model.MsgID {
+	a := satom{kind: model.KInt, i: v} // for the builder's lookups by value
 	if v < 0 {
-		a := satom{kind: model.KInt, i: v}
 		return d.b.Msg(k, d.val(&a))
 	}
 	if int(k) >= len(d.msgTab) {
 		d.msgTab = append(d.msgTab, make([]keyMsgs, int(k)+1-len(d.msgTab))...)
 	}
-	a := satom{kind: model.KInt, i: v}
 	t := &d.msgTab[k]
 	if !t.based {
 		t.based, t.lo = true, d.winBase(v)

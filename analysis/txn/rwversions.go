@@ -97,9 +97,9 @@ func (rw *rwRegister) initialEdges() []vedge {
 		return k, seen[m>>5]&(1<<(m&31)) != 0 && !rw.dupKey[k] && rw.usable(m)
 	}
 	pieces := min(2*runtime.GOMAXPROCS(0), max(1, nm>>12))
-	size := (nm + pieces - 1) / max(1, pieces)
-	at := make([][]int32, pieces) // at[p][k]: where piece p's next edge of key k goes
-	par.Pieces(nm, max(1, size), func() func(p, lo, hi int) {
+	size := max(1, (nm+pieces-1)/pieces) // 1 for no values: no piece
+	at := make([][]int32, pieces)        // at[p][k]: where piece p's next edge of key k goes
+	par.Pieces(nm, size, func() func(p, lo, hi int) {
 		return func(p, lo, hi int) {
 			at[p] = make([]int32, nk)
 			for m := model.MsgID(lo); m < model.MsgID(hi); m++ {
@@ -118,7 +118,7 @@ func (rw *rwRegister) initialEdges() []vedge {
 		}
 	}
 	edges := make([]vedge, total)
-	par.Pieces(nm, max(1, size), func() func(p, lo, hi int) {
+	par.Pieces(nm, size, func() func(p, lo, hi int) {
 		return func(p, lo, hi int) {
 			for m := model.MsgID(lo); m < model.MsgID(hi); m++ {
 				if k, ok := edge(m); ok {
