@@ -17,6 +17,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/par"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/internal/version"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/workload"
@@ -99,6 +100,7 @@ func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 		hashing.Go(func() { digest, _ = DigestFile(path) })
 	}
 	h, err := ReadHistory(path, opts)
+	phase.Mark("read")
 	if err != nil {
 		return nil, nil, inputError(err) // the digest is not waited for
 	}
@@ -147,6 +149,7 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 		opts.AfterRead(w)
 	}
 	pairs.Wait()
+	phase.Mark("pair and detect")
 	if err != nil {
 		return nil, &InputError{err}
 	}
@@ -154,6 +157,7 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 		return nil, werr
 	}
 	res := w.Check(h, pairing, opts.Analysis)
+	phase.Mark("check done")
 	v := version.Current()
 	res.Hindsight = &v
 	return res, nil

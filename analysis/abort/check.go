@@ -8,6 +8,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/par"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -80,9 +81,12 @@ func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Resu
 		Warnings: h.Warnings,
 	}}
 	c.collect()
+	phase.Mark("abort collect")
 	c.indexTopics()
 	c.sweep()
+	phase.Mark("abort sweep")
 	c.walk()
+	phase.Mark("abort walk")
 	c.res.PairCounts = c.table()
 	if h.Truncated {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/par"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -84,6 +85,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		Warnings: h.Warnings,
 	}}
 	c.records(pairing)
+	phase.Mark("queue records")
 	// The checks run as four groups at once: the message and log checks
 	// here; the series and stalls on c2; the cycles on c4, once the
 	// version order is built; and the reads' writers (checkReads) on c3,
@@ -129,14 +131,18 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 		c4.cycles()
 	})
 	c.scanMessages()
+	phase.Mark("queue messages")
 	c3.writer = c.writer
 	groups.Go(c3.checkAllReads)
 	c.buildLog()
+	phase.Mark("queue log")
 	close(logged)
 	isClosed = true
 	c.checkRecs()
 	c.checkLostAndUnseen()
+	phase.Mark("queue recs and lost")
 	groups.Wait()
+	phase.Mark("queue other groups")
 	c.join(c2, c4)
 	c.joinAnomalies(c3)
 	if h.Truncated {

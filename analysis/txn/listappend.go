@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -20,6 +21,7 @@ import (
 func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *analysis.Result {
 	start := time.Now()
 	c := newChecker(h, pairing, opts, "list-append")
+	phase.Mark("txn records")
 	la := &listAppend{}
 	la.txnChecks = newTxnChecks(c, la)
 	nk := len(h.Keys)
@@ -27,6 +29,7 @@ func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *ana
 	c.inf = la
 	la.index()
 	la.nonCycle()
+	phase.Mark("list-append non-cycle checks")
 	la.release()
 	if opts.Series {
 		for k, o := range la.order {

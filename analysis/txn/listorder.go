@@ -6,6 +6,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/par"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -28,13 +29,18 @@ func (la *listAppend) index() {
 	for r := range c.recs {
 		la.indexTxn(int32(r), &ap)
 	}
+	phase.Mark("list-append writers")
 	la.recordReads()
+	phase.Mark("list-append reads")
 	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	la.versionOrders(ap)
+	phase.Mark("list-append version orders")
 	la.cleanKeys()
 	la.shownByReads()
+	phase.Mark("list-append clean keys")
 	la.readers()
 	la.keepUncleanReads()
+	phase.Mark("list-append readers")
 	la.reads, la.keyReads = nil, nil // byKey holds the reads still needed
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -26,6 +27,7 @@ import (
 func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *analysis.Result {
 	start := time.Now()
 	c := newChecker(h, pairing, opts, "rw-register")
+	phase.Mark("txn records")
 	c.prec = &graph.WRFirst
 	yes, no := true, false
 	flag := func(b bool) *bool {
@@ -43,11 +45,15 @@ func CheckRWRegister(h *model.History, pairing model.Pairing, opts Options) *ana
 	rw.txnChecks = newTxnChecks(c, rw)
 	c.inf = rw
 	rw.index()
+	phase.Mark("rw-register index")
 	rw.perTxn()
+	phase.Mark("rw-register per-txn checks")
 	rw.versionOrders()
+	phase.Mark("rw-register version orders")
 	rw.readers()
 	rw.rwBudget()
 	rw.release()
+	phase.Mark("rw-register readers")
 	if opts.Series {
 		rw.series()
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/consistency"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -263,6 +264,7 @@ func (c *checker) graph() *graph.Graph {
 	var rt graph.Windows
 	if c.orderRel == graph.Realtime {
 		rt = *c.realtimeWindows()
+		phase.Mark("txn realtime windows")
 	}
 	if c.orderRel != graph.Process {
 		// 4 bytes an op, not needed to fill the graph: dropped before
@@ -283,6 +285,7 @@ func (c *checker) graph() *graph.Graph {
 	}
 	g := graph.BuildHubs(int(n), hubs, viaHubs, e)
 	c.inf.built()
+	phase.Mark("txn graph")
 	return g
 }
 
@@ -299,6 +302,7 @@ func (c *checker) run(start time.Time) *analysis.Result {
 	}
 	c.recAt = nil
 	c.cycles(g)
+	phase.Mark("txn cycles")
 	if c.h.Truncated {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
 			"the input was cut off in the middle of an op; only the complete ops before it were analysed")
