@@ -22,7 +22,8 @@
 // runs each, this virtual machine at load 1 to 2; page faults counted by
 // /usr/bin/time): 1M list-append transactions of the defaults 2.40-2.88 s
 // to 2.28-2.57 s and 88,000 faults to 10,500-14,300, peak RSS 269-277 MB
-// to 278-284 MB; 100k of them 0.35-0.37 s to 0.31-0.32 s; 1M abort polls
+// to 278-284 MB; 100k of them 0.35-0.37 s to 0.31-0.32 s (no longer so:
+// see MinBytes); 1M abort polls
 // (bench/bench.sh's) 1.64-1.67 s to 1.21-1.39 s and 75,000 faults to
 // 3,300-3,900; bench.sh's 1.39M-op queue history 2.49-2.66 s to
 // 2.15-2.23 s. The price is a little resident memory: a huge page is
@@ -42,9 +43,14 @@ import (
 	"unsafe"
 )
 
-// MinBytes is the least heap Prepare readies: below it, the faults cost
-// less than the collection Prepare runs.
-const MinBytes = 16 << 20
+// MinBytes is the least heap Prepare readies. Below it huge pages saved
+// no time and cost resident memory (a huge page is resident whole), so
+// much of it that the floor was raised from 16 MiB (bench/ab.sh, eight
+// rounds with GODEBUG=disablethp=1 against without, 2026-12-04): on 100k
+// list-append txns (27 MB of EDN, a 41 MB heap readied) 0.19 s and 63 MB
+// with huge pages, 0.18 s and 60 MB without; on 250k (69 MB, 104 MB
+// readied) 0.48 s either way, 102 MB against 97 MB.
+const MinBytes = 128 << 20
 
 // size is a huge page's size on the machines Prepare acts on (x86-64 and
 // arm64 with 4 KiB base pages).

@@ -22,7 +22,7 @@ func TestDisabledByGODEBUG(t *testing.T) {
 	if Enabled() {
 		t.Fatal("Enabled under GODEBUG=disablethp=1")
 	}
-	if Prepare(64 << 20) {
+	if Prepare(MinBytes) {
 		t.Fatal("Prepare acted under GODEBUG=disablethp=1")
 	}
 }
@@ -32,7 +32,7 @@ func TestDisabledByGODEBUG(t *testing.T) {
 // pages ("hg" in /proc/self/smaps).
 func TestArraysLandInHugePages(t *testing.T) {
 	skipUnlessMadvise(t)
-	if !Prepare(96 << 20) {
+	if !Prepare(MinBytes) {
 		t.Fatal("Prepare did not advise huge pages")
 	}
 	b := make([]byte, 32<<20)
