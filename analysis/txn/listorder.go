@@ -25,10 +25,7 @@ func (la *listAppend) index() {
 	la.writer = filledInt32(nm, -1)
 	la.interm = make([]bool, nm)
 	la.dupKey = make([]bool, nk)
-	ap := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
-	for r := range c.recs {
-		la.indexTxn(int32(r), &ap)
-	}
+	ap := la.writers()
 	phase.Mark("list-append writers")
 	la.recordReads()
 	phase.Mark("list-append reads")
@@ -127,48 +124,6 @@ func (la *listAppend) recordReads() {
 type keyAppends struct {
 	n      []int32
 	single []model.MsgID
-}
-
-// indexTxn adds rec r's appends to the writer index (and to dups, with the
-// key, when another rec appended the element before), marks its
-// intermediate appends and counts its appends when it is a vertex.
-func (la *listAppend) indexTxn(r int32, ap *keyAppends) {
-	c := la.c
-	mops := c.mops(r)
-	for i := range mops {
-		m := &mops[i]
-		if m.Kind != model.MopAppend {
-			continue
-		}
-		if w := la.writer[m.Msg]; w >= 0 {
-			if la.dups == nil {
-				la.dups = map[model.MsgID][]int32{}
-			}
-			if len(la.dups[m.Msg]) == 0 {
-				la.dups[m.Msg] = []int32{w}
-			}
-			la.dups[m.Msg] = append(la.dups[m.Msg], r)
-			la.dupKey[m.Key] = true
-		} else {
-			la.writer[m.Msg] = r
-		}
-		if c.recs[r].vertex >= 0 {
-			ap.n[m.Key]++
-			ap.single[m.Key] = m.Msg
-		}
-	}
-	// an append followed by another to its key in the txn is
-	// intermediate
-	later := &la.keyMarks
-	later.reset()
-	for i := len(mops) - 1; i >= 0; i-- {
-		if m := &mops[i]; m.Kind == model.MopAppend {
-			if _, ok := later.get(int32(m.Key)); ok {
-				la.interm[m.Msg] = true
-			}
-			later.set(int32(m.Key), 1)
-		}
-	}
 }
 
 // versionOrders sets each key's version order: per key, the distinct

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/internal/testhist"
-	"github.com/hindsight-dev/hindsight/model"
 )
 
 // TestReadStatesAcrossRanges: readStates splits the reads into ranges of
@@ -44,10 +43,7 @@ func TestReadStatesAcrossRanges(t *testing.T) {
 	la.writer = filledInt32(len(h.Msgs), -1)
 	la.interm = make([]bool, len(h.Msgs))
 	la.dupKey = make([]bool, len(h.Keys))
-	ap := keyAppends{n: make([]int32, len(h.Keys)), single: make([]model.MsgID, len(h.Keys))}
-	for r := range c.recs {
-		la.indexTxn(int32(r), &ap)
-	}
+	ap := la.writers()
 	la.recordReads()
 	la.versionOrders(ap)
 	if len(la.reads) != before+2*keys+after {
