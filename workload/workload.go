@@ -65,8 +65,6 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
-	"github.com/hindsight-dev/hindsight/analysis/queue"
-	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
@@ -314,74 +312,6 @@ func (e *MixedError) Error() string {
 	return fmt.Sprintf("%s:%d: op %d has %s, which belongs to %s histories, but op %d (line %d) "+
 		"has %s, which belongs to %s: a history must be of one workload (force one with --workload)",
 		e.Source, e.OtherLine, e.OtherIndex, what(e.OtherMop, e.OtherForm), e.OtherW, e.FirstIndex, e.FirstLine, what(e.FirstMop, e.FirstForm), e.FirstW)
-}
-
-// Detect names the workload of h from its micro-ops and its workloads'
-// own values (see the package doc). It returns a *MixedError when two
-// workloads meet.
-func Detect(h *model.History) (*Workload, error) {
-	var found *Workload
-	firstPos := 0
-	var firstMop model.MopKind
-	var firstForm string
-	nilReads := false
-	// decide takes in an op that belongs to w, by mop or form.
-	decide := func(w *Workload, pos int, mop model.MopKind, form string) error {
-		if found == nil {
-			found, firstPos, firstMop, firstForm = w, pos, mop, form
-			return nil
-		}
-		if w != found {
-			return &MixedError{Source: h.Source, FirstIndex: h.Index(firstPos), OtherIndex: h.Index(pos),
-				FirstLine: h.Line(firstPos), OtherLine: h.Line(pos),
-				FirstW: found.Name, OtherW: w.Name, FirstMop: firstMop, OtherMop: mop, FirstForm: firstForm, OtherForm: form}
-		}
-		return nil
-	}
-	recognisers := recognisers(h)
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if !op.IsClient() {
-			continue
-		}
-		for _, w := range recognisers {
-			if form := w.Recognise(h, i); form != "" {
-				if err := decide(w, i, 0, form); err != nil {
-					return nil, err
-				}
-			}
-		}
-		mops := h.MopsOf(op)
-		for mi := range mops {
-			m := &mops[mi] // not a copy: owner's pointer would move it to the heap
-			if m.Kind == model.MopOther {
-				continue
-			}
-			if m.Kind == model.MopRead && !m.Done {
-				nilReads = true
-				continue
-			}
-			owner := owner(m)
-			if owner == nil {
-				continue
-			}
-			if err := decide(owner, i, m.Kind, ""); err != nil {
-				return nil, err
-			}
-		}
-	}
-	switch {
-	case found != nil:
-		return found, nil
-	case nilReads:
-		return MustLookup(txn.ListAppend), nil
-	}
-	for _, w := range recognisers {
-		if hasRecords(h, w.Name) {
-			return w, nil
-		}
-	}
-	return MustLookup(queue.Workload), nil
 }
 
 // hasRecords reports whether the decoder of the workload named name read

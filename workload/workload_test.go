@@ -3,8 +3,10 @@ package workload
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -315,4 +317,45 @@ func allPositions(h *model.History) []int32 {
 		ps[i] = int32(i)
 	}
 	return ps
+}
+
+// TestDetectMixedAcrossPieces: Detect looks through pieces of
+// detectPiece ops on every core; the error must still name the first op
+// that decided a workload and the first that decided another, wherever
+// the pieces fall: here nemesis ops fill the first piece, list-append
+// begins in the second, and rw-register's first write comes in the third,
+// after an append in the same piece and before more of both.
+func TestDetectMixedAcrossPieces(t *testing.T) {
+	var b strings.Builder
+	line := 0
+	add := func(s string) {
+		fmt.Fprintf(&b, "{:index %d %s}\n", line, s)
+		line++
+	}
+	for line < detectPiece+10 {
+		add(`:type :info :process :nemesis :f :start :value nil`)
+	}
+	first := line
+	add(`:type :ok :process 0 :f :txn :value [[:append :x 1]]`)
+	for line < 2*detectPiece+20 {
+		add(`:type :info :process :nemesis :f :start :value nil`)
+	}
+	add(`:type :ok :process 0 :f :txn :value [[:append :x 2]]`)
+	other := line
+	add(`:type :ok :process 1 :f :txn :value [[:w :x 2]]`)
+	add(`:type :ok :process 0 :f :txn :value [[:append :x 3]]`)
+	add(`:type :ok :process 1 :f :txn :value [[:w :y 3]]`)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 4} {
+		runtime.GOMAXPROCS(procs)
+		_, err := Detect(read(t, b.String()))
+		var me *MixedError
+		if !errors.As(err, &me) {
+			t.Fatalf("GOMAXPROCS=%d: want a *MixedError, got %v", procs, err)
+		}
+		if me.FirstIndex != int64(first) || me.OtherIndex != int64(other) || me.FirstW != "list-append" || me.OtherW != "rw-register" {
+			t.Errorf("GOMAXPROCS=%d: ops %d (%s) and %d (%s), want %d (list-append) and %d (rw-register)",
+				procs, me.FirstIndex, me.FirstW, me.OtherIndex, me.OtherW, first, other)
+		}
+	}
 }
