@@ -158,6 +158,25 @@ func (sp *Spec) closes(st int32, d int) bool {
 	return true
 }
 
+// within is the part of a graph that partition walks: the vertices of
+// comp, by position (at marks each vertex's position plus one), and the
+// edges whose relations satisfy use.
+type within struct {
+	g    *Graph
+	comp []int32
+	at   []int32
+	use  func(Rel) bool
+}
+
+func (w within) row(i int32) (int32, int32) { v := w.comp[i]; return w.g.start[v], w.g.start[v+1] }
+
+func (w within) to(e int32) int32 {
+	if !w.use(w.g.rel[e]) {
+		return -1
+	}
+	return w.at[w.g.to[e]] - 1
+}
+
 // startsOnRW says whether every wanted cycle can be rotated to start with
 // an rw step, so that only tails of rw edges need be tried as starts.
 func (sp *Spec) startsOnRW() bool { return sp.RW == RWSingle || sp.RW == RWAdjacent }
@@ -169,23 +188,16 @@ func (sp *Spec) startsOnRW() bool { return sp.RW == RWSingle || sp.RW == RWAdjac
 func (s *Searcher) partition(comp []int32, use func(Rel) bool) []int32 {
 	g := s.g
 	part := make([]int32, len(comp))
+	for i := range part {
+		part[i] = -1 // alone, unless pearce says otherwise
+	}
 	nparts := int32(0)
-	pearce(len(comp), func(i int32) (int32, int32) { v := comp[i]; return g.start[v], g.start[v+1] },
-		func(e int32) int32 {
-			if !use(g.rel[e]) {
-				return -1
-			}
-			return s.comp[g.to[e]] - 1
-		},
+	pearce(len(comp), within{g, comp, s.comp, use},
 		func(members []int32) {
-			id := int32(-1)
-			if len(members) > 1 {
-				id = nparts
-				nparts++
-			}
 			for _, w := range members {
-				part[w] = id
+				part[w] = nparts
 			}
+			nparts++
 		})
 	return part
 }
