@@ -9,28 +9,54 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// reappend is an append of a message that another append had claimed
-// (duplicate-appends, rare in a real history), and whether it was
-// intermediate in its txn.
-type reappend struct {
+// lostClaim is a write of a message (an append, in list-append) by a rec
+// that found the message claimed already, by another rec or by an
+// earlier write of its own: the stuff of duplicate-appends and
+// duplicate-writes, rare in a real history. interm is list-append's: the
+// append was not the txn's last to its key.
+type lostClaim struct {
 	msg    model.MsgID
 	rec    int32
 	interm bool
+}
+
+// writersOf lists, for each message with a lost claim, the rec that
+// claimed it (writer) and the rec of every lost claim, sorted: in rec
+// order, as a pass in history order meets them. nil when none was lost.
+// O(lost log lost).
+func writersOf(writer []int32, lost [][]lostClaim) map[model.MsgID][]int32 {
+	var dups map[model.MsgID][]int32
+	for _, cs := range lost {
+		for _, x := range cs {
+			if dups == nil {
+				dups = map[model.MsgID][]int32{}
+			}
+			d := dups[x.msg]
+			if len(d) == 0 {
+				d = []int32{writer[x.msg]}
+			}
+			dups[x.msg] = append(d, x.rec)
+		}
+	}
+	for _, d := range dups {
+		slices.Sort(d)
+	}
+	return dups
 }
 
 // writers builds the writer index (writer, interm, dups, dupKey) and
 // counts each key's appends by vertex recs, on every core: pieces of
 // indexPiece recs, each worker counting into its own keyAppends, summed
 // afterwards. The first append of a message claims it with a
-// compare-and-swap; any other append of it is a reappend, and the
-// reappends, put together after the pass, list every append of the
-// message in dups in rec order and leave the earliest rec its writer, as a
-// pass in history order does. O(mops + keys · workers).
+// compare-and-swap; any other append of it is a lost claim, and the lost
+// claims, put together after the pass, list every append of the message
+// in dups in rec order and leave the earliest rec its writer, as a pass
+// in history order does. O(mops + keys · workers).
 func (la *listAppend) writers() keyAppends {
 	c := la.c
 	nk := len(c.h.Keys)
 	n := len(c.recs)
-	reappends := make([][]reappend, (n+indexPiece-1)/indexPiece)
+	lost := make([][]lostClaim, (n+indexPiece-1)/indexPiece)
 	var mu sync.Mutex
 	var counts []keyAppends
 	par.Pieces(n, indexPiece, func() func(i, lo, hi int) {
@@ -42,7 +68,7 @@ func (la *listAppend) writers() keyAppends {
 		var interm []bool
 		return func(i, lo, hi int) {
 			for r := int32(lo); r < int32(hi); r++ {
-				interm = la.writerOf(r, &later, &ap, interm, &reappends[i])
+				interm = la.writerOf(r, &later, &ap, interm, &lost[i])
 			}
 		}
 	})
@@ -60,7 +86,7 @@ func (la *listAppend) writers() keyAppends {
 			}
 		})
 	}
-	la.duplicates(reappends)
+	la.duplicates(lost)
 	return ap
 }
 
@@ -68,8 +94,8 @@ func (la *listAppend) writers() keyAppends {
 // its last append to their key (interm), and counts its appends into ap
 // when it is a vertex. later and interm are the worker's scratch (interm
 // returned for reuse); an append of a message already claimed goes to
-// reappends.
-func (la *listAppend) writerOf(r int32, later *marks, ap *keyAppends, interm []bool, reappends *[]reappend) []bool {
+// lost.
+func (la *listAppend) writerOf(r int32, later *marks, ap *keyAppends, interm []bool, lost *[]lostClaim) []bool {
 	mops := la.c.mops(r)
 	// an append followed by another to its key in the txn is
 	// intermediate
@@ -91,7 +117,7 @@ func (la *listAppend) writerOf(r int32, later *marks, ap *keyAppends, interm []b
 		if atomic.CompareAndSwapInt32(&la.writer[m.Msg], -1, r) {
 			la.interm[m.Msg] = interm[i]
 		} else {
-			*reappends = append(*reappends, reappend{m.Msg, r, interm[i]})
+			*lost = append(*lost, lostClaim{m.Msg, r, interm[i]})
 		}
 		if vertex {
 			ap.n[m.Key]++
@@ -101,26 +127,18 @@ func (la *listAppend) writerOf(r int32, later *marks, ap *keyAppends, interm []b
 	return interm
 }
 
-// duplicates puts the reappends together: each message appended more than
-// once lists in dups the recs of all its appends in rec order, keeps the
-// earliest as its writer, is intermediate if any of its appends was, and
-// leaves its key out (dupKey). O(reappends log reappends).
-func (la *listAppend) duplicates(reappends [][]reappend) {
-	for _, rs := range reappends {
-		for _, x := range rs {
-			if la.dups == nil {
-				la.dups = map[model.MsgID][]int32{}
-			}
-			d := la.dups[x.msg]
-			if len(d) == 0 {
-				d = []int32{la.writer[x.msg]}
-			}
-			la.dups[x.msg] = append(d, x.rec)
+// duplicates puts the lost claims together: each message appended more
+// than once lists in dups the recs of all its appends in rec order, keeps
+// the earliest as its writer, is intermediate if any of its appends was,
+// and leaves its key out (dupKey). O(lost log lost).
+func (la *listAppend) duplicates(lost [][]lostClaim) {
+	la.dups = writersOf(la.writer, lost)
+	for _, cs := range lost {
+		for _, x := range cs {
 			la.interm[x.msg] = la.interm[x.msg] || x.interm
 		}
 	}
 	for m, d := range la.dups {
-		slices.Sort(d)
 		la.writer[m] = d[0]
 		la.dupKey[la.c.h.MsgKey(m)] = true
 	}

@@ -12,13 +12,6 @@ import (
 // indexPiece is how many recs a worker of rwRegister.index takes at a time.
 const indexPiece = 8192
 
-// rewrite is a write of a message by a rec that found another rec already
-// its writer: the stuff of duplicate-writes, rare in a real history.
-type rewrite struct {
-	msg model.MsgID
-	rec int32
-}
-
 // index builds the touches of every txn and the writer index, on every
 // core. The recs are cut into pieces; each piece writes its touches into
 // its own stretch of touches, as long as its micro-ops (a txn touches each
@@ -26,9 +19,9 @@ type rewrite struct {
 // moved down in order, so touches and tstart are those of a pass in
 // history order whatever the number of workers. A message's writer is
 // claimed with a compare-and-swap; a rec that finds it taken by another
-// notes a rewrite, and the rewrites, put together after the pass, make the
-// message ambiguous and list its writers in dups, in rec order, as a pass
-// in history order would. O(mops).
+// notes a lost claim, and the lost claims, put together after the pass,
+// make the message ambiguous and list its writers in dups, in rec order,
+// as a pass in history order would. O(mops).
 func (rw *rwRegister) index() {
 	c := rw.c
 	h := c.h
@@ -60,14 +53,14 @@ func (rw *rwRegister) index() {
 	}
 	rw.touches = make([]touch, bound[pieces]) // no regrowing a huge txn's
 	used := make([]int, pieces)
-	rewrites := make([][]rewrite, pieces)
+	lost := make([][]lostClaim, pieces)
 	nk := len(h.Keys)
 	par.Pieces(n, indexPiece, func() func(i, lo, hi int) {
 		at := newMarks(nk) // key -> its touch in this txn
 		return func(i, lo, hi int) {
 			w := bound[i]
 			for r := int32(lo); r < int32(hi); r++ {
-				w = rw.indexTxn(r, &at, w, &rewrites[i])
+				w = rw.indexTxn(r, &at, w, &lost[i])
 				rw.tstart[r+1] = int32(w)
 			}
 			used[i] = w
@@ -86,15 +79,15 @@ func (rw *rwRegister) index() {
 		end += used[i] - lo
 	}
 	rw.touches = slices.Clip(rw.touches[:end])
-	rw.ambiguous(rewrites)
+	rw.ambiguous(lost)
 	rw.duplicateWrites()
 }
 
 // indexTxn adds rec r's touches to touches from position w on, returning
 // where they end, claims the messages it writes, and marks those of its
 // writes that are not its last of their key (interm). at is the worker's
-// scratch; a message another rec claimed goes to rewrites.
-func (rw *rwRegister) indexTxn(r int32, at *marks, w int, rewrites *[]rewrite) int {
+// scratch; a message another rec claimed goes to lost.
+func (rw *rwRegister) indexTxn(r int32, at *marks, w int, lost *[]lostClaim) int {
 	mops := rw.c.mops(r)
 	typ := rw.c.recs[r].typ
 	at.reset()
@@ -118,7 +111,7 @@ func (rw *rwRegister) indexTxn(r int32, at *marks, w int, rewrites *[]rewrite) i
 		if m.Kind == model.MopWrite {
 			t.write = m.Msg
 			if !atomic.CompareAndSwapInt32(&rw.writer[m.Msg], noWriter, r) && atomic.LoadInt32(&rw.writer[m.Msg]) != r {
-				*rewrites = append(*rewrites, rewrite{m.Msg, r})
+				*lost = append(*lost, lostClaim{msg: m.Msg, rec: r})
 			}
 		}
 	}
@@ -132,23 +125,11 @@ func (rw *rwRegister) indexTxn(r int32, at *marks, w int, rewrites *[]rewrite) i
 	return w
 }
 
-// ambiguous makes each rewritten message ambiguous, with dups listing its
-// writers, each once, in rec order. O(rewrites log rewrites).
-func (rw *rwRegister) ambiguous(rewrites [][]rewrite) {
-	for _, rs := range rewrites {
-		for _, x := range rs {
-			if rw.dups == nil {
-				rw.dups = map[model.MsgID][]int32{}
-			}
-			d := rw.dups[x.msg]
-			if len(d) == 0 {
-				d = []int32{rw.writer[x.msg]}
-			}
-			rw.dups[x.msg] = append(d, x.rec)
-		}
-	}
+// ambiguous makes each message with a lost claim ambiguous, with dups
+// listing its writers, each once, in rec order. O(lost log lost).
+func (rw *rwRegister) ambiguous(lost [][]lostClaim) {
+	rw.dups = writersOf(rw.writer, lost)
 	for m, d := range rw.dups {
-		slices.Sort(d)
 		rw.dups[m] = slices.Compact(d)
 		rw.writer[m] = ambiguous
 	}

@@ -28,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hindsight-dev/hindsight/internal/cputime"
 )
 
 // config is what HINDSIGHT_PHASES asks for.
@@ -76,7 +78,7 @@ func Mark(name string) {
 func mark(name string) {
 	mu.Lock()
 	defer mu.Unlock()
-	at, cpu := time.Since(start), cpuTime()
+	at, cpu := time.Since(start), cputime.Used()
 	line := fmt.Sprintf("phase %-24s at %7.1f ms  wall +%7.1f ms  cpu +%7.1f ms", name, ms(at), ms(at-lastAt), ms(cpu-lastCPU))
 	if cfg.heap {
 		runtime.GC()
@@ -89,7 +91,7 @@ func mark(name string) {
 	}
 	fmt.Fprintln(out, line)
 	// the collection and the printing are not the next phase's
-	lastAt, lastCPU = time.Since(start), cpuTime()
+	lastAt, lastCPU = time.Since(start), cputime.Used()
 }
 
 // writeProfile writes the heap profile for phase name and returns where,

@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/hindsight-dev/hindsight/internal/cputime"
 )
 
 // MaxGrowth is the most a cost may grow from n to 10n for an O(n log n)
@@ -49,9 +51,9 @@ func Ratio(b *testing.B, rounds int, run func(size int)) {
 				runtime.GC()
 				gc := debug.SetGCPercent(-1)
 				runtime.ReadMemStats(&before)
-				start, cpu := time.Now(), cpuTime()
+				start, cpu := time.Now(), cputime.Used()
 				run(j)
-				d, dc := time.Since(start), cpuTime()-cpu
+				d, dc := time.Since(start), cputime.Used()-cpu
 				runtime.ReadMemStats(&after)
 				debug.SetGCPercent(gc)
 				best[j], bestCPU[j] = min(best[j], d), min(bestCPU[j], dc)
