@@ -46,7 +46,7 @@ func (s *scanner) overCeiling(used int64) error {
 		f := fl[p]
 		row := errorRow(p, f.size, f.sha, &check.MemoryCapError{Path: p, Cap: s.opts.MemoryCeiling, Flag: "the scan's memory ceiling", Why: why})
 		row.Archive = f.archive
-		s.parts.add(&result{row: row})
+		s.parts.add(&result{row: row, ceiling: true})
 	}
 	parts, err := s.parts.finish(true)
 	msg := fmt.Sprintf("scan stopped: its memory reached %s, over the ceiling of %s, while checking %s", check.FormatBytes(used),

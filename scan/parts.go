@@ -40,6 +40,7 @@ type partWriter struct {
 
 	mu      sync.Mutex
 	pending []*result
+	at      map[string]int // position in pending, by path
 	n       int
 	err     error // the first failure to write a part
 
@@ -99,13 +100,26 @@ func (s *scanner) startParts() *partWriter {
 }
 
 // add takes a finished result.
+//
+// A path is pending once: the memory ceiling's error row for a history
+// that was being checked can meet that history's own row, when the check
+// finished while the ceiling was taking its rows; the finished check's
+// row is kept.
 func (pw *partWriter) add(r *result) {
 	if r.skipped {
 		return
 	}
 	pw.mu.Lock()
-	if !pw.have[r.row.Path] {
+	switch i, ok := pw.at[r.row.Path]; {
+	case pw.have[r.row.Path]:
+	case !ok:
+		if pw.at == nil {
+			pw.at = map[string]int{}
+		}
+		pw.at[r.row.Path] = len(pw.pending)
 		pw.pending = append(pw.pending, r)
+	case pw.pending[i].ceiling && !r.ceiling:
+		pw.pending[i] = r
 	}
 	full := len(pw.pending) >= partBatch
 	pw.mu.Unlock()
@@ -139,6 +153,7 @@ func (pw *partWriter) flush() {
 		pw.have[r.row.Path] = true
 	}
 	pw.pending = nil
+	clear(pw.at)
 }
 
 // finish stops the writer; when keep is set (an interrupted scan) the

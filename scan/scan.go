@@ -88,6 +88,9 @@ type result struct {
 	cached bool
 	bad    int64  // bad anomaly instances
 	report string // HTML report file name in HTMLDir, if any
+	// ceiling marks the error row the memory ceiling gives a history
+	// that was being checked (ceiling.go)
+	ceiling bool
 }
 
 // testHooks let tests watch the workers; nil outside tests.

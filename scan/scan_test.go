@@ -575,6 +575,36 @@ func TestCeilingStopsTheScan(t *testing.T) {
 	}
 }
 
+// TestPendingOncePerPath: the memory ceiling's error row for a history
+// being checked and that history's own row, when its check finished
+// meanwhile, meet in the pending rows in either order (TestCeilingStopsTheScan
+// saw both in one part file about once in a hundred runs on a busy
+// machine); one row is kept, the finished check's, and a path already in
+// a part is not taken again.
+func TestPendingOncePerPath(t *testing.T) {
+	for _, ceilingFirst := range []bool{true, false} {
+		pw := &partWriter{have: map[string]bool{"old.edn": true}}
+		done := &result{row: HistoryRow{Path: "a.edn", Verdict: VerdictValid}}
+		stopped := &result{row: HistoryRow{Path: "a.edn", Verdict: VerdictError}, ceiling: true}
+		if ceilingFirst {
+			pw.add(stopped)
+			pw.add(done)
+		} else {
+			pw.add(done)
+			pw.add(stopped)
+		}
+		pw.add(&result{row: HistoryRow{Path: "old.edn"}})
+		pw.add(&result{row: HistoryRow{Path: "b.edn"}})
+		if len(pw.pending) != 2 || pw.pending[0] != done || pw.pending[1].row.Path != "b.edn" {
+			var got []string
+			for _, r := range pw.pending {
+				got = append(got, r.row.Path+" "+r.row.Verdict)
+			}
+			t.Errorf("ceiling row first %v: pending %v, want a.edn %s and b.edn", ceilingFirst, got, VerdictValid)
+		}
+	}
+}
+
 // TestScanSurvivesAPanic: a panic of hindsight's on one history (a bug)
 // gives that history an error row saying so, and the scan goes on with
 // the others; the row is not cached, so a rerun checks the history again.
