@@ -60,12 +60,16 @@ func (a *ackLog) add(off, t int64, r int32) (int, bool) {
 	return i, true
 }
 
-// next returns the index of the smallest acknowledged offset > pos, or -1.
-func (a *ackLog) next(pos int64) int {
+// next returns the index of the smallest acknowledged offset > pos, or
+// -1. above is firstAbove(a.offs, pos) when the caller has it, or -1.
+func (a *ackLog) next(pos int64, above int) int {
 	if a.count == 0 || a.offs[a.maxAt] <= pos {
 		return -1
 	}
-	j := firstAbove(a.offs, pos)
+	j := above
+	if j < 0 {
+		j = firstAbove(a.offs, pos)
+	}
 	if j < a.full {
 		return j
 	}

@@ -204,7 +204,11 @@ func (ls *lagState) sample(p, i int32) {
 		pos = e.pos
 	}
 	a := &ls.acks[e.key]
-	aj := a.next(pos)
+	above := -1 // the offsets' first above pos, searched once for both uses
+	if e.held {
+		above = firstAbove(a.offs, pos)
+	}
+	aj := a.next(pos, above)
 	lag := int64(0)
 	if aj >= 0 {
 		lag = pr.time - a.times[aj]
@@ -232,7 +236,7 @@ func (ls *lagState) sample(p, i int32) {
 		e.ackTime, e.ackRec = a.times[aj], a.ops[aj]
 	}
 	if e.held {
-		ls.indexEntry(p, i, pos)
+		ls.indexEntry(p, i, above)
 	}
 }
 

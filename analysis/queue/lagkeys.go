@@ -174,11 +174,11 @@ func (rp *refPool) take(l *refList, out []lagRef) []lagRef {
 	return out
 }
 
-// indexEntry files held entry i of process p under its next offset.
-func (ls *lagState) indexEntry(p, i int32, pos int64) {
+// indexEntry files held entry i of process p under its next offset, the
+// j-th of its key's offsets (firstAbove of its position).
+func (ls *lagState) indexEntry(p, i int32, j int) {
 	e := &ls.procs[p].keys[i]
 	offs := ls.acks[e.key].offs
-	j := firstAbove(offs, pos)
 	if j == len(offs) {
 		return // no acknowledgement can come after its position
 	}

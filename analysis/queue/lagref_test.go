@@ -124,7 +124,7 @@ func (c *checker) refLagAndStalls() {
 			}
 			lag := int64(0)
 			a := &acks[k]
-			aj := a.next(pos)
+			aj := a.next(pos, -1)
 			if aj >= 0 {
 				lag = op.Time - a.times[aj]
 			}
