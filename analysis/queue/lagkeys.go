@@ -216,11 +216,11 @@ func (ls *lagState) acked(k model.KeyID, j int) {
 	if before := a.tree.prefix(j); before > 0 {
 		lo = a.tree.kth(before) + 1
 	}
-	for {
-		below := x.count.prefix(lo)
-		if below == x.count.prefix(len(x.buckets)) {
-			return
-		}
+	// the entries filed below lo stay; nothing here files one (sample
+	// does, after): the count below lo, and the total less what is taken,
+	// are known without asking the tree again each round
+	below, total := x.count.prefix(lo), x.count.prefix(len(x.buckets))
+	for below < total {
 		b := x.count.kth(below + 1)
 		if b > j {
 			return
@@ -228,6 +228,7 @@ func (ls *lagState) acked(k model.KeyID, j int) {
 		refs := ls.refs.take(&x.buckets[b], ls.taken[:0])
 		ls.taken = refs
 		x.count.add(b, -int32(len(refs)))
+		total -= int32(len(refs))
 		for _, r := range refs {
 			lp := &ls.procs[r.proc]
 			e := &lp.keys[r.entry]
