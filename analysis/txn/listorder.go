@@ -73,9 +73,11 @@ const readPiece = 8192
 
 // recordReads fills reads: every read of a vertex rec whose list is known
 // (elems), in history order, with its key, length and hash. The recs are
-// split into pieces, which workers on every core count and then fill, each
-// its own stretch of reads, so reads is sized once and its order is the
-// history's whatever the number of workers. O(mops + read elements).
+// split into pieces, which workers on every core fill, each its own
+// stretch of reads, so reads is sized once and its order is the history's
+// whatever the number of workers. writers counted each piece's reads
+// (readsIn), in the same pieces, as it went through the micro-ops; without
+// its counts, a first pass counts them. O(mops + read elements).
 func (la *listAppend) recordReads() {
 	c := la.c
 	n := len(c.recs)
@@ -95,15 +97,21 @@ func (la *listAppend) recordReads() {
 		}
 	}
 	at := make([]int, pieces+1)
-	par.Pieces(n, readPiece, func() func(i, lo, hi int) {
-		return func(i, lo, hi int) {
-			// counted here and stored once: neighbouring pieces' counts
-			// share a cache line, which two cores would fight over
-			k := 0
-			each(lo, hi, func(int32, int, *model.Mop, []model.MsgID) { k++ })
-			at[i+1] = k
-		}
-	})
+	if len(la.readsIn) == pieces {
+		copy(at[1:], la.readsIn)
+	} else {
+		par.Pieces(n, readPiece, func() func(i, lo, hi int) {
+			return func(i, lo, hi int) {
+				// counted here and stored once: neighbouring pieces'
+				// counts share a cache line, which two cores would
+				// fight over
+				k := 0
+				each(lo, hi, func(int32, int, *model.Mop, []model.MsgID) { k++ })
+				at[i+1] = k
+			}
+		})
+	}
+	la.readsIn = nil
 	for i := range pieces {
 		at[i+1] += at[i]
 	}

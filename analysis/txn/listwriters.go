@@ -44,10 +44,11 @@ func writersOf(writer []int32, lost [][]lostClaim) map[model.MsgID][]int32 {
 	return dups
 }
 
-// writers builds the writer index (writer, interm, dups, dupKey) and
-// counts each key's appends by vertex recs, on every core: pieces of
-// indexPiece recs, each worker counting into its own keyAppends, summed
-// afterwards. The first append of a message claims it with a
+// writers builds the writer index (writer, interm, dups, dupKey), counts
+// each key's appends by vertex recs, and counts the reads recordReads
+// will record (readsIn), on every core: pieces of readPiece recs (those
+// of recordReads), each worker counting appends into its own keyAppends,
+// summed afterwards. The first append of a message claims it with a
 // compare-and-swap; any other append of it is a lost claim, and the lost
 // claims, put together after the pass, list every append of the message
 // in dups in rec order and leave the earliest rec its writer, as a pass
@@ -56,10 +57,12 @@ func (la *listAppend) writers() keyAppends {
 	c := la.c
 	nk := len(c.h.Keys)
 	n := len(c.recs)
-	lost := make([][]lostClaim, (n+indexPiece-1)/indexPiece)
+	pieces := (n + readPiece - 1) / readPiece
+	lost := make([][]lostClaim, pieces)
+	la.readsIn = make([]int, pieces)
 	var mu sync.Mutex
 	var counts []keyAppends
-	par.Pieces(n, indexPiece, func() func(i, lo, hi int) {
+	par.Pieces(n, readPiece, func() func(i, lo, hi int) {
 		later := newMarks(nk)
 		ap := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
 		mu.Lock()
@@ -67,9 +70,13 @@ func (la *listAppend) writers() keyAppends {
 		mu.Unlock()
 		var interm []bool
 		return func(i, lo, hi int) {
+			reads := 0
 			for r := int32(lo); r < int32(hi); r++ {
-				interm = la.writerOf(r, &later, &ap, interm, &lost[i])
+				var k int
+				interm, k = la.writerOf(r, &later, &ap, interm, &lost[i])
+				reads += k
 			}
+			la.readsIn[i] = reads // once: neighbours share a cache line
 		}
 	})
 	if len(counts) == 0 { // no recs
@@ -92,10 +99,10 @@ func (la *listAppend) writers() keyAppends {
 
 // writerOf claims the messages rec r appends, marks those that are not
 // its last append to their key (interm), and counts its appends into ap
-// when it is a vertex. later and interm are the worker's scratch (interm
-// returned for reuse); an append of a message already claimed goes to
-// lost.
-func (la *listAppend) writerOf(r int32, later *marks, ap *keyAppends, interm []bool, lost *[]lostClaim) []bool {
+// when it is a vertex, returning how many reads recordReads will record
+// of it. later and interm are the worker's scratch (interm returned for
+// reuse); an append of a message already claimed goes to lost.
+func (la *listAppend) writerOf(r int32, later *marks, ap *keyAppends, interm []bool, lost *[]lostClaim) ([]bool, int) {
 	mops := la.c.mops(r)
 	// an append followed by another to its key in the txn is
 	// intermediate
@@ -109,9 +116,13 @@ func (la *listAppend) writerOf(r int32, later *marks, ap *keyAppends, interm []b
 		}
 	}
 	vertex := la.c.recs[r].vertex >= 0
+	reads := 0
 	for i := range mops {
 		m := &mops[i]
 		if m.Kind != model.MopAppend {
+			if _, ok := la.elems(r, m); ok && vertex {
+				reads++
+			}
 			continue
 		}
 		if atomic.CompareAndSwapInt32(&la.writer[m.Msg], -1, r) {
@@ -124,7 +135,7 @@ func (la *listAppend) writerOf(r int32, later *marks, ap *keyAppends, interm []b
 			ap.single[m.Key] = m.Msg
 		}
 	}
-	return interm
+	return interm, reads
 }
 
 // duplicates puts the lost claims together: each message appended more
