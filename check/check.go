@@ -43,9 +43,9 @@ type Options struct {
 	// is a *MemoryCapError). See meter.go.
 	Meter func(text int64) error
 	// NoDigest leaves the result's sha256 and bytes out, for a caller
-	// whose outputs show neither (check's text output): File then does not
-	// hash the file, a pass of SHA-256 over it (5 to 11 % of the user time
-	// of a 1M-op check).
+	// whose outputs show neither (check's text output): File and
+	// ReadDigest then do not hash the history, a pass of SHA-256 over it
+	// (5 to 11 % of the user time of a 1M-op check).
 	NoDigest bool
 	// tee hashes a file read in parallel as it is read (File).
 	tee *ingest.Tee

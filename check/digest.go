@@ -89,9 +89,12 @@ func (h *hasher) Digest() Digest {
 }
 
 // ReadDigest is Read that also hashes the bytes it reads into the result's
-// sha256 and bytes (standard input, which cannot be read twice). Scan
-// hashes its files itself and calls Read.
+// sha256 and bytes (standard input, which cannot be read twice), unless
+// opts.NoDigest. Scan hashes its files itself and calls Read.
 func ReadDigest(r io.Reader, name string, opts Options) (*analysis.Result, *model.History, error) {
+	if opts.NoDigest {
+		return Read(r, name, opts)
+	}
 	d := newHasher()
 	res, h, err := Read(io.TeeReader(r, d), name, opts)
 	if err == nil {

@@ -347,12 +347,9 @@ func checkOne(path string, stdin io.Reader, opts check.Options, mc *memCap, f *c
 	opts.Meter = mc.meter(path)
 	// the text output shows no digest: the file need not be hashed
 	opts.NoDigest = f.format == "text" && !f.wantsJUnit() && f.html == ""
-	switch {
-	case path == "-" && opts.NoDigest:
-		res, h, err = check.Read(stdin, "-", opts)
-	case path == "-":
+	if path == "-" {
 		res, h, err = check.ReadDigest(stdin, "-", opts)
-	default:
+	} else {
 		restore, afterRead := memoryBudget(path, budgetRatio, mc)
 		opts.AfterRead = afterRead
 		res, h, err = check.File(path, opts)

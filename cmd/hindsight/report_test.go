@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"html"
@@ -141,6 +142,9 @@ func TestCheckDigestWhereShown(t *testing.T) {
 			t.Errorf("%v: the output does not hold the file's sha256 %s", args, digest)
 		}
 	}
+	if code, stdout, _ := runCLI(t, string(b), "check", "--format", "json", "-"); code != 1 || !strings.Contains(stdout, digest) {
+		t.Errorf("standard input, JSON: exit %d, the output does not hold the sha256 %s", code, digest)
+	}
 	opts := check.DefaultOptions()
 	opts.NoDigest = true
 	res, _, err := check.File(sample, opts)
@@ -149,5 +153,8 @@ func TestCheckDigestWhereShown(t *testing.T) {
 	}
 	if res.SHA256 != "" || res.Bytes != 0 {
 		t.Errorf("NoDigest: sha256 %q, bytes %d", res.SHA256, res.Bytes)
+	}
+	if res, _, err = check.ReadDigest(bytes.NewReader(b), "-", opts); err != nil || res.SHA256 != "" || res.Bytes != 0 {
+		t.Errorf("NoDigest, standard input: sha256 %q, bytes %d, %v", res.SHA256, res.Bytes, err)
 	}
 }
