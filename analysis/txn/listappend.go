@@ -65,10 +65,8 @@ type listAppend struct {
 	// state of key k is len(Msgs)+k; CSR over recs
 	byState readerIndex
 	// reads, in history order (until the readers are indexed: then nil,
-	// byKey holding those still needed); readsIn counts them by piece of
-	// recs, from writers to recordReads
-	reads   []readRef
-	readsIn []int
+	// byKey holding those still needed)
+	reads []readRef
 	// dups: the recs appending each message more than once
 	dups map[model.MsgID][]int32
 	// readOrder is the order from reads alone (no single-append rule), for

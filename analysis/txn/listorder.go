@@ -25,9 +25,9 @@ func (la *listAppend) index() {
 	la.writer = filledInt32(nm, -1)
 	la.interm = make([]bool, nm)
 	la.dupKey = make([]bool, nk)
-	ap := la.writers()
+	ap, reads := la.writers()
 	phase.Mark("list-append writers")
-	la.recordReads()
+	la.recordReads(reads)
 	phase.Mark("list-append reads")
 	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	la.versionOrders(ap)
@@ -73,45 +73,16 @@ const readPiece = 8192
 
 // recordReads fills reads: every read of a vertex rec whose list is known
 // (elems), in history order, with its key, length and hash. The recs are
-// split into pieces, which workers on every core fill, each its own
-// stretch of reads, so reads is sized once and its order is the history's
-// whatever the number of workers. writers counted each piece's reads
-// (readsIn), in the same pieces, as it went through the micro-ops; without
-// its counts, a first pass counts them. O(mops + read elements).
-func (la *listAppend) recordReads() {
+// split into pieces of readPiece, which workers on every core fill, each
+// its own stretch of reads, so reads is sized once and its order is the
+// history's whatever the number of workers. at[i+1] holds the number of
+// reads of piece i, which writers counted as it went through the
+// micro-ops; recordReads turns at into the stretches' starts. O(mops +
+// read elements).
+func (la *listAppend) recordReads(at []int) {
 	c := la.c
 	n := len(c.recs)
-	pieces := (n + readPiece - 1) / readPiece
-	// each calls f on the reads of recs [lo, hi), in order
-	each := func(lo, hi int, f func(r int32, j int, m *model.Mop, es []model.MsgID)) {
-		for r := int32(lo); r < int32(hi); r++ {
-			if c.recs[r].vertex < 0 {
-				continue
-			}
-			mops := c.mops(r)
-			for j := range mops {
-				if es, ok := la.elems(r, &mops[j]); ok {
-					f(r, j, &mops[j], es)
-				}
-			}
-		}
-	}
-	at := make([]int, pieces+1)
-	if len(la.readsIn) == pieces {
-		copy(at[1:], la.readsIn)
-	} else {
-		par.Pieces(n, readPiece, func() func(i, lo, hi int) {
-			return func(i, lo, hi int) {
-				// counted here and stored once: neighbouring pieces'
-				// counts share a cache line, which two cores would
-				// fight over
-				k := 0
-				each(lo, hi, func(int32, int, *model.Mop, []model.MsgID) { k++ })
-				at[i+1] = k
-			}
-		})
-	}
-	la.readsIn = nil
+	pieces := len(at) - 1
 	for i := range pieces {
 		at[i+1] += at[i]
 	}
@@ -119,10 +90,18 @@ func (la *listAppend) recordReads() {
 	par.Pieces(n, readPiece, func() func(i, lo, hi int) {
 		return func(i, lo, hi int) {
 			w := at[i]
-			each(lo, hi, func(r int32, j int, m *model.Mop, es []model.MsgID) {
-				la.reads[w] = readRef{rec: r, key: m.Key, es: listSpan(m), hash: hashElems(es)}
-				w++
-			})
+			for r := int32(lo); r < int32(hi); r++ {
+				if c.recs[r].vertex < 0 {
+					continue
+				}
+				mops := c.mops(r)
+				for j := range mops {
+					if es, ok := la.elems(r, &mops[j]); ok {
+						la.reads[w] = readRef{rec: r, key: mops[j].Key, es: listSpan(&mops[j]), hash: hashElems(es)}
+						w++
+					}
+				}
+			}
 		}
 	})
 }

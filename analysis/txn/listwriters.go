@@ -46,43 +46,44 @@ func writersOf(writer []int32, lost [][]lostClaim) map[model.MsgID][]int32 {
 
 // writers builds the writer index (writer, interm, dups, dupKey), counts
 // each key's appends by vertex recs, and counts the reads recordReads
-// will record (readsIn), on every core: pieces of readPiece recs (those
-// of recordReads), each worker counting appends into its own keyAppends,
-// summed afterwards. The first append of a message claims it with a
+// will record, on every core: pieces of readPiece recs, each worker
+// counting appends into its own keyAppends, summed afterwards, and the
+// reads of piece i into reads[i+1] (recordReads' pieces, whose stretches
+// they size). The first append of a message claims it with a
 // compare-and-swap; any other append of it is a lost claim, and the lost
 // claims, put together after the pass, list every append of the message
 // in dups in rec order and leave the earliest rec its writer, as a pass
 // in history order does. O(mops + keys · workers).
-func (la *listAppend) writers() keyAppends {
+func (la *listAppend) writers() (ap keyAppends, reads []int) {
 	c := la.c
 	nk := len(c.h.Keys)
 	n := len(c.recs)
 	pieces := (n + readPiece - 1) / readPiece
 	lost := make([][]lostClaim, pieces)
-	la.readsIn = make([]int, pieces)
+	reads = make([]int, pieces+1)
 	var mu sync.Mutex
 	var counts []keyAppends
 	par.Pieces(n, readPiece, func() func(i, lo, hi int) {
 		later := newMarks(nk)
-		ap := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
+		own := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
 		mu.Lock()
-		counts = append(counts, ap)
+		counts = append(counts, own)
 		mu.Unlock()
 		var interm []bool
 		return func(i, lo, hi int) {
-			reads := 0
+			n := 0
 			for r := int32(lo); r < int32(hi); r++ {
 				var k int
-				interm, k = la.writerOf(r, &later, &ap, interm, &lost[i])
-				reads += k
+				interm, k = la.writerOf(r, &later, &own, interm, &lost[i])
+				n += k
 			}
-			la.readsIn[i] = reads // once: neighbours share a cache line
+			reads[i+1] = n // once: neighbours share a cache line
 		}
 	})
 	if len(counts) == 0 { // no recs
-		return keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
+		return keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}, reads
 	}
-	ap := counts[0]
+	ap = counts[0]
 	for _, o := range counts[1:] {
 		par.EachRange(nk, minRange, func(lo, hi int) {
 			for k := lo; k < hi; k++ {
@@ -94,7 +95,7 @@ func (la *listAppend) writers() keyAppends {
 		})
 	}
 	la.duplicates(lost)
-	return ap
+	return ap, reads
 }
 
 // writerOf claims the messages rec r appends, marks those that are not

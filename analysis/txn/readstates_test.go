@@ -43,8 +43,8 @@ func TestReadStatesAcrossRanges(t *testing.T) {
 	la.writer = filledInt32(len(h.Msgs), -1)
 	la.interm = make([]bool, len(h.Msgs))
 	la.dupKey = make([]bool, len(h.Keys))
-	ap := la.writers()
-	la.recordReads()
+	ap, reads := la.writers()
+	la.recordReads(reads)
 	la.versionOrders(ap)
 	if len(la.reads) != before+2*keys+after {
 		t.Fatalf("%d reads recorded, want %d", len(la.reads), before+2*keys+after)
