@@ -41,7 +41,9 @@ var compactMinRows = 1 << 14
 // stretches then move down into place in order, through move(dst, src,
 // n) (dst < src; the ranges may overlap, as copy allows), and start
 // becomes the rows' new starts, start[n] their end, which CompactRows
-// returns. The result does not depend on the cut. O(rows + items) beside
+// returns. end may be start[:n] itself, for rows that start empty and
+// that row fills (each row's end is read before its start is rewritten).
+// The result does not depend on the cut. O(rows + items) beside
 // the rows' own work.
 func CompactRows(start, end []int32, newRow func() func(v int, a, b, w int32) int32, move func(dst, src, n int32)) int32 {
 	n := len(end)

@@ -2,30 +2,29 @@ package txn
 
 import (
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/graph"
 	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// indexPiece is how many recs a worker of rwRegister.index takes at a time.
-const indexPiece = 8192
-
 // index builds the touches of every txn and the writer index, on every
-// core. The recs are cut into pieces; each piece writes its touches into
-// its own stretch of touches, as long as its micro-ops (a txn touches each
-// key at most once, and only with a micro-op), and the stretches are then
-// moved down in order, so touches and tstart are those of a pass in
-// history order whatever the number of workers. A message's writer is
-// claimed with a compare-and-swap; a rec that finds it taken by another
-// notes a lost claim, and the lost claims, put together after the pass,
-// make the message ambiguous and list its writers in dups, in rec order,
-// as a pass in history order would. O(mops).
+// core. Each rec gets room in touches for as many touches as it has
+// micro-ops (a txn touches each key at most once, and only with a
+// micro-op); graph.CompactRows has workers fill the recs' rows and close
+// the gaps, so touches and tstart are those of a pass in history order
+// whatever the number of workers. A message's writer is claimed with a
+// compare-and-swap; a rec that finds it taken by another notes a lost
+// claim, and the lost claims, put together after the pass, make the
+// message ambiguous and list its writers in dups, in rec order, as a pass
+// in history order would. O(mops).
 func (rw *rwRegister) index() {
 	c := rw.c
 	h := c.h
-	nm := len(h.Msgs)
+	nm, nk := len(h.Msgs), len(h.Keys)
 	analysis.OwnStats[Stats](c.res).Messages = int64(nm)
 	rw.writer = filledInt32(nm, noWriter)
 	rw.msgIDs = make([]model.MsgID, nm)
@@ -33,52 +32,35 @@ func (rw *rwRegister) index() {
 		rw.msgIDs[i] = model.MsgID(i)
 	}
 	rw.interm = make([]bool, nm)
-	rw.dupKey = make([]bool, len(h.Keys))
+	rw.dupKey = make([]bool, nk)
 	n := len(c.recs)
-	rw.tstart = make([]int32, n+1)
-	pieces := (n + indexPiece - 1) / indexPiece
-	// bound[i]: where piece i's stretch starts (its micro-ops before it)
-	bound := make([]int, pieces+1)
-	par.Pieces(n, indexPiece, func() func(i, lo, hi int) {
-		return func(i, lo, hi int) {
-			k := 0
-			for r := lo; r < hi; r++ {
-				k += len(c.mops(int32(r)))
-			}
-			bound[i+1] = k
+	rw.tstart = make([]int32, n+1) // each rec's room, then its touches' start
+	par.EachRange(n, minRange, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			rw.tstart[r+1] = int32(len(c.mops(int32(r))))
 		}
 	})
-	for i := range pieces {
-		bound[i+1] += bound[i]
+	for r := range n {
+		rw.tstart[r+1] += rw.tstart[r]
 	}
-	rw.touches = make([]touch, bound[pieces]) // no regrowing a huge txn's
-	used := make([]int, pieces)
-	lost := make([][]lostClaim, pieces)
-	nk := len(h.Keys)
-	par.Pieces(n, indexPiece, func() func(i, lo, hi int) {
+	rw.touches = make([]touch, rw.tstart[n]) // no regrowing a huge txn's
+	var mu sync.Mutex
+	var lists []*[]lostClaim // each worker's lost claims
+	// the rows start empty (end is start): each rec's touches are written
+	// from where its row lands
+	end := graph.CompactRows(rw.tstart, rw.tstart[:n], func() func(v int, a, b, w int32) int32 {
 		at := newMarks(nk) // key -> its touch in this txn
-		return func(i, lo, hi int) {
-			w := bound[i]
-			for r := int32(lo); r < int32(hi); r++ {
-				w = rw.indexTxn(r, &at, w, &lost[i])
-				rw.tstart[r+1] = int32(w)
-			}
-			used[i] = w
-		}
-	})
-	// move each stretch down to the end of the one before
-	end := 0
-	for i := range pieces {
-		lo := bound[i]
-		if d := lo - end; d > 0 {
-			copy(rw.touches[end:], rw.touches[lo:used[i]])
-			for r := i * indexPiece; r < min(n, (i+1)*indexPiece); r++ {
-				rw.tstart[r+1] -= int32(d)
-			}
-		}
-		end += used[i] - lo
-	}
+		own := new([]lostClaim)
+		mu.Lock()
+		lists = append(lists, own)
+		mu.Unlock()
+		return func(v int, _, _, w int32) int32 { return int32(rw.indexTxn(int32(v), &at, int(w), own)) }
+	}, func(dst, src, k int32) { copy(rw.touches[dst:dst+k], rw.touches[src:src+k]) })
 	rw.touches = slices.Clip(rw.touches[:end])
+	lost := make([][]lostClaim, len(lists))
+	for i, l := range lists {
+		lost[i] = *l
+	}
 	rw.ambiguous(lost)
 	rw.duplicateWrites()
 }

@@ -182,8 +182,9 @@ func TestReaderIndexBuild(t *testing.T) {
 
 // TestWritersClaimedAcrossPieces checks the writer indexes
 // (listAppend.writers, rwRegister.index), which claim each message's
-// writer in pieces of indexPiece recs on every core: ok txns late in a
-// 40,000-txn history are made to write again values that txns of the
+// writer in pieces of recs on every core (readPiece, 8,192, and
+// graph.CompactRows', at least 16,384: three pieces at least): ok txns
+// late in a 40,000-txn history are made to write again values that txns of the
 // first piece wrote, so that the later writer may claim a value before
 // the earlier one does. With one worker and with four, the result must be
 // the same to the byte, and every duplicate instance must list its
@@ -200,35 +201,7 @@ func TestWritersClaimedAcrossPieces(t *testing.T) {
 		{gen.RWRegister, model.MopWrite, DuplicateWrites, CheckRWRegister},
 	} {
 		t.Run(tc.w.String(), func(t *testing.T) {
-			cfg := txnConfig(tc.w, 5)
-			cfg.Txns = 40_000
-			h, p := testhist.Txn(t, cfg)
-			var early []model.Mop // writes of the first piece's txns
-			rewritten := 0
-			for i := range h.Ops {
-				op := &h.Ops[i]
-				if op.Type != model.OK {
-					continue
-				}
-				for j, m := range h.MopsOf(op) {
-					if m.Kind != tc.write {
-						continue
-					}
-					switch {
-					case i < len(h.Ops)/20:
-						early = append(early, m)
-					case i > len(h.Ops)*3/5 && i%97 == 0 && len(early) > 0:
-						// the generator retires keys: the write goes to an
-						// early key, with a value an early txn wrote to it
-						e := early[rewritten%len(early)]
-						h.MopsOf(op)[j].Key, h.MopsOf(op)[j].Msg = e.Key, e.Msg
-						rewritten++
-					}
-				}
-			}
-			if rewritten < 10 || len(h.Ops)/2 < 3*indexPiece {
-				t.Fatalf("want rewrites across pieces: %d rewrites, %d txns", rewritten, len(h.Ops)/2)
-			}
+			h, p := rewrittenHistory(t, tc.w, tc.write)
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 			var out [3][]byte
 			for i, procs := range []int{1, 4, 4} {
@@ -250,6 +223,108 @@ func TestWritersClaimedAcrossPieces(t *testing.T) {
 				t.Errorf("GOMAXPROCS=1 and 4 differ:\n%s\n%s", firstDiff(out[0], out[1]), firstDiff(out[1], out[0]))
 			}
 		})
+	}
+}
+
+// rewrittenHistory is a 40,000-txn history of workload w in which ok txns
+// late in the history write again (micro-ops of kind write) values that
+// txns of its first twentieth wrote.
+func rewrittenHistory(t *testing.T, w gen.Workload, write model.MopKind) (*model.History, model.Pairing) {
+	t.Helper()
+	cfg := txnConfig(w, 5)
+	cfg.Txns = 40_000
+	h, p := testhist.Txn(t, cfg)
+	var early []model.Mop // writes of the first piece's txns
+	rewritten := 0
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Type != model.OK {
+			continue
+		}
+		for j, m := range h.MopsOf(op) {
+			if m.Kind != write {
+				continue
+			}
+			switch {
+			case i < len(h.Ops)/20:
+				early = append(early, m)
+			case i > len(h.Ops)*3/5 && i%97 == 0 && len(early) > 0:
+				// the generator retires keys: the write goes to an early
+				// key, with a value an early txn wrote to it
+				e := early[rewritten%len(early)]
+				h.MopsOf(op)[j].Key, h.MopsOf(op)[j].Msg = e.Key, e.Msg
+				rewritten++
+			}
+		}
+	}
+	if rewritten < 10 || len(h.Ops)/2 < 2*16384+1 {
+		t.Fatalf("want rewrites across pieces: %d rewrites, %d txns", rewritten, len(h.Ops)/2)
+	}
+	return h, p
+}
+
+// TestRWIndexMatchesSerial checks rwRegister.index, whose pieces fill and
+// move rows on every core (graph.CompactRows), against a plain pass in
+// history order, on the history of TestWritersClaimedAcrossPieces at one
+// worker and at four: each rec's touches (key, external read, last
+// write), each message's writer (ambiguous when two recs wrote it) and
+// the writers of the ambiguous ones.
+func TestRWIndexMatchesSerial(t *testing.T) {
+	h, p := rewrittenHistory(t, gen.RWRegister, model.MopWrite)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 4} {
+		runtime.GOMAXPROCS(procs)
+		c := newChecker(h, p, DefaultOptions(), "rw-register")
+		rw := &rwRegister{}
+		rw.txnChecks = newTxnChecks(c, rw)
+		c.inf = rw
+		rw.index()
+		writers := map[model.MsgID][]int32{}
+		for r := range c.recs {
+			r := int32(r)
+			var want []touch
+			at := map[model.KeyID]int{}
+			for _, m := range c.mops(r) {
+				if m.Kind != model.MopWrite && m.Kind != model.MopRead {
+					continue
+				}
+				j, ok := at[m.Key]
+				if !ok {
+					j = len(want)
+					at[m.Key] = j
+					want = append(want, touch{key: m.Key, read: noVal, write: noVal})
+					if m.Kind == model.MopRead {
+						want[j].read = readValue(&m, c.recs[r].typ)
+					}
+				}
+				if m.Kind == model.MopWrite {
+					want[j].write = m.Msg
+					if ws := writers[m.Msg]; len(ws) == 0 || ws[len(ws)-1] != r {
+						writers[m.Msg] = append(ws, r)
+					}
+				}
+			}
+			if got := rw.touchesOf(r); !slices.Equal(got, want) {
+				t.Fatalf("GOMAXPROCS=%d: rec %d touches %v, want %v", procs, r, got, want)
+			}
+		}
+		ambiguousOnes := 0
+		for m, ws := range writers {
+			want := ws[0]
+			if len(ws) > 1 {
+				want = ambiguous
+				ambiguousOnes++
+				if !slices.Equal(rw.dups[m], ws) {
+					t.Errorf("GOMAXPROCS=%d: message %d written by %v, dups %v", procs, m, ws, rw.dups[m])
+				}
+			}
+			if rw.writer[m] != want {
+				t.Errorf("GOMAXPROCS=%d: message %d writer %d, want %d", procs, m, rw.writer[m], want)
+			}
+		}
+		if ambiguousOnes == 0 || len(rw.dups) != ambiguousOnes {
+			t.Errorf("GOMAXPROCS=%d: %d ambiguous messages, %d in dups", procs, ambiguousOnes, len(rw.dups))
+		}
 	}
 }
 
