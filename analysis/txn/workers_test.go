@@ -267,8 +267,9 @@ func rewrittenHistory(t *testing.T, w gen.Workload, write model.MopKind) (*model
 // move rows on every core (graph.CompactRows), against a plain pass in
 // history order, on the history of TestWritersClaimedAcrossPieces at one
 // worker and at four: each rec's touches (key, external read, last
-// write), each message's writer (ambiguous when two recs wrote it) and
-// the writers of the ambiguous ones.
+// write), each message's writer (ambiguous when two recs wrote it), the
+// writers of the ambiguous ones, and the initial state's version edges
+// (initialEdges, also cut into pieces on every core).
 func TestRWIndexMatchesSerial(t *testing.T) {
 	h, p := rewrittenHistory(t, gen.RWRegister, model.MopWrite)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
@@ -324,6 +325,28 @@ func TestRWIndexMatchesSerial(t *testing.T) {
 		}
 		if ambiguousOnes == 0 || len(rw.dups) != ambiguousOnes {
 			t.Errorf("GOMAXPROCS=%d: %d ambiguous messages, %d in dups", procs, ambiguousOnes, len(rw.dups))
+		}
+		// the initial state's edges: nil before every value a vertex rec
+		// read or wrote externally, by key, then value
+		seen := make([]bool, len(h.Msgs))
+		for _, r := range c.vrec {
+			for _, t := range rw.touchesOf(r) {
+				for _, m := range [2]model.MsgID{t.read, t.write} {
+					if m >= 0 {
+						seen[m] = true
+					}
+				}
+			}
+		}
+		byKey := make([][]vedge, len(h.Keys))
+		for i, ok := range seen {
+			m := model.MsgID(i)
+			if k := h.MsgKey(m); ok && !rw.dupKey[k] && rw.usable(m) {
+				byKey[k] = append(byKey[k], vedge{from: rw.nodeOf(k, nilVal), to: rw.nodeOf(k, m), key: k, src: srcInitial, a: -1, b: -1})
+			}
+		}
+		if got, want := rw.initialEdges(), slices.Concat(byKey...); !slices.Equal(got, want) {
+			t.Errorf("GOMAXPROCS=%d: %d initial edges, want %d (or in another order)", procs, len(got), len(want))
 		}
 	}
 }
