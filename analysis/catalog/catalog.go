@@ -259,9 +259,9 @@ func Contradict(ops []int64) string {
 // FirstDifference is the index of the first element where two lists
 // differ (the shorter one's length when one is a prefix of the other).
 func FirstDifference(a, b analysis.Value) int {
-	n := min(len(a.Elems), len(b.Elems))
+	n := min(a.Len(), b.Len())
 	for i := range n {
-		if a.Elems[i].String() != b.Elems[i].String() {
+		if a.At(i).String() != b.At(i).String() {
 			return i
 		}
 	}

@@ -80,7 +80,7 @@ func TestHugeAbortedReadBounded(t *testing.T) {
 		t.Fatalf("%d G1a instances, want %d", len(ins), n)
 	}
 	in := ins[n-1]
-	if in.Mop == nil || len(in.Mop.Value.Elems) != MaxMopElements || in.MopElements == nil || *in.MopElements != n ||
+	if in.Mop == nil || in.Mop.Value.Len() != MaxMopElements || in.MopElements == nil || *in.MopElements != n ||
 		in.Element == nil || in.Element.String() != fmt.Sprint(n-1) {
 		t.Fatalf("last G1a: mop %v, mop_elements %v, element %v; want the first %d of %d elements, element %d",
 			in.Mop, in.MopElements, in.Element, MaxMopElements, n, n-1)
@@ -299,3 +299,48 @@ func BenchmarkAdversarial(b *testing.B) { scaling.Bench(b, cases()) }
 // BenchmarkAdversarialRatio is BenchmarkAdversarial made to resist a busy
 // machine (scaling.BenchRatio). Run with -benchtime 1x.
 func BenchmarkAdversarialRatio(b *testing.B) { scaling.BenchRatio(b, cases()) }
+
+// TestHugeDuplicateReadCompact is a hostile history of one read of n
+// elements, each of 1,000 values repeated, none of them appended: one
+// duplicate-elements and one garbage-read instance, each quoting the whole
+// read. Their copies of it must cost about 8 bytes an element (integers),
+// not a 64-byte Value each: at 3M elements the two copies took 384 MB
+// of an 11.7 MB file's 630 MB peak. The rendered instances must still
+// quote every element.
+func TestHugeDuplicateReadCompact(t *testing.T) {
+	const n = 300_000
+	var l testhist.Lines
+	vals := make([]string, n)
+	for i := range vals {
+		vals[i] = fmt.Sprint(i % 1000)
+	}
+	list := "[" + strings.Join(vals, " ") + "]"
+	l.Pair(0, "txn", "[[:r :x nil]]", "ok", "[[:r :x "+list+"]]")
+	h, p := testhist.Read(t, strings.NewReader(string(l.Bytes())), "huge-duplicates.edn")
+	var res *analysis.Result
+	used := scaling.Allocated(func() { res = CheckListAppend(h, p, DefaultOptions()) })
+	t.Logf("check allocated %d bytes, %.1f an element", used, float64(used)/n)
+	// 62 bytes an element with the read's copies at 8 bytes an element
+	// (the rest: the version order's scratch, three passes of
+	// withoutRepeats); 174 with a 64-byte Value an element
+	if perElem := float64(used) / n; perElem > 90 {
+		t.Errorf("check allocated %.1f bytes an element, want at most 90", perElem)
+	}
+	for _, typ := range []string{DuplicateElements, GarbageRead} {
+		ins := analysis.InstancesOf[*Instance](res, typ)
+		if len(ins) != 1 || ins[0].Mop == nil {
+			t.Fatalf("%d %s instances, want one with its mop", len(ins), typ)
+		}
+		want := "[:r :x " + list + "]"
+		if got := ins[0].Mop.String(); got != want {
+			t.Fatalf("%s mop renders %d bytes, want the whole read (%d bytes)", typ, len(got), len(want))
+		}
+		b, err := json.Marshal(ins[0].Mop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantJSON := `[":r",":x",[` + strings.Join(vals, ",") + `]]`; string(b) != wantJSON {
+			t.Fatalf("%s mop's JSON is %d bytes, want the whole read (%d bytes)", typ, len(b), len(wantJSON))
+		}
+	}
+}

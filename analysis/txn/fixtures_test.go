@@ -261,5 +261,5 @@ func sameLengthSwapped(want json.RawMessage, got *Instance) bool {
 	}
 	k, _ := json.Marshal(w.Key)
 	gk, _ := json.Marshal(got.Key)
-	return bytes.Equal(k, gk) && len(got.Values[0].Elems) == len(w.Values[0]) && len(got.Values[1].Elems) == len(w.Values[0])
+	return bytes.Equal(k, gk) && got.Values[0].Len() == len(w.Values[0]) && got.Values[1].Len() == len(w.Values[0])
 }

@@ -228,11 +228,7 @@ func (c *checker) msgVal(m model.MsgID) analysis.Value { return analysis.AtomVal
 
 // listVal is the list value of the given elements.
 func (c *checker) listVal(ms []model.MsgID) analysis.Value {
-	vs := make([]analysis.Value, len(ms))
-	for i, m := range ms {
-		vs[i] = c.msgVal(m)
-	}
-	return analysis.ListValue(vs)
+	return analysis.AtomsValue(len(ms), func(i int) model.Atom { return c.h.MsgValue(ms[i]) })
 }
 
 // mopVal renders micro-op m of a txn for JSON: its name as the EDN keyword

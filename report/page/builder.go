@@ -266,7 +266,7 @@ func (b *Builder) Instances(typ string) []InstanceView {
 // what the workload's layout adds (Layout.Instance).
 func (b *Builder) instance(typ string, n int, in analysis.Instance) InstanceView {
 	ev, cyc := in.InstanceEvidence(), in.InstanceCycle()
-	iv := InstanceView{N: n, Allowed: ev.Allowed, Explanation: b.Explain(typ, in),
+	iv := InstanceView{N: n, Allowed: ev.Allowed, Explanation: b.explanation(typ, n, in),
 		Witness: []WitnessRow{}, WitnessTotal: len(ev.Witness), ProofNote: ProofNote(in)}
 	if key := in.InstanceKey(); key != nil {
 		iv.Key = key.String()
@@ -286,6 +286,25 @@ func (b *Builder) instance(typ string, n int, in analysis.Instance) InstanceView
 		b.CycleCharts = append(b.CycleCharts, c)
 	}
 	return iv
+}
+
+// MaxExplanationChars caps an instance's explanation on the page. An
+// explanation quotes the reads it rests on, and a read may hold millions
+// of elements (a hostile history of one 3M-element read wrote a 24 MB
+// page, each of its two explanations 11.7 MB of numbers nobody reads);
+// the JSON keeps the whole instance.
+const MaxExplanationChars = 2000
+
+// explanation is instance n's explanation, cut at MaxExplanationChars
+// with an omission that says so.
+func (b *Builder) explanation(typ string, n int, in analysis.Instance) string {
+	s := b.Explain(typ, in)
+	if len(s) <= MaxExplanationChars || utf8.RuneCountInString(s) <= MaxExplanationChars {
+		return s
+	}
+	b.Omissions = append(b.Omissions, fmt.Sprintf("%s #%d: its explanation is cut at %s characters (of %s); the JSON report holds the whole instance.",
+		typ, n, Thousands(MaxExplanationChars), Thousands(int64(utf8.RuneCountInString(s)))))
+	return Elide(s, MaxExplanationChars)
 }
 
 // witness fills the witness table of iv, at most MaxWitnessOps rows.

@@ -135,19 +135,20 @@ func (b *builder) txnInstance(iv *page.InstanceView, typ string, ai analysis.Ins
 // element where they differ.
 func sideBySide(ops []int64, lists []analysis.Value) *page.ReadsView {
 	d := catalog.FirstDifference(lists[0], lists[1])
-	longest := max(len(lists[0].Elems), len(lists[1].Elems))
+	longest := max(lists[0].Len(), lists[1].Len())
 	lo, hi := max(0, d-readsContext), min(longest, d+readsContext+1)
 	rv := &page.ReadsView{Diff: d}
 	for i := lo; i < hi; i++ {
 		rv.Indices = append(rv.Indices, i+1)
 	}
 	for r := range 2 {
-		elems := lists[r].Elems
-		row := page.ReadsRow{Op: ops[r], Len: len(elems), Before: min(lo, len(elems)), After: max(0, len(elems)-hi)}
+		list := lists[r]
+		n := list.Len()
+		row := page.ReadsRow{Op: ops[r], Len: n, Before: min(lo, n), After: max(0, n-hi)}
 		for i := lo; i < hi; i++ {
 			c := page.ReadsCell{Diff: i == d}
-			if i < len(elems) {
-				c.Text = page.Elide(elems[i].String(), 40)
+			if i < n {
+				c.Text = page.Elide(list.At(i).String(), 40)
 			}
 			row.Cells = append(row.Cells, c)
 		}
