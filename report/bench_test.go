@@ -1,10 +1,14 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -98,3 +102,29 @@ type countWriter int64
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
 
 var _ io.Writer = (*countWriter)(nil)
+
+// BenchmarkViewOneHugePoll builds the view of one poll of n messages of
+// one key at descending offsets, values repeating every 1,000: about n
+// int-nonmonotonic-poll instances in one op, each marked on the timeline
+// at its place in that op. At 10k and 100k the time grows tenfold (it
+// grew a hundredfold while each mark scanned the poll).
+func BenchmarkViewOneHugePoll(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		var l testhist.Lines
+		var reads strings.Builder
+		for i := range n {
+			fmt.Fprintf(&reads, "[%d %d] ", n-i, i%1000)
+		}
+		l.Pair(0, "poll", "[[:poll]]", "ok", "[[:poll {1 ["+reads.String()+"]}]]")
+		h, _ := testhist.Read(b, bytes.NewReader(l.Bytes()), "one-huge-poll.edn")
+		res, err := check.History(h, checkOpts(false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				BuildView(res, h, ViewOptions{})
+			}
+		})
+	}
+}

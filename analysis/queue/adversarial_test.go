@@ -116,6 +116,19 @@ var adversarials = []scaling.Case{
 		l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {"+testhist.Ints(0, n, "%d [[0 %d]]")+"}]]")
 		return &l
 	}, Want: analysis.Valid, Types: []string{}},
+	// one poll of n messages of one key, at offsets n down to 1, whose
+	// values repeat every 100: each value sits at n/100 offsets (a
+	// duplicate per value, each checked against the value's other
+	// offsets), and every read steps back from the one before it
+	{Name: "one-poll-descending-repeats", Gen: func(n int) *testhist.Lines {
+		var l testhist.Lines
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "[%d %d] ", n-i, i%100)
+		}
+		l.Pair(0, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+b.String()+"]}]]")
+		return &l
+	}, Want: analysis.Invalid, Types: []string{Duplicate, GarbageRead, IntNonmonotonicPoll, IntPollSkip}},
 	// one key sent to n times by 10 concurrent producers, read back by
 	// polls of 10 messages each
 	{Name: "one-key-n-sends", Gen: func(n int) *testhist.Lines {

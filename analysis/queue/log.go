@@ -87,15 +87,25 @@ type logEntry struct {
 // (message, offset) observation in a flat array (off NoOffset: none), and
 // its further offsets, if any, in a side list. The first observer of each
 // (message, offset) is the one with the lowest op index, then the lowest
-// sequence in the op, whatever the order observe is called in.
+// sequence in the op, whatever the order observe is called in. extraAt
+// finds a further (message, offset) pair's entry in one step: a message
+// read at thousands of offsets (a hostile poll) must not cost a scan of
+// them per read.
 type logState struct {
 	primObs []logEntry
 	extra   []logEntry
 	extraOf map[model.MsgID][]int
+	extraAt map[msgOffset]int
+}
+
+// msgOffset is a message at one offset.
+type msgOffset struct {
+	msg model.MsgID
+	off int64
 }
 
 func newLogState(n int) *logState {
-	ls := &logState{primObs: make([]logEntry, n), extraOf: map[model.MsgID][]int{}}
+	ls := &logState{primObs: make([]logEntry, n), extraOf: map[model.MsgID][]int{}, extraAt: map[msgOffset]int{}}
 	for i := range ls.primObs {
 		ls.primObs[i].off = model.NoOffset
 	}
@@ -120,14 +130,13 @@ func (ls *logState) observe(c *checker, m model.MsgID, off int64, r int32, sq in
 		}
 		return
 	}
-	for _, i := range ls.extraOf[m] {
-		if ls.extra[i].off == off {
-			if better(&ls.extra[i]) {
-				ls.extra[i].obsOp, ls.extra[i].obsSq, ls.extra[i].obsR = opIdx, sq, r
-			}
-			return
+	if i, ok := ls.extraAt[msgOffset{m, off}]; ok {
+		if better(&ls.extra[i]) {
+			ls.extra[i].obsOp, ls.extra[i].obsSq, ls.extra[i].obsR = opIdx, sq, r
 		}
+		return
 	}
+	ls.extraAt[msgOffset{m, off}] = len(ls.extra)
 	ls.extraOf[m] = append(ls.extraOf[m], len(ls.extra))
 	ls.extra = append(ls.extra, logEntry{key: c.h.Msgs[m].Key, msg: m, off: off, obsOp: opIdx, obsSq: sq, obsR: r})
 }

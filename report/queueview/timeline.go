@@ -127,6 +127,7 @@ func (b *builder) timeline() page.Timeline {
 		b.Omissions = append(b.Omissions, fmt.Sprintf("Offset timelines: %s completions without a :time are not drawn.", page.Thousands(int64(untimed))))
 	}
 	b.markAnomalies(lines)
+	b.located, b.scratch = nil, nil
 
 	// keys with anomalies first, then by key
 	order := make([]model.KeyID, len(lines))
@@ -403,6 +404,7 @@ func (r *reducer) points() []timelinePoint {
 // instance's value is; the op's micro-ops are read only to find that
 // offset and value.
 func (b *builder) markAnomalies(lines []keyLine) {
+	touched := map[model.KeyID]bool{}
 	for _, typ := range b.Res.AnomalyTypes {
 		ins := b.Res.Anomalies[typ]
 		for i := range ins {
@@ -410,14 +412,22 @@ func (b *builder) markAnomalies(lines []keyLine) {
 			if !ok {
 				continue
 			}
-			note := page.Elide(b.Explain(typ, in), 300)
-			touched := map[model.KeyID]bool{}
+			// the note is written only for an instance that gets a mark:
+			// past MaxMarks an instance is only counted
+			note := ""
+			noteOf := func() string {
+				if note == "" {
+					note = fmt.Sprintf("#%d: %s", i+1, page.Elide(b.Explain(typ, in), 300))
+				}
+				return note
+			}
+			clear(touched)
 			add := func(k model.KeyID, p timelinePoint) {
 				touched[k] = true
 				line := &lines[k]
 				line.markTotal[typ]++
 				if len(line.marks[typ]) < b.O.MaxMarks {
-					line.marks[typ] = append(line.marks[typ], mark{p, fmt.Sprintf("#%d: %s", i+1, note)})
+					line.marks[typ] = append(line.marks[typ], mark{p, noteOf()})
 				}
 			}
 			b.placeInstance(b.markOf(typ).Place, in, add, func(k model.KeyID, from, to timelinePoint) {
@@ -425,7 +435,7 @@ func (b *builder) markAnomalies(lines []keyLine) {
 				line := &lines[k]
 				line.markTotal[typ]++
 				if len(line.stalls) < b.O.MaxMarks {
-					n := fmt.Sprintf("#%d: %s", i+1, note)
+					n := noteOf()
 					line.stalls = append(line.stalls, segment{typ, [2]mark{{from, n}, {to, n}}})
 				}
 			})
@@ -457,38 +467,6 @@ func (b *builder) markAnomalies(lines []keyLine) {
 			}
 		}
 	}
-}
-
-// locate finds, in the micro-ops of op idx, a send or read of key k with
-// value v (any value if nil) at offset off (any if model.NoOffset).
-func (b *builder) locate(idx int64, k model.KeyID, v *analysis.Value, off int64) (timelinePoint, bool) {
-	op, x, ok := b.placed(idx)
-	if !ok {
-		return timelinePoint{}, false
-	}
-	match := func(m model.MsgID, o int64) bool {
-		return (off == model.NoOffset || o == off) && (v == nil || b.H.MsgValue(m) == v.Atom)
-	}
-	for _, m := range b.H.MopsOf(op) {
-		switch m.Kind {
-		case model.MopSend:
-			if m.Key == k && m.Done && m.Offset() != model.NoOffset && match(m.Msg, m.Offset()) {
-				return timelinePoint{x: x, y: float64(m.Offset()), op: idx, proc: op.Process, msg: m.Msg}, true
-			}
-		case model.MopPoll:
-			for _, kp := range b.H.PollsOf(&m) {
-				if kp.Key != k {
-					continue
-				}
-				for _, rd := range b.H.ReadsOf(&kp) {
-					if match(rd.Msg, rd.Offset()) {
-						return timelinePoint{x: x, y: float64(rd.Offset()), op: idx, proc: op.Process, msg: rd.Msg}, true
-					}
-				}
-			}
-		}
-	}
-	return timelinePoint{}, false
 }
 
 // at places a mark at op idx, offset off, without looking into the op.

@@ -1,0 +1,106 @@
+package queueview
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/queue"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
+	"github.com/hindsight-dev/hindsight/model"
+	"github.com/hindsight-dev/hindsight/report/page"
+)
+
+// scanLocate is locate as a plain scan of the op's micro-ops, the
+// reference the index must agree with.
+func scanLocate(b *builder, idx int64, k model.KeyID, v *analysis.Value, off int64) (timelinePoint, bool) {
+	op, x, ok := b.placed(idx)
+	if !ok {
+		return timelinePoint{}, false
+	}
+	match := func(m model.MsgID, o int64) bool {
+		return (off == model.NoOffset || o == off) && (v == nil || b.H.MsgValue(m) == v.Atom)
+	}
+	for _, m := range b.H.MopsOf(op) {
+		switch m.Kind {
+		case model.MopSend:
+			if m.Key == k && m.Done && m.Offset() != model.NoOffset && match(m.Msg, m.Offset()) {
+				return timelinePoint{x: x, y: float64(m.Offset()), op: idx, proc: op.Process, msg: m.Msg}, true
+			}
+		case model.MopPoll:
+			for _, kp := range b.H.PollsOf(&m) {
+				if kp.Key != k {
+					continue
+				}
+				for _, rd := range b.H.ReadsOf(&kp) {
+					if match(rd.Msg, rd.Offset()) {
+						return timelinePoint{x: x, y: float64(rd.Offset()), op: idx, proc: op.Process, msg: rd.Msg}, true
+					}
+				}
+			}
+		}
+	}
+	return timelinePoint{}, false
+}
+
+// TestLocateIndex asks locate for every offset and value (and neither,
+// and ones no op holds) of a big send, a big poll with repeated offsets
+// and values and a small poll, and requires the answer of a plain scan:
+// the first match in the op's order. The big ops must go through the
+// index, the small one must not.
+func TestLocateIndex(t *testing.T) {
+	var l testhist.Lines
+	var sends, acks, reads strings.Builder
+	for i := range 70 {
+		fmt.Fprintf(&sends, "[:send :x %d] ", i%7)
+		fmt.Fprintf(&acks, "[:send :x [%d %d]] ", 1000+i, i%7)
+	}
+	l.Pair(0, "send", "["+sends.String()+"]", "ok", "["+acks.String()+"]")
+	for i := range 200 {
+		fmt.Fprintf(&reads, "[%d %d] ", (i*37)%50, i%13)
+	}
+	l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:y [[0 3]] :x ["+reads.String()+"]}] [:send :x 5]]")
+	l.Pair(2, "poll", "[[:poll]]", "ok", "[[:poll {:x [[3 1] [2 2] [3 2] [9 4] [2 1]]}]]")
+	h, p := testhist.Read(t, strings.NewReader(string(l.Bytes())), "locate.edn")
+	res := queue.Check(h, p, queue.DefaultOptions())
+	b := &builder{Builder: page.NewBuilder(res, h, page.ViewOptions{}, page.Hooks{})}
+	x, ok := b.Key(&analysis.Value{Atom: model.KeywordAtom(":x")})
+	if !ok {
+		t.Fatal("no key :x")
+	}
+	offs := []int64{model.NoOffset, 9999}
+	for o := range int64(50) {
+		offs = append(offs, o, 1000+o)
+	}
+	vals := []*analysis.Value{nil, {Atom: model.StringAtom("nope")}}
+	for v := range int64(14) {
+		vals = append(vals, &analysis.Value{Atom: model.IntAtom(v)})
+	}
+	found := 0
+	for _, idx := range []int64{1, 3, 5} {
+		for _, off := range offs {
+			for _, v := range vals {
+				got, gotOK := b.locate(idx, x, v, off)
+				want, wantOK := scanLocate(b, idx, x, v, off)
+				if got != want || gotOK != wantOK {
+					t.Fatalf("op %d, offset %d, value %v: got %+v %v, want %+v %v", idx, off, v, got, gotOK, want, wantOK)
+				}
+				if gotOK {
+					found++
+				}
+			}
+		}
+	}
+	if found < 300 {
+		t.Errorf("only %d queries found a place: the test asks too little", found)
+	}
+	for _, idx := range []int64{1, 3} {
+		if b.located[opKey{idx, x}] == nil {
+			t.Errorf("op %d was not indexed", idx)
+		}
+	}
+	if b.located[opKey{5, x}] != nil {
+		t.Error("the small op 5 was indexed")
+	}
+}
