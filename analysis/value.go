@@ -10,21 +10,28 @@ import (
 
 // Value is a key or value of the history as it goes to JSON: a number when it
 // was an integer, a string otherwise (an EDN keyword :x becomes ":x"), null
-// for model.KNil, or, when List is set, a list of values (a list-append
-// read, an expected list state), read with Len and At.
+// for model.KNil, or, when IsList, a list of values (a list-append read, an
+// expected list state), read with Len and At.
 //
+// A Value is an atom and one pointer, 40 bytes: instances hold many
+// (a poll-skip lists up to MaxSkipped values of the queue, and a hostile
+// history gave 80,000 of them), and a list's parts live behind the pointer.
 // A list of integers keeps them as integers, 8 bytes each, instead of a
-// Value (64 bytes) each: every instance that shows a read holds its own
-// copy of the list, and a hostile history of one 3M-element read with
-// duplicates and unwritten elements in it took 630 MB for its two
-// instances' copies (an 11.7 MB file).
+// Value each: every instance that shows a read holds its own copy of the
+// list, and a hostile history of one 3M-element read with duplicates and
+// unwritten elements in it took 630 MB for its two instances' copies (an
+// 11.7 MB file).
 type Value struct {
 	model.Atom
-	List bool
-	// Etc marks a list known only by its end (an expected state the txn
+	list *list // nil for an atom
+}
+
+// list is the elements of a list value.
+type list struct {
+	// etc marks a list known only by its end (an expected state the txn
 	// never read whole): it renders with "..." before its elements.
-	Etc   bool
-	elems []Value // the elements of a list, unless ints holds them
+	etc   bool
+	elems []Value // the elements, unless ints holds them
 	ints  []int64 // the elements of a list of integers
 }
 
@@ -36,12 +43,12 @@ func AtomValue(a model.Atom) Value { return Value{Atom: a} }
 func ListValue(elems []Value) Value {
 	ints := make([]int64, 0, len(elems))
 	for _, e := range elems {
-		if e.List || e.Kind != model.KInt {
-			return Value{List: true, elems: elems}
+		if e.list != nil || e.Kind != model.KInt {
+			return Value{list: &list{elems: elems}}
 		}
 		ints = append(ints, e.Int)
 	}
-	return Value{List: true, ints: ints}
+	return Value{list: &list{ints: ints}}
 }
 
 // AtomsValue returns the list of n atoms, the i-th at(i), built without a
@@ -58,27 +65,48 @@ func AtomsValue(n int, at func(i int) model.Atom) Value {
 			for j := i; j < n; j++ {
 				elems[j] = AtomValue(at(j))
 			}
-			return Value{List: true, elems: elems}
+			return Value{list: &list{elems: elems}}
 		}
 		ints = append(ints, a.Int)
 	}
-	return Value{List: true, ints: ints}
+	return Value{list: &list{ints: ints}}
+}
+
+// IsList says whether v is a list (else an atom).
+func (v Value) IsList() bool { return v.list != nil }
+
+// Etc says whether v is a list known only by its end, which renders with
+// "..." before its elements.
+func (v Value) Etc() bool { return v.list != nil && v.list.etc }
+
+// KnownByItsEnd returns list v marked as known only by its end (Etc); an
+// atom is returned as it is.
+func (v Value) KnownByItsEnd() Value {
+	if v.list == nil {
+		return v
+	}
+	l := *v.list
+	l.etc = true
+	return Value{Atom: v.Atom, list: &l}
 }
 
 // Len is the number of elements of a list (0 for an atom), "..." left out.
 func (v Value) Len() int {
-	if v.ints != nil {
-		return len(v.ints)
+	switch {
+	case v.list == nil:
+		return 0
+	case v.list.ints != nil:
+		return len(v.list.ints)
 	}
-	return len(v.elems)
+	return len(v.list.elems)
 }
 
 // At is element i of a list.
 func (v Value) At(i int) Value {
-	if v.ints != nil {
-		return AtomValue(model.IntAtom(v.ints[i]))
+	if v.list.ints != nil {
+		return AtomValue(model.IntAtom(v.list.ints[i]))
 	}
-	return v.elems[i]
+	return v.list.elems[i]
 }
 
 // etc is the "..." a list known only by its end starts with.
@@ -92,20 +120,20 @@ func (v Value) MarshalJSON() ([]byte, error) {
 
 // appendJSON appends the JSON of v to b.
 func (v Value) appendJSON(b []byte) []byte {
-	if v.List {
+	if l := v.list; l != nil {
 		b = append(b, '[')
-		if v.Etc {
+		if l.etc {
 			b = etc.appendJSON(b)
 		}
 		for i := range v.Len() {
-			if i > 0 || v.Etc {
+			if i > 0 || l.etc {
 				b = append(b, ',')
 			}
-			if v.ints != nil {
-				b = strconv.AppendInt(b, v.ints[i], 10)
+			if l.ints != nil {
+				b = strconv.AppendInt(b, l.ints[i], 10)
 				continue
 			}
-			b = v.elems[i].appendJSON(b)
+			b = l.elems[i].appendJSON(b)
 		}
 		return append(b, ']')
 	}
@@ -124,23 +152,24 @@ func (v Value) appendJSON(b []byte) []byte {
 // String renders the value for people: atoms as model.Atom.String, lists
 // as [a b c].
 func (v Value) String() string {
-	if !v.List {
+	l := v.list
+	if l == nil {
 		return v.Atom.String()
 	}
 	var sb strings.Builder
 	sb.WriteByte('[')
-	if v.Etc {
+	if l.etc {
 		sb.WriteString(etc.String())
 	}
 	for i := range v.Len() {
-		if i > 0 || v.Etc {
+		if i > 0 || l.etc {
 			sb.WriteByte(' ')
 		}
-		if v.ints != nil {
-			sb.WriteString(strconv.FormatInt(v.ints[i], 10))
+		if l.ints != nil {
+			sb.WriteString(strconv.FormatInt(l.ints[i], 10))
 			continue
 		}
-		sb.WriteString(v.elems[i].String())
+		sb.WriteString(l.elems[i].String())
 	}
 	sb.WriteByte(']')
 	return sb.String()

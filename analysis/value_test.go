@@ -22,7 +22,7 @@ func TestListValues(t *testing.T) {
 		}
 		return ListValue(vs)
 	}
-	etc := func(v Value) Value { v.Etc = true; return v }
+	etc := func(v Value) Value { return v.KnownByItsEnd() }
 	for _, c := range []struct {
 		name       string
 		v          Value
@@ -45,7 +45,7 @@ func TestListValues(t *testing.T) {
 		if got := c.v.String(); got != c.text {
 			t.Errorf("%s: text %s, want %s", c.name, got, c.text)
 		}
-		if got := c.v.ints != nil; got != c.compact {
+		if got := c.v.list.ints != nil; got != c.compact {
 			t.Errorf("%s: kept as integers %v, want %v", c.name, got, c.compact)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
+	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/samples"
 	"github.com/hindsight-dev/hindsight/workload"
 )
@@ -392,6 +394,48 @@ func TestValidAndUnknown(t *testing.T) {
 		}
 		if tc.verdict == "unknown" && len(v.UnknownReasons) == 0 {
 			t.Errorf("%s: no reason", tc.file)
+		}
+	}
+}
+
+// TestLongCycleListedNotDrawn: a cycle of more than page.MaxCycleSteps
+// steps lists its first MaxCycleSteps, is not drawn, and the omissions
+// say so; a shorter one is listed whole and drawn.
+func TestLongCycleListedNotDrawn(t *testing.T) {
+	for _, n := range []int{40, page.MaxCycleSteps + 50} {
+		// n ops, each sending to :x and polling the next one's message:
+		// one cycle through them all
+		var l testhist.Lines
+		for j := range n {
+			l.Pair(j%7, "txn", fmt.Sprintf("[[:send :x %d] [:poll]]", j), "ok",
+				fmt.Sprintf("[[:send :x [%d %d]] [:poll {:x [[%d %d]]}]]", j, j, (j+1)%n, (j+1)%n))
+		}
+		h, _ := testhist.Read(t, bytes.NewReader(l.Bytes()), "ring.edn")
+		res, err := check.History(h, checkOpts(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := BuildView(res, h, ViewOptions{})
+		var ring *InstanceView
+		for _, s := range v.Sections {
+			for i := range s.Instances {
+				if in := &s.Instances[i]; len(in.Steps) > 0 && (ring == nil || len(in.Steps) > len(ring.Steps)) {
+					ring = in
+				}
+			}
+		}
+		if ring == nil {
+			t.Fatalf("n=%d: no cycle instance among %v", n, res.AnomalyTypes)
+		}
+		cut := slices.ContainsFunc(v.Omissions, func(s string) bool {
+			return strings.Contains(s, fmt.Sprintf("its cycle has %d steps, too many to draw", n))
+		})
+		if n <= page.MaxCycleSteps {
+			if len(ring.Steps) != n || ring.Graph == "" || cut {
+				t.Errorf("n=%d: %d steps listed, graph %q, omission %v; want all, drawn, none", n, len(ring.Steps), ring.Graph, cut)
+			}
+		} else if len(ring.Steps) != page.MaxCycleSteps || ring.Graph != "" || !cut {
+			t.Errorf("n=%d: %d steps listed, graph %q, omission %v; want %d, not drawn, said", n, len(ring.Steps), ring.Graph, cut, page.MaxCycleSteps)
 		}
 	}
 }

@@ -151,7 +151,7 @@ func appendInts(b []byte, xs []int64) []byte {
 // appendValue appends v as analysis.Value.MarshalJSON writes it.
 func appendValue(b []byte, v *analysis.Value) []byte {
 	switch {
-	case v.List:
+	case v.IsList():
 		j, err := v.MarshalJSON()
 		if err != nil { // cannot happen: a Value always marshals
 			return append(b, "null"...)

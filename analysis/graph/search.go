@@ -40,6 +40,10 @@ type Searcher struct {
 	sized     *int32
 	sizedLen  int
 	sizeSteps int64
+	// onPath marks, by local vertex, the vertices of the walk simple
+	// checks, those of the call with generation onPathGen.
+	onPath    []uint32
+	onPathGen uint32
 }
 
 // NewSearcher prepares a cycle search on g. With hubs it finds the
@@ -449,45 +453,4 @@ func (t *search) throughHubs(cur, v, h int32, depth int) {
 		}
 		s.blocked[hs] = kept
 	}
-}
-
-// cycle turns the search path of a closed cycle into a Cycle.
-func (t *search) cycle(path []int32) Cycle {
-	s := t.s
-	rels := make([]Rel, len(path))
-	for i := 1; i < len(path); i++ {
-		rels[i-1] = s.via[path[i]]
-	}
-	rels[len(path)-1] = t.closeRel
-	c := Cycle{Vertices: make([]int32, len(path)), Rels: rels}
-	for i, st := range path {
-		c.Vertices[i] = t.comp[st/t.S]
-	}
-	return c
-}
-
-// path returns the search states from the start to st, following parents.
-func (s *Searcher) path(st int32) []int32 {
-	var p []int32
-	for ; st >= 0; st = s.parent[st] {
-		p = append(p, st)
-	}
-	slices.Reverse(p)
-	return p
-}
-
-// simple reports whether the search path ending in state st visits each
-// vertex once; a state is a local vertex times S plus what else the search
-// tracks. Paths are short (bounded by the best cycle so far), so a
-// quadratic check is fine.
-func (s *Searcher) simple(st, S int32) bool {
-	var vs []int32
-	for ; st >= 0; st = s.parent[st] {
-		v := st / S
-		if slices.Contains(vs, v) {
-			return false
-		}
-		vs = append(vs, v)
-	}
-	return true
 }

@@ -222,7 +222,7 @@ func (tc *txnChecks) internal(r int32, mops []model.Mop) {
 		} else if !s.matches(es, isNil) {
 			exp := v.stateVal(s.es, s.isNil)
 			if !s.known {
-				exp.Etc = true
+				exp = exp.KnownByItsEnd()
 			}
 			tc.add(Internal, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
 				Expected: &exp, Evidence: analysis.Evidence{Witness: c.witness(r)}})

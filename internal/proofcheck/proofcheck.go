@@ -448,12 +448,12 @@ func external(t *txn, i int) bool {
 
 // keyIs reports whether micro-op m is on the key v names.
 func (c *Checker) keyIs(m *model.Mop, v *analysis.Value) bool {
-	return v != nil && !v.List && c.h.Keys[m.Key] == v.Atom
+	return v != nil && !v.IsList() && c.h.Keys[m.Key] == v.Atom
 }
 
 // valueIs reports whether message e's value is v.
 func (c *Checker) valueIs(e model.MsgID, v analysis.Value) bool {
-	return e >= 0 && !v.List && c.h.MsgValue(e) == v.Atom
+	return e >= 0 && !v.IsList() && c.h.MsgValue(e) == v.Atom
 }
 
 // stepMops returns the two micro-ops a data step names, the first of
@@ -505,7 +505,7 @@ func (c *Checker) listStep(st analysis.Step, from, to *txn, mf, mt *model.Mop) e
 			return fmt.Errorf("op %d's read of key %s is unknown", st.From, keyText(st.Key))
 		}
 		switch {
-		case st.Values[0].Kind == model.KNil && !st.Values[0].List:
+		case st.Values[0].Kind == model.KNil && !st.Values[0].IsList():
 			if len(es) != 0 {
 				return fmt.Errorf("op %d did not read key %s empty", st.From, keyText(st.Key))
 			}
@@ -617,7 +617,7 @@ func (c *Checker) registerStep(st analysis.Step, from, to *txn, mf, mt *model.Mo
 	if len(st.Values) != 2 || mt.Kind != model.MopWrite || !c.valueIs(mt.Msg, st.Values[1]) {
 		return fmt.Errorf("op %d did not write %v", st.To, st.Values)
 	}
-	nilA := st.Values[0].Kind == model.KNil && !st.Values[0].List
+	nilA := st.Values[0].Kind == model.KNil && !st.Values[0].IsList()
 	if st.Rel == "ww" {
 		if mf.Kind != model.MopWrite || !c.valueIs(mf.Msg, st.Values[0]) {
 			return fmt.Errorf("op %d did not write %s", st.From, st.Values[0].String())
@@ -645,7 +645,7 @@ func (c *Checker) registerStep(st analysis.Step, from, to *txn, mf, mt *model.Mo
 		return found, ok
 	}
 	is := func(m model.Mop, v analysis.Value) bool {
-		if v.Kind == model.KNil && !v.List {
+		if v.Kind == model.KNil && !v.IsList() {
 			return m.Kind == model.MopRead && !m.Done
 		}
 		if m.Kind == model.MopRead {

@@ -275,18 +275,32 @@ func (b *Builder) instance(typ string, n int, in analysis.Instance) InstanceView
 	if cyc != nil {
 		iv.Proof, steps = cyc.Proof, cyc.Steps
 	}
+	draw := len(steps) > 0
+	if len(steps) > MaxCycleSteps {
+		b.Omissions = append(b.Omissions, fmt.Sprintf("%s #%d: its cycle has %s steps, too many to draw; the page lists the first %s, the JSON report holds them all.",
+			typ, n, Thousands(int64(len(steps))), Thousands(MaxCycleSteps)))
+		steps, draw = steps[:MaxCycleSteps], false
+	}
 	for _, st := range steps {
 		iv.Steps = append(iv.Steps, StepView{From: st.From, To: st.To, Rel: st.Rel, Why: b.hooks.ExplainStep(st, b.Lookup), Contested: st.Contested})
 	}
 	b.hooks.Layout.Instance(b, &iv, typ, in)
 	b.witness(&iv, typ, ev.Witness)
-	if len(steps) > 0 {
+	if draw {
 		c := b.hooks.Layout.Cycle(b, typ, n, in, iv.Steps)
 		iv.Graph = c.ID
 		b.CycleCharts = append(b.CycleCharts, c)
 	}
 	return iv
 }
+
+// MaxCycleSteps caps the steps of a cycle that the page lists and draws.
+// Cycles are mostly a handful of steps; a hostile history made one of
+// 80,000 (every op sending to one key and polling the next op's message),
+// whose drawing and step list made a 76 MB page. A longer cycle lists its
+// first MaxCycleSteps steps, is not drawn (a part of a cycle drawn as a
+// circle would misstate it), and the JSON keeps it whole.
+const MaxCycleSteps = 200
 
 // MaxExplanationChars caps an instance's explanation on the page. An
 // explanation quotes the reads it rests on, and a read may hold millions

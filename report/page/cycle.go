@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -93,8 +92,10 @@ func CycleOps(ai analysis.Instance) []int64 {
 		return nil
 	}
 	var ops []int64
+	seen := map[int64]bool{}
 	add := func(idx int64) {
-		if !slices.Contains(ops, idx) {
+		if !seen[idx] {
+			seen[idx] = true
 			ops = append(ops, idx)
 		}
 	}

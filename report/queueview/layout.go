@@ -28,11 +28,9 @@ type builder struct {
 	finalDone bool
 	// types are the anomaly types of the type table, in its order.
 	types []string
-	// located indexes the ops with many reads of one key that locate
-	// was asked about (see locate.go), while anomalies are marked;
-	// scratch is locate's buffer for the others.
-	located map[opKey]*opIndex
-	scratch []candidate
+	// located indexes the big ops that locate was asked about (see
+	// locate.go), by op index, while anomalies are marked.
+	located map[int64]opIndex
 }
 
 // Page fills v with the queue's stats, offset timeline and charts.

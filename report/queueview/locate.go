@@ -5,10 +5,17 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// locateScanMax is how many offsets of one op and key locate scans before
-// it indexes them: a poll can return millions of messages of one key, and
-// each of its instances (one per out-of-order pair, say) asks for one of
-// them, so a scan per instance would take time quadratic in the poll.
+// Finding an instance's place in an op. An instance names an op and a
+// key, and an offset or a value or both; its mark goes where the op shows
+// them. One op can be huge, in two ways: a poll of millions of messages
+// of one key (each out-of-order pair of them an instance) or an op on
+// hundreds of thousands of keys (an instance per key). Scanning the op per
+// instance is quadratic in either, so an op larger than locateScanMax
+// entries is indexed once, by key, on its first question, and looked up
+// after; the index lives while the anomalies are marked.
+
+// locateScanMax is how many entries (micro-ops, polled keys and reads) an
+// op may have for locate to scan it rather than index it.
 const locateScanMax = 64
 
 // candidate is one place an op shows a key at an offset: an acknowledged
@@ -24,58 +31,29 @@ type offValue struct {
 	val model.Atom
 }
 
-// opIndex finds the first of an op's candidates of one key with a given
-// offset, value or both, each map built on its first use; first is the
-// first candidate of all.
-type opIndex struct {
+// keyIndex finds the first of an op's candidates of one key with a given
+// offset, value or both, and every candidate of a value; each map is
+// built on its first use.
+type keyIndex struct {
 	cands  []candidate
 	byOff  map[int64]int32
-	byVal  map[model.Atom]int32
 	byBoth map[offValue]int32
+	ofVal  map[model.Atom][]int32
 }
 
-// opKey names the candidates of one op (by index) and key.
-type opKey struct {
-	op  int64
-	key model.KeyID
-}
+// opIndex is a big op's candidates, by key.
+type opIndex map[model.KeyID]*keyIndex
 
-// candidates appends op's candidates of key k to dst, in the op's order.
-func (b *builder) candidates(dst []candidate, op *model.Op, k model.KeyID) []candidate {
-	for _, m := range b.H.MopsOf(op) {
-		switch m.Kind {
-		case model.MopSend:
-			if m.Key == k && m.Done && m.Offset() != model.NoOffset {
-				dst = append(dst, candidate{m.Offset(), m.Msg})
-			}
-		case model.MopPoll:
-			for _, kp := range b.H.PollsOf(&m) {
-				if kp.Key != k {
-					continue
-				}
-				for _, rd := range b.H.ReadsOf(&kp) {
-					dst = append(dst, candidate{rd.Offset(), rd.Msg})
-				}
-			}
-		}
-	}
-	return dst
-}
-
-// manyCandidates says whether op holds more than locateScanMax
-// candidates of key k, without collecting them.
-func (b *builder) manyCandidates(op *model.Op, k model.KeyID) bool {
+// bigOp says whether op has more than locateScanMax entries, counting
+// no further than that.
+func (b *builder) bigOp(op *model.Op) bool {
 	n := 0
 	for _, m := range b.H.MopsOf(op) {
-		switch m.Kind {
-		case model.MopSend:
-			if m.Key == k {
-				n++
-			}
-		case model.MopPoll:
+		n++
+		if m.Kind == model.MopPoll {
 			for _, kp := range b.H.PollsOf(&m) {
-				if kp.Key == k {
-					n += int(kp.Reads.N)
+				if n += 1 + int(kp.Reads.N); n > locateScanMax {
+					return true
 				}
 			}
 		}
@@ -86,9 +64,57 @@ func (b *builder) manyCandidates(op *model.Op, k model.KeyID) bool {
 	return false
 }
 
+// eachCandidate calls fn with each of op's candidates of key k (all keys,
+// when all is set), in the op's order.
+func (b *builder) eachCandidate(op *model.Op, k model.KeyID, all bool, fn func(model.KeyID, candidate)) {
+	for _, m := range b.H.MopsOf(op) {
+		switch m.Kind {
+		case model.MopSend:
+			if (all || m.Key == k) && m.Done && m.Offset() != model.NoOffset {
+				fn(m.Key, candidate{m.Offset(), m.Msg})
+			}
+		case model.MopPoll:
+			for _, kp := range b.H.PollsOf(&m) {
+				if !all && kp.Key != k {
+					continue
+				}
+				for _, rd := range b.H.ReadsOf(&kp) {
+					fn(kp.Key, candidate{rd.Offset(), rd.Msg})
+				}
+			}
+		}
+	}
+}
+
+// keyIndexOf returns the index of op idx's candidates of key k (nil when
+// the op has none of k), indexing the op on the first call; ok is false
+// when the op is small enough to scan.
+func (b *builder) keyIndexOf(idx int64, op *model.Op, k model.KeyID) (x *keyIndex, ok bool) {
+	ix, done := b.located[idx]
+	if !done {
+		if !b.bigOp(op) {
+			return nil, false
+		}
+		ix = opIndex{}
+		b.eachCandidate(op, 0, true, func(key model.KeyID, c candidate) {
+			x := ix[key]
+			if x == nil {
+				x = &keyIndex{}
+				ix[key] = x
+			}
+			x.cands = append(x.cands, c)
+		})
+		if b.located == nil {
+			b.located = make(map[int64]opIndex)
+		}
+		b.located[idx] = ix
+	}
+	return ix[k], true
+}
+
 // find returns the position of the first candidate at offset off (any,
 // when off is model.NoOffset) with value v (any, when v is nil), or -1.
-func (x *opIndex) find(h *model.History, v *analysis.Value, off int64) int {
+func (x *keyIndex) find(h *model.History, v *analysis.Value, off int64) int {
 	switch {
 	case off == model.NoOffset && v == nil:
 		if len(x.cands) == 0 {
@@ -106,16 +132,10 @@ func (x *opIndex) find(h *model.History, v *analysis.Value, off int64) int {
 		}
 		return lookup(x.byOff, off)
 	case off == model.NoOffset:
-		if x.byVal == nil {
-			x.byVal = make(map[model.Atom]int32)
-			for i, c := range x.cands {
-				a := h.MsgValue(c.msg)
-				if _, ok := x.byVal[a]; !ok {
-					x.byVal[a] = int32(i)
-				}
-			}
+		if at := x.withValue(h, v.Atom); len(at) > 0 {
+			return int(at[0])
 		}
-		return lookup(x.byVal, v.Atom)
+		return -1
 	default:
 		if x.byBoth == nil {
 			x.byBoth = make(map[offValue]int32)
@@ -130,6 +150,19 @@ func (x *opIndex) find(h *model.History, v *analysis.Value, off int64) int {
 	}
 }
 
+// withValue returns the positions of the candidates with value a, in
+// order.
+func (x *keyIndex) withValue(h *model.History, a model.Atom) []int32 {
+	if x.ofVal == nil {
+		x.ofVal = make(map[model.Atom][]int32)
+		for i, c := range x.cands {
+			v := h.MsgValue(c.msg)
+			x.ofVal[v] = append(x.ofVal[v], int32(i))
+		}
+	}
+	return x.ofVal[a]
+}
+
 // lookup returns m[k], or -1 when k is not in m.
 func lookup[K comparable](m map[K]int32, k K) int {
 	if i, ok := m[k]; ok {
@@ -138,39 +171,88 @@ func lookup[K comparable](m map[K]int32, k K) int {
 	return -1
 }
 
+// matches says whether c is at offset off (any, when off is
+// model.NoOffset) with value v (any, when v is nil).
+func (b *builder) matches(c candidate, v *analysis.Value, off int64) bool {
+	return (off == model.NoOffset || c.off == off) && (v == nil || b.H.MsgValue(c.msg) == v.Atom)
+}
+
 // locate finds where op idx shows key k at offset off (any offset, when
 // off is model.NoOffset) with value v (any value, when v is nil): its
-// first acknowledged send or read that matches, in the op's order. An op
-// with many such places is indexed once (b.located) and looked up after.
+// first acknowledged send or read that matches, in the op's order.
 func (b *builder) locate(idx int64, k model.KeyID, v *analysis.Value, off int64) (timelinePoint, bool) {
 	op, x, ok := b.placed(idx)
 	if !ok {
 		return timelinePoint{}, false
 	}
-	var cands []candidate
-	i := -1
-	if ix := b.located[opKey{idx, k}]; ix != nil {
-		cands, i = ix.cands, ix.find(b.H, v, off)
-	} else if b.manyCandidates(op, k) {
-		ix := &opIndex{cands: b.candidates(nil, op, k)}
-		if b.located == nil {
-			b.located = make(map[opKey]*opIndex)
-		}
-		b.located[opKey{idx, k}] = ix
-		cands, i = ix.cands, ix.find(b.H, v, off)
-	} else {
-		cands = b.candidates(b.scratch[:0], op, k)
-		b.scratch = cands
-		for j, c := range cands {
-			if (off == model.NoOffset || c.off == off) && (v == nil || b.H.MsgValue(c.msg) == v.Atom) {
-				i = j
-				break
-			}
-		}
+	point := func(c candidate) timelinePoint {
+		return timelinePoint{x: x, y: float64(c.off), op: idx, proc: op.Process, msg: c.msg}
 	}
-	if i < 0 {
+	if ix, indexed := b.keyIndexOf(idx, op, k); indexed {
+		if ix == nil {
+			return timelinePoint{}, false
+		}
+		if i := ix.find(b.H, v, off); i >= 0 {
+			return point(ix.cands[i]), true
+		}
 		return timelinePoint{}, false
 	}
-	c := cands[i]
-	return timelinePoint{x: x, y: float64(c.off), op: idx, proc: op.Process, msg: c.msg}, true
+	var p timelinePoint
+	found := false
+	b.eachCandidate(op, k, false, func(_ model.KeyID, c candidate) {
+		if !found && b.matches(c, v, off) {
+			p, found = point(c), true
+		}
+	})
+	return p, found
+}
+
+// placeOffsets calls add, for each of offsets (real offsets, never
+// model.NoOffset), with the first place (in witness order, then in the
+// op's order) where a completed witness op shows key k at that offset with
+// value v (any value, when v is nil). Each witness op is read once,
+// whatever the number of offsets.
+func (b *builder) placeOffsets(v *analysis.Value, offsets, witness []int64, k model.KeyID, add func(model.KeyID, timelinePoint)) {
+	placed := make(map[int64]timelinePoint, len(offsets))
+	want := make(map[int64]bool, len(offsets))
+	for _, off := range offsets {
+		want[off] = true
+	}
+	for _, idx := range witness {
+		if len(placed) == len(want) {
+			break
+		}
+		op, x, ok := b.placed(idx)
+		if !ok || op.Type == model.Invoke {
+			continue
+		}
+		take := func(c candidate) {
+			if _, done := placed[c.off]; !done && want[c.off] {
+				placed[c.off] = timelinePoint{x: x, y: float64(c.off), op: idx, proc: op.Process, msg: c.msg}
+			}
+		}
+		ix, indexed := b.keyIndexOf(idx, op, k)
+		switch {
+		case indexed && ix == nil:
+		case indexed && v == nil:
+			for _, c := range ix.cands {
+				take(c)
+			}
+		case indexed:
+			for _, i := range ix.withValue(b.H, v.Atom) {
+				take(ix.cands[i])
+			}
+		default:
+			b.eachCandidate(op, k, false, func(_ model.KeyID, c candidate) {
+				if b.matches(c, v, model.NoOffset) {
+					take(c)
+				}
+			})
+		}
+	}
+	for _, off := range offsets {
+		if p, ok := placed[off]; ok {
+			add(k, p)
+		}
+	}
 }

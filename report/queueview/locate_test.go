@@ -2,6 +2,7 @@ package queueview
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,11 +97,61 @@ func TestLocateIndex(t *testing.T) {
 		t.Errorf("only %d queries found a place: the test asks too little", found)
 	}
 	for _, idx := range []int64{1, 3} {
-		if b.located[opKey{idx, x}] == nil {
+		if b.located[idx] == nil || b.located[idx][x] == nil {
 			t.Errorf("op %d was not indexed", idx)
 		}
 	}
-	if b.located[opKey{5, x}] != nil {
+	if _, ok := b.located[5]; ok {
 		t.Error("the small op 5 was indexed")
+	}
+
+	// placeOffsets against a plain loop: for each offset (an instance's
+	// offsets are real ones, never model.NoOffset), the first witness op
+	// where a scan finds it
+	witness := []int64{0, 5, 3, 1}
+	offs = offs[1:]
+	for _, v := range vals {
+		var got, want []timelinePoint
+		b.placeOffsets(v, offs, witness, x, func(_ model.KeyID, p timelinePoint) { got = append(got, p) })
+		for _, off := range offs {
+			for _, idx := range witness {
+				if op := b.Op(idx); op != nil && op.Type != model.Invoke {
+					if p, ok := scanLocate(b, idx, x, v, off); ok {
+						want = append(want, p)
+						break
+					}
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("value %v: placeOffsets gave %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestLocateManyKeys: an op on many keys is indexed once for them all,
+// and answers for each key as a scan does.
+func TestLocateManyKeys(t *testing.T) {
+	var l testhist.Lines
+	var reads strings.Builder
+	const n = 500
+	for k := range n {
+		fmt.Fprintf(&reads, "%d [[%d %d] [%d %d]] ", k, k%3, k, k%3+1, k+1)
+	}
+	l.Pair(0, "poll", "[[:poll]]", "ok", "[[:poll {"+reads.String()+"}]]")
+	h, p := testhist.Read(t, strings.NewReader(string(l.Bytes())), "many-keys.edn")
+	res := queue.Check(h, p, queue.DefaultOptions())
+	b := &builder{Builder: page.NewBuilder(res, h, page.ViewOptions{}, page.Hooks{})}
+	for k := range model.KeyID(n) {
+		for _, off := range []int64{model.NoOffset, 0, 1, 2, 3} {
+			got, gotOK := b.locate(1, k, nil, off)
+			want, wantOK := scanLocate(b, 1, k, nil, off)
+			if got != want || gotOK != wantOK {
+				t.Fatalf("key %d, offset %d: got %+v %v, want %+v %v", k, off, got, gotOK, want, wantOK)
+			}
+		}
+	}
+	if len(b.located) != 1 || len(b.located[1]) != n {
+		t.Fatalf("%d ops indexed, %d keys in op 1; want 1 and %d", len(b.located), len(b.located[1]), n)
 	}
 }

@@ -127,7 +127,7 @@ func (b *builder) timeline() page.Timeline {
 		b.Omissions = append(b.Omissions, fmt.Sprintf("Offset timelines: %s completions without a :time are not drawn.", page.Thousands(int64(untimed))))
 	}
 	b.markAnomalies(lines)
-	b.located, b.scratch = nil, nil
+	b.located = nil
 
 	// keys with anomalies first, then by key
 	order := make([]model.KeyID, len(lines))
@@ -523,15 +523,8 @@ func (b *builder) placeInstance(place catalog.Place, in *queue.Instance, add fun
 			}
 		}
 	case catalog.AtOffsets:
-		for _, off := range in.Offsets {
-			for _, idx := range in.Witness {
-				if op := b.Op(idx); op != nil && op.Type != model.Invoke && hasKey {
-					if p, ok := b.locate(idx, k, in.Value, off); ok {
-						add(k, p)
-						break
-					}
-				}
-			}
+		if hasKey {
+			b.placeOffsets(in.Value, in.Offsets, in.Witness, k, add)
 		}
 	case catalog.AtReader:
 		if in.Reader != nil && in.Offset != nil {

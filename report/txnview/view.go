@@ -253,7 +253,7 @@ func edgeLabel(st analysis.Step, list bool) string {
 		parts = append(parts, page.Elide(st.Key.String(), 10))
 	}
 	short := func(v analysis.Value) string {
-		if v.Kind == model.KNil && !v.List {
+		if v.Kind == model.KNil && !v.IsList() {
 			if list {
 				return "[]"
 			}
