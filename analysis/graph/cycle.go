@@ -212,3 +212,24 @@ func (c *Cycle) rotateToSmallest() {
 	c.Vertices = append(c.Vertices[m:], c.Vertices[:m]...)
 	c.Rels = append(c.Rels[m:], c.Rels[:m]...)
 }
+
+// SameAs says whether c and d are one cycle, perhaps started at another
+// vertex: the same vertices in the same circular order, each edge taken for
+// the same relations. Vertices of a cycle are distinct, so one pass does.
+func (c Cycle) SameAs(d Cycle) bool {
+	n := len(c.Vertices)
+	if n != len(d.Vertices) || n == 0 {
+		return n == len(d.Vertices)
+	}
+	off := slices.Index(d.Vertices, c.Vertices[0])
+	if off < 0 {
+		return false
+	}
+	for i := range n {
+		j := (i + off) % n
+		if c.Vertices[i] != d.Vertices[j] || c.Rels[i] != d.Rels[j] {
+			return false
+		}
+	}
+	return true
+}

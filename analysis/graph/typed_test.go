@@ -299,3 +299,33 @@ func TestSearchStepsPerComponent(t *testing.T) {
 		}
 	}
 }
+
+// TestCycleSameAs: a cycle is the same as itself started anywhere, and not
+// the same as one with another vertex, order, relation or length.
+func TestCycleSameAs(t *testing.T) {
+	c := Cycle{Vertices: []int32{4, 7, 2, 9}, Rels: []Rel{WR, RW, WW, RW}}
+	rot := Cycle{Vertices: []int32{2, 9, 4, 7}, Rels: []Rel{WW, RW, WR, RW}}
+	for _, d := range []struct {
+		name string
+		d    Cycle
+		same bool
+	}{
+		{"itself", c, true},
+		{"rotated", rot, true},
+		{"another relation", Cycle{Vertices: []int32{2, 9, 4, 7}, Rels: []Rel{WW, RW, WR, WR}}, false},
+		{"another order", Cycle{Vertices: []int32{4, 2, 7, 9}, Rels: []Rel{WR, RW, WW, RW}}, false},
+		{"another vertex", Cycle{Vertices: []int32{4, 7, 2, 8}, Rels: []Rel{WR, RW, WW, RW}}, false},
+		{"shorter", Cycle{Vertices: []int32{4, 7, 2}, Rels: []Rel{WR, RW, WW}}, false},
+		{"empty", Cycle{}, false},
+	} {
+		if got := c.SameAs(d.d); got != d.same {
+			t.Errorf("%s: SameAs %v, want %v", d.name, got, d.same)
+		}
+		if got := d.d.SameAs(c); got != d.same {
+			t.Errorf("%s, the other way: SameAs %v, want %v", d.name, got, d.same)
+		}
+	}
+	if !(Cycle{}).SameAs(Cycle{}) {
+		t.Error("two empty cycles differ")
+	}
+}

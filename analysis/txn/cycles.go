@@ -219,7 +219,8 @@ func (c *checker) searchComponent(s *graph.Searcher, comp []int32, types []consi
 
 // timeout records that the search of comp ran out of its budget while
 // looking for f.current, after searching for the types in f.searched, and
-// adds f's fallback cycle of the component (classified by its steps).
+// adds f's fallback cycle of the component (classified by its steps)
+// unless the search found that very cycle.
 func (c *checker) timeout(comp []int32, f *compCycles) {
 	var notFound []string
 	for _, t := range f.searched {
@@ -236,6 +237,14 @@ func (c *checker) timeout(comp []int32, f *compCycles) {
 	c.unknownReason("%s: the cycle search ran out of its budget (%s) in a component of %d txns starting at op %d, "+
 		"while looking for %s; cycles of later types may be missing", CycleSearchTimeout, graph.BudgetText(c.opts.CycleBudget),
 		len(comp), c.idx(c.vrec[comp[0]]), f.current)
+	// the fallback shows the component's cycles when the search found
+	// none; one it found already (a ring whose one cycle was found before
+	// the budget ran out looking for a shorter one) is not reported twice
+	for _, fc := range f.found {
+		if fc.cyc.SameAs(f.fallback) {
+			return
+		}
+	}
 	c.add(classify(f.fallback.Rels), c.cycleInstance(f.fallback))
 }
 

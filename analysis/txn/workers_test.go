@@ -3,6 +3,7 @@ package txn
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/graph"
 	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
@@ -383,5 +385,39 @@ func TestReappendsPutTogether(t *testing.T) {
 	}
 	if rw.writer[m] != ambiguous {
 		t.Errorf("rw-register writer %d, want ambiguous", rw.writer[m])
+	}
+}
+
+// TestTimeoutFallbackNotTwice: a ring of n concurrent txns, each reading
+// the next one's key empty, is one G2-item cycle through them all. A
+// budget that finds it from the first start and runs out looking for a
+// shorter one from the others gives a cycle-search-timeout whose fallback
+// cycle is that same ring: it is reported once, not twice.
+func TestTimeoutFallbackNotTwice(t *testing.T) {
+	const n = 300
+	var l testhist.Lines
+	for j := range n {
+		l.Op("invoke", j, "txn", fmt.Sprintf("[[:append %d 1] [:r %d nil]]", j, (j+1)%n))
+	}
+	for j := range n {
+		l.Op("ok", j, "txn", fmt.Sprintf("[[:append %d 1] [:r %d []]]", j, (j+1)%n))
+	}
+	h, p := testhist.Read(t, bytes.NewReader(l.Bytes()), "ring.edn")
+	opts := DefaultOptions()
+	opts.CycleBudget = time.Duration(float64(100*n) / graph.StepsPerSecond * float64(time.Second)) // the ring is found, then the budget runs out
+	res := CheckListAppend(h, p, opts)
+	if len(analysis.InstancesOf[*Instance](res, CycleSearchTimeout)) != 1 {
+		t.Fatalf("want a cycle-search-timeout; types %v", res.AnomalyTypes)
+	}
+	rings := 0
+	for _, typ := range res.AnomalyTypes {
+		for _, in := range analysis.InstancesOf[*Instance](res, typ) {
+			if in.CycleFields != nil && len(in.Cycle) == n {
+				rings++
+			}
+		}
+	}
+	if rings != 1 {
+		t.Errorf("the ring is reported %d times; types %v", rings, res.AnomalyTypes)
 	}
 }
