@@ -1076,7 +1076,11 @@ func (d *decoder) readPair(po opener, r *sread) error {
 		r.off = l.ival
 	case tNil:
 	default:
-		if err := d.bad(po, "an offset must be an integer or nil, found "); err != nil {
+		msg := "an offset must be an integer or nil, found "
+		if l.kind == tBigInt {
+			msg = "an offset must fit in 64 bits, found "
+		}
+		if err := d.bad(po, msg); err != nil {
 			return err
 		}
 		return errBadPair

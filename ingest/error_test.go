@@ -68,6 +68,8 @@ func TestErrors(t *testing.T) {
 			"{:type :ok :f :send :value 5}", 1, 28, ":value of a send op must be a vector of micro-ops"},
 		{"EDN malformed offset - error at the offset", "h.edn",
 			"{:type :ok :f :send :value [[:send 1 [:x 2]]]}", 1, 39, "an offset must be an integer or nil, found :x"},
+		{"EDN offset past 64 bits - error at the offset", "h.edn",
+			"{:type :ok :f :send :value [[:send 1 [99999999999999999999 2]]]}", 1, 39, "an offset must fit in 64 bits, found 99999999999999999999"},
 		{"EDN send without value - error at the micro-op", "h.edn",
 			"{:type :ok :f :txn :value [[:poll] [:send 1]]}", 1, 36, "a send micro-op needs a value"},
 		{"EDN poll with a bad result - error", "h.edn",

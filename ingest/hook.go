@@ -138,7 +138,8 @@ func (v *Value) Skip() error {
 }
 
 // Int reads an integer that fits an int64; anything else is an error
-// ("expected an integer, found ...").
+// ("expected an integer, found ...", or "an integer must fit in 64 bits,
+// found ..." for a bigger one).
 func (v *Value) Int() (int64, error) {
 	v.done = true
 	l := v.d.l
@@ -147,6 +148,9 @@ func (v *Value) Int() (int64, error) {
 	}
 	if err := v.d.tokErr(); err != nil {
 		return 0, err
+	}
+	if l.kind == tBigInt {
+		return 0, v.Errorf("an integer must fit in 64 bits, found %s", v.d.describe())
 	}
 	return 0, v.Errorf("expected an integer, found %s", v.d.describe())
 }

@@ -284,6 +284,8 @@ func TestValueDecoderErrors(t *testing.T) {
 			`e.edn:1:30: the value of a poll must be a map or nil, found the integer 12`},
 		{"offset not an integer - invalid", `{:type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1 "2"]}}`, abortOpts,
 			`e.edn:1:64: expected an integer, found the string "2"`},
+		{"offset past 64 bits - invalid", `{:type :ok :process 0 :f :poll :value {:topic "t1" :offsets [1 99999999999999999999]}}`, abortOpts,
+			`e.edn:1:64: an integer must fit in 64 bits, found 99999999999999999999`},
 		{"offsets without a topic - invalid", "{:type :ok :process 0\n :f :poll :value {:offsets [1 2]}}", abortOpts,
 			`e.edn:2:18: a poll with offsets needs a topic`},
 		{"offsets without a topic, JSON - invalid", `{"type": "ok", "process": 0, "f": "poll", "value": {"offsets": [1, 2]}}`, abortOpts,
