@@ -31,6 +31,9 @@ type builder struct {
 	// located indexes the big ops that locate was asked about (see
 	// locate.go), by op index, while anomalies are marked.
 	located map[int64]opIndex
+	// visited counts the micro-ops, polled keys and reads that finding
+	// the marks' places went through (TestMarkWorkLinear).
+	visited int64
 }
 
 // Page fills v with the queue's stats, offset timeline and charts.

@@ -50,8 +50,10 @@ func (b *builder) bigOp(op *model.Op) bool {
 	n := 0
 	for _, m := range b.H.MopsOf(op) {
 		n++
+		b.visited++
 		if m.Kind == model.MopPoll {
 			for _, kp := range b.H.PollsOf(&m) {
+				b.visited++
 				if n += 1 + int(kp.Reads.N); n > locateScanMax {
 					return true
 				}
@@ -68,6 +70,7 @@ func (b *builder) bigOp(op *model.Op) bool {
 // when all is set), in the op's order.
 func (b *builder) eachCandidate(op *model.Op, k model.KeyID, all bool, fn func(model.KeyID, candidate)) {
 	for _, m := range b.H.MopsOf(op) {
+		b.visited++
 		switch m.Kind {
 		case model.MopSend:
 			if (all || m.Key == k) && m.Done && m.Offset() != model.NoOffset {
@@ -75,9 +78,11 @@ func (b *builder) eachCandidate(op *model.Op, k model.KeyID, all bool, fn func(m
 			}
 		case model.MopPoll:
 			for _, kp := range b.H.PollsOf(&m) {
+				b.visited++
 				if !all && kp.Key != k {
 					continue
 				}
+				b.visited += int64(kp.Reads.N)
 				for _, rd := range b.H.ReadsOf(&kp) {
 					fn(kp.Key, candidate{rd.Offset(), rd.Msg})
 				}
@@ -227,6 +232,7 @@ func (b *builder) placeOffsets(v *analysis.Value, offsets, witness []int64, k mo
 			continue
 		}
 		take := func(c candidate) {
+			b.visited++
 			if _, done := placed[c.off]; !done && want[c.off] {
 				placed[c.off] = timelinePoint{x: x, y: float64(c.off), op: idx, proc: op.Process, msg: c.msg}
 			}

@@ -1,12 +1,14 @@
 package queueview
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
@@ -153,5 +155,94 @@ func TestLocateManyKeys(t *testing.T) {
 	}
 	if len(b.located) != 1 || len(b.located[1]) != n {
 		t.Fatalf("%d ops indexed, %d keys in op 1; want 1 and %d", len(b.located), len(b.located[1]), n)
+	}
+}
+
+// TestMarkWorkLinear builds the timelines of histories made to have many
+// instances in one big op, at n and 10n, and requires the micro-ops,
+// polled keys and reads gone through to place their marks (builder.visited)
+// to grow at most 12-fold: a scan of the op per instance grows 100-fold.
+// Counting work, not time, keeps it exact on a busy machine.
+func TestMarkWorkLinear(t *testing.T) {
+	shapes := []struct {
+		name string
+		gen  func(n int) *testhist.Lines
+	}{
+		// one poll of n messages at descending offsets, values repeating
+		// every 100: an int-nonmonotonic-poll per read and a duplicate
+		// per value, all in one op
+		{"one huge poll", func(n int) *testhist.Lines {
+			var l testhist.Lines
+			var b strings.Builder
+			for i := range n {
+				fmt.Fprintf(&b, "[%d %d] ", n-i, i%100)
+			}
+			l.Pair(0, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+b.String()+"]}]]")
+			return &l
+		}},
+		// one op sending to n keys, one poll of them all at other offsets
+		// with other values: instances on every key, in two ops
+		{"one op on n keys", func(n int) *testhist.Lines {
+			var l testhist.Lines
+			var s, a, p strings.Builder
+			for k := range n {
+				fmt.Fprintf(&s, "[:send %d %d] ", k, k)
+				fmt.Fprintf(&a, "[:send %d [0 %d]] ", k, k)
+				fmt.Fprintf(&p, "%d [[1 %d] [0 %d]] ", k, k, k+1_000_000)
+			}
+			l.Pair(0, "send", "["+s.String()+"]", "ok", "["+a.String()+"]")
+			l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {"+p.String()+"}]]")
+			return &l
+		}},
+		// one message polled at n offsets by n polls: one duplicate whose
+		// offsets and witness both grow with n
+		{"one message at n offsets", func(n int) *testhist.Lines {
+			var l testhist.Lines
+			l.Pair(0, "send", "[[:send :x 7]]", "ok", "[[:send :x [0 7]]]")
+			for j := range n {
+				l.Pair(1+j%40, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {:x [[%d 7]]}]]", j))
+			}
+			return &l
+		}},
+	}
+	for _, sh := range shapes {
+		t.Run(sh.name, func(t *testing.T) {
+			var work [2]int64
+			for i, n := range []int{300, 3000} {
+				h, p := testhist.Read(t, bytes.NewReader(sh.gen(n).Bytes()), "work.edn")
+				res := queue.Check(h, p, queue.DefaultOptions())
+				if res.Verdict != analysis.Invalid {
+					t.Fatalf("n=%d: %v, want invalid", n, res.Verdict)
+				}
+				b := &builder{Builder: page.NewBuilder(res, h, page.ViewOptions{}.WithDefaults(), queueHooks())}
+				b.timeline()
+				work[i] = b.visited
+			}
+			if work[0] == 0 || work[1] > 12*work[0] {
+				t.Errorf("n=300: %d entries gone through, n=3000: %d; want at most 12-fold", work[0], work[1])
+			}
+		})
+	}
+}
+
+// queueHooks are the queue's catalogue entries as a page's hooks, which
+// the registry gives a report (this package cannot import it).
+func queueHooks() page.Hooks {
+	entries := map[string]catalog.Entry{}
+	for _, e := range queue.Catalogue() {
+		entries[e.Name] = e
+	}
+	return page.Hooks{
+		Layout: Layout{},
+		Describe: func(typ string) (catalog.Entry, bool) {
+			e, ok := entries[typ]
+			return e, ok
+		},
+		Explain: func(typ string, in analysis.Instance, l catalog.OpLookup) string {
+			if e, ok := entries[typ]; ok && e.Explain != nil {
+				return e.Explain(in, l)
+			}
+			return typ
+		},
 	}
 }
