@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 
@@ -272,12 +273,15 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 					fmt.Fprintf(&b, "  … and %d more (--max-examples, or --format json for all)\n", len(ins)-maxExamples)
 					break
 				}
-				fmt.Fprintf(&b, "  - %s\n", ExplainIn(r.Workload, row.Type, ins[i], lookup))
+				fmt.Fprintf(&b, "  - %s\n", textExplanation(ExplainIn(r.Workload, row.Type, ins[i], lookup)))
 				if note := page.ProofNote(ins[i]); note != "" {
 					fmt.Fprintf(&b, "    %s\n", note)
 				}
-				if len(ins[i].InstanceEvidence().Witness) > 0 {
-					fmt.Fprintf(&b, "    witness: ops %s\n", ints(ins[i].InstanceEvidence().Witness))
+				if w := ins[i].InstanceEvidence().Witness; len(w) > MaxTextWitnessOps {
+					fmt.Fprintf(&b, "    witness: ops %s, … and %s more (--format json for all)\n",
+						ints(w[:MaxTextWitnessOps]), page.Thousands(int64(len(w)-MaxTextWitnessOps)))
+				} else if len(w) > 0 {
+					fmt.Fprintf(&b, "    witness: ops %s\n", ints(w))
 				}
 			}
 		}
@@ -285,4 +289,29 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 	b.WriteString(entryOf(r.Workload).Layout.Summary(r))
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// MaxTextExplanationChars and MaxTextWitnessOps bound what the text output
+// prints of one instance. A real history's explanations and witnesses fit
+// well within them; a hostile ring of 320,000 ops, one G1c through them
+// all, printed each of its three cycle instances as a line of 12 MB and a
+// witness of 640,000 op indices. The JSON output holds every instance
+// whole.
+const (
+	MaxTextExplanationChars = 20_000
+	MaxTextWitnessOps       = 1_000
+)
+
+// textExplanation is an explanation for the text output, cut at
+// MaxTextExplanationChars with a note that says so.
+func textExplanation(s string) string {
+	if len(s) <= MaxTextExplanationChars {
+		return s
+	}
+	n := utf8.RuneCountInString(s)
+	if n <= MaxTextExplanationChars {
+		return s
+	}
+	return page.Elide(s, MaxTextExplanationChars) + fmt.Sprintf(" (cut at %s of %s characters; --format json for all)",
+		page.Thousands(MaxTextExplanationChars), page.Thousands(int64(n)))
 }

@@ -439,3 +439,45 @@ func TestLongCycleListedNotDrawn(t *testing.T) {
 		}
 	}
 }
+
+// TestTextCutsHugeInstances: the text output cuts an explanation past
+// MaxTextExplanationChars and a witness past MaxTextWitnessOps, and says
+// so; the JSON keeps both whole.
+func TestTextCutsHugeInstances(t *testing.T) {
+	const n = 600 // a ring of n ops: one G1c whose explanation and witness grow with n
+	var l testhist.Lines
+	for j := range n {
+		l.Pair(j%7, "txn", fmt.Sprintf("[[:send :x %d] [:poll]]", j), "ok",
+			fmt.Sprintf("[[:send :x [%d %d]] [:poll {:x [[%d %d]]}]]", j, j, (j+1)%n, (j+1)%n))
+	}
+	h, _ := testhist.Read(t, bytes.NewReader(l.Bytes()), "ring.edn")
+	res, err := check.History(h, checkOpts(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := Text(&text, res, nil, 3); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{
+		"characters; --format json for all)",
+		fmt.Sprintf("… and %d more (--format json for all)", 2*n-MaxTextWitnessOps),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the text output lacks %q", want)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > MaxTextExplanationChars+200 {
+			t.Errorf("a line of %d bytes: %.100s…", len(line), line)
+		}
+	}
+	var js bytes.Buffer
+	if err := JSON(&js, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), fmt.Sprintf(",%d,%d]", 2*n-2, 2*n-1)) {
+		t.Error("the JSON witness is not whole")
+	}
+}
