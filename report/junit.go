@@ -118,12 +118,12 @@ func JUnitResult(r *analysis.Result, lookup OpLookup, maxExamples int) JUnitSumm
 				out = append(out, fmt.Sprintf("… and %d more (hindsight check --format json has every instance)", len(ins)-maxExamples))
 				break
 			}
-			line := ExplainIn(r.Workload, typ, ins[i], lookup)
+			line := textExplanation(ExplainIn(r.Workload, typ, ins[i], lookup))
 			if note := page.ProofNote(ins[i]); note != "" {
 				line += "\n  " + note
 			}
-			if len(ins[i].InstanceEvidence().Witness) > 0 {
-				line += "\n  witness: ops " + ints(ins[i].InstanceEvidence().Witness)
+			if w := ins[i].InstanceEvidence().Witness; len(w) > 0 {
+				line += "\n  witness: ops " + textWitness(w)
 			}
 			out = append(out, line)
 		}

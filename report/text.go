@@ -277,11 +277,8 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 				if note := page.ProofNote(ins[i]); note != "" {
 					fmt.Fprintf(&b, "    %s\n", note)
 				}
-				if w := ins[i].InstanceEvidence().Witness; len(w) > MaxTextWitnessOps {
-					fmt.Fprintf(&b, "    witness: ops %s, … and %s more (--format json for all)\n",
-						ints(w[:MaxTextWitnessOps]), page.Thousands(int64(len(w)-MaxTextWitnessOps)))
-				} else if len(w) > 0 {
-					fmt.Fprintf(&b, "    witness: ops %s\n", ints(w))
+				if w := ins[i].InstanceEvidence().Witness; len(w) > 0 {
+					fmt.Fprintf(&b, "    witness: ops %s\n", textWitness(w))
 				}
 			}
 		}
@@ -292,7 +289,8 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 }
 
 // MaxTextExplanationChars and MaxTextWitnessOps bound what the text output
-// prints of one instance. A real history's explanations and witnesses fit
+// (and the JUnit report, which explains instances as it does) prints of
+// one instance. A real history's explanations and witnesses fit
 // well within them; a hostile ring of 320,000 ops, one G1c through them
 // all, printed each of its three cycle instances as a line of 12 MB and a
 // witness of 640,000 op indices. The JSON output holds every instance
@@ -301,6 +299,15 @@ const (
 	MaxTextExplanationChars = 20_000
 	MaxTextWitnessOps       = 1_000
 )
+
+// textWitness lists witness ops for the text output, cut at
+// MaxTextWitnessOps with a note that says so.
+func textWitness(w []int64) string {
+	if len(w) <= MaxTextWitnessOps {
+		return ints(w)
+	}
+	return fmt.Sprintf("%s, … and %s more (--format json for all)", ints(w[:MaxTextWitnessOps]), page.Thousands(int64(len(w)-MaxTextWitnessOps)))
+}
 
 // textExplanation is an explanation for the text output, cut at
 // MaxTextExplanationChars with a note that says so.

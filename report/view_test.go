@@ -440,9 +440,9 @@ func TestLongCycleListedNotDrawn(t *testing.T) {
 	}
 }
 
-// TestTextCutsHugeInstances: the text output cuts an explanation past
-// MaxTextExplanationChars and a witness past MaxTextWitnessOps, and says
-// so; the JSON keeps both whole.
+// TestTextCutsHugeInstances: the text output (and the JUnit report) cuts
+// an explanation past MaxTextExplanationChars and a witness past
+// MaxTextWitnessOps, and says so; the JSON keeps both whole.
 func TestTextCutsHugeInstances(t *testing.T) {
 	const n = 600 // a ring of n ops: one G1c whose explanation and witness grow with n
 	var l testhist.Lines
@@ -471,6 +471,14 @@ func TestTextCutsHugeInstances(t *testing.T) {
 	for _, line := range strings.Split(out, "\n") {
 		if len(line) > MaxTextExplanationChars+200 {
 			t.Errorf("a line of %d bytes: %.100s…", len(line), line)
+		}
+	}
+	sum := JUnitResult(res, nil, 3)
+	for _, typ := range res.AnomalyTypes {
+		for _, ex := range sum.Examples(typ) {
+			if len(ex) > MaxTextExplanationChars+10_000 {
+				t.Errorf("a JUnit example of %s has %d bytes", typ, len(ex))
+			}
 		}
 	}
 	var js bytes.Buffer
