@@ -272,6 +272,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	if l.ensure(&q, 3, 0) && bytes.HasPrefix(l.buf[:l.end], []byte{0xef, 0xbb, 0xbf}) {
 		l.pos, l.lineStart = 3, 3
 	}
+	l.skipSpace()
 	switch opts.Format {
 	case FormatJSON:
 		l.json = true
@@ -386,9 +387,12 @@ func (l *lexer) looksJSON() bool {
 }
 
 // peekNonSpace returns the index of the first byte at or after i that is not
-// JSON whitespace, reading more input as needed, or -1. Nothing before l.pos
-// has been consumed yet, so no byte moves.
+// JSON whitespace, reading more input as needed, or -1: at the end of the
+// input, or past maxPeek bytes of whitespace. Nothing before l.pos has been
+// consumed yet, so no byte moves, and what it peeks at stays in memory:
+// hence the bound.
 func (l *lexer) peekNonSpace(i int) int {
+	start := l.base + int64(i)
 	for {
 		for i < l.end {
 			switch l.buf[i] {
@@ -398,8 +402,40 @@ func (l *lexer) peekNonSpace(i int) int {
 			}
 			return i
 		}
-		if !l.more(&i, 0) {
+		if l.base+int64(i)-start > maxPeek || !l.more(&i, 0) {
 			return -1
+		}
+	}
+}
+
+// maxPeek is how much whitespace looksJSON reads past inside "[ {" before
+// it gives up on JSON (and the history is read as EDN).
+const maxPeek = 1 << 20
+
+// skipSpace consumes the JSON whitespace at l.pos (EDN reads it as
+// whitespace too), counting its lines and reading on as it goes, so that a
+// history that starts with gigabytes of blanks is read in constant memory
+// (the format's detection kept them all, 1.35 GB for 512 MB of spaces).
+func (l *lexer) skipSpace() {
+	p := l.pos
+	for {
+		for p < l.end {
+			switch l.buf[p] {
+			case ' ', '\t':
+				p++
+				continue
+			case '\r', '\n':
+				l.newline(p)
+				p++
+				continue
+			}
+			l.pos = p
+			return
+		}
+		l.pos = p
+		if !l.more(&p, p) {
+			l.pos = p
+			return
 		}
 	}
 }
