@@ -58,3 +58,29 @@ func TestLeadingBlanksStream(t *testing.T) {
 		}
 	}
 }
+
+// TestLongLineReadSequentially: a line longer than maxBlockLine (here
+// blanks between two ops) makes the parallel read give way to the
+// sequential one, which does not hold the line; a long line shorter than
+// that stays in a block. Both read the same ops as the sequential read.
+func TestLongLineReadSequentially(t *testing.T) {
+	lines := strings.SplitAfter(threeOps, "\n")
+	for _, c := range []struct {
+		blanks   int
+		parallel bool
+	}{{maxBlockLine + 1, false}, {maxBlockLine / 8, true}} {
+		src := lines[0] + strings.Repeat(" ", c.blanks) + lines[1] + lines[2]
+		h, ok, err := readBlocks([]byte(src), "long.edn", Options{}, 2, 64<<10)
+		if err != nil || ok != c.parallel {
+			t.Fatalf("%d blanks: read in blocks %v (%v), want %v", c.blanks, ok, err, c.parallel)
+		}
+		want := readString(t, "long.edn", src, Options{})
+		if ok {
+			if d := sameHistory(h, want); d != "" {
+				t.Errorf("%d blanks: %s", c.blanks, d)
+			}
+		} else if len(want.Ops) != 3 || want.Line(2) != 3 {
+			t.Errorf("%d blanks: %d ops, the last at line %d; want 3 ops, line 3", c.blanks, len(want.Ops), want.Line(2))
+		}
+	}
+}

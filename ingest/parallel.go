@@ -311,6 +311,11 @@ func readParallel(r io.Reader, name string, size int64, opts Options, workers, b
 	return pr.finish(), nil
 }
 
+// maxBlockLine is the most a block grows to hold one line whole: a file
+// with a longer line is read sequentially. Op lines are far shorter (a poll of 500,000
+// messages is about 8 MB).
+const maxBlockLine = 16 << 20
+
 // cut reads r into blocks of whole lines of about bs bytes and sends them
 // in order.
 func (pr *parallelRead) cut(r io.Reader, bs int, pool chan []byte, blocks chan<- *block) {
@@ -351,7 +356,15 @@ func (pr *parallelRead) cut(r io.Reader, bs int, pool chan []byte, blocks chan<-
 				pr.failed.Store(true)
 				return
 			}
-			nb := make([]byte, 2*len(buf))
+			// nor when the line is past maxBlockLine: a block must hold its
+			// lines whole, and a hostile line of 256 MB of blanks took
+			// 650 MB here; the sequential read keeps at most a few MB of a
+			// line that is not an op's, and an op's bytes as it reads them
+			if len(buf) >= maxBlockLine {
+				pr.failed.Store(true)
+				return
+			}
+			nb := make([]byte, min(2*len(buf), maxBlockLine))
 			copy(nb, buf[:n])
 			buf = nb
 		}
