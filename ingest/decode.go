@@ -598,6 +598,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 	var haveIndex, haveType, haveF bool
 	var index int64
 	hookField := false // d.hx.fieldBuf names a field ingest does not know, for a ValueDecoder
+	var seen [fRebalance + 1]bool
 	o := opener{tMapEnd, brace}
 	for {
 		l.next()
@@ -609,6 +610,12 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		f := fNone
 		if isName(l.kind) {
 			f = fieldOf(l.text)
+			if f != fNone && seen[f] {
+				// an EDN map cannot hold a key twice, and which of two
+				// :index (or :type ...) values an op has is anyone's guess
+				return &lexErr{l.tok, "op has " + d.fieldName(string(trimColon(l.text))) + " twice"}
+			}
+			seen[f] = true
 			if f == fNone && len(d.hooks) > 0 {
 				d.hx.fieldBuf = append(d.hx.fieldBuf[:0], trimColon(l.text)...)
 				hookField = true
@@ -636,6 +643,8 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		case fTime:
 			if l.kind == tInt {
 				op.Time = l.ival
+			} else if l.kind == tBigInt {
+				return &lexErr{l.tok, d.fieldName("time") + " " + string(l.text) + " is out of range"}
 			} else if err := d.skip(); err != nil {
 				return err
 			}
@@ -655,6 +664,8 @@ func (d *decoder) readOp(start, brace srcPos) error {
 				op.Process = int32(l.ival)
 			} else if l.kind == tNil {
 				op.Process = model.AnonProcess
+			} else if l.kind == tBigInt {
+				return &lexErr{l.tok, d.fieldName("process") + " " + string(l.text) + " is out of range"}
 			} else {
 				op.Process = model.NoProcess
 				if err := d.skip(); err != nil {
