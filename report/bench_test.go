@@ -1,10 +1,8 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/check"
@@ -110,17 +108,7 @@ var _ io.Writer = (*countWriter)(nil)
 // grew a hundredfold while each mark scanned the poll).
 func BenchmarkViewOneHugePoll(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		var l testhist.Lines
-		var reads strings.Builder
-		for i := range n {
-			fmt.Fprintf(&reads, "[%d %d] ", n-i, i%1000)
-		}
-		l.Pair(0, "poll", "[[:poll]]", "ok", "[[:poll {1 ["+reads.String()+"]}]]")
-		h, _ := testhist.Read(b, bytes.NewReader(l.Bytes()), "one-huge-poll.edn")
-		res, err := check.History(h, checkOpts(false))
-		if err != nil {
-			b.Fatal(err)
-		}
+		res, h := checkLines(b, testhist.DescendingPoll("1", n, 1000))
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				BuildView(res, h, ViewOptions{})

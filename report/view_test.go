@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
+	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/samples"
 	"github.com/hindsight-dev/hindsight/workload"
@@ -403,18 +405,7 @@ func TestValidAndUnknown(t *testing.T) {
 // say so; a shorter one is listed whole and drawn.
 func TestLongCycleListedNotDrawn(t *testing.T) {
 	for _, n := range []int{40, page.MaxCycleSteps + 50} {
-		// n ops, each sending to :x and polling the next one's message:
-		// one cycle through them all
-		var l testhist.Lines
-		for j := range n {
-			l.Pair(j%7, "txn", fmt.Sprintf("[[:send :x %d] [:poll]]", j), "ok",
-				fmt.Sprintf("[[:send :x [%d %d]] [:poll {:x [[%d %d]]}]]", j, j, (j+1)%n, (j+1)%n))
-		}
-		h, _ := testhist.Read(t, bytes.NewReader(l.Bytes()), "ring.edn")
-		res, err := check.History(h, checkOpts(false))
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, h := checkLines(t, testhist.Ring(n, 7))
 		v := BuildView(res, h, ViewOptions{})
 		var ring *InstanceView
 		for _, s := range v.Sections {
@@ -445,16 +436,7 @@ func TestLongCycleListedNotDrawn(t *testing.T) {
 // MaxTextWitnessOps, and says so; the JSON keeps both whole.
 func TestTextCutsHugeInstances(t *testing.T) {
 	const n = 600 // a ring of n ops: one G1c whose explanation and witness grow with n
-	var l testhist.Lines
-	for j := range n {
-		l.Pair(j%7, "txn", fmt.Sprintf("[[:send :x %d] [:poll]]", j), "ok",
-			fmt.Sprintf("[[:send :x [%d %d]] [:poll {:x [[%d %d]]}]]", j, j, (j+1)%n, (j+1)%n))
-	}
-	h, _ := testhist.Read(t, bytes.NewReader(l.Bytes()), "ring.edn")
-	res, err := check.History(h, checkOpts(false))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ := checkLines(t, testhist.Ring(n, 7))
 	var text bytes.Buffer
 	if err := Text(&text, res, nil, 3); err != nil {
 		t.Fatal(err)
@@ -488,4 +470,15 @@ func TestTextCutsHugeInstances(t *testing.T) {
 	if !strings.Contains(js.String(), fmt.Sprintf(",%d,%d]", 2*n-2, 2*n-1)) {
 		t.Error("the JSON witness is not whole")
 	}
+}
+
+// checkLines checks the history l holds with the report's options.
+func checkLines(t testing.TB, l *testhist.Lines) (*analysis.Result, *model.History) {
+	t.Helper()
+	h, _ := testhist.Read(t, bytes.NewReader(l.Bytes()), "lines.edn")
+	res, err := check.History(h, checkOpts(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, h
 }

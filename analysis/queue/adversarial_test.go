@@ -121,25 +121,14 @@ var adversarials = []scaling.Case{
 	// duplicate per value, each checked against the value's other
 	// offsets), and every read steps back from the one before it
 	{Name: "one-poll-descending-repeats", Gen: func(n int) *testhist.Lines {
-		var l testhist.Lines
-		var b strings.Builder
-		for i := range n {
-			fmt.Fprintf(&b, "[%d %d] ", n-i, i%100)
-		}
-		l.Pair(0, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+b.String()+"]}]]")
-		return &l
+		return testhist.DescendingPoll(":x", n, 100)
 	}, Want: analysis.Invalid, Types: []string{Duplicate, GarbageRead, IntNonmonotonicPoll, IntPollSkip}},
 	// n ops on 40 processes, each sending to one key and polling the next
 	// op's message: one cycle through them all (a G1c of n steps, which
 	// the search must close and check for simplicity in time linear in
 	// n), and a poll-skip per poll
 	{Name: "ring-of-ops", Gen: func(n int) *testhist.Lines {
-		var l testhist.Lines
-		for j := range n {
-			l.Pair(j%40, "txn", fmt.Sprintf("[[:send :x %d] [:poll]]", j), "ok",
-				fmt.Sprintf("[[:send :x [%d %d]] [:poll {:x [[%d %d]]}]]", j, j, (j+1)%n, (j+1)%n))
-		}
-		return &l
+		return testhist.Ring(n, 40)
 	}, Want: analysis.Invalid, Types: []string{G1c, G1cProcess, G1cRealtime, NonmonotonicPoll, PollSkip}},
 	// one key sent to n times by 10 concurrent producers, read back by
 	// polls of 10 messages each

@@ -49,3 +49,28 @@ func Ints(from, to int, format string) string {
 	}
 	return b.String()
 }
+
+// Ring is n ops on procs processes, each sending message j to key :x and
+// polling the next op's message: one cycle of wr steps through them all
+// (a G1c of n steps), whose explanation and witness grow with n.
+func Ring(n, procs int) *Lines {
+	var l Lines
+	for j := range n {
+		l.Pair(j%procs, "txn", fmt.Sprintf("[[:send :x %d] [:poll]]", j), "ok",
+			fmt.Sprintf("[[:send :x [%d %d]] [:poll {:x [[%d %d]]}]]", j, j, (j+1)%n, (j+1)%n))
+	}
+	return &l
+}
+
+// DescendingPoll is one ok poll of n messages of key k at offsets n down
+// to 1, the i-th with value i%repeat: an int-nonmonotonic-poll per read,
+// and a duplicate per value when n > repeat, all in one op.
+func DescendingPoll(k string, n, repeat int) *Lines {
+	var l Lines
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "[%d %d] ", n-i, i%repeat)
+	}
+	l.Pair(0, "poll", "[[:poll]]", "ok", "[[:poll {"+k+" ["+b.String()+"]}]]")
+	return &l
+}

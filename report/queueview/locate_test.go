@@ -171,15 +171,7 @@ func TestMarkWorkLinear(t *testing.T) {
 		// one poll of n messages at descending offsets, values repeating
 		// every 100: an int-nonmonotonic-poll per read and a duplicate
 		// per value, all in one op
-		{"one huge poll", func(n int) *testhist.Lines {
-			var l testhist.Lines
-			var b strings.Builder
-			for i := range n {
-				fmt.Fprintf(&b, "[%d %d] ", n-i, i%100)
-			}
-			l.Pair(0, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+b.String()+"]}]]")
-			return &l
-		}},
+		{"one huge poll", func(n int) *testhist.Lines { return testhist.DescendingPoll(":x", n, 100) }},
 		// one op sending to n keys, one poll of them all at other offsets
 		// with other values: instances on every key, in two ops
 		{"one op on n keys", func(n int) *testhist.Lines {
