@@ -1,12 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"flag"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
@@ -43,3 +45,14 @@ func mustCheck(t testing.TB, path string, opts check.Options) (*analysis.Result,
 
 // thousands formats n as the page does (page.Thousands).
 var thousands = page.Thousands
+
+// checkLines checks the history l holds with the report's options.
+func checkLines(t testing.TB, l *testhist.Lines) (*analysis.Result, *model.History) {
+	t.Helper()
+	h, _ := testhist.Read(t, bytes.NewReader(l.Bytes()), "lines.edn")
+	res, err := check.History(h, checkOpts(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, h
+}

@@ -8,10 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
-	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/samples"
 	"github.com/hindsight-dev/hindsight/workload"
@@ -470,15 +468,4 @@ func TestTextCutsHugeInstances(t *testing.T) {
 	if !strings.Contains(js.String(), fmt.Sprintf(",%d,%d]", 2*n-2, 2*n-1)) {
 		t.Error("the JSON witness is not whole")
 	}
-}
-
-// checkLines checks the history l holds with the report's options.
-func checkLines(t testing.TB, l *testhist.Lines) (*analysis.Result, *model.History) {
-	t.Helper()
-	h, _ := testhist.Read(t, bytes.NewReader(l.Bytes()), "lines.edn")
-	res, err := check.History(h, checkOpts(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, h
 }
