@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 
@@ -292,9 +291,8 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 // (and the JUnit report, which explains instances as it does) prints of
 // one instance. A real history's explanations and witnesses fit
 // well within them; a hostile ring of 320,000 ops, one G1c through them
-// all, printed each of its three cycle instances as a line of 12 MB and a
-// witness of 640,000 op indices. The JSON output holds every instance
-// whole.
+// all, printed that instance as a line of 32 MB and a witness of 640,000
+// op indices. The JSON output holds every instance whole.
 const (
 	MaxTextExplanationChars = 20_000
 	MaxTextWitnessOps       = 1_000
@@ -312,13 +310,10 @@ func textWitness(w []int64) string {
 // textExplanation is an explanation for the text output, cut at
 // MaxTextExplanationChars with a note that says so.
 func textExplanation(s string) string {
-	if len(s) <= MaxTextExplanationChars {
-		return s
+	cut, total := page.Cut(s, MaxTextExplanationChars)
+	if total == 0 {
+		return cut
 	}
-	n := utf8.RuneCountInString(s)
-	if n <= MaxTextExplanationChars {
-		return s
-	}
-	return page.Elide(s, MaxTextExplanationChars) + fmt.Sprintf(" (cut at %s of %s characters; --format json for all)",
-		page.Thousands(MaxTextExplanationChars), page.Thousands(int64(n)))
+	return cut + fmt.Sprintf(" (cut at %s of %s characters; --format json for all)",
+		page.Thousands(MaxTextExplanationChars), page.Thousands(int64(total)))
 }

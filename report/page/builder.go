@@ -312,13 +312,25 @@ const MaxExplanationChars = 2000
 // explanation is instance n's explanation, cut at MaxExplanationChars
 // with an omission that says so.
 func (b *Builder) explanation(typ string, n int, in analysis.Instance) string {
-	s := b.Explain(typ, in)
-	if len(s) <= MaxExplanationChars || utf8.RuneCountInString(s) <= MaxExplanationChars {
-		return s
+	cut, total := Cut(b.Explain(typ, in), MaxExplanationChars)
+	if total > 0 {
+		b.Omissions = append(b.Omissions, fmt.Sprintf("%s #%d: its explanation is cut at %s characters (of %s); the JSON report holds the whole instance.",
+			typ, n, Thousands(MaxExplanationChars), Thousands(int64(total))))
 	}
-	b.Omissions = append(b.Omissions, fmt.Sprintf("%s #%d: its explanation is cut at %s characters (of %s); the JSON report holds the whole instance.",
-		typ, n, Thousands(MaxExplanationChars), Thousands(int64(utf8.RuneCountInString(s)))))
-	return Elide(s, MaxExplanationChars)
+	return cut
+}
+
+// Cut returns s elided at n characters (Elide) and, when it was longer,
+// its length in characters; total is 0 when s is returned whole. The
+// page's and the text output's caps on an explanation both use it.
+func Cut(s string, n int) (cut string, total int) {
+	if len(s) <= n {
+		return s, 0
+	}
+	if total = utf8.RuneCountInString(s); total <= n {
+		return s, 0
+	}
+	return Elide(s, n), total
 }
 
 // witness fills the witness table of iv, at most MaxWitnessOps rows.
