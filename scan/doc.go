@@ -29,7 +29,15 @@
 // once) that hands each history to a worker and waits until the worker
 // has read its bytes into memory; the member's bytes are admitted against
 // the memory budget with its check, so memory is bounded by the histories
-// in flight, never by the archive. Inside an archive the same rules apply
+// in flight, never by the archive. A member of 64 MiB or more stored
+// without compression (streamAbove) is not copied: the walk hashes it on
+// its way and asks the cache, and one more read of the archive after the
+// walk hands each such member the cache did not know to a worker that
+// checks it straight from the stream, admitted for its check alone, as a
+// loose file is; its bytes must hash as in the walk, or its row is an
+// error saying the member changed. A member that a store folder's rule
+// drops (history.json beside history.edn) is not checked in that pass.
+// Inside an archive the same rules apply
 // to member names: history files by IsMemberHistory (no hidden path
 // element), and a folder holding a Jepsen history file contributes that
 // file only (decided once the archive's names are all seen). An archive
@@ -159,8 +167,9 @@
 // history, first come first served, for MemoryFactor × its estimated
 // uncompressed size + 1 MiB
 // (MemoryFactorHTML × when its HTML report is written too), the size
-// capped at MaxHistoryBytes, plus, for an archive member, its bytes, which
-// sit in memory while it is checked. The uncompressed size of a gzip file
+// capped at MaxHistoryBytes, plus, for an archive member held in memory
+// (compressed, or under 64 MiB), its bytes, which sit in memory while it
+// is checked. The uncompressed size of a gzip file
 // is read from its ISIZE trailer, of a zstd file from its frame header when
 // present; otherwise 8 × the compressed size is assumed (a gzip member is
 // admitted so, and what the estimate took beyond its trailer is given back
@@ -173,7 +182,8 @@
 // waiting to grow too (that one will finish, or grow and fail); when every
 // lease alive is waiting, the one that finds it gives its lease back and
 // the history is read again alone, holding the whole budget (a loose file
-// is read again from disk, an archive member from the bytes it holds). So
+// is read again from disk, an archive member from the bytes it holds; a
+// streamed member's lease is exact, its text being its size). So
 // the leases never hold more than the budget together, and never wait on
 // each other for ever. A history that needs more than the whole budget
 // stops reading at once and is an error row naming the budget

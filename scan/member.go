@@ -165,6 +165,23 @@ func (c *collector) finish() ([]*result, []SkippedFile) {
 	return out, skipped
 }
 
+// dropped reports whether the row of the member at p will not be kept:
+// a store folder's rule drops it (as far as the names seen so far tell),
+// and no link takes its result.
+func (c *collector) dropped(p string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.isSuperseded(p) {
+		return false
+	}
+	for _, l := range c.links {
+		if l.target == p {
+			return false
+		}
+	}
+	return true
+}
+
 // isSuperseded reports whether p, or the nested archive p lies in, is
 // dropped by the store folder rule.
 func (c *collector) isSuperseded(p string) bool {
@@ -244,6 +261,16 @@ type memberJob struct {
 	seq  int64
 	once sync.Once
 	done chan struct{}
+	// src is where the member's bytes are in the walk: their path (m.Path,
+	// or the target's when m is a link checked in its target's place) and
+	// their place among the walk's members.
+	src memberPlace
+	// v, in the walks that may set a large member aside for the
+	// streaming pass (bigPass), is the visitor that keeps it; nil there.
+	v *archiveVisitor
+	// stream, in the streaming pass, is the member set aside: its bytes go
+	// straight into its check.
+	stream *bigMember
 }
 
 // finished tells the archive's reader that the member's bytes are read.
@@ -264,6 +291,16 @@ type archiveVisitor struct {
 	handed  map[string]bool
 	pending map[string][]pendingLink
 	order   []string // the keys of pending, in the order first seen
+	// places tells the place of each member the walk visits, and place
+	// is the current one's.
+	places placeCounter
+	place  memberPlace
+	// big holds the large members set aside for the streaming pass, by
+	// their place, in the order set aside (bigOrder). Workers add to it
+	// before they let the walk go on (memberJob.finished), so the walk's
+	// goroutine reads it without a lock.
+	big      map[memberPlace]*bigMember
+	bigOrder []memberPlace
 }
 
 // pendingLink is a link whose target this scan did not check in its walk
@@ -320,6 +357,7 @@ func (v *archiveVisitor) inShard(p string) bool {
 }
 
 func (v *archiveVisitor) Member(m *archive.Member) error {
+	v.place = v.places.next(m.Path)
 	if take, err := v.take(m.Path, m.Name); !take {
 		return err
 	}
@@ -335,7 +373,12 @@ func (v *archiveVisitor) Member(m *archive.Member) error {
 // hand gives the member m to a worker as a history of sequence number seq
 // and waits until its bytes are read.
 func (v *archiveVisitor) hand(m *archive.Member, seq int64) error {
-	mj := &memberJob{m: m, seq: seq, done: make(chan struct{})}
+	return v.handJob(&memberJob{m: m, seq: seq, src: v.place, v: v})
+}
+
+// handJob gives mj to a worker and waits until its bytes are read.
+func (v *archiveVisitor) handJob(mj *memberJob) error {
+	mj.done = make(chan struct{})
 	select {
 	case v.jobs <- job{m: mj}:
 	case <-v.ctx.Done():
@@ -438,12 +481,20 @@ func (s *scanner) walkArchive(ctx context.Context, in Input, jobs chan<- job, co
 	err := archive.WalkFile(in.Path, v, archive.Options{MaxBuffer: s.opts.MaxHistoryBytes}, read)
 	switch {
 	case ctx.Err() != nil:
+		return
 	case err != nil:
 		v.Problem(archive.Problem{Path: in.Path, Err: err})
 	case in.Only != "" && v.hits == 0:
 		v.problem(archive.Problem{Path: in.Only, Err: fmt.Errorf("%s: %s holds no file at or below this path: %w", in.Only, in.Path, fs.ErrNotExist)}, in.Path)
-	case len(v.pending) > 0:
+	}
+	// Each history counted in the walk gets its row, even when the
+	// archive broke later: the passes below read it again as far as it
+	// goes.
+	if len(v.pending) > 0 {
 		v.secondPass(in.Path)
+	}
+	if len(v.big) > 0 {
+		v.bigPass(in.Path)
 	}
 }
 
@@ -474,10 +525,14 @@ func (v *archiveVisitor) secondPass(path string) {
 
 // targetVisitor is the visitor of an archive's second pass: it hands the
 // pending links' targets to the workers and ignores everything else.
-type targetVisitor struct{ v *archiveVisitor }
+type targetVisitor struct {
+	v      *archiveVisitor
+	places placeCounter
+}
 
 func (t *targetVisitor) Member(m *archive.Member) error {
 	v := t.v
+	place := t.places.next(m.Path)
 	if err := v.ctx.Err(); err != nil {
 		return err
 	}
@@ -491,7 +546,8 @@ func (t *targetVisitor) Member(m *archive.Member) error {
 		v.col.addLink(linkRow{path: p.l.Path, archive: p.l.Archive, target: first.Path, seq: p.seq})
 	}
 	v.col.pr.addTotal(1)
-	return v.hand(&archive.Member{Path: first.Path, Archive: first.Archive, Name: first.Name, Size: m.Size, Body: m.Body}, links[0].seq)
+	lm := &archive.Member{Path: first.Path, Archive: first.Archive, Name: first.Name, Size: m.Size, Body: m.Body}
+	return v.handJob(&memberJob{m: lm, seq: links[0].seq, src: place, v: v})
 }
 
 func (t *targetVisitor) Problem(archive.Problem) {} // reported by the first pass
@@ -515,9 +571,15 @@ func (s *scanner) member(ctx context.Context, j *memberJob) *result {
 	if s.tooLarge(m.Size) {
 		return fail("", s.tooBig(m.Path, m.Size))
 	}
+	if j.stream != nil {
+		return s.streamMember(ctx, j)
+	}
 	body := &ctxReader{ctx: ctx, r: m.Body}
 	br := bufio.NewReaderSize(body, 4096)
 	head, _ := br.Peek(18)
+	if j.v != nil && m.Size >= streamAbove && !compressed(head) {
+		return s.hashMember(ctx, j, br, fail)
+	}
 	l, err := s.mem.acquire(ctx, s.weight(ingest.TextSize(bytes.NewReader(head), m.Size), m.Size))
 	if err != nil {
 		return nil

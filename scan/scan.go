@@ -102,6 +102,11 @@ var testHooks struct {
 	done func()
 	// rerun is called when a history is read again alone.
 	rerun func(path string)
+	// setAside is called when the walk of an archive sets a large member
+	// aside for the streaming pass.
+	setAside func(path string)
+	// bigPass is called as an archive's streaming pass begins.
+	bigPass func(archivePath string)
 	// budget gets the scan's memory budget when it is made.
 	budget func(*budget)
 	// checkRead, if set, is called as a history's check begins, where a
