@@ -504,8 +504,7 @@ func (s *scanner) walkArchive(ctx context.Context, in Input, jobs chan<- job, co
 // the other links to it take its result. A target not found again (the
 // archive changed in between) leaves its links an error row.
 func (v *archiveVisitor) secondPass(path string) {
-	tv := &targetVisitor{v: v}
-	err := archive.WalkFile(path, tv, archive.Options{MaxBuffer: v.s.opts.MaxHistoryBytes}, nil)
+	err := v.reread(path, v.linkTarget)
 	if v.ctx.Err() != nil {
 		return
 	}
@@ -515,27 +514,16 @@ func (v *archiveVisitor) secondPass(path string) {
 			if err != nil {
 				why = fmt.Errorf("%s: a link to %s, which a second read of the archive could not reach: %w", p.l.Path, t, err)
 			}
-			row := errorRow(p.l.Path, 0, "", why)
-			row.Archive = p.l.Archive
 			v.col.pr.addTotal(1)
-			v.col.add(&result{row: row, member: true, seq: p.seq})
+			v.lost(p.l.Path, p.l.Archive, 0, p.seq, why)
 		}
 	}
 }
 
-// targetVisitor is the visitor of an archive's second pass: it hands the
-// pending links' targets to the workers and ignores everything else.
-type targetVisitor struct {
-	v      *archiveVisitor
-	places placeCounter
-}
-
-func (t *targetVisitor) Member(m *archive.Member) error {
-	v := t.v
-	place := t.places.next(m.Path)
-	if err := v.ctx.Err(); err != nil {
-		return err
-	}
+// linkTarget, in an archive's second pass, hands the target of pending
+// links at place to a worker, under the first link's name; the other
+// links take its result.
+func (v *archiveVisitor) linkTarget(m *archive.Member, place memberPlace) error {
 	links, ok := v.pending[m.Path]
 	if !ok {
 		return nil
@@ -550,11 +538,41 @@ func (t *targetVisitor) Member(m *archive.Member) error {
 	return v.handJob(&memberJob{m: lm, seq: links[0].seq, src: place, v: v})
 }
 
-func (t *targetVisitor) Problem(archive.Problem) {} // reported by the first pass
+// rereadVisitor is the visitor of a read of an archive after its walk
+// (secondPass, bigPass): it gives handle each member with its place and
+// ignores everything else, which the walk reported.
+type rereadVisitor struct {
+	ctx    context.Context
+	places placeCounter
+	handle func(m *archive.Member, place memberPlace) error
+}
 
-func (t *targetVisitor) Link(*archive.Link) error { return nil }
+func (r *rereadVisitor) Member(m *archive.Member) error {
+	place := r.places.next(m.Path)
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	return r.handle(m, place)
+}
 
-func (t *targetVisitor) Names(string, []string) {}
+func (r *rereadVisitor) Problem(archive.Problem) {}
+
+func (r *rereadVisitor) Link(*archive.Link) error { return nil }
+
+func (r *rereadVisitor) Names(string, []string) {}
+
+// reread reads the archive at path again, giving handle each member.
+func (v *archiveVisitor) reread(path string, handle func(*archive.Member, memberPlace) error) error {
+	return archive.WalkFile(path, &rereadVisitor{ctx: v.ctx, handle: handle}, archive.Options{MaxBuffer: v.s.opts.MaxHistoryBytes}, nil)
+}
+
+// lost records the error row, at place seq, of a history whose bytes a
+// second read of the archive did not reach.
+func (v *archiveVisitor) lost(path, archivePath string, size, seq int64, why error) {
+	row := errorRow(path, size, "", why)
+	row.Archive = archivePath
+	v.col.add(&result{row: row, member: true, seq: seq})
+}
 
 // member checks one history read from an archive: it is admitted against
 // the memory budget for its bytes and its check, read into memory (then

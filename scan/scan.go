@@ -479,15 +479,11 @@ func (s *scanner) one(ctx context.Context, in Input) *result {
 		return r
 	}
 
-	l, err := s.mem.acquire(ctx, s.weight(ingest.TextSize(f, size), 0))
+	l, end, err := s.admit(ctx, s.weight(ingest.TextSize(f, size), 0))
 	if err != nil {
 		return nil
 	}
-	defer l.release()
-	if testHooks.checking != nil {
-		testHooks.checking(1)
-		defer testHooks.checking(-1)
-	}
+	defer end()
 	open := func() (io.Reader, *ctxReader, error) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, nil, err
@@ -496,6 +492,23 @@ func (s *scanner) one(ctx context.Context, in Input) *result {
 		return rr, rr, nil
 	}
 	return s.check(ctx, open, l, 0, in.Path, size, sha, key, "")
+}
+
+// admit takes n bytes of the memory budget for a check; end gives them
+// back. The error is ctx's, when it was canceled first.
+func (s *scanner) admit(ctx context.Context, n int64) (l *lease, end func(), err error) {
+	if l, err = s.mem.acquire(ctx, n); err != nil {
+		return nil, nil, err
+	}
+	if testHooks.checking != nil {
+		testHooks.checking(1)
+	}
+	return l, func() {
+		if testHooks.checking != nil {
+			testHooks.checking(-1)
+		}
+		l.release()
+	}, nil
 }
 
 // compressed reports whether a file's first bytes are gzip's or zstd's.

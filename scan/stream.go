@@ -116,7 +116,7 @@ func (v *archiveVisitor) bigPass(path string) {
 	if testHooks.bigPass != nil {
 		testHooks.bigPass(path)
 	}
-	err := archive.WalkFile(path, &bigVisitor{v: v}, archive.Options{MaxBuffer: v.s.opts.MaxHistoryBytes}, nil)
+	err := v.reread(path, v.streamBig)
 	if v.ctx.Err() != nil {
 		return
 	}
@@ -129,25 +129,13 @@ func (v *archiveVisitor) bigPass(path string) {
 		if err != nil {
 			why = fmt.Errorf("%s: a second read of the archive could not reach this member: %w", bm.m.Path, err)
 		}
-		row := errorRow(bm.m.Path, bm.m.Size, "", why)
-		row.Archive = bm.m.Archive
-		v.col.add(&result{row: row, member: true, seq: bm.seq})
+		v.lost(bm.m.Path, bm.m.Archive, bm.m.Size, bm.seq, why)
 	}
 }
 
-// bigVisitor is the visitor of bigPass: it hands the members set aside to
-// the workers and ignores everything else.
-type bigVisitor struct {
-	v      *archiveVisitor
-	places placeCounter
-}
-
-func (b *bigVisitor) Member(m *archive.Member) error {
-	v := b.v
-	place := b.places.next(m.Path)
-	if err := v.ctx.Err(); err != nil {
-		return err
-	}
+// streamBig, in the streaming pass, hands the member at place to a
+// worker if it was set aside.
+func (v *archiveVisitor) streamBig(m *archive.Member, place memberPlace) error {
 	bm, ok := v.big[place]
 	if !ok {
 		return nil
@@ -164,12 +152,6 @@ func (b *bigVisitor) Member(m *archive.Member) error {
 	return v.handJob(&memberJob{m: &sm, seq: bm.seq, src: bm.src, stream: bm})
 }
 
-func (b *bigVisitor) Problem(archive.Problem) {} // reported by the first pass
-
-func (b *bigVisitor) Link(*archive.Link) error { return nil }
-
-func (b *bigVisitor) Names(string, []string) {}
-
 // streamMember checks a member of the streaming pass as its bytes come
 // from the archive: admitted for its check alone (no copy is held), and
 // let go (j.finished) as soon as its last byte is read. Its bytes must
@@ -184,15 +166,11 @@ func (s *scanner) streamMember(ctx context.Context, j *memberJob) *result {
 	// An uncompressed member's text is its size, so the lease is exact
 	// and the check's meter never needs to grow (which would read the
 	// member again: see check).
-	l, err := s.mem.acquire(ctx, s.weight(m.Size, 0))
+	l, end, err := s.admit(ctx, s.weight(m.Size, 0))
 	if err != nil {
 		return nil
 	}
-	defer l.release()
-	if testHooks.checking != nil {
-		testHooks.checking(1)
-		defer testHooks.checking(-1)
-	}
+	defer end()
 	opened := false
 	open := func() (io.Reader, *ctxReader, error) {
 		if opened {
