@@ -515,7 +515,7 @@ func (v *archiveVisitor) secondPass(path string) {
 				why = fmt.Errorf("%s: a link to %s, which a second read of the archive could not reach: %w", p.l.Path, t, err)
 			}
 			v.col.pr.addTotal(1)
-			v.lost(p.l.Path, p.l.Archive, 0, p.seq, why)
+			v.lost(p.l.Path, p.l.Archive, 0, p.seq, 0, why)
 		}
 	}
 }
@@ -567,11 +567,12 @@ func (v *archiveVisitor) reread(path string, handle func(*archive.Member, member
 }
 
 // lost records the error row, at place seq, of a history whose bytes a
-// second read of the archive did not reach.
-func (v *archiveVisitor) lost(path, archivePath string, size, seq int64, why error) {
+// second read of the archive did not reach; held is what the progress
+// bar waits for of it (result.held).
+func (v *archiveVisitor) lost(path, archivePath string, size, seq, held int64, why error) {
 	row := errorRow(path, size, "", why)
 	row.Archive = archivePath
-	v.col.add(&result{row: row, member: true, seq: seq})
+	v.col.add(&result{row: row, member: true, seq: seq, held: held})
 }
 
 // member checks one history read from an archive: it is admitted against

@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/vbauerster/mpb/v8"
@@ -23,6 +24,9 @@ type progress struct {
 	bad         atomic.Int64
 	errors      atomic.Int64
 	cachedCount atomic.Int64
+
+	mu    sync.Mutex
+	bytes int64 // the bar's total
 }
 
 // newProgress starts drawing on w, or returns nil when w is nil. The
@@ -32,12 +36,14 @@ func newProgress(w io.Writer, histories int, bytes int64) *progress {
 	if w == nil {
 		return nil
 	}
-	pr := &progress{}
+	pr := &progress{bytes: bytes}
 	pr.total.Store(int64(histories))
 	pr.p = mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(100))
-	// One byte more than there is: the bar completes in stop, not when the
-	// last archive has been read while its last members are still checked.
-	pr.bar = pr.p.AddBar(bytes+1,
+	// A bar made with no total never completes by itself: stop completes
+	// it, not the last archive's bytes while its last members are still
+	// checked. Its total, shown and driving the ETA, is set at once and
+	// grows with hold.
+	pr.bar = pr.p.AddBar(0,
 		mpb.PrependDecorators(
 			decor.Any(func(decor.Statistics) string {
 				return fmt.Sprintf("%d/%d histories", pr.done.Load(), pr.total.Load())
@@ -60,6 +66,7 @@ func newProgress(w io.Writer, histories int, bytes int64) *progress {
 			}),
 		),
 	)
+	pr.bar.SetTotal(pr.bytes, false)
 	return pr
 }
 
@@ -79,9 +86,24 @@ func (pr *progress) add(r *result) {
 	if r.cached {
 		pr.cachedCount.Add(1)
 	}
-	if !r.member {
+	switch {
+	case !r.member:
 		pr.bar.IncrInt64(r.row.SizeBytes)
+	case r.held > 0:
+		pr.bar.IncrInt64(r.held)
 	}
+}
+
+// hold adds n bytes to do: those of a member the walk read past and set
+// aside to check in a second read (hashMember), which its row counts.
+func (pr *progress) hold(n int64) {
+	if pr == nil {
+		return
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.bytes += n
+	pr.bar.SetTotal(pr.bytes, false)
 }
 
 // addTotal counts n more histories to do (found inside an archive).

@@ -82,6 +82,9 @@ type result struct {
 	// the archive's walk, which orders members of the same name.
 	member bool
 	seq    int64
+	// held is the bytes of a member read twice (streamAbove) that the
+	// bar counts when its row comes, not as the walk passed it.
+	held   int64
 	row    HistoryRow
 	anoms  []AnomalyRow
 	key    string

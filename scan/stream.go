@@ -101,6 +101,7 @@ func (s *scanner) hashMember(ctx context.Context, j *memberJob, body io.Reader, 
 		v.big = map[memberPlace]*bigMember{}
 	}
 	v.bigOrder = append(v.bigOrder, j.src)
+	v.col.pr.hold(m.Size)
 	v.big[j.src] = &bigMember{src: j.src, m: archive.Member{Path: m.Path, Archive: m.Archive, Name: m.Name, Size: m.Size}, seq: j.seq, sha: sha, key: key}
 	if testHooks.setAside != nil {
 		testHooks.setAside(m.Path)
@@ -129,7 +130,7 @@ func (v *archiveVisitor) bigPass(path string) {
 		if err != nil {
 			why = fmt.Errorf("%s: a second read of the archive could not reach this member: %w", bm.m.Path, err)
 		}
-		v.lost(bm.m.Path, bm.m.Archive, bm.m.Size, bm.seq, why)
+		v.lost(bm.m.Path, bm.m.Archive, bm.m.Size, bm.seq, bm.m.Size, why)
 	}
 }
 
@@ -145,6 +146,7 @@ func (v *archiveVisitor) streamBig(m *archive.Member, place memberPlace) error {
 		// A store folder's rule dropped it once the walk saw the
 		// folder's other files: its row would not be kept.
 		v.col.pr.addTotal(-1)
+		v.col.pr.read(bm.m.Size)
 		return nil
 	}
 	sm := bm.m
@@ -160,7 +162,7 @@ func (s *scanner) streamMember(ctx context.Context, j *memberJob) *result {
 	m := j.m
 	// A member of the same bytes may have been checked since the walk.
 	if r, ok := s.cached(j.stream.key, m.Path, m.Size, m.Archive); ok {
-		r.member, r.seq = true, j.seq
+		r.member, r.seq, r.held = true, j.seq, j.stream.m.Size
 		return r
 	}
 	// An uncompressed member's text is its size, so the lease is exact
@@ -183,7 +185,7 @@ func (s *scanner) streamMember(ctx context.Context, j *memberJob) *result {
 	}
 	r := s.check(ctx, open, l, 0, m.Path, m.Size, j.stream.sha, j.stream.key, m.Archive)
 	if r != nil {
-		r.member, r.seq = true, j.seq
+		r.member, r.seq, r.held = true, j.seq, j.stream.m.Size
 	}
 	return r
 }

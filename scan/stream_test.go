@@ -4,9 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -100,18 +103,26 @@ func TestArchiveStreamedAgreesWithBuffered(t *testing.T) {
 			p := filepath.Join(dir, name)
 			testpack.WriteFile(t, p, b)
 			log := withStreamAbove(t, 1<<62)
-			bsum, want := scanRows(t, []string{p}, testOptions(t))
+			bopts := testOptions(t)
+			var bprogress syncBuffer
+			bopts.Progress = &bprogress
+			bsum, want := scanRows(t, []string{p}, bopts)
 			aside, bchecked := log.take()
 			if len(aside) != 0 {
 				t.Fatalf("buffered scan set aside %v", aside)
 			}
 			streamAbove = 1
 			opts := testOptions(t)
+			var progress syncBuffer
+			opts.Progress = &progress
 			ssum, got := scanRows(t, []string{p}, opts)
+			opts.Progress = nil
+
 			aside, checked := log.take()
 			if len(aside) == 0 {
 				t.Fatal("no member was set aside for streaming")
 			}
+			dropped := 0
 			for _, a := range aside {
 				if strings.HasSuffix(a, ".gz") || strings.HasSuffix(a, ".zst") {
 					t.Errorf("compressed member %s set aside", a)
@@ -125,6 +136,15 @@ func TestArchiveStreamedAgreesWithBuffered(t *testing.T) {
 				if slices.Contains(checked, a) || !slices.Contains(bchecked, a) {
 					t.Errorf("%s set aside, has no row, and was checked: streamed %v, buffered %v", a, slices.Contains(checked, a), slices.Contains(bchecked, a))
 				}
+				dropped++
+			}
+			// The bar ends when the last row is in, members read twice
+			// included: all its histories done, those of the buffered
+			// scan but the ones not checked for nothing.
+			sd, st := lastCount(t, progress.String())
+			bd, bt := lastCount(t, bprogress.String())
+			if sd != st || bd != bt || st != bt-dropped {
+				t.Errorf("progress ends at %d/%d, buffered at %d/%d, with %d dropped:\n%s", sd, st, bd, bt, dropped, progress.String())
 			}
 
 			if name == "links.tar" && !slices.Contains(aside, p+"!/named.edn") {
@@ -249,4 +269,34 @@ func TestArchiveStreamedChanged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProgressHeldBytes checks the bar's bytes for a member read twice:
+// its bytes are added to the total when it is set aside, and counted when
+// its row comes, so the bar does not end while it is still checked.
+func TestProgressHeldBytes(t *testing.T) {
+	pr := newProgress(io.Discard, 0, 100)
+	pr.read(100) // the walk: the whole archive, the member's bytes in it
+	pr.hold(60)  // the member set aside
+	if c, total := pr.bar.Current(), pr.bytes; c != 100 || total != 160 {
+		t.Errorf("after the walk: %d of %d bytes, want 100 of 160", c, total)
+	}
+	pr.add(&result{member: true, held: 60, row: HistoryRow{SizeBytes: 60, Verdict: VerdictValid}})
+	if c := pr.bar.Current(); c != 160 || pr.bar.Completed() {
+		t.Errorf("after its row: %d bytes, completed %v; want 160, not completed before stop", c, pr.bar.Completed())
+	}
+	pr.stop(false)
+}
+
+// lastCount returns the last "N/M histories" a progress bar drew.
+func lastCount(t *testing.T, out string) (done, total int) {
+	t.Helper()
+	m := regexp.MustCompile(`(\d+)/(\d+) histories`).FindAllStringSubmatch(out, -1)
+	if len(m) == 0 {
+		t.Fatalf("no count of histories in the progress bar:\n%s", out)
+	}
+	last := m[len(m)-1]
+	done, _ = strconv.Atoi(last[1])
+	total, _ = strconv.Atoi(last[2])
+	return done, total
 }
