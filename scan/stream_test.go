@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -223,6 +224,40 @@ func TestArchiveStreamedMemory(t *testing.T) {
 		if fmt.Sprint(s[col]) != fmt.Sprint(v) {
 			t.Errorf("streamed %s = %v, loose %v", col, s[col], v)
 		}
+	}
+}
+
+// TestArchiveStreamedAllocs scans a member of 48 MiB of NUL bytes, as a
+// tar of a preallocated or sparse file holds (a 10 KB sparse tar of 3 GB
+// made the scan allocate 3 GB, where streaming reads it in buffers): the
+// streamed scan allocates under half the member's size (about 10 MiB of
+// read buffers and tables; the buffered scan over 56 MiB), and its
+// row is the buffered scan's.
+func TestArchiveStreamedAllocs(t *testing.T) {
+	const size = 48 << 20
+	p := filepath.Join(t.TempDir(), "z.tar")
+	testpack.WriteFile(t, p, testpack.Tar(t, []member{{Name: "z/history.edn", Body: strings.Repeat("\x00", size)}}))
+	var rows [2]map[string]any
+	for i, above := range []int64{1 << 62, 1 << 20} {
+		withStreamAbove(t, above)
+		opts := testOptions(t)
+		var a, b runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&a)
+		mustRun(t, []string{p}, opts)
+		runtime.ReadMemStats(&b)
+		alloc := b.TotalAlloc - a.TotalAlloc
+		_, rs := scanRows(t, []string{p}, opts) // from the cache
+		rows[i] = rs[p+"!/z/history.edn"]
+		switch {
+		case i == 0 && alloc < size:
+			t.Errorf("buffered: %d MiB allocated, less than the member's %d MiB: the test no longer measures the copy", alloc>>20, size>>20)
+		case i == 1 && alloc > size/2:
+			t.Errorf("streamed: %d MiB allocated for a member of %d MiB", alloc>>20, size>>20)
+		}
+	}
+	if rows[0] == nil || fmt.Sprint(rows[0]) != fmt.Sprint(rows[1]) {
+		t.Errorf("streamed row %v\nbuffered %v", rows[1], rows[0])
 	}
 }
 
