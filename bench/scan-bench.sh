@@ -25,6 +25,15 @@
 # must stay within 1.3x the loose time) and the load average before and
 # after. --archive-only skips the two single runs above.
 # HINDSIGHT=/path/to/binary skips building cmd/hindsight.
+#
+# --large-member TXNS does only this instead: one list-append history of TXNS
+# transactions (histgen --workload list-append --txns TXNS, cached like the
+# archive; 1,000,000 make 284 MB), packed alone in a .tar and a .tar.gz, and R
+# rounds that each time `hindsight scan --rescan` of the loose file, the tar
+# and the tarball, printing wall time, peak RSS and RSS / the history's size:
+# an archive member of 64 MiB or more stored without compression is read
+# twice and checked from the stream, never copied, so the three should take
+# about the same memory.
 set -euo pipefail
 
 N=1000
@@ -33,6 +42,7 @@ SEED=1
 JOBS=""
 ROUNDS=3
 ARCHIVE_ONLY=""
+LARGE=""
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
@@ -48,11 +58,13 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS="$2"; shift 2 ;;
     --rounds=*) ROUNDS="${1#*=}"; shift ;;
     --archive-only) ARCHIVE_ONLY=1; shift ;;
+    --large-member) LARGE="$2"; shift 2 ;;
+    --large-member=*) LARGE="${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "scan-bench.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-for v in "$N" "$MAX_OPS" "$SEED" "$ROUNDS" ${JOBS:+"$JOBS"}; do
+for v in "$N" "$MAX_OPS" "$SEED" "$ROUNDS" ${JOBS:+"$JOBS"} ${LARGE:+"$LARGE"}; do
   [[ "$v" =~ ^[0-9]+$ ]] || { echo "scan-bench.sh: not a number: $v" >&2; exit 2; }
 done
 (( MAX_OPS >= 200 )) || { echo "scan-bench.sh: --max-ops must be at least 200" >&2; exit 2; }
@@ -78,6 +90,49 @@ else
   go build -o "$OUT/hindsight" ./cmd/hindsight
   HS="$OUT/hindsight"
   echo "built $HS"
+fi
+
+# ---------------------------------------------------------------- large member
+
+# large_member TXNS: the loose history, its .tar and its .tar.gz, side by side.
+large_member() {
+  local txns="$1" src dir hist
+  src="$(find gen cmd/histgen -name '*.go' ! -name '*_test.go' | sort | xargs cat | sha256sum | cut -c1-10)"
+  dir="$ROOT/bench/out/scan-large-$txns-s$SEED-$src"
+  hist="$dir/history.edn"
+  section "one list-append history of $(printf "%'d" "$txns") txns, loose and packed"
+  if [[ ! -f "$dir/history.tar.gz" ]]; then
+    rm -rf "$ROOT/bench/out/scan-large-$txns-s$SEED-"*
+    mkdir -p "$dir"
+    "$OUT/histgen" -q --workload list-append --seed "$SEED" --txns "$txns" -o "$hist.tmp"
+    mv "$hist.tmp" "$hist"
+    tar -C "$dir" -cf "$dir/history.tar.tmp" history.edn
+    mv "$dir/history.tar.tmp" "$dir/history.tar"
+    gzip -1 -c "$dir/history.tar" >"$dir/history.tar.gz.tmp"
+    mv "$dir/history.tar.gz.tmp" "$dir/history.tar.gz"
+  fi
+  local size
+  size=$(stat -c %s "$hist")
+  awk -v s="$size" -v g="$(stat -c %s "$dir/history.tar.gz")" 'BEGIN { printf "  history.edn %.1f MB; history.tar.gz %.1f MB\n", s / 1e6, g / 1e6 }'
+  echo "  load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  local r kind
+  for ((r = 1; r <= ROUNDS; r++)); do
+    for kind in history.edn history.tar history.tar.gz; do
+      timed "large-$r-$kind" "$OUT/large-$r-$kind.out" "$HS" scan -o "$OUT/results-large-$kind" ${JOBS:+-j "$JOBS"} --rescan "$dir/$kind"
+      printf '  round %d %-15s %7.3f s wall  peak RSS %s MB (%s x the history)  exit %s\n' "$r" "$kind" "$WALL" \
+        "$([[ -n "$RSS_KB" ]] && echo $((RSS_KB / 1024)) || echo '?')" \
+        "$([[ -n "$RSS_KB" ]] && awk -v r="$RSS_KB" -v s="$size" 'BEGIN { printf "%.2f", r * 1024 / s }' || echo '?')" "$STATUS"
+    done
+  done
+  echo "  load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+  for kind in history.edn history.tar history.tar.gz; do
+    printf '  %-15s | %s\n' "$kind" "$(grep -m1 '^scanned' "$OUT/large-1-$kind.out")"
+  done
+}
+
+if [[ -n "$LARGE" ]]; then
+  large_member "$LARGE"
+  exit 0
 fi
 
 # ---------------------------------------------------------------- archive
