@@ -28,23 +28,24 @@ import (
 var streamAbove int64 = 64 << 20
 
 // memberPlace is where a member's bytes are in a walk of its archive: its
-// path, and which of the members of that path it is (1 for the first), so
-// that members of the same name are told apart.
+// path, and its place among all the members the walk visits (1 for the
+// first), which tells apart members of the same name. Every read of an
+// unchanged archive visits its members in the same order; in a changed
+// one a member whose place moved is not found again, which bigPass
+// reports (a count per path would survive some changes, but would hold
+// every member's name for the length of the walk).
 type memberPlace struct {
 	path string
 	n    int
 }
 
 // placeCounter tells the place of each member of a walk.
-type placeCounter struct{ seen map[string]int }
+type placeCounter struct{ n int }
 
 // next returns the place of the member at path, the walk's next.
 func (c *placeCounter) next(path string) memberPlace {
-	if c.seen == nil {
-		c.seen = map[string]int{}
-	}
-	c.seen[path]++
-	return memberPlace{path, c.seen[path]}
+	c.n++
+	return memberPlace{path, c.n}
 }
 
 // bigMember is an archive member set aside for the streaming pass.
