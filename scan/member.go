@@ -261,13 +261,13 @@ type memberJob struct {
 	seq  int64
 	once sync.Once
 	done chan struct{}
-	// src is where the member's bytes are in the walk: their path (m.Path,
-	// or the target's when m is a link checked in its target's place) and
-	// their place among the walk's members.
-	src memberPlace
 	// v, in the walks that may set a large member aside for the
-	// streaming pass (bigPass), is the visitor that keeps it; nil there.
-	v *archiveVisitor
+	// streaming pass (bigPass), is the visitor that keeps it (nil in that
+	// pass), and src where the member's bytes are in the walk: their path
+	// (m.Path, or the target's when m is a link checked in its target's
+	// place) and their place among the walk's members.
+	v   *archiveVisitor
+	src memberPlace
 	// stream, in the streaming pass, is the member set aside: its bytes go
 	// straight into its check.
 	stream *bigMember
@@ -291,16 +291,13 @@ type archiveVisitor struct {
 	handed  map[string]bool
 	pending map[string][]pendingLink
 	order   []string // the keys of pending, in the order first seen
-	// places tells the place of each member the walk visits, and place
-	// is the current one's.
-	places placeCounter
-	place  memberPlace
+	// members counts the members the walk has visited (memberPlace).
+	members int
 	// big holds the large members set aside for the streaming pass, by
-	// their place, in the order set aside (bigOrder). Workers add to it
-	// before they let the walk go on (memberJob.finished), so the walk's
-	// goroutine reads it without a lock.
-	big      map[memberPlace]*bigMember
-	bigOrder []memberPlace
+	// their place. Workers add to it before they let the walk go on
+	// (memberJob.finished), so the walk's goroutine reads it without a
+	// lock.
+	big map[memberPlace]*bigMember
 }
 
 // pendingLink is a link whose target this scan did not check in its walk
@@ -357,7 +354,7 @@ func (v *archiveVisitor) inShard(p string) bool {
 }
 
 func (v *archiveVisitor) Member(m *archive.Member) error {
-	v.place = v.places.next(m.Path)
+	v.members++
 	if take, err := v.take(m.Path, m.Name); !take {
 		return err
 	}
@@ -367,17 +364,11 @@ func (v *archiveVisitor) Member(m *archive.Member) error {
 	v.col.pr.addTotal(1)
 	v.seq++
 	v.handed[m.Path] = true
-	return v.hand(m, v.seq)
+	return v.hand(&memberJob{m: m, seq: v.seq, src: memberPlace{m.Path, v.members}, v: v})
 }
 
-// hand gives the member m to a worker as a history of sequence number seq
-// and waits until its bytes are read.
-func (v *archiveVisitor) hand(m *archive.Member, seq int64) error {
-	return v.handJob(&memberJob{m: m, seq: seq, src: v.place, v: v})
-}
-
-// handJob gives mj to a worker and waits until its bytes are read.
-func (v *archiveVisitor) handJob(mj *memberJob) error {
+// hand gives mj to a worker and waits until its bytes are read.
+func (v *archiveVisitor) hand(mj *memberJob) error {
 	mj.done = make(chan struct{})
 	select {
 	case v.jobs <- job{m: mj}:
@@ -535,24 +526,24 @@ func (v *archiveVisitor) linkTarget(m *archive.Member, place memberPlace) error 
 	}
 	v.col.pr.addTotal(1)
 	lm := &archive.Member{Path: first.Path, Archive: first.Archive, Name: first.Name, Size: m.Size, Body: m.Body}
-	return v.handJob(&memberJob{m: lm, seq: links[0].seq, src: place, v: v})
+	return v.hand(&memberJob{m: lm, seq: links[0].seq, src: place, v: v})
 }
 
 // rereadVisitor is the visitor of a read of an archive after its walk
 // (secondPass, bigPass): it gives handle each member with its place and
 // ignores everything else, which the walk reported.
 type rereadVisitor struct {
-	ctx    context.Context
-	places placeCounter
-	handle func(m *archive.Member, place memberPlace) error
+	ctx     context.Context
+	members int // visited so far (memberPlace)
+	handle  func(m *archive.Member, place memberPlace) error
 }
 
 func (r *rereadVisitor) Member(m *archive.Member) error {
-	place := r.places.next(m.Path)
+	r.members++
 	if err := r.ctx.Err(); err != nil {
 		return err
 	}
-	return r.handle(m, place)
+	return r.handle(m, memberPlace{m.Path, r.members})
 }
 
 func (r *rereadVisitor) Problem(archive.Problem) {}
