@@ -478,9 +478,9 @@ func (s *scanner) walkArchive(ctx context.Context, in Input, jobs chan<- job, co
 	case in.Only != "" && v.hits == 0:
 		v.problem(archive.Problem{Path: in.Only, Err: fmt.Errorf("%s: %s holds no file at or below this path: %w", in.Only, in.Path, fs.ErrNotExist)}, in.Path)
 	}
-	// Each history counted in the walk gets its row, even when the
-	// archive broke later: the passes below read it again as far as it
-	// goes.
+	// The walk reports a damaged archive to the visitor (err is only a
+	// file that cannot be opened, or a stop), so the passes below read a cut
+	// archive again as far as it goes.
 	if len(v.pending) > 0 {
 		v.secondPass(in.Path)
 	}
