@@ -97,21 +97,35 @@ type Options struct {
 
 // Result is the outcome of checking one history.
 type Result struct {
+	// Schema is the format's version (Schema, "hindsight.check/v1"): fields
+	// are only ever added; it changes if one must change.
 	Schema string `json:"schema"`
+	// Source names the history: model.History.Source, a path or "-".
 	Source string `json:"source"`
 	// SHA256 and Bytes are the SHA-256 (hex) and size of the history's
 	// bytes as stored (package check fills them; a scan row's sha256 and
 	// size_bytes are the same), so that results can be matched across
 	// runs (hindsight diff). Left out when unknown.
-	SHA256         string                `json:"sha256,omitempty"`
-	Bytes          int64                 `json:"bytes,omitempty"`
-	Workload       string                `json:"workload"`
-	Verdict        Verdict               `json:"valid"`
-	AnomalyTypes   []string              `json:"anomaly_types"`
-	BadTypes       []string              `json:"bad_anomaly_types"`
-	UnknownReasons []string              `json:"unknown_reasons"`
-	Warnings       []string              `json:"warnings,omitempty"`
-	Anomalies      map[string][]Instance `json:"anomalies"`
+	SHA256 string `json:"sha256,omitempty"`
+	Bytes  int64  `json:"bytes,omitempty"`
+	// Workload is the registry's name of the workload checked (detected,
+	// or given with --workload).
+	Workload string `json:"workload"`
+	// Verdict is the history's: true, false or "unknown" in the JSON.
+	Verdict Verdict `json:"valid"`
+	// AnomalyTypes are the types with at least one instance, sorted;
+	// BadTypes those of them that make the history invalid (Finish).
+	AnomalyTypes []string `json:"anomaly_types"`
+	BadTypes     []string `json:"bad_anomaly_types"`
+	// UnknownReasons say, in a sentence each, what the check could not
+	// decide; any of them makes a history without bad types unknown.
+	UnknownReasons []string `json:"unknown_reasons"`
+	// Warnings are what reading the history noticed but could judge
+	// anyway (model.History.Warnings).
+	Warnings []string `json:"warnings,omitempty"`
+	// Anomalies maps each type to every instance of it, sorted by lowest
+	// op index, then key.
+	Anomalies map[string][]Instance `json:"anomalies"`
 	// Models, Not and AlsoNot belong to the transactional workloads: the
 	// consistency models checked (canonical names), and the models the
 	// anomalies found rule out, weakest first and the stronger rest (Elle's

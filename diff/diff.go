@@ -80,17 +80,23 @@ type TypeChange struct {
 
 // Change is one history present in both sets.
 type Change struct {
-	Old        string `json:"old"` // its source in OLD
-	New        string `json:"new"` // its source in NEW
+	// Old and New are its source in OLD and in NEW.
+	Old string `json:"old"`
+	New string `json:"new"`
+	// OldVerdict and NewVerdict are its verdicts: valid, invalid, unknown
+	// or error.
 	OldVerdict string `json:"old_verdict"`
 	NewVerdict string `json:"new_verdict"`
 	// MatchedBy is "path", "sha256" (renamed), or "only" (the only
 	// history of two single results).
-	MatchedBy string       `json:"matched_by"`
-	Added     []TypeChange `json:"added"`
-	Removed   []TypeChange `json:"removed"`
-	Changed   []TypeChange `json:"changed"`
-	Error     string       `json:"error,omitempty"` // NEW's error, for a history that turned unreadable
+	MatchedBy string `json:"matched_by"`
+	// Added are the types found in NEW only, Removed those in OLD only,
+	// Changed those in both with another number of instances.
+	Added   []TypeChange `json:"added"`
+	Removed []TypeChange `json:"removed"`
+	Changed []TypeChange `json:"changed"`
+	// Error is NEW's error, for a history that turned unreadable.
+	Error string `json:"error,omitempty"`
 	// Worse says whether this history got worse, and Why in words.
 	Worse bool     `json:"worse"`
 	Why   []string `json:"why,omitempty"`
@@ -110,9 +116,11 @@ type NewType struct {
 
 // Report is the comparison of two sets.
 type Report struct {
+	// Schema is the format's version (Schema).
 	Schema string `json:"schema"`
-	Old    Set    `json:"old"`
-	New    Set    `json:"new"`
+	// Old and New are the two sets compared, as given.
+	Old Set `json:"old"`
+	New Set `json:"new"`
 	// Worse is true when anything got worse (exit status 1).
 	Worse bool `json:"worse"`
 	// Matched counts the histories in both sets; Changes lists those with
