@@ -650,7 +650,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 			}
 		case fType:
 			if isName(l.kind) {
-				if t, ok := model.ParseOpType(string(l.text)); ok {
+				if t, ok := model.ParseOpType(l.text); ok {
 					op.Type, haveType = t, true
 					break
 				}
@@ -674,7 +674,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 			}
 		case fF:
 			if isName(l.kind) {
-				op.F = model.ParseFunc(string(l.text))
+				op.F = model.ParseFunc(l.text)
 				if d.b.HasExtra(int(d.n)) && d.extra().More != nil {
 					d.extra().More.FName = ""
 				}

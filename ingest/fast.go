@@ -73,7 +73,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 			if q < 0 {
 				return false, nil
 			}
-			t, ok := model.ParseOpType(string(name))
+			t, ok := model.ParseOpType(name)
 			if !ok {
 				return false, nil
 			}
@@ -94,7 +94,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 			if q < 0 {
 				return false, nil
 			}
-			op.F = model.ParseFunc(string(name))
+			op.F = model.ParseFunc(name)
 			fOther = op.F == model.FOther
 			fname, p = name[1:], q
 		case fValue:

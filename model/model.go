@@ -86,12 +86,13 @@ func (t OpType) String() string {
 	return "OpType(" + strconv.Itoa(int(t)) + ")"
 }
 
-// ParseOpType reads a type name, with or without a leading colon.
-func ParseOpType(s string) (OpType, bool) {
-	if len(s) > 0 && s[0] == ':' {
-		s = s[1:]
+// ParseOpType reads a type name, with or without a leading colon. It takes
+// the reader's bytes: a switch on string(b) compares them where they are.
+func ParseOpType(b []byte) (OpType, bool) {
+	if len(b) > 0 && b[0] == ':' {
+		b = b[1:]
 	}
-	switch s {
+	switch string(b) {
 	case "invoke":
 		return Invoke, true
 	case "ok":
@@ -130,13 +131,13 @@ func (f Func) String() string {
 }
 
 // ParseFunc maps a function name (with or without a leading colon) to a Func;
-// unknown names give FOther.
-func ParseFunc(s string) Func {
-	if len(s) > 0 && s[0] == ':' {
-		s = s[1:]
+// unknown names give FOther. It compares b where it is, without a copy.
+func ParseFunc(b []byte) Func {
+	if len(b) > 0 && b[0] == ':' {
+		b = b[1:]
 	}
 	for i, n := range funcNames {
-		if i > 0 && n == s {
+		if i > 0 && n == string(b) {
 			return Func(i)
 		}
 	}
@@ -575,6 +576,11 @@ type Builder struct {
 	h       History
 	keyIdx  map[string]KeyID
 	keyWeak []bool
+	// keyHot caches keys KeyBytes found, by a hash of their text's length
+	// and ends: a history names few keys (topics, keys) over and over, and
+	// a comparison in place costs less than a map's hashing. It holds only
+	// keys that are not weak, which never turn weak again.
+	keyHot  [64]hotKey
 	intVals map[int64]ValID
 	strVals [KOther + 1]map[string]ValID // by kind, then text
 	msgIdx  map[uint64]MsgID
@@ -602,10 +608,32 @@ func (b *Builder) Key(a Atom) KeyID {
 // KeyBytes interns the key of kind k (not KInt) and text t without
 // allocating when it is known already: a reader's fast path.
 func (b *Builder) KeyBytes(k AtomKind, t []byte) KeyID {
-	if id, ok := b.keyIdx[string(t)]; ok && !b.keyWeak[id] {
-		return id
+	slot := &b.keyHot[hotSlot(t)]
+	if slot.text == string(t) && slot.text != "" {
+		return slot.id
 	}
-	return b.key(Atom{Kind: k, Text: string(t)}, nil)
+	id, ok := b.keyIdx[string(t)]
+	if !ok || b.keyWeak[id] {
+		id = b.key(Atom{Kind: k, Text: string(t)}, nil)
+	}
+	if a := &b.h.Keys[id]; a.Text == string(t) {
+		slot.text, slot.id = a.Text, id
+	}
+	return id
+}
+
+// hotKey is an entry of Builder.keyHot.
+type hotKey struct {
+	text string
+	id   KeyID
+}
+
+// hotSlot is the keyHot entry of the key of text t.
+func hotSlot(t []byte) int {
+	if len(t) == 0 {
+		return 0
+	}
+	return (len(t)*7 + int(t[0])*3 + int(t[len(t)-1])) & 63
 }
 
 // key interns a typed key whose text is text, or a.Text when text is nil.
