@@ -845,5 +845,6 @@ func (b *Builder) SetTruncated() { b.h.Truncated = true }
 func (b *Builder) History() *History {
 	h := b.h
 	b.keyIdx, b.intVals, b.strVals, b.msgIdx = nil, nil, [KOther + 1]map[string]ValID{}, nil
+	b.keyHot = [64]hotKey{}
 	return &h
 }

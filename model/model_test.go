@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -91,6 +92,43 @@ func TestBuilderKeysByText(t *testing.T) {
 	}
 	if h := b.History(); !h.Keys[strong].IsNumber() {
 		t.Fatalf("key kept as %v, want the integer seen in a typed position", h.Keys[strong])
+	}
+}
+
+// TestKeyBytesCache: KeyBytes answers as the key table does whatever its
+// cache holds: keys that share a cache slot, a key first known only by its
+// text (weak) and then seen typed, and keys asked for again in any order.
+func TestKeyBytesCache(t *testing.T) {
+	b := NewBuilder("x")
+	weak := b.KeyText("t1")
+	want := map[string]KeyID{}
+	var texts []string
+	for i := range 300 { // 300 keys in 64 slots: many share one
+		texts = append(texts, "t"+strconv.Itoa(i))
+	}
+	for round := range 3 {
+		for i, tx := range texts {
+			if round == 1 {
+				tx = texts[(i*7)%len(texts)]
+			}
+			id := b.KeyBytes(KString, []byte(tx))
+			if w, ok := want[tx]; ok && w != id {
+				t.Fatalf("round %d: %q is key %d, was %d", round, tx, id, w)
+			}
+			want[tx] = id
+		}
+	}
+	if want["t1"] != weak {
+		t.Fatalf("the weak key t1 is %d, KeyBytes gave %d", weak, want["t1"])
+	}
+	h := b.History()
+	for tx, id := range want {
+		if h.Keys[id].Text != tx || h.Keys[id].Kind != KString {
+			t.Fatalf("key %d is %v, want the string %q", id, h.Keys[id], tx)
+		}
+	}
+	if len(h.Keys) != len(texts) {
+		t.Fatalf("%d keys, want %d", len(h.Keys), len(texts))
 	}
 }
 
