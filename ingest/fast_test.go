@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/model"
 )
 
 // slowInteger is fastInteger's specification: lexer.fastInt on a buffer.
@@ -138,5 +140,44 @@ func TestFastCapture(t *testing.T) {
 			fuzzRead(t, []byte(src), abortOpts)
 			fuzzRead(t, []byte(src), Options{})
 		}
+	}
+}
+
+// TestFastShort: fastShort and fastField read a keyword exactly as
+// fastKeyword followed by fieldOf, ParseOpType or ParseFunc would, for
+// every word of their tables, words that extend one or are a prefix of
+// one, and every distance from the end of the buffer.
+func TestFastShort(t *testing.T) {
+	var words []string
+	for _, w := range []string{":index", ":time", ":type", ":process", ":f", ":value", ":error", ":rebalance-log",
+		":invoke", ":ok", ":info", ":fail", ":txn", ":poll", ":send", ":assign", ":subscribe", ":crash"} {
+		words = append(words, w, w+"x", w+"?", w[:len(w)-1], w+"-log")
+	}
+	words = append(words, ":", "index", ":Index", ":ti", ":fx", ":o")
+	hits := map[string]bool{}
+	for _, w := range words {
+		for _, after := range []string{" ", ",", "}", "\n", "", " 1234567890", ", :process 1}", ":b", "[1]", "?????????"} {
+			src := []byte(w + after)
+			name, q := fastKeyword(src, 0)
+			f, fq := fastField(src, 0)
+			if fq != q || q >= 0 && f != fieldOf(name) {
+				t.Errorf("fastField(%q) = %d, %d; fastKeyword and fieldOf: %d, %d", src, f, fq, fieldOf(name), q)
+			}
+			if v, sq := fastShort(src, 0, typeWords[:]); sq >= 0 {
+				hits[w] = true
+				if typ, ok := model.ParseOpType(name); sq != q || !ok || model.OpType(v) != typ {
+					t.Errorf("fastShort(%q, typeWords) = %d, %d; fastKeyword and ParseOpType: %d, %d", src, v, sq, typ, q)
+				}
+			}
+			if v, sq := fastShort(src, 0, funcWords[:]); sq >= 0 {
+				hits[w] = true
+				if fn := model.ParseFunc(name); sq != q || model.Func(v) != fn || fn == model.FOther {
+					t.Errorf("fastShort(%q, funcWords) = %d, %d; fastKeyword and ParseFunc: %d, %d", src, v, sq, fn, q)
+				}
+			}
+		}
+	}
+	if len(hits) != len(typeWords)+len(funcWords) {
+		t.Errorf("fastShort took %d words, want the %d of its tables: %v", len(hits), len(typeWords)+len(funcWords), hits)
 	}
 }

@@ -316,6 +316,7 @@ type hookScratch struct {
 	vsrc     []byte // the :value's source in the input, when the fast path read it; else vraw holds it
 	vshape   Shape
 	hasVRaw  bool
+	early    int // 1 + the index in xrecs of the :value's record when fastClaimValue wrote it; 0 for none
 	xrecs    []xrec
 	xwords   []int64
 	xkeys    []model.KeyID
@@ -472,6 +473,13 @@ func (d *decoder) runHookOn(i int, field, f string, raw []byte, at srcPos) error
 func (d *decoder) storeExt() {
 	recs := slices.Grow(d.hx.xout[:0], len(d.hx.xrecs))[:len(d.hx.xrecs)]
 	d.hx.xout = recs
+	if e := d.hx.early - 1; e >= 0 && e < len(d.hx.xrecs)-1 {
+		// the :value read where it stood goes last, where offerValue
+		// would have put it
+		x := d.hx.xrecs[e]
+		copy(d.hx.xrecs[e:], d.hx.xrecs[e+1:])
+		d.hx.xrecs[len(d.hx.xrecs)-1] = x
+	}
 	for i, x := range d.hx.xrecs {
 		r := &recs[i]
 		r.Kind, r.Owner = x.kind, x.owner
@@ -488,6 +496,13 @@ func (d *decoder) storeExt() {
 
 func (d *decoder) resetExt() {
 	d.hx.xrecs, d.hx.xwords, d.hx.xkeys = d.hx.xrecs[:0], d.hx.xwords[:0], d.hx.xkeys[:0]
+	d.hx.early = 0
+}
+
+// dropRecord drops the op's last record, which its decoder declined.
+func (hx *hookScratch) dropRecord() {
+	r := hx.xrecs[len(hx.xrecs)-1]
+	hx.xrecs, hx.xwords, hx.xkeys = hx.xrecs[:len(hx.xrecs)-1], hx.xwords[:r.w0], hx.xkeys[:r.k0]
 }
 
 // hookNames are the names of decoders, for History.ExtOwners; nil when

@@ -33,6 +33,14 @@ type Scanner struct {
 	d   *decoder
 	buf []byte
 	p   int
+	// For a :value read where the fast path meets it (fastClaimValue):
+	// known takes only keys already interned (so that keys are numbered
+	// in the input's order whatever reads them first), and the scanner
+	// keeps depth, the brackets open, and end, the index after the first
+	// one to close.
+	known bool
+	depth int
+	end   int
 }
 
 // next returns the index of the next token, or -1 at the end.
@@ -45,6 +53,11 @@ func (s *Scanner) Byte(c byte) bool {
 		return false
 	}
 	s.p = p + 1
+	if c == '{' || c == '[' {
+		s.depth++
+	} else if s.depth--; s.depth == 0 && s.end == 0 {
+		s.end = s.p
+	}
 	return true
 }
 
@@ -162,7 +175,7 @@ func (s *Scanner) key() (model.KeyID, bool) {
 	switch c := s.buf[p]; {
 	case c == '-' || c >= '0' && c <= '9':
 		v, q := fastInteger(s.buf, p)
-		if q < 0 {
+		if q < 0 || s.known {
 			return 0, false
 		}
 		s.p = q
@@ -175,6 +188,11 @@ func (s *Scanner) key() (model.KeyID, bool) {
 		t, q := read(s.buf, p)
 		if q < 0 {
 			return 0, false
+		}
+		if s.known {
+			id, ok := d.b.KnownKeyBytes(t)
+			s.p = q
+			return id, ok
 		}
 		s.p = q
 		return d.b.KeyBytes(kind, t), true
@@ -217,8 +235,7 @@ func (d *decoder) decodeRaw(rd RawDecoder, i int, field, f string, raw []byte) b
 	ok := rd.DecodeRaw(field, f, s, w) && s.done()
 	s.buf = nil
 	if !ok {
-		r := hx.xrecs[len(hx.xrecs)-1]
-		hx.xrecs, hx.xwords, hx.xkeys = hx.xrecs[:len(hx.xrecs)-1], hx.xwords[:r.w0], hx.xkeys[:r.k0]
+		hx.dropRecord()
 	}
 	return ok
 }

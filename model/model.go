@@ -608,18 +608,37 @@ func (b *Builder) Key(a Atom) KeyID {
 // KeyBytes interns the key of kind k (not KInt) and text t without
 // allocating when it is known already: a reader's fast path.
 func (b *Builder) KeyBytes(k AtomKind, t []byte) KeyID {
+	if id, ok := b.KnownKeyBytes(t); ok {
+		return id
+	}
+	id := b.key(Atom{Kind: k, Text: string(t)}, nil)
+	b.keepHot(id, t)
+	return id
+}
+
+// KnownKeyBytes is KeyBytes for a key that is known already and not weak
+// (KeyWeak): its id, and true; for any other it interns nothing and
+// returns false. A reader that must not intern out of the input's order
+// (ingest's early reading of a :value) asks this first.
+func (b *Builder) KnownKeyBytes(t []byte) (KeyID, bool) {
 	slot := &b.keyHot[hotSlot(t)]
 	if slot.text == string(t) && slot.text != "" {
-		return slot.id
+		return slot.id, true
 	}
 	id, ok := b.keyIdx[string(t)]
 	if !ok || b.keyWeak[id] {
-		id = b.key(Atom{Kind: k, Text: string(t)}, nil)
+		return 0, false
 	}
+	b.keepHot(id, t)
+	return id, true
+}
+
+// keepHot puts key id, whose text is t, in its keyHot slot, when its
+// stored text is t.
+func (b *Builder) keepHot(id KeyID, t []byte) {
 	if a := &b.h.Keys[id]; a.Text == string(t) {
-		slot.text, slot.id = a.Text, id
+		b.keyHot[hotSlot(t)] = hotKey{text: a.Text, id: id}
 	}
-	return id
 }
 
 // hotKey is an entry of Builder.keyHot.

@@ -94,6 +94,23 @@ func TestDecodeRaw(t *testing.T) {
 	odd.op("ok", 0, "assign", `"t2"`, "")
 	odd.op("ok", 0, "subscribe", `"t3"`, "")
 	odd.op("ok", 1, "assign", `"t\\u0041"`, "")
+	// the orders the fast path meets a poll's parts in: its :value before
+	// :f (offered once the op is read), a :rebalance-log before the value,
+	// a new topic in the value with more in the :rebalance-log after it
+	// (the value is read there only when its keys are known), a known one
+	// with a new one after it (its record still goes last), an integer
+	// topic
+	for _, line := range []string{
+		`{:index %d :type :ok :value {:topic "n1" :offsets [1]} :process 0 :f :poll}`,
+		`{:index %d :type :ok :process 0 :f :poll :rebalance-log {:during [{:type :assigned :keys ["n2"]}]} :value {:topic "n3" :offsets [2]}}`,
+		`{:index %d :type :ok :process 0 :f :poll :value {:topic "n4" :offsets [3]} :rebalance-log {:during [{:type :assigned :keys ["n5" "n4"]}]}}`,
+		`{:index %d :type :ok :process 0 :f :poll :value {:topic "n5" :offsets [4]} :rebalance-log {:before [{:type :lost :keys ["n6"]}]}}`,
+		`{:index %d :type :ok :process 0 :f :poll :value {:topic 8 :offsets [5]} :rebalance-log {:during [{:keys [9]}]}}`,
+		`{:index %d :type :ok :process 0 :f :poll :value {:topic 8 :offsets [6]}}`,
+	} {
+		fmt.Fprintf(&odd.sb, line+"\n", odd.n)
+		odd.n++
+	}
 	srcs["odd.edn"] = odd.String()
 	for name, src := range srcs {
 		t.Run(name, func(t *testing.T) {
