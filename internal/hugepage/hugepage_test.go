@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"strconv"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unsafe"
@@ -32,6 +33,7 @@ func TestDisabledByGODEBUG(t *testing.T) {
 // pages ("hg" in /proc/self/smaps).
 func TestArraysLandInHugePages(t *testing.T) {
 	skipUnlessMadvise(t)
+	withReporting(t, false) // the mechanism, wherever it would be used
 	if !Prepare(MinBytes) {
 		t.Fatal("Prepare did not advise huge pages")
 	}
@@ -94,5 +96,59 @@ func skipUnlessMadvise(t *testing.T) {
 	t.Helper()
 	if !Enabled() {
 		t.Skipf("transparent huge pages are %q here, not madvise (or GODEBUG disables them): Prepare does nothing", mode())
+	}
+}
+
+// withReporting makes ReportsFreePages answer on for the test.
+func withReporting(t *testing.T, on bool) {
+	old := reportsFreePages
+	reportsFreePages = func() bool { return on }
+	t.Cleanup(func() { reportsFreePages = old })
+}
+
+// TestOffWhereFreePagesAreReported: on a machine whose balloon reports
+// free pages, Prepare leaves the heap alone.
+func TestOffWhereFreePagesAreReported(t *testing.T) {
+	skipUnlessMadvise(t)
+	withReporting(t, true)
+	if Prepare(MinBytes + 1<<20) {
+		t.Fatal("Prepare advised huge pages where free pages are reported to the host")
+	}
+}
+
+// TestBalloonReports reads made-up /sys/bus/virtio/devices folders: only
+// a balloon (device 0x0005) with feature bit 5 set reports free pages.
+func TestBalloonReports(t *testing.T) {
+	cases := []struct {
+		name string
+		devs map[string][2]string // folder: device, features
+		want bool
+	}{
+		{"reporting balloon", map[string][2]string{"virtio0": {"0x0005", "0110010100"}, "virtio1": {"0x0002", "0010001001"}}, true},
+		{"balloon without reporting", map[string][2]string{"virtio0": {"0x0005", "0110000100"}}, false},
+		{"bit 5 on another device", map[string][2]string{"virtio1": {"0x0002", "0000010000"}}, false},
+		{"short features", map[string][2]string{"virtio0": {"0x0005", "01100"}}, false},
+		{"second device is the balloon", map[string][2]string{"virtio0": {"0x0001", "1111111111"}, "virtio4": {"0x0005\n", "0000010000\n"}}, true},
+		{"no devices", nil, false},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		for name, df := range c.devs {
+			d := filepath.Join(dir, name)
+			if err := os.Mkdir(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range []string{"device", "features"} {
+				if err := os.WriteFile(filepath.Join(d, f), []byte(df[i]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if got := balloonReports(dir); got != c.want {
+			t.Errorf("%s: balloonReports = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if balloonReports(filepath.Join(t.TempDir(), "absent")) {
+		t.Error("a missing folder reports free pages")
 	}
 }
