@@ -69,7 +69,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 			}
 			p = q
 		case fType:
-			if t, q := fastShort(buf, p, typeWords[:]); q >= 0 {
+			if t, q := fastShort(buf, p, typeWords); q >= 0 {
 				op.Type, p = model.OpType(t), q
 				break
 			}
@@ -94,7 +94,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 				return false, nil
 			}
 		case fF:
-			if fn, q := fastShort(buf, p, funcWords[:]); q >= 0 {
+			if fn, q := fastShort(buf, p, funcWords); q >= 0 {
 				op.F, p = model.Func(fn), q
 				break
 			}
@@ -161,28 +161,58 @@ func short(k string, v uint8) shortWord {
 
 // The keywords fastOp meets on nearly every op: the field names, the
 // :type values and the commonest :f values. Reading them with fastShort
-// instead of fastKeyword and a switch on the name took a tenth of the
-// decoding CPU of the 1M-poll abort history off (cpuprofile).
+// instead of fastKeyword and a switch on the name took the 1M-poll abort
+// check of bench/bench.sh from 1.79 to 1.72 s of user time (bench/ab.sh,
+// eight runs each), and the table by first letter from 2.01 to 1.92 s
+// (ten each; the machine was slower that hour).
 var (
-	fieldWords = [...]shortWord{short(":index", uint8(fIndex)), short(":time", uint8(fTime)), short(":type", uint8(fType)),
-		short(":process", uint8(fProcess)), short(":f", uint8(fF)), short(":value", uint8(fValue)), short(":error", uint8(fError))}
-	typeWords = [...]shortWord{short(":invoke", uint8(model.Invoke)), short(":ok", uint8(model.OK)),
-		short(":info", uint8(model.Info)), short(":fail", uint8(model.Fail))}
-	funcWords = [...]shortWord{short(":txn", uint8(model.FTxn)), short(":poll", uint8(model.FPoll)),
-		short(":send", uint8(model.FSend)), short(":assign", uint8(model.FAssign))}
+	fieldWords = newShortTable(short(":index", uint8(fIndex)), short(":time", uint8(fTime)), short(":type", uint8(fType)),
+		short(":process", uint8(fProcess)), short(":f", uint8(fF)), short(":value", uint8(fValue)), short(":error", uint8(fError)))
+	typeWords = newShortTable(short(":invoke", uint8(model.Invoke)), short(":ok", uint8(model.OK)),
+		short(":info", uint8(model.Info)), short(":fail", uint8(model.Fail)))
+	funcWords = newShortTable(short(":txn", uint8(model.FTxn)), short(":poll", uint8(model.FPoll)),
+		short(":send", uint8(model.FSend)), short(":assign", uint8(model.FAssign)))
 )
 
-// fastShort reads the keyword at p if it is one of words, whole (the byte
+// shortTable holds a few shortWords by the byte after their colon, at
+// most two to a byte, so that fastShort compares one or two of them, not
+// all.
+type shortTable struct {
+	words []shortWord
+	at    [256][2]uint8 // 1 + the index in words of each word whose second byte is the index; 0 for none
+}
+
+// newShortTable makes the table of words.
+func newShortTable(words ...shortWord) *shortTable {
+	t := &shortTable{words: words}
+	for i, k := range words {
+		c := byte(k.w >> 8)
+		slot := 0
+		if t.at[c][0] != 0 {
+			slot = 1
+		}
+		if t.at[c][slot] != 0 {
+			panic("ingest: three short keywords with one first letter")
+		}
+		t.at[c][slot] = uint8(i + 1)
+	}
+	return t
+}
+
+// fastShort reads the keyword at p if it is one of t's, whole (the byte
 // after it cannot continue a symbol), as fastKeyword would read it: what
 // it stands for and the index after it; -1 when it is none of them, or
 // too near the end of buf to tell.
-func fastShort(buf []byte, p int, words []shortWord) (uint8, int) {
+func fastShort(buf []byte, p int, t *shortTable) (uint8, int) {
 	if p+9 > len(buf) {
 		return 0, -1
 	}
 	w := binary.LittleEndian.Uint64(buf[p:])
-	for i := range words {
-		k := &words[i]
+	for _, j := range t.at[buf[p+1]] {
+		if j == 0 {
+			break
+		}
+		k := &t.words[j-1]
 		if w&k.mask == k.w && !symChar[buf[p+k.n]] {
 			return k.v, p + k.n
 		}
@@ -194,7 +224,7 @@ func fastShort(buf []byte, p int, words []shortWord) (uint8, int) {
 // do: the field (fNone for one fastOp does not know) and the index after
 // it, or -1 for no keyword.
 func fastField(buf []byte, p int) (field, int) {
-	if f, q := fastShort(buf, p, fieldWords[:]); q >= 0 {
+	if f, q := fastShort(buf, p, fieldWords); q >= 0 {
 		return field(f), q
 	}
 	name, q := fastKeyword(buf, p)

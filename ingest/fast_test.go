@@ -163,13 +163,13 @@ func TestFastShort(t *testing.T) {
 			if fq != q || q >= 0 && f != fieldOf(name) {
 				t.Errorf("fastField(%q) = %d, %d; fastKeyword and fieldOf: %d, %d", src, f, fq, fieldOf(name), q)
 			}
-			if v, sq := fastShort(src, 0, typeWords[:]); sq >= 0 {
+			if v, sq := fastShort(src, 0, typeWords); sq >= 0 {
 				hits[w] = true
 				if typ, ok := model.ParseOpType(name); sq != q || !ok || model.OpType(v) != typ {
 					t.Errorf("fastShort(%q, typeWords) = %d, %d; fastKeyword and ParseOpType: %d, %d", src, v, sq, typ, q)
 				}
 			}
-			if v, sq := fastShort(src, 0, funcWords[:]); sq >= 0 {
+			if v, sq := fastShort(src, 0, funcWords); sq >= 0 {
 				hits[w] = true
 				if fn := model.ParseFunc(name); sq != q || model.Func(v) != fn || fn == model.FOther {
 					t.Errorf("fastShort(%q, funcWords) = %d, %d; fastKeyword and ParseFunc: %d, %d", src, v, sq, fn, q)
@@ -177,7 +177,7 @@ func TestFastShort(t *testing.T) {
 			}
 		}
 	}
-	if len(hits) != len(typeWords)+len(funcWords) {
-		t.Errorf("fastShort took %d words, want the %d of its tables: %v", len(hits), len(typeWords)+len(funcWords), hits)
+	if len(hits) != len(typeWords.words)+len(funcWords.words) {
+		t.Errorf("fastShort took %d words, want the %d of its tables: %v", len(hits), len(typeWords.words)+len(funcWords.words), hits)
 	}
 }
