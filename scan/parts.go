@@ -1,18 +1,13 @@
 package scan
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // Part files keep the finished rows of a scan on disk as it goes, so that a
@@ -184,30 +179,14 @@ func (pw *partWriter) halt() {
 // partPaths reads the path column of a histories part; nil when it cannot
 // be read.
 func partPaths(path string) []string {
-	pf, err := file.OpenParquetFile(path, false)
-	if err != nil {
+	tbl, err := readParquetTable(path)
+	if err != nil || !slices.Contains(tbl.columns, "path") {
 		return nil
 	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		return nil
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		return nil
-	}
-	defer tbl.Release()
-	idx := tbl.Schema().FieldIndices("path")
-	if len(idx) != 1 {
-		return nil
-	}
-	var out []string
-	for _, chunk := range tbl.Column(idx[0]).Data().Chunks() {
-		if s, ok := chunk.(*array.String); ok {
-			for i := range s.Len() {
-				out = append(out, s.Value(i))
-			}
+	out := make([]string, 0, len(tbl.rows))
+	for _, r := range tbl.rows {
+		if p, ok := r["path"].(string); ok {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -1,8 +1,6 @@
 package scan
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,11 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // ReadHistories reads back the history rows of a scan: path is a
@@ -56,63 +49,41 @@ func ReadHistories(path string) ([]HistoryRow, error) {
 
 // readHistoriesFile reads one histories table.
 func readHistoriesFile(path string) ([]HistoryRow, error) {
-	pf, err := file.OpenParquetFile(path, false)
+	tbl, err := readParquetTable(path)
 	if err != nil {
 		return nil, err
 	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		return nil, err
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	defer tbl.Release()
-	if tbl.Schema().FieldIndices("path") == nil || tbl.Schema().FieldIndices("verdict") == nil {
+	if !slices.Contains(tbl.columns, "path") || !slices.Contains(tbl.columns, "verdict") {
 		return nil, errors.New("not a histories table of hindsight scan (no path and verdict columns)")
 	}
 	countCol := map[string]string{}
 	for _, typ := range CountTypes {
 		countCol[CountColumn(typ)] = typ
 	}
-	tr := array.NewTableReader(tbl, 1<<16)
-	defer tr.Release()
-	var rows []HistoryRow
-	for tr.Next() {
-		var buf bytes.Buffer
-		if err := array.RecordToJSON(tr.RecordBatch(), &buf); err != nil {
+	rows := make([]HistoryRow, 0, len(tbl.rows))
+	for _, raw := range tbl.rows {
+		// The named columns share HistoryRow's JSON names but for the
+		// counts; unmarshalling the row object fills them.
+		b, err := json.Marshal(raw)
+		if err != nil {
 			return nil, err
 		}
-		dec := json.NewDecoder(&buf)
-		for dec.More() {
-			var raw map[string]json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return nil, err
-			}
-			var row HistoryRow
-			for col, v := range raw {
-				if typ, ok := countCol[col]; ok {
-					var n int64
-					if json.Unmarshal(v, &n) == nil && n != 0 {
-						if row.Counts == nil {
-							row.Counts = map[string]int64{}
-						}
-						row.Counts[typ] = n
+		var row HistoryRow
+		if err := json.Unmarshal(b, &row); err != nil {
+			return nil, err
+		}
+		row.Counts = nil
+		for col, v := range raw {
+			if typ, ok := countCol[col]; ok {
+				if n, ok := v.(int64); ok && n != 0 {
+					if row.Counts == nil {
+						row.Counts = map[string]int64{}
 					}
+					row.Counts[typ] = n
 				}
 			}
-			// The named columns share HistoryRow's JSON names but for
-			// the counts; unmarshalling the row object fills them.
-			b, _ := json.Marshal(raw)
-			var named HistoryRow
-			if err := json.Unmarshal(b, &named); err != nil {
-				return nil, err
-			}
-			named.Counts = row.Counts
-			rows = append(rows, named)
 		}
+		rows = append(rows, row)
 	}
-	return rows, tr.Err()
+	return rows, nil
 }

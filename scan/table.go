@@ -1,8 +1,9 @@
 package scan
 
 import (
-	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"io"
+
+	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -10,7 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // schemaMetaKey is the schema metadata key holding SchemaVersion.
@@ -92,7 +92,7 @@ type tableWriter struct {
 	rb    *array.RecordBuilder
 	n     int
 	files []*pendingFile
-	pq    *pqarrow.FileWriter
+	pq    *parquetWriter
 	ipc   *ipc.FileWriter
 }
 
@@ -122,7 +122,7 @@ func newTableWriter(schema *arrow.Schema, pqPath, ipcPath string) (t *tableWrite
 		parquet.WithCreatedBy("hindsight scan ("+SchemaVersion+")"),
 		parquet.WithMaxRowGroupLength(batchRows),
 	)
-	if t.pq, err = pqarrow.NewFileWriter(schema, writerOnly{pf}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())); err != nil {
+	if t.pq, err = newParquetWriter(writerOnly{pf}, schema, props); err != nil {
 		return t, err
 	}
 	if ipcPath != "" {
