@@ -3,8 +3,8 @@ package hugepage
 import (
 	"bufio"
 	"os"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
