@@ -242,37 +242,41 @@ func (pw *parquetWriter) value(a arrow.Array, i int) {
 	}
 }
 
-// parquetTable is a Parquet file of the scan tables read whole: its key-value
-// metadata, its columns' names, and its rows, each column's value as
-// encoding/json would decode it (a string, an int64, a bool, a []any
-// of a list, nil for a null).
-type parquetTable struct {
+// parquetInfo is what readParquetRows tells of a file: its key-value
+// metadata and its columns' names.
+type parquetInfo struct {
 	meta    metadata.KeyValueMetadata
 	columns []string
-	rows    []map[string]any
 }
 
-// readParquetTable reads a Parquet file written by parquetWriter (or any
-// of the same column kinds, a list's elements required).
-func readParquetTable(path string) (*parquetTable, error) {
+// readParquetRows reads a Parquet file written by parquetWriter (or any of
+// the same column kinds, a list's elements required) row group by row
+// group, and calls each with a group's rows, each a map from column name
+// to its value as encoding/json would decode it (a string, an int64, a
+// bool, a []any of a list, nil for a null), of the columns named in want
+// (all when want is nil). Memory is one row group's rows at a time.
+func readParquetRows(path string, want []string, each func(rows []map[string]any) error) (*parquetInfo, error) {
 	pf, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return nil, err
 	}
 	defer pf.Close()
 	sc := pf.MetaData().Schema
-	t := &parquetTable{meta: pf.MetaData().KeyValueMetadata()}
+	info := &parquetInfo{meta: pf.MetaData().KeyValueMetadata()}
 	for i := range sc.NumColumns() {
-		t.columns = append(t.columns, sc.ColumnRoot(i).Name())
+		info.columns = append(info.columns, sc.ColumnRoot(i).Name())
 	}
 	for g := range pf.NumRowGroups() {
 		rg := pf.RowGroup(g)
 		n := int(rg.NumRows())
 		rows := make([]map[string]any, n)
 		for i := range rows {
-			rows[i] = make(map[string]any, len(t.columns))
+			rows[i] = make(map[string]any, len(info.columns))
 		}
-		for c, name := range t.columns {
+		for c, name := range info.columns {
+			if want != nil && !slices.Contains(want, name) {
+				continue
+			}
 			cr, err := rg.Column(c)
 			if err != nil {
 				return nil, err
@@ -285,9 +289,11 @@ func readParquetTable(path string) (*parquetTable, error) {
 				rows[i][name] = v
 			}
 		}
-		t.rows = append(t.rows, rows...)
+		if err := each(rows); err != nil {
+			return nil, err
+		}
 	}
-	return t, nil
+	return info, nil
 }
 
 // readColumn reads the n rows of one column chunk.

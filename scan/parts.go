@@ -179,15 +179,17 @@ func (pw *partWriter) halt() {
 // partPaths reads the path column of a histories part; nil when it cannot
 // be read.
 func partPaths(path string) []string {
-	tbl, err := readParquetTable(path)
-	if err != nil || !slices.Contains(tbl.columns, "path") {
-		return nil
-	}
-	out := make([]string, 0, len(tbl.rows))
-	for _, r := range tbl.rows {
-		if p, ok := r["path"].(string); ok {
-			out = append(out, p)
+	var out []string
+	info, err := readParquetRows(path, []string{"path"}, func(rows []map[string]any) error {
+		for _, r := range rows {
+			if p, ok := r["path"].(string); ok {
+				out = append(out, p)
+			}
 		}
+		return nil
+	})
+	if err != nil || !slices.Contains(info.columns, "path") {
+		return nil
 	}
 	return out
 }

@@ -49,41 +49,43 @@ func ReadHistories(path string) ([]HistoryRow, error) {
 
 // readHistoriesFile reads one histories table.
 func readHistoriesFile(path string) ([]HistoryRow, error) {
-	tbl, err := readParquetTable(path)
-	if err != nil {
-		return nil, err
-	}
-	if !slices.Contains(tbl.columns, "path") || !slices.Contains(tbl.columns, "verdict") {
-		return nil, errors.New("not a histories table of hindsight scan (no path and verdict columns)")
-	}
 	countCol := map[string]string{}
 	for _, typ := range CountTypes {
 		countCol[CountColumn(typ)] = typ
 	}
-	rows := make([]HistoryRow, 0, len(tbl.rows))
-	for _, raw := range tbl.rows {
-		// The named columns share HistoryRow's JSON names but for the
-		// counts; unmarshalling the row object fills them.
-		b, err := json.Marshal(raw)
-		if err != nil {
-			return nil, err
-		}
-		var row HistoryRow
-		if err := json.Unmarshal(b, &row); err != nil {
-			return nil, err
-		}
-		row.Counts = nil
-		for col, v := range raw {
-			if typ, ok := countCol[col]; ok {
-				if n, ok := v.(int64); ok && n != 0 {
-					if row.Counts == nil {
-						row.Counts = map[string]int64{}
+	var rows []HistoryRow
+	info, err := readParquetRows(path, nil, func(group []map[string]any) error {
+		for _, raw := range group {
+			// The named columns share HistoryRow's JSON names but for the
+			// counts; unmarshalling the row object fills them.
+			b, err := json.Marshal(raw)
+			if err != nil {
+				return err
+			}
+			var row HistoryRow
+			if err := json.Unmarshal(b, &row); err != nil {
+				return err
+			}
+			row.Counts = nil
+			for col, v := range raw {
+				if typ, ok := countCol[col]; ok {
+					if n, ok := v.(int64); ok && n != 0 {
+						if row.Counts == nil {
+							row.Counts = map[string]int64{}
+						}
+						row.Counts[typ] = n
 					}
-					row.Counts[typ] = n
 				}
 			}
+			rows = append(rows, row)
 		}
-		rows = append(rows, row)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(info.columns, "path") || !slices.Contains(info.columns, "verdict") {
+		return nil, errors.New("not a histories table of hindsight scan (no path and verdict columns)")
 	}
 	return rows, nil
 }
