@@ -255,14 +255,24 @@ type parquetInfo struct {
 // to its value as encoding/json would decode it (a string, an int64, a
 // bool, a []any of a list, nil for a null), of the columns named in want
 // (all when want is nil). Memory is one row group's rows at a time.
-func readParquetRows(path string, want []string, each func(rows []map[string]any) error) (*parquetInfo, error) {
+//
+// A damaged file is an error, never a crash: arrow-go's page reader
+// panics on some damaged page headers (a dictionary page without its
+// header, for one), which readParquetRows turns into an error, as pqarrow
+// did ("panic while reading").
+func readParquetRows(path string, want []string, each func(rows []map[string]any) error) (info *parquetInfo, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			info, err = nil, fmt.Errorf("panic while reading: %v", p)
+		}
+	}()
 	pf, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return nil, err
 	}
 	defer pf.Close()
 	sc := pf.MetaData().Schema
-	info := &parquetInfo{meta: pf.MetaData().KeyValueMetadata()}
+	info = &parquetInfo{meta: pf.MetaData().KeyValueMetadata()}
 	for i := range sc.NumColumns() {
 		info.columns = append(info.columns, sc.ColumnRoot(i).Name())
 	}
