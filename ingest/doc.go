@@ -170,7 +170,15 @@
 // RawDecoder is offered a captured EDN :value as its source bytes first,
 // through a Scanner (no token stream, no callbacks: the abort workload's
 // poll maps), and declines anything it does not expect, which Decode
-// then reads: every error still comes from Decode. The parallel reader
+// then reads: every error still comes from Decode. When the fast path
+// meets a map :value after the op's :f, it offers the map to the
+// RawDecoder there and then (fastClaimValue), so that the map is scanned
+// once, not once to find its end and again to read it; that Scanner
+// takes only keys already interned (Key declines any other, and the
+// decoder with it), and the record goes after the op's other records, so
+// that key numbers and record order are those of the value offered once
+// the op is read (FuzzDecodeRaw in package abort compares the two in
+// every field order). The parallel reader
 // renumbers the keys of a block's records with the rest of the block, so
 // histories read in parallel get the same records.
 //

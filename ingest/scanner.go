@@ -13,7 +13,13 @@ import "github.com/hindsight-dev/hindsight/model"
 // its message and its position, comes from Decode alone. DecodeRaw must
 // write exactly what Decode writes for a form it accepts (the same kind,
 // words and keys, the keys interned in the same order), which the
-// package's tests check for the decoders they install.
+// package's tests check for the decoders they install. It reads one
+// form: ingest may offer it a map :value where the map stands in the
+// input, with the rest of the op after it, and then takes the map as
+// read only if DecodeRaw closed it and read nothing more; there the
+// Scanner's Key and KeyID decline a key not yet interned, and DecodeRaw
+// must then decline too (it is offered the value again once the op is
+// read).
 type RawDecoder interface {
 	ValueDecoder
 	// DecodeRaw reads the form s holds into w, as Decode would, or
