@@ -32,7 +32,9 @@ type topic struct {
 
 // indexTopics gathers each topic's offsets read and resume points. A
 // first pass counts each topic's offsets, so that its reads are allocated
-// once.
+// once; then, on a large history, the walkers' number of goroutines
+// gather and sort a share of the topics each (those whose id is the
+// part modulo parts), as the sweep splits them.
 func (c *checker) indexTopics() {
 	c.topics = make([]*topic, len(c.h.Keys))
 	counts := make([]int, len(c.h.Keys))
@@ -41,22 +43,31 @@ func (c *checker) indexTopics() {
 		if !p.hasOffsets() {
 			continue
 		}
-		t := c.topics[p.topic]
-		if t == nil {
-			t = &topic{cpBy: -1}
-			c.topics[p.topic] = t
+		if c.topics[p.topic] == nil {
+			c.topics[p.topic] = &topic{cpBy: -1}
 			c.res.Stats.Keys++
 		}
 		counts[p.topic] += int(p.offs.N)
 	}
+	n := walkers(len(c.polls))
+	var g par.Group
+	for j := range n {
+		g.Go(func() { c.indexPart(counts, uint32(j), uint32(n)) })
+	}
+	g.Wait()
+}
+
+// indexPart gathers, sorts and sizes the topics whose id is part modulo
+// parts, for indexTopics.
+func (c *checker) indexPart(counts []int, part, parts uint32) {
 	for k, t := range c.topics {
-		if t != nil {
+		if t != nil && uint32(k)%parts == part {
 			t.reads = make([]int64, 0, counts[k])
 		}
 	}
 	for k := range c.polls {
 		p := &c.polls[k]
-		if !p.hasOffsets() {
+		if !p.hasOffsets() || uint32(p.topic)%parts != part {
 			continue
 		}
 		t := c.topics[p.topic]
@@ -65,8 +76,8 @@ func (c *checker) indexTopics() {
 			t.coords = append(t.coords, pt)
 		}
 	}
-	for _, t := range c.topics {
-		if t == nil {
+	for k, t := range c.topics {
+		if t == nil || uint32(k)%parts != part {
 			continue
 		}
 		slices.Sort(t.reads)
