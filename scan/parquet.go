@@ -371,33 +371,25 @@ func readColumn(cr file.ColumnChunkReader, n int) ([]any, error) {
 // readBatch reads up to batch levels of a column of strings, int64s or
 // booleans: how many, and the values of those defined.
 func readBatch(cr file.ColumnChunkReader, batch int, def, rep []int16) (int, []any, error) {
-	var total int64
-	var out []any
-	var err error
 	switch r := cr.(type) {
 	case *file.ByteArrayColumnChunkReader:
-		vals := make([]parquet.ByteArray, batch)
-		var n int
-		total, n, err = r.ReadBatch(int64(batch), vals, def, rep)
-		for _, b := range vals[:n] {
-			out = append(out, string(b))
-		}
+		return readValues(r.ReadBatch, batch, def, rep, func(b parquet.ByteArray) any { return string(b) })
 	case *file.Int64ColumnChunkReader:
-		vals := make([]int64, batch)
-		var n int
-		total, n, err = r.ReadBatch(int64(batch), vals, def, rep)
-		for _, x := range vals[:n] {
-			out = append(out, x)
-		}
+		return readValues(r.ReadBatch, batch, def, rep, func(x int64) any { return x })
 	case *file.BooleanColumnChunkReader:
-		vals := make([]bool, batch)
-		var n int
-		total, n, err = r.ReadBatch(int64(batch), vals, def, rep)
-		for _, x := range vals[:n] {
-			out = append(out, x)
-		}
-	default:
-		return 0, nil, fmt.Errorf("no reader for %T", cr)
+		return readValues(r.ReadBatch, batch, def, rep, func(x bool) any { return x })
+	}
+	return 0, nil, fmt.Errorf("no reader for %T", cr)
+}
+
+// readValues is readBatch with a typed column reader's ReadBatch, each
+// value made what readColumn keeps by as.
+func readValues[T any](read func(int64, []T, []int16, []int16) (int64, int, error), batch int, def, rep []int16, as func(T) any) (int, []any, error) {
+	vals := make([]T, batch)
+	total, n, err := read(int64(batch), vals, def, rep)
+	out := make([]any, n)
+	for i, v := range vals[:n] {
+		out[i] = as(v)
 	}
 	return int(total), out, err
 }

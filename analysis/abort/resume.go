@@ -49,10 +49,16 @@ func (c *checker) indexTopics() {
 		}
 		counts[p.topic] += int(p.offs.N)
 	}
+	c.inTopicParts(func(part, parts uint32) { c.indexPart(counts, part, parts) })
+}
+
+// inTopicParts runs each on the walkers' number of goroutines, each with
+// its part of the topics: those whose id is part modulo parts.
+func (c *checker) inTopicParts(each func(part, parts uint32)) {
 	n := walkers(len(c.polls))
 	var g par.Group
 	for j := range n {
-		g.Go(func() { c.indexPart(counts, uint32(j), uint32(n)) })
+		g.Go(func() { each(uint32(j), uint32(n)) })
 	}
 	g.Wait()
 }
@@ -122,12 +128,7 @@ func (c *checker) sweep() {
 			byPos[at] = int32(k) + 1
 		}
 	}
-	n := walkers(len(c.polls))
-	var g par.Group
-	for j := range n {
-		g.Go(func() { c.sweepPart(byPos, uint32(j), uint32(n)) })
-	}
-	g.Wait()
+	c.inTopicParts(func(part, parts uint32) { c.sweepPart(byPos, part, parts) })
 }
 
 // sweepPart is the sweep of the topics whose id is part modulo parts: it
