@@ -168,11 +168,17 @@ func short(k string, v uint8) shortWord {
 var (
 	fieldWords = newShortTable(short(":index", uint8(fIndex)), short(":time", uint8(fTime)), short(":type", uint8(fType)),
 		short(":process", uint8(fProcess)), short(":f", uint8(fF)), short(":value", uint8(fValue)), short(":error", uint8(fError)))
-	typeWords = newShortTable(short(":invoke", uint8(model.Invoke)), short(":ok", uint8(model.OK)),
-		short(":info", uint8(model.Info)), short(":fail", uint8(model.Fail)))
-	funcWords = newShortTable(short(":txn", uint8(model.FTxn)), short(":poll", uint8(model.FPoll)),
-		short(":send", uint8(model.FSend)), short(":assign", uint8(model.FAssign)))
+	typeWords = newShortTable(named(model.Invoke), named(model.OK), named(model.Info), named(model.Fail))
+	funcWords = newShortTable(named(model.FTxn), named(model.FPoll), named(model.FSend), named(model.FAssign))
 )
+
+// named is the keyword of an op type or function, as model names it.
+func named[T interface {
+	~uint8
+	String() string
+}](v T) shortWord {
+	return short(":"+v.String(), uint8(v))
+}
 
 // shortTable holds a few shortWords by the byte after their colon, at
 // most two to a byte, so that fastShort compares one or two of them, not
