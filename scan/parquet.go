@@ -273,20 +273,26 @@ func readParquetRows(path string, want []string, each func(rows []map[string]any
 	defer pf.Close()
 	sc := pf.MetaData().Schema
 	info = &parquetInfo{meta: pf.MetaData().KeyValueMetadata()}
+	var read []int // the columns to read
 	for i := range sc.NumColumns() {
 		info.columns = append(info.columns, sc.ColumnRoot(i).Name())
+		if want == nil || slices.Contains(want, info.columns[i]) {
+			read = append(read, i)
+		}
 	}
 	for g := range pf.NumRowGroups() {
 		rg := pf.RowGroup(g)
 		n := int(rg.NumRows())
+		if n < 0 || n > batchRows {
+			// a damaged count must not size the maps below
+			return nil, fmt.Errorf("%s: a row group of %d rows; hindsight writes at most %d", path, n, batchRows)
+		}
 		rows := make([]map[string]any, n)
 		for i := range rows {
-			rows[i] = make(map[string]any, len(info.columns))
+			rows[i] = make(map[string]any, len(read))
 		}
-		for c, name := range info.columns {
-			if want != nil && !slices.Contains(want, name) {
-				continue
-			}
+		for _, c := range read {
+			name := info.columns[c]
 			cr, err := rg.Column(c)
 			if err != nil {
 				return nil, err

@@ -191,3 +191,35 @@ func TestParquetDamaged(t *testing.T) {
 	}
 	t.Logf("%d of 400 damaged tables were errors, %d of them panics in arrow-go", errs, panics)
 }
+
+// TestParquetRowGroupBound: a row group of more rows than hindsight
+// writes is refused before anything is sized by its count.
+func TestParquetRowGroupBound(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "path", Type: arrow.BinaryTypes.String}}, nil)
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer rb.Release()
+	for range batchRows + 1 {
+		rb.Field(0).(*array.StringBuilder).Append("p")
+	}
+	rec := rb.NewRecordBatch()
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "big.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := newParquetWriter(f, sc, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(2*batchRows)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pw.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = readParquetRows(path, nil, func([]map[string]any) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "hindsight writes at most") {
+		t.Fatalf("a row group of %d rows read with error %v", batchRows+1, err)
+	}
+}
