@@ -48,7 +48,7 @@
 // alternation, on the 1M-poll abort history 0.97-1.80 s (median 1.56,
 // system 0.11-1.19 s) against 1.11-1.70 s (median 1.18, system
 // 0.23-0.41 s) over eight runs each, on 1M list-append txns 1.66-2.62 s
-// against 1.71-1.86 s over six, with 5 to 15 MB less peak RSS.
+// against 1.71-1.86 s over six, with a median peak RSS 7 and 14 MB lower.
 package hugepage
 
 import (
