@@ -39,14 +39,7 @@ func TestParquetColumns(t *testing.T) {
 	rb := array.NewRecordBuilder(memory.DefaultAllocator, sc)
 	defer rb.Release()
 	path := filepath.Join(t.TempDir(), "t.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, err := newParquetWriter(f, sc, parquet.NewWriterProperties())
-	if err != nil {
-		t.Fatal(err)
-	}
+	var recs []arrow.RecordBatch
 	for r := range rows {
 		null := r%3 == 1
 		s := fmt.Sprint("row ", r)
@@ -80,16 +73,11 @@ func TestParquetColumns(t *testing.T) {
 		want[r] = row
 		if r == 120 || r == rows-1 { // two row groups
 			rec := rb.NewRecordBatch()
-			err := pw.Write(rec)
-			rec.Release()
-			if err != nil {
-				t.Fatal(err)
-			}
+			defer rec.Release()
+			recs = append(recs, rec)
 		}
 	}
-	if err := pw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeParquet(t, path, sc, parquet.NewWriterProperties(), recs...)
 	var ours []map[string]any
 	groups := 0
 	info, err := readParquetRows(path, nil, func(rows []map[string]any) error {
@@ -148,21 +136,7 @@ func TestParquetDamaged(t *testing.T) {
 	defer rec.Release()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.parquet")
-	f, err := os.Create(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true))
-	pw, err := newParquetWriter(f, HistoriesSchema, props)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pw.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := pw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeParquet(t, good, HistoriesSchema, parquet.NewWriterProperties(parquet.WithDictionaryDefault(true)), rec)
 	data, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
@@ -204,22 +178,31 @@ func TestParquetRowGroupBound(t *testing.T) {
 	rec := rb.NewRecordBatch()
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "big.parquet")
+	writeParquet(t, path, sc, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(2*batchRows)), rec)
+	_, err := readParquetRows(path, nil, func([]map[string]any) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "hindsight writes at most") {
+		t.Fatalf("a row group of %d rows read with error %v", batchRows+1, err)
+	}
+}
+
+// writeParquet writes recs, a row group each, to a new Parquet file at
+// path with parquetWriter.
+func writeParquet(t *testing.T, path string, sc *arrow.Schema, props *parquet.WriterProperties, recs ...arrow.RecordBatch) {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pw, err := newParquetWriter(f, sc, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(2*batchRows)))
+	pw, err := newParquetWriter(f, sc, props)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pw.Write(rec); err != nil {
-		t.Fatal(err)
+	for _, rec := range recs {
+		if err := pw.Write(rec); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := pw.Close(); err != nil {
 		t.Fatal(err)
-	}
-	_, err = readParquetRows(path, nil, func([]map[string]any) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "hindsight writes at most") {
-		t.Fatalf("a row group of %d rows read with error %v", batchRows+1, err)
 	}
 }
