@@ -94,13 +94,14 @@ func (w *worstLag) offer(x worstLag) {
 }
 
 // seriesPoint is one series sample, until reportLag puts it in the
-// result: the poll (its invocation's history position and its rec), the
-// key and the lag. 24 bytes: a report of a 1.39M-op history keeps
-// millions of them, in chunks (analysis.Points) that never move.
+// result: the poll (its invocation's position; checker.events has its
+// rec), the key and the lag. 16 bytes: bench/bench.sh's crash-heavy
+// history has 5.85M of them at its report's peak (140 MB at 24 bytes,
+// with the rec), in chunks (analysis.Points) that never move.
 type seriesPoint struct {
-	hp, rec int32
-	key     model.KeyID
-	lag     int64
+	hp  int32
+	key model.KeyID
+	lag int64
 }
 
 // comparePoints orders samples by poll, then key (then lag, so that the
@@ -128,7 +129,7 @@ func (ls *lagState) point(pr *lagPollRec, k model.KeyID, lag int64) {
 	if !ls.c.opts.Series {
 		return
 	}
-	ls.series.Append(seriesPoint{hp: pr.hp, rec: pr.rec, key: k, lag: lag})
+	ls.series.Append(seriesPoint{hp: pr.hp, key: k, lag: lag})
 }
 
 // catchUp accounts for the polls of process p after entry e's last sample

@@ -47,8 +47,9 @@ func (c *checker) reportLag(states []*lagState) {
 		for i, ls := range states {
 			series[i] = &ls.series
 		}
+		ev := c.events() // made by lagAndStalls: the rec of each poll's position
 		analysis.DrainAll(series, comparePoints, func(s seriesPoint) {
-			r := &c.recs[s.rec]
+			r := &c.recs[ev[s.hp]]
 			c.res.Series.Lag.Append(analysis.LagPoint{Time: c.op(s.hp).Time, OpIndex: c.idx(r.comp),
 				Process: c.procIDs[r.proc], Key: s.key, LagNS: s.lag})
 		})
