@@ -126,7 +126,7 @@ func TestMemoryBudgetForALargeFile(t *testing.T) {
 }
 
 // TestLimitRaiserFollowsTheLiveHeap sets a limit far below the live heap
-// and checks that the raiser lifts it to headroom times the live heap after
+// and checks that the raiser lifts it to raiseHeadroom times the live heap after
 // a collection, and leaves it alone once stopped.
 func TestLimitRaiserFollowsTheLiveHeap(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
@@ -136,7 +136,7 @@ func TestLimitRaiserFollowsTheLiveHeap(t *testing.T) {
 		keep[i] = byte(i)
 	}
 	debug.SetMemoryLimit(1 << 20)
-	r := raiseWithLiveHeap(1<<20, headroom, 0, &memCap{limit: 1 << 50})
+	r := raiseWithLiveHeap(1<<20, raiseHeadroom, 0, &memCap{limit: 1 << 50})
 	// the check runs in a cleanup after the collection: wait for it
 	var got int64
 	for range 500 {
@@ -163,7 +163,7 @@ func TestLimitRaiserFollowsTheLiveHeap(t *testing.T) {
 
 // TestMemoryBudgetOfATxnHistory checks that once a list-append or
 // rw-register history is read the limit follows the live heap (about
-// txnHeadroom times it), not the file, whatever the file's size down to
+// raiseHeadroom times it), not the file, whatever the file's size down to
 // txnBudgetMinFile, and that a queue history of that size keeps the
 // defaults.
 func TestMemoryBudgetOfATxnHistory(t *testing.T) {
@@ -204,8 +204,8 @@ func TestMemoryBudgetOfATxnHistory(t *testing.T) {
 			after(w)
 			got, live := debug.SetMemoryLimit(-1), int64(liveHeap())
 			switch {
-			case tc.follows && (got < live || got > 2*live+txnSlack):
-				t.Errorf("limit %d with %d bytes live, want about %.2f times that plus %d", got, live, txnHeadroom, txnSlack)
+			case tc.follows && (got < live || got > 2*live+raiseSlack):
+				t.Errorf("limit %d with %d bytes live, want about %.2f times that plus %d", got, live, raiseHeadroom, raiseSlack)
 			case !tc.follows && got != math.MaxInt64:
 				t.Errorf("limit %d, want the default", got)
 			}
