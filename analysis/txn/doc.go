@@ -236,9 +236,11 @@
 //   - Transactions, writers, intermediate appends or writes, external
 //     reads: O(mops); a txn's keys and elements are indexed by dense id
 //     (scratch.go), never by scanning its earlier micro-ops.
-//   - List-append version orders: a sort of the reads by key, length and
-//     hash, O(r log r) for r reads; the prefix test of each key's distinct
-//     reads and the shownBy pass, O(read elements). Each key's sort, order
+//   - List-append version orders: a sort of the reads by key and list,
+//     O(r log r) comparisons for r reads, each O(1) for two reads of one
+//     stored span (reads of one state mostly are), else at most their
+//     common prefix (O(L · r log r) for lists of L); the prefix test of
+//     each key's distinct reads and the shownBy pass, O(read elements). Each key's sort, order
 //     and clean test run on their own, the keys split among GOMAXPROCS
 //     workers (internal/par); what they find is reported after, in key
 //     order, so the result is the same for any number of workers.

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"time"
@@ -72,7 +73,7 @@ type listAppend struct {
 	// readOrder is the order from reads alone (no single-append rule), for
 	// dirty-update
 	readOrder [][]model.MsgID
-	// the reads sorted by key (then length, hash, rec), as positions in
+	// the reads sorted by key (then list, rec: compareLists), as positions in
 	// reads, and where each key's run starts (CSR over keys); once the
 	// indexes are built, byKey holds the reads of the keys that are not
 	// clean in that order (keepUncleanReads), keyStart locating them
@@ -91,17 +92,19 @@ type listAppend struct {
 	marksPool sync.Pool
 }
 
-// readRef is one list read of a vertex txn (24 bytes: a history holds about
+// readRef is one list read of a vertex txn (16 bytes: a history holds about
 // one per txn; whether it is external, and which of the txn's micro-ops it
 // is, are found again where needed). It keeps the list's span, so that the
 // passes over a key's reads reach the elements without going through the
 // txn's record, op and micro-op, loads at random places (a tenth of the
-// CPU of a 1M-transaction check went to them).
+// CPU of a 1M-transaction check went to them). Reads of one state mostly
+// share their span (ingest stores a key's lists as prefixes of one run),
+// which is what makes comparing two of them cheap (compareLists); it
+// once also kept a hash of the list, 8 bytes more a read for that.
 type readRef struct {
-	rec  int32
-	key  model.KeyID
-	es   model.Span // the list's elements in History.ElemStore; es.N its length
-	hash uint64
+	rec int32
+	key model.KeyID
+	es  model.Span // the list's elements in History.ElemStore; es.N its length
 }
 
 // n is the length of the list read.
@@ -146,6 +149,18 @@ func externalsWith(first *marks, mops []model.Mop, ext []bool) []bool {
 		ext[i] = !ok || j >= int32(i)
 	}
 	return ext
+}
+
+// compareLists orders the lists of two reads by length, then element by
+// element; reads of one span are equal without a look at the elements.
+func (la *listAppend) compareLists(a, b *readRef) int {
+	switch {
+	case a.es.N != b.es.N:
+		return cmp.Compare(a.es.N, b.es.N)
+	case a.es.Start == b.es.Start:
+		return 0
+	}
+	return slices.Compare(la.list(a), la.list(b))
 }
 
 func hashElems(es []model.MsgID) uint64 {

@@ -72,7 +72,7 @@ func (la *listAppend) keepUncleanReads() {
 const readPiece = 8192
 
 // recordReads fills reads: every read of a vertex rec whose list is known
-// (elems), in history order, with its key, length and hash. The recs are
+// (elems), in history order, with its key and list. The recs are
 // split into pieces of readPiece, which workers on every core fill, each
 // its own stretch of reads, so reads is sized once and its order is the
 // history's whatever the number of workers. at[i+1] holds the number of
@@ -96,8 +96,8 @@ func (la *listAppend) recordReads(at []int) {
 				}
 				mops := c.mops(r)
 				for j := range mops {
-					if es, ok := la.elems(r, &mops[j]); ok {
-						la.reads[w] = readRef{rec: r, key: mops[j].Key, es: listSpan(&mops[j]), hash: hashElems(es)}
+					if _, ok := la.elems(r, &mops[j]); ok {
+						la.reads[w] = readRef{rec: r, key: mops[j].Key, es: listSpan(&mops[j])}
 						w++
 					}
 				}
@@ -125,8 +125,9 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 	la.readOrder = make([][]model.MsgID, nk)
 	la.orderSrc = filledInt32(nk, -1)
 	// the reads by key (dense ids: a counting sort), then each key's by
-	// length, hash and txn: O(reads + Σ g log g) for g reads of a key,
-	// not O(reads log reads)
+	// list (compareLists) and txn: O(reads + Σ g log g) comparisons for g
+	// reads of a key, each O(1) for reads of one span, else at most the
+	// lists' common prefix
 	start := make([]int32, nk+1)
 	for _, rd := range la.reads {
 		start[rd.key+1]++
@@ -156,12 +157,8 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 			}
 			if len(idx) > 1 {
 				slices.SortFunc(idx, func(i, j int32) int {
-					a, b := &la.reads[i], &la.reads[j]
-					switch { // first difference returns (cmp.Or compares every field)
-					case a.es.N != b.es.N:
-						return cmp.Compare(a.es.N, b.es.N)
-					case a.hash != b.hash:
-						return cmp.Compare(a.hash, b.hash)
+					if c := la.compareLists(&la.reads[i], &la.reads[j]); c != 0 {
+						return c
 					}
 					return cmp.Compare(i, j) // reads are in history order: rec, then micro-op
 				})
@@ -275,8 +272,8 @@ type incompatible struct {
 	a, b readRef
 }
 
-// orderKey sets key k's version order from its reads (sorted by length,
-// hash and rec) and returns the first incompatible pair, or nil, unless k
+// orderKey sets key k's version order from its reads (sorted by list,
+// compareLists, and rec) and returns the first incompatible pair, or nil, unless k
 // has a single append, whose order is that append alone (Elle's
 // values-from-single-appends). It touches key k's entries only, so that
 // keys can be ordered at once, and reuses reads (the caller's scratch) for
@@ -288,7 +285,7 @@ func (la *listAppend) orderKey(k model.KeyID, reads []readRef, singleAppend bool
 		if rd.n() == 0 {
 			continue
 		}
-		if n := len(ds); n > 0 && ds[n-1].n() == rd.n() && ds[n-1].hash == rd.hash && slices.Equal(la.list(&ds[n-1]), la.list(&rd)) {
+		if n := len(ds); n > 0 && la.compareLists(&ds[n-1], &rd) == 0 {
 			continue
 		}
 		ds = append(ds, rd)
