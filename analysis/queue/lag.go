@@ -96,8 +96,8 @@ func (w *worstLag) offer(x worstLag) {
 // seriesPoint is one series sample, until reportLag puts it in the
 // result: the poll (its invocation's position; checker.events has its
 // rec), the key and the lag. 16 bytes: bench/bench.sh's crash-heavy
-// history has 5.85M of them at its report's peak (140 MB at 24 bytes,
-// with the rec), in chunks (analysis.Points) that never move.
+// history has 5.85M of them (94 MB) at its report's peak, in chunks
+// (analysis.Points) that never move.
 type seriesPoint struct {
 	hp  int32
 	key model.KeyID

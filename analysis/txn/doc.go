@@ -240,10 +240,11 @@
 //     O(r log r) comparisons for r reads, each O(1) for two reads of one
 //     stored span (reads of one state mostly are), else at most their
 //     common prefix (O(L · r log r) for lists of L); the prefix test of
-//     each key's distinct reads and the shownBy pass, O(read elements). Each key's sort, order
-//     and clean test run on their own, the keys split among GOMAXPROCS
-//     workers (internal/par); what they find is reported after, in key
-//     order, so the result is the same for any number of workers.
+//     each key's distinct reads and the shownBy pass, O(read elements).
+//     Each key's sort, order and clean test run on their own, the keys
+//     split among GOMAXPROCS workers (internal/par); what they find is
+//     reported after, in key order, so the result is the same for any
+//     number of workers.
 //   - G1a, G1b, internal, future-read, duplicate-elements, garbage-read:
 //     O(mops + read elements) in all; a read's instances share one copy of
 //     it (garbage-read is one instance per read), so memory and output are

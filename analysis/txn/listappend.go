@@ -73,8 +73,8 @@ type listAppend struct {
 	// readOrder is the order from reads alone (no single-append rule), for
 	// dirty-update
 	readOrder [][]model.MsgID
-	// the reads sorted by key (then list, rec: compareLists), as positions in
-	// reads, and where each key's run starts (CSR over keys); once the
+	// the reads sorted by key (then list, compareLists, and rec), as
+	// positions in reads, and where each key's run starts (CSR over keys); once the
 	// indexes are built, byKey holds the reads of the keys that are not
 	// clean in that order (keepUncleanReads), keyStart locating them
 	keyReads []int32
@@ -99,8 +99,8 @@ type listAppend struct {
 // txn's record, op and micro-op, loads at random places (a tenth of the
 // CPU of a 1M-transaction check went to them). Reads of one state mostly
 // share their span (ingest stores a key's lists as prefixes of one run),
-// which is what makes comparing two of them cheap (compareLists); it
-// once also kept a hash of the list, 8 bytes more a read for that.
+// which makes comparing two of them cheap (compareLists) without a hash
+// of each list beside it.
 type readRef struct {
 	rec int32
 	key model.KeyID

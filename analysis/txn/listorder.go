@@ -273,8 +273,8 @@ type incompatible struct {
 }
 
 // orderKey sets key k's version order from its reads (sorted by list,
-// compareLists, and rec) and returns the first incompatible pair, or nil, unless k
-// has a single append, whose order is that append alone (Elle's
+// compareLists, and rec) and returns the first incompatible pair, or nil,
+// unless k has a single append, whose order is that append alone (Elle's
 // values-from-single-appends). It touches key k's entries only, so that
 // keys can be ordered at once, and reuses reads (the caller's scratch) for
 // the distinct lists.

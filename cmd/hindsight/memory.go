@@ -121,9 +121,9 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 
 // limitRaiser raises the soft memory limit after each garbage collection
 // whose live heap, times headroom plus slack, is above it (never above the
-// memory cap's share): the analysis of a dense history grows its live heap after
-// the history is read, and a limit below the live heap leaves the
-// collector running back to back (on a 1.39M-op queue history, 270
+// memory cap's share): the analysis of a dense history grows its live
+// heap after the history is read, and a limit below the live heap leaves
+// the collector running back to back (on a 1.39M-op queue history, 270
 // collections and a third of the check's time, for no memory saved).
 type limitRaiser struct {
 	mu       sync.Mutex

@@ -126,8 +126,8 @@ func TestMemoryBudgetForALargeFile(t *testing.T) {
 }
 
 // TestLimitRaiserFollowsTheLiveHeap sets a limit far below the live heap
-// and checks that the raiser lifts it to raiseHeadroom times the live heap after
-// a collection, and leaves it alone once stopped.
+// and checks that the raiser lifts it to raiseHeadroom times the live heap
+// after a collection, and leaves it alone once stopped.
 func TestLimitRaiserFollowsTheLiveHeap(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
