@@ -35,7 +35,8 @@ import (
 // before: the check's peak from 384-390 MB to 371-376 MB, 1.42-1.44 times
 // the file; the crash-heavy one's from 541-542 MB to 519-522 MB, and its
 // report's from 732 MB to 687-696 MB, 1.82-1.84 times the file; wall and
-// user times unchanged, with 34 collections instead of 20 on the first.)
+// user times unchanged, with 24 collections instead of 20 to 22 on the
+// first.)
 //
 // The HTML report (issue 10) has a budget of twice the file: it keeps the
 // time series the page draws (a few tens of bytes per sample) beside the
