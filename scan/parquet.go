@@ -343,10 +343,7 @@ func readColumn(cr file.ColumnChunkReader, n int) ([]any, error) {
 			}
 			switch {
 			case maxRep == 0:
-				if maxDef > 0 && def[j] < maxDef {
-					x = nil
-				}
-				out = append(out, x)
+				out = append(out, x) // nil unless defined
 			case rep[j] == 1:
 				if list == nil || def[j] != maxDef {
 					return nil, errors.New("a list element continues no list")

@@ -3,14 +3,14 @@ package scan
 import (
 	"io"
 
-	"github.com/hindsight-dev/hindsight/internal/atomicfile"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+
+	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 )
 
 // schemaMetaKey is the schema metadata key holding SchemaVersion.
