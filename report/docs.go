@@ -64,7 +64,7 @@ func renderDocSection(doc string) *DocSection {
 		return nil
 	}
 	var buf bytes.Buffer
-	if err := docMarkdown.Convert([]byte(body), &buf); err != nil {
+	if err := docMarkdown().Convert([]byte(body), &buf); err != nil {
 		return nil
 	}
 	return &DocSection{Heading: heading, Page: page, HTML: template.HTML(buf.String())}
@@ -135,10 +135,13 @@ func placeholderRE(heading string) *regexp.Regexp {
 
 // docMarkdown renders documentation sections: GitHub tables, raw HTML
 // omitted (goldmark's default without html.WithUnsafe), links made text.
-var docMarkdown = goldmark.New(
-	goldmark.WithExtensions(extension.Table),
-	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(unlink{}, 100))),
-)
+// Made on the first section rendered.
+var docMarkdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.Table),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(unlink{}, 100))),
+	)
+})
 
 // unlink replaces every link and image of a document by its text (an
 // autolink by its label): a report attached to a ticket opens offline,

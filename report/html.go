@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"github.com/hindsight-dev/hindsight/report/page"
@@ -73,14 +74,16 @@ var funcs = template.FuncMap{
 // pageTmpls are the page templates of the registered workloads, by name:
 // the page every workload has (assets/report.html.tmpl) with the
 // definitions of the parts its layout adds (page.Layout.Templates).
-var pageTmpls = func() map[string]*template.Template {
+// Parsed on the first page written, not at start-up: a check that writes
+// no page does not pay for them.
+var pageTmpls = sync.OnceValue(func() map[string]*template.Template {
 	base := template.Must(template.New("report.html.tmpl").Funcs(funcs).ParseFS(assets, "assets/report.html.tmpl"))
 	ts := map[string]*template.Template{}
 	for _, w := range workload.All() {
 		ts[w.Name] = template.Must(template.Must(base.Clone()).Parse(w.Layout.Templates()))
 	}
 	return ts
-}()
+})
 
 // pageData is what the page script reads: the chart options, and the
 // data the workload's layout adds for it (page.Parts.Script: a
@@ -142,7 +145,7 @@ func WriteHTML(w io.Writer, v *View) error {
 		Script:  template.JS(script),
 		Data:    pageData{Timeline: v.Timeline, Charts: v.Charts, Layout: v.Parts.Script},
 	}
-	t := pageTmpls[entryOf(v.Workload).Name]
+	t := pageTmpls()[entryOf(v.Workload).Name]
 	if pv.HeadHTML, err = renderParts(t, v.Parts.Head); err != nil {
 		return err
 	}

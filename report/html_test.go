@@ -234,7 +234,7 @@ func firstParagraph(body string) string {
 		lines = append(lines, line)
 	}
 	var buf bytes.Buffer
-	if err := docMarkdown.Convert([]byte(strings.Join(lines, "\n")), &buf); err != nil {
+	if err := docMarkdown().Convert([]byte(strings.Join(lines, "\n")), &buf); err != nil {
 		return ""
 	}
 	return pageText(buf.String())

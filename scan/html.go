@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
@@ -101,7 +102,7 @@ func (s *scanner) writeIndex(results []*result, sum *Summary) (string, error) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := indexTemplate.Execute(&buf, p); err != nil {
+	if err := indexTemplate().Execute(&buf, p); err != nil {
 		return "", err
 	}
 	path := filepath.Join(s.opts.HTMLDir, "index"+s.opts.Shard.suffix()+".html")
@@ -110,8 +111,11 @@ func (s *scanner) writeIndex(results []*result, sum *Summary) (string, error) {
 
 // indexTemplate is self-contained: inline style, no script, nothing
 // fetched (the Content-Security-Policy forbids it), every string escaped
-// by html/template.
-var indexTemplate = template.Must(template.New("index").Parse(`<!DOCTYPE html>
+// by html/template. Parsed when the first index is written.
+var indexTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("index").Parse(indexText)) })
+
+// indexText is indexTemplate's text.
+const indexText = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -154,4 +158,4 @@ ul { margin: 0; padding-left: 1.2em; }
 {{end}}</table>{{else}}<p>None: every history is valid.</p>{{end}}
 </body>
 </html>
-`))
+`
