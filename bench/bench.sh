@@ -113,6 +113,18 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 verdict() { awk -v v="$1" -v l="$2" 'BEGIN { print (v <= l) ? "PASS" : "MISS" }'; }
 
+# faults_line "FAULTS..." "SYS...": the check's page faults and system time,
+# medians. Each first write to a page of fresh memory faults once, and on
+# a virtual machine whose host backs the guest's memory lazily a fault
+# costs microseconds (bench/README.md, "Measuring on the project's
+# machine"): this line shows how much of a ratio above that is.
+faults_line() {
+  local -a f s
+  read -ra f <<<"$1"
+  read -ra s <<<"$2"
+  printf '  %-22s median %s, system time median %s s\n' "check page faults" "$(pick median "${f[@]}")" "$(pick median "${s[@]}")"
+}
+
 # bench OPS WITH_REPORT [crash]: the rounds on one history, and the summary.
 bench() {
   local ops="$1" with_report="$2" shape="${3:-speed}" size r label=""
@@ -120,7 +132,7 @@ bench() {
   [[ "$shape" == crash ]] && label=", crash-heavy"
   size=$(stat -c %s "$HIST")
   section "$(printf "%'d" "$ops") op lines$label: $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }') ($HIST)"
-  local -a tok chk rep ratios rratios cpu rss rep_rss
+  local -a tok chk rep ratios rratios cpu rss rep_rss faults sys
   for r in $(seq "$ROUNDS"); do
     timed tokenpass /dev/null "$OUT/tokenpass" "$HIST"
     tok+=("$WALL")
@@ -130,6 +142,8 @@ bench() {
     ratios+=("$(ratio "$WALL" "${tok[-1]}")")
     cpu+=("$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$OUT/check.time" 2>/dev/null || echo 0)")
     rss+=("${RSS_KB:-0}")
+    faults+=("${FAULTS:-0}")
+    sys+=("${SYS:-0}")
     if [[ "$with_report" == 1 ]]; then
       rm -f "$OUT/report.html"
       timed report /dev/null "$HS" report "$HIST" -o "$OUT/report.html"
@@ -151,6 +165,7 @@ bench() {
     else # the memory budget is for large files: a small one is mostly the runtime
       printf '  %-22s %s = %sx the file\n' "check peak RSS" "$(mb "$rmax")" "$(ratio "$((rmax * 1024))" "$size")"
     fi
+    faults_line "${faults[*]}" "${sys[*]}"
   fi
   if ((ops == SMALL)); then
     printf '  %-22s %sx faster (target >= 100x, i.e. <= %s s: %s)\n' "vs Jepsen's $JEPSEN_S s" "$(ratio "$JEPSEN_S" "$cmed")" \
@@ -185,7 +200,7 @@ abort_bench() {
   size=$(stat -c %s "$HIST")
   n=$(($(grep -c ':f :poll' "$HIST") / 2))
   section "abort, $(printf "%'d" "$n") polls: $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }') ($HIST)"
-  local -a tok chk ratios cpu rss
+  local -a tok chk ratios cpu rss faults sys
   for r in $(seq "$ROUNDS"); do
     timed tokenpass /dev/null "$OUT/tokenpass" "$HIST"
     tok+=("$WALL")
@@ -195,6 +210,8 @@ abort_bench() {
     ratios+=("$(ratio "$WALL" "${tok[-1]}")")
     cpu+=("$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$OUT/check.time" 2>/dev/null || echo 0)")
     rss+=("${RSS_KB:-0}")
+    faults+=("${FAULTS:-0}")
+    sys+=("${SYS:-0}")
     printf '  round %d: bare %s s, check %s s (%sx), load %s\n' "$r" "${tok[-1]}" "${chk[-1]}" "${ratios[-1]}" "$(cut -d' ' -f1 /proc/loadavg)"
   done
   printf '  %-22s min %s s, median %s s\n' "bare tokenizer pass" "$(pick min "${tok[@]}")" "$(pick median "${tok[@]}")"
@@ -205,6 +222,7 @@ abort_bench() {
     rmed=$(pick median "${rss[@]}")
     printf '  %-22s %s = %sx the file, %s bytes a poll\n' "check peak RSS" "$(mb "$rmed")" "$(ratio "$((rmed * 1024))" "$size")" \
       "$(awk -v k="$rmed" -v n="$n" 'BEGIN { printf "%.0f", (n > 0) ? k * 1024 / n : 0 }')"
+    faults_line "${faults[*]}" "${sys[*]}"
   fi
 }
 

@@ -58,8 +58,8 @@ fi
 [[ -n "$TIME_BIN" ]] || echo "note: GNU time unavailable; wall time only, no RSS"
 
 # timed LABEL OUTFILE CMD...: runs CMD with stdout to OUTFILE and stderr to
-# OUT/LABEL.stderr, sets WALL (s), RSS_KB (empty without GNU time) and
-# STATUS.
+# OUT/LABEL.stderr, sets WALL (s), RSS_KB, FAULTS (minor page faults) and
+# SYS (system CPU, s) (these three empty without GNU time) and STATUS.
 timed() {
   local label="$1" outfile="$2"; shift 2
   local tfile="$OUT/$label.time"
@@ -75,8 +75,10 @@ timed() {
   set -e
   end=$(date +%s.%N)
   WALL=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')
-  RSS_KB=""
+  RSS_KB="" FAULTS="" SYS=""
   if [[ -n "$TIME_BIN" && -s "$tfile" ]]; then
     RSS_KB=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$tfile")
+    FAULTS=$(awk -F: '/Minor \(reclaiming a frame\) page faults/ { gsub(/ /, "", $2); print $2 }' "$tfile")
+    SYS=$(awk -F': ' '/System time/ { print $2 }' "$tfile")
   fi
 }
