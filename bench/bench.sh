@@ -113,6 +113,24 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 verdict() { awk -v v="$1" -v l="$2" 'BEGIN { print (v <= l) ? "PASS" : "MISS" }'; }
 
+# check_round STATUS...: one round on $HIST, the bare pass and then the
+# check, appended to the caller's arrays tok, chk, ratios, cpu, rss,
+# faults and sys (bash's dynamic scope); a note when the check exits with
+# none of the given statuses.
+check_round() {
+  local want="$*"
+  timed tokenpass /dev/null "$OUT/tokenpass" "$HIST"
+  tok+=("$WALL")
+  timed check "$OUT/check.json" "$HS" check "$HIST" --format json
+  [[ " $want " == *" $STATUS "* ]] || echo "  note: check exited $STATUS, not ${want// / or } (stderr: $OUT/check.stderr)"
+  chk+=("$WALL")
+  ratios+=("$(ratio "$WALL" "${tok[-1]}")")
+  cpu+=("$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$OUT/check.time" 2>/dev/null || echo 0)")
+  rss+=("${RSS_KB:-0}")
+  faults+=("${FAULTS:-0}")
+  sys+=("${SYS:-0}")
+}
+
 # faults_line "FAULTS..." "SYS...": the check's page faults and system time,
 # medians. Each first write to a page of fresh memory faults once, and on
 # a virtual machine whose host backs the guest's memory lazily a fault
@@ -134,16 +152,7 @@ bench() {
   section "$(printf "%'d" "$ops") op lines$label: $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }') ($HIST)"
   local -a tok chk rep ratios rratios cpu rss rep_rss faults sys
   for r in $(seq "$ROUNDS"); do
-    timed tokenpass /dev/null "$OUT/tokenpass" "$HIST"
-    tok+=("$WALL")
-    timed check "$OUT/check.json" "$HS" check "$HIST" --format json
-    [[ $STATUS == 1 ]] || echo "  note: check exited $STATUS, not 1 (stderr: $OUT/check.stderr)"
-    chk+=("$WALL")
-    ratios+=("$(ratio "$WALL" "${tok[-1]}")")
-    cpu+=("$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$OUT/check.time" 2>/dev/null || echo 0)")
-    rss+=("${RSS_KB:-0}")
-    faults+=("${FAULTS:-0}")
-    sys+=("${SYS:-0}")
+    check_round 1
     if [[ "$with_report" == 1 ]]; then
       rm -f "$OUT/report.html"
       timed report /dev/null "$HS" report "$HIST" -o "$OUT/report.html"
@@ -202,16 +211,7 @@ abort_bench() {
   section "abort, $(printf "%'d" "$n") polls: $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }') ($HIST)"
   local -a tok chk ratios cpu rss faults sys
   for r in $(seq "$ROUNDS"); do
-    timed tokenpass /dev/null "$OUT/tokenpass" "$HIST"
-    tok+=("$WALL")
-    timed check "$OUT/check.json" "$HS" check "$HIST" --format json
-    [[ $STATUS == 0 || $STATUS == 1 ]] || echo "  note: check exited $STATUS (stderr: $OUT/check.stderr)"
-    chk+=("$WALL")
-    ratios+=("$(ratio "$WALL" "${tok[-1]}")")
-    cpu+=("$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$OUT/check.time" 2>/dev/null || echo 0)")
-    rss+=("${RSS_KB:-0}")
-    faults+=("${FAULTS:-0}")
-    sys+=("${SYS:-0}")
+    check_round 0 1
     printf '  round %d: bare %s s, check %s s (%sx), load %s\n' "$r" "${tok[-1]}" "${chk[-1]}" "${ratios[-1]}" "$(cut -d' ' -f1 /proc/loadavg)"
   done
   printf '  %-22s min %s s, median %s s\n' "bare tokenizer pass" "$(pick min "${tok[@]}")" "$(pick median "${tok[@]}")"
