@@ -29,14 +29,13 @@ import (
 // times the live heap plus raiseSlack, checked after every collection from
 // the end of the read on (limitRaiser), so a dense history costs memory,
 // never a collector running flat out. A GOMEMLIMIT in the environment wins.
-// (The raise was to 1.25 times the live heap until 2026-12-05; the
-// transactional analyses' 1.1 plus 16 MB, below, serves the queue too. On
-// bench/bench.sh's 1.39M-op histories, runs alternating with the build
-// before: the check's peak from 384-390 MB to 371-376 MB, 1.42-1.44 times
-// the file; the crash-heavy one's from 541-542 MB to 519-522 MB, and its
-// report's from 732 MB to 687-696 MB, 1.82-1.84 times the file; wall and
-// user times unchanged, with 24 collections instead of 20 to 22 on the
-// first.)
+// Every workload's raise is the same. On bench/bench.sh's 1.39M-op
+// histories, in runs alternating with a raise to 1.25 times the live heap
+// (2026-12-05), it held the check's peak at 371-376 MB against 384-390
+// MB (1.42-1.44 times the file), the crash-heavy one's at 519-522 MB
+// against 541-542 MB, and that one's report at 687-696 MB against 732 MB
+// (1.82-1.84 times the file), with wall and user times unchanged and 24
+// collections instead of 20 to 22 on the first.
 //
 // The HTML report (issue 10) has a budget of twice the file: it keeps the
 // time series the page draws (a few tens of bytes per sample) beside the
