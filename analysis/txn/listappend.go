@@ -163,15 +163,6 @@ func (la *listAppend) compareLists(a, b *readRef) int {
 	return slices.Compare(la.list(a), la.list(b))
 }
 
-func hashElems(es []model.MsgID) uint64 {
-	h := uint64(14695981039346656037)
-	for _, e := range es {
-		h ^= uint64(uint32(e))
-		h *= 1099511628211
-	}
-	return h
-}
-
 func filledInt32(n int, v int32) []int32 {
 	s := make([]int32, n)
 	for i := range s {

@@ -35,6 +35,17 @@ func lostKeyOf(k model.KeyID, es []model.MsgID) lostKey {
 	return lostKey{k, int32(len(es)), hashElems(es)}
 }
 
+// hashElems hashes a state's elements for lostKey, FNV-1a style with one
+// step per element, not per byte.
+func hashElems(es []model.MsgID) uint64 {
+	h := uint64(14695981039346656037)
+	for _, e := range es {
+		h ^= uint64(uint32(e))
+		h *= 1099511628211
+	}
+	return h
+}
+
 // firstRead is a key a txn touched, for lost-update: the group of its first
 // read (read is false when the txn wrote the key before reading it),
 // whether that read can stand in a group (txnView.certain), and whether the
