@@ -153,6 +153,7 @@ type decoder struct {
 	ops      opChunks
 	indices  model.Runs    // the ops' :index values
 	lines    model.Runs    // and lines
+	times    model.Times   // and :time values
 	pending  pendingSet    // invocation whose completion has not come yet, by process
 	freeMops [][]model.Mop // buffers for pending micro-ops, for reuse
 
@@ -593,7 +594,8 @@ func (d *decoder) readOp(start, brace srcPos) error {
 		d.resetExt()
 	}
 	d.vmode = vNone
-	op := model.Op{Time: model.NoTime, Process: model.AnonProcess}
+	op := model.Op{Process: model.AnonProcess}
+	t := model.NoTime
 	line := clampInt(brace.line)
 	var haveIndex, haveType, haveF bool
 	var index int64
@@ -642,7 +644,7 @@ func (d *decoder) readOp(start, brace srcPos) error {
 			}
 		case fTime:
 			if l.kind == tInt {
-				op.Time = l.ival
+				t = l.ival
 			} else if l.kind == tBigInt {
 				return &lexErr{l.tok, d.fieldName("time") + " " + string(l.text) + " is out of range"}
 			} else if err := d.skip(); err != nil {
@@ -722,12 +724,13 @@ func (d *decoder) readOp(start, brace srcPos) error {
 			}
 		}
 	}
-	return d.finishOp(op, index, line, start, haveIndex, haveType, haveF)
+	return d.finishOp(op, index, t, line, start, haveIndex, haveType, haveF)
 }
 
-// finishOp checks and stores op, whose fields and :value (in the scratch
-// space) were read, whichever way (readOp, fastOp).
-func (d *decoder) finishOp(op model.Op, index int64, line int, start srcPos, haveIndex, haveType, haveF bool) error {
+// finishOp checks and stores op, whose fields (t its :time, or
+// model.NoTime) and :value (in the scratch space) were read, whichever way
+// (readOp, fastOp).
+func (d *decoder) finishOp(op model.Op, index, t int64, line int, start srcPos, haveIndex, haveType, haveF bool) error {
 	var held []model.Mop // an invocation's micro-ops, held until its completion
 	if !haveType {
 		return &lexErr{start, "op has no " + d.fieldName("type")}
@@ -805,6 +808,7 @@ func (d *decoder) finishOp(op model.Op, index int64, line int, start srcPos, hav
 		d.indices.AppendPosition() // its position in the history: Runs.Concat places a block's
 	}
 	d.lines.Append(int64(line))
+	d.times.Append(t)
 	if held != nil {
 		d.pending.put(op.Process, pendingInv{op: at, pos: d.n, mops: held})
 	}

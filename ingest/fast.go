@@ -28,7 +28,8 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 	d.rkeys = d.rkeys[:0]
 	d.resetValue()
 	d.vmode = vNone
-	op := model.Op{Time: model.NoTime, Process: model.AnonProcess}
+	op := model.Op{Process: model.AnonProcess}
+	t := model.NoTime
 	line := clampInt(brace.line)
 	var seen [fRebalance + 1]bool
 	var index int64
@@ -65,7 +66,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 			if f == fIndex {
 				index = v
 			} else {
-				op.Time = v
+				t = v
 			}
 			p = q
 		case fType:
@@ -140,7 +141,7 @@ func (d *decoder) fastOp(start, brace srcPos) (ok bool, err error) {
 	if hasErr {
 		d.setError(errText)
 	}
-	return true, d.finishOp(op, index, line, start, seen[fIndex], seen[fType], seen[fF])
+	return true, d.finishOp(op, index, t, line, start, seen[fIndex], seen[fType], seen[fF])
 }
 
 // shortWord is a keyword of at most 8 bytes, colon included, that fastShort

@@ -107,8 +107,8 @@ func render(h *model.History, op *model.Op) string {
 	if h.ErrorOf(pos) != "" {
 		sb.WriteString(" err=" + strconv.Quote(h.ErrorOf(pos)))
 	}
-	if op.Time != model.NoTime {
-		sb.WriteString(" t=" + strconv.FormatInt(op.Time, 10))
+	if t := h.Time(pos); t != model.NoTime {
+		sb.WriteString(" t=" + strconv.FormatInt(t, 10))
 	}
 	return sb.String()
 }

@@ -291,7 +291,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	d.settleAll()
 	b.SetExtOwners(hookNames(opts.Decoders))
 	h := b.History()
-	h.Ops, h.Indices, h.Lines = d.ops.join(), d.indices, d.lines
+	h.Ops, h.Indices, h.Lines, h.Times = d.ops.join(), d.indices, d.lines, d.times
 	return h, nil
 }
 

@@ -139,6 +139,7 @@ type parallelRead struct {
 	ops      []model.Op
 	indices  model.Runs
 	lines    model.Runs
+	times    model.Times
 	extraPos []int32
 	n        int64
 	size     int64
@@ -477,7 +478,7 @@ func (pr *parallelRead) decode(b *block, r *room) *part {
 	d.settleAll() // kept for now; merge drops those a later block completes
 	r.pending, r.freeMops = d.pending, d.freeMops
 	h := lb.History()
-	h.Ops, h.Indices, h.Lines = d.ops.cur, d.indices, d.lines // (merge copies the ops: a hint far too high wastes nothing)
+	h.Ops, h.Indices, h.Lines, h.Times = d.ops.cur, d.indices, d.lines, d.times // (merge copies the ops: a hint far too high wastes nothing)
 	if len(d.ops.full) > 0 {
 		h.Ops = d.ops.join()
 	}
@@ -559,6 +560,7 @@ func (pr *parallelRead) merge(p *part) bool {
 	pr.n += int64(len(p.ops))
 	pr.indices.Concat(&p.h.Indices)
 	pr.lines.Concat(&p.h.Lines)
+	pr.times.Concat(&p.h.Times)
 	// invocations of earlier blocks: the first op of their process here
 	// decides (decoder.settle)
 	if len(pr.pending) > 0 {
@@ -720,7 +722,7 @@ func (pr *parallelRead) finish() *model.History {
 	}
 	pr.gb.SetExtOwners(hookNames(pr.hooks))
 	h := pr.gb.History()
-	h.Ops, h.Indices, h.Lines = pr.ops, pr.indices, pr.lines
+	h.Ops, h.Indices, h.Lines, h.Times = pr.ops, pr.indices, pr.lines, pr.times
 	h.MopStore, h.PollStore, h.ReadStore, h.ElemStore = pr.mops, pr.polls, pr.reads, pr.elems
 	h.ExtSpans, h.ExtRecs, h.ExtWords, h.ExtKeys = pr.extSpans, pr.xrecs, pr.xwords, pr.xkeys
 	h.Extras, h.ExtraPos = pr.extras, pr.extraPos

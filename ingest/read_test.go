@@ -347,7 +347,7 @@ func TestCorpusValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	op := h.Ops[0]
-	if h.Index(0) != 0 || op.Time != 10538416 || op.Type != model.Invoke || op.Process != 0 || op.F != model.FPoll || h.Line(0) != 1 {
+	if h.Index(0) != 0 || h.Time(0) != 10538416 || op.Type != model.Invoke || op.Process != 0 || op.F != model.FPoll || h.Line(0) != 1 {
 		t.Errorf("first op %+v", op)
 	}
 }

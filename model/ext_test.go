@@ -17,7 +17,7 @@ func TestExt(t *testing.T) {
 	k[0] = t1
 	b.SetExtAt(2, ExtRec{Words: ws, Keys: ks, Kind: 7, Owner: 2}, ExtRec{Kind: 8, Owner: 2})
 	for i := range 4 {
-		b.Add(int64(i), Op{})
+		b.Add(int64(i), NoTime, Op{})
 	}
 	h := b.History()
 	for _, i := range []int{0, 1, 3} {

@@ -259,14 +259,13 @@ func (m *Mop) SetOffset(off int64) {
 	m.Polls = Span{Start: int32(off >> 32), N: int32(uint32(off))}
 }
 
-// Op is one line of a history. It is kept small (24 bytes) because a
+// Op is one line of a history. It is kept small (16 bytes) because a
 // history holds one per line: its micro-ops live in the history's stores
 // (History.MopsOf), and what is not needed op by op lives beside the ops,
-// by position: the :index (History.Index), the source line (History.Line)
-// and the fields most ops lack (History.Extras).
+// by position: the :time (History.Time), the :index (History.Index), the
+// source line (History.Line) and the fields most ops lack
+// (History.Extras).
 type Op struct {
-	// Time is nanoseconds since the test began, or NoTime.
-	Time int64
 	// Mops locates the micro-ops of send, poll and txn ops. An invocation
 	// that has a completion may have none: its micro-ops are the
 	// invocation form of its completion's (ingest drops them to save
@@ -402,6 +401,8 @@ type History struct {
 	// source where each op starts (History.Line).
 	Indices Runs
 	Lines   Runs
+	// Times holds the ops' :time values (History.Time).
+	Times Times
 	// Keys, Values: atoms by id.
 	Keys   []Atom
 	Values []Atom
@@ -438,6 +439,10 @@ type History struct {
 
 // Index is the :index of the op at position i, or i when it has none.
 func (h *History) Index(i int) int64 { return h.Indices.At(i) }
+
+// Time is the :time of the op at position i, in nanoseconds since the
+// test began, or NoTime when it has none.
+func (h *History) Time(i int) int64 { return h.Times.At(i) }
 
 // Line is the 1-based line in the source where the op at position i
 // starts.
@@ -840,12 +845,13 @@ func (b *Builder) ReuseExtras(room []OpExtra, pos []int32) {
 // SetKeys sets the keys of the assign or subscribe op at position pos.
 func (b *Builder) SetKeys(pos int, keys []KeyID) { b.Extra(pos).Rare().Keys = keys }
 
-// Add appends an op whose :index is index; its line is its position
-// plus one, as in a file of one op to a line. Ops must be added in file
-// order.
-func (b *Builder) Add(index int64, op Op) {
+// Add appends an op whose :index is index and :time t (or NoTime); its
+// line is its position plus one, as in a file of one op to a line. Ops
+// must be added in file order.
+func (b *Builder) Add(index, t int64, op Op) {
 	b.h.Ops = append(b.h.Ops, op)
 	b.h.Indices.Append(index)
+	b.h.Times.Append(t)
 	b.h.Lines.Append(int64(len(b.h.Ops)))
 }
 

@@ -30,8 +30,7 @@ func synthHistory(nOps, keys, procs int) *model.History {
 	}
 	var idx, t, val int64
 	add := func(op model.Op) {
-		op.Time = t
-		b.Add(idx, op)
+		b.Add(idx, t, op)
 		idx++
 		t += 1_000_000
 	}

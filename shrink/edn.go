@@ -39,9 +39,9 @@ func appendOp(b []byte, h *model.History, p model.Pairing, pos int32, values Val
 	op := &h.Ops[pos]
 	b = append(b, "{:index "...)
 	b = strconv.AppendInt(b, h.Index(int(pos)), 10)
-	if op.Time != model.NoTime {
+	if t := h.Time(int(pos)); t != model.NoTime {
 		b = append(b, ", :time "...)
-		b = strconv.AppendInt(b, op.Time, 10)
+		b = strconv.AppendInt(b, t, 10)
 	}
 	b = append(b, ", :type :"...)
 	b = append(b, op.Type.String()...)

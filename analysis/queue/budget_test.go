@@ -18,11 +18,11 @@ func ring(t testing.TB, n int) (*model.History, model.Pairing) {
 	k := b.Key(model.IntAtom(0))
 	msg := func(i int) model.MsgID { return b.Msg(k, b.Value(model.IntAtom(int64(i)))) }
 	for i := range n {
-		b.Add(int64(i), model.Op{Time: int64(i), Type: model.Invoke, Process: int32(i), F: model.FTxn})
+		b.Add(int64(i), int64(i), model.Op{Type: model.Invoke, Process: int32(i), F: model.FTxn})
 	}
 	for i := range n {
 		prev := (i + n - 1) % n
-		b.Add(int64(n+i), model.Op{Time: int64(n + i), Type: model.OK, Process: int32(i), F: model.FTxn,
+		b.Add(int64(n+i), int64(n+i), model.Op{Type: model.OK, Process: int32(i), F: model.FTxn,
 			Mops: b.StoreMops(
 				model.Send(k, msg(i), int64(i)),
 				model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(

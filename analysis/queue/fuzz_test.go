@@ -57,10 +57,10 @@ func fuzzHistory(data []byte) *model.History {
 					mops = append(mops, m)
 				}
 			}
-			b.Add(idx, model.Op{Time: t, Type: typ, Process: proc, F: f, Mops: b.StoreMops(mops...)})
+			b.Add(idx, t, model.Op{Type: typ, Process: proc, F: f, Mops: b.StoreMops(mops...)})
 			delete(open, proc)
 		} else {
-			op := model.Op{Time: t, Type: model.Invoke, Process: proc}
+			op := model.Op{Type: model.Invoke, Process: proc}
 			var keys []model.KeyID
 			switch next() % 6 {
 			case 0:
@@ -75,14 +75,14 @@ func fuzzHistory(data []byte) *model.History {
 			if keys != nil {
 				b.SetKeys(b.Len(), keys)
 			}
-			b.Add(idx, op)
+			b.Add(idx, t, op)
 			if keys != nil {
 				idx++
 				t++
 				done := op
-				done.Time, done.Type = t, []model.OpType{model.OK, model.Info, model.Fail}[next()%3]
+				done.Type = []model.OpType{model.OK, model.Info, model.Fail}[next()%3]
 				b.SetKeys(b.Len(), keys)
-				b.Add(idx, done)
+				b.Add(idx, t, done)
 			} else {
 				open[proc] = true
 			}

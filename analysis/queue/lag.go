@@ -337,7 +337,7 @@ func (ls *lagState) poll(hp int32, op *model.Op, ri int32) {
 		return // not a poll the lag samples at: lagPolls decided it once
 	}
 	mops := c.h.MopsOf(c.op(c.recs[ri].comp))
-	if n := lp.n; n > 0 && !lp.unordered && op.Time < lp.polls[n-1].time {
+	if n := lp.n; n > 0 && !lp.unordered && c.h.Time(int(hp)) < lp.polls[n-1].time {
 		// times went back: account for every run so far, then
 		// sample every held key at each poll
 		for j := range lp.keys {
@@ -353,21 +353,6 @@ func (ls *lagState) poll(hp int32, op *model.Op, ri int32) {
 	for _, j := range ls.touched {
 		ls.sample(p, j)
 	}
-}
-
-// lagPoll returns the micro-ops of the completion of rec ri, whose
-// invocation is op, when the lag samples at op: when ri is an ok poll or
-// txn that polled and op has a time.
-func (c *checker) lagPoll(op *model.Op, ri int32) ([]model.Mop, bool) {
-	if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
-		return nil, false
-	}
-	comp := c.op(c.recs[ri].comp)
-	if comp.F != model.FPoll && comp.F != model.FTxn {
-		return nil, false
-	}
-	mops := c.h.MopsOf(comp)
-	return mops, hasPoll(mops)
 }
 
 // hasPoll reports whether mops hold a poll.
@@ -487,12 +472,13 @@ func (ls *lagState) assign(ri int32, op *model.Op) {
 // acknowledge adds the offsets the ok send or txn op (rec ri) acknowledged
 // to their keys' ackLogs, at its completion time.
 func (ls *lagState) acknowledge(ri int32, op *model.Op) {
-	if op.Type != model.OK || op.Time == model.NoTime {
+	t := ls.c.h.Time(int(ls.c.recs[ri].comp))
+	if op.Type != model.OK || t == model.NoTime {
 		return
 	}
 	for _, m := range ls.c.h.MopsOf(op) {
 		if acknowledges(&m) && ls.mine(m.Key) {
-			if j, changed := ls.acks[m.Key].add(m.Offset(), op.Time, ri); changed {
+			if j, changed := ls.acks[m.Key].add(m.Offset(), t, ri); changed {
 				ls.acked(m.Key, j)
 			}
 		}

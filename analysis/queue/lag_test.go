@@ -147,14 +147,18 @@ func randomLagHistory(rng *rand.Rand, i int) *model.History {
 	} else {
 		h = lagHistory(rng)
 	}
+	var times model.Times
 	for j := range h.Ops {
+		t := h.Time(j)
 		switch {
 		case i%3 == 1:
-			h.Ops[j].Time /= 6
+			t /= 6
 		case i%3 == 2 && rng.IntN(4) == 0:
-			h.Ops[j].Time -= int64(rng.IntN(12))
+			t -= int64(rng.IntN(12))
 		}
+		times.Append(t)
 	}
+	h.Times = times
 	return h
 }
 
@@ -172,8 +176,7 @@ func lagHistory(rng *rand.Rand) *model.History {
 	var sent [6][]int64
 	t, idx := int64(0), int64(0)
 	add := func(op model.Op) {
-		op.Time = t
-		b.Add(idx, op)
+		b.Add(idx, t, op)
 		idx++
 		t += int64(rng.IntN(3))
 	}

@@ -50,7 +50,7 @@ func (c *checker) reportLag(states []*lagState) {
 		ev := c.events() // made by lagAndStalls: the rec of each poll's position
 		analysis.DrainAll(series, comparePoints, func(s seriesPoint) {
 			r := &c.recs[ev[s.hp]]
-			c.res.Series.Lag.Append(analysis.LagPoint{Time: c.op(s.hp).Time, OpIndex: c.idx(r.comp),
+			c.res.Series.Lag.Append(analysis.LagPoint{Time: c.h.Time(int(s.hp)), OpIndex: c.idx(r.comp),
 				Process: c.procIDs[r.proc], Key: s.key, LagNS: s.lag})
 		})
 	}
@@ -69,6 +69,21 @@ func (c *checker) reportLag(states []*lagState) {
 	}
 }
 
+// lagPoll returns the micro-ops of the completion of rec ri, whose
+// invocation is at position hp, when the lag samples there: when ri is an
+// ok poll or txn that polled and its invocation has a time.
+func (c *checker) lagPoll(hp, ri int32) ([]model.Mop, bool) {
+	if ri < 0 || c.recs[ri].typ != model.OK || c.h.Time(int(hp)) == model.NoTime {
+		return nil, false
+	}
+	comp := c.op(c.recs[ri].comp)
+	if comp.F != model.FPoll && comp.F != model.FTxn {
+		return nil, false
+	}
+	mops := c.h.MopsOf(comp)
+	return mops, hasPoll(mops)
+}
+
 // lagPolls lists the polls the lag samples at (lagPoll), per process:
 // those of dense process p are polls[start[p]:start[p+1]], in history
 // order. ev is c.events().
@@ -81,9 +96,9 @@ func (c *checker) lagPolls(ev []int32) (polls []lagPollRec, start []int32) {
 			if op.Type != model.Invoke || !op.IsClient() || ri < 0 {
 				continue
 			}
-			if _, ok := c.lagPoll(op, ri); ok {
+			if _, ok := c.lagPoll(int32(i), ri); ok {
 				r := &c.recs[ri]
-				f(r.proc, lagPollRec{time: op.Time, opIndex: c.idx(r.comp), hp: int32(i), rec: ri})
+				f(r.proc, lagPollRec{time: c.h.Time(i), opIndex: c.idx(r.comp), hp: int32(i), rec: ri})
 			}
 		}
 	}

@@ -68,8 +68,9 @@ func (c *checker) refLagAndStalls() {
 		acked, hasAcked := acks[k].highest()
 		c.reportStall(proc, k, s, acked, hasAcked)
 	}
-	c.lagEvents(ev, func(_ int32, op *model.Op, ri int32) {
-		if ri < 0 || c.recs[ri].typ != model.OK || op.Time == model.NoTime {
+	c.lagEvents(ev, func(hp int32, op *model.Op, ri int32) {
+		opTime := c.h.Time(int(hp))
+		if ri < 0 || c.recs[ri].typ != model.OK || opTime == model.NoTime {
 			return
 		}
 		comp := c.op(c.recs[ri].comp)
@@ -126,11 +127,11 @@ func (c *checker) refLagAndStalls() {
 			a := &acks[k]
 			aj := a.next(pos, -1)
 			if aj >= 0 {
-				lag = op.Time - a.times[aj]
+				lag = opTime - a.times[aj]
 			}
 			if c.opts.Series {
 				c.res.Series.Lag.Append(analysis.LagPoint{
-					Time: op.Time, OpIndex: c.idx(c.recs[ri].comp), Process: op.Process, Key: k, LagNS: lag})
+					Time: opTime, OpIndex: c.idx(c.recs[ri].comp), Process: op.Process, Key: k, LagNS: lag})
 			}
 			if lag > worst {
 				worst, worstProc, worstKey, worstOp = lag, op.Process, k, c.idx(c.recs[ri].comp)
@@ -145,9 +146,9 @@ func (c *checker) refLagAndStalls() {
 				}
 				if !e.inStall {
 					e.inStall = true
-					e.st = stall{pos: pos, since: op.Time, fromRec: ri, ackRec: a.ops[aj]}
+					e.st = stall{pos: pos, since: opTime, fromRec: ri, ackRec: a.ops[aj]}
 				}
-				e.st.lastTime, e.st.lastRec = op.Time, ri
+				e.st.lastTime, e.st.lastRec = opTime, ri
 				e.st.polls++
 			}
 		}
@@ -161,12 +162,13 @@ func (c *checker) refLagAndStalls() {
 			}
 		}
 	}, func(ri int32, op *model.Op) {
-		if op.Type != model.OK || op.Time == model.NoTime {
+		opTime := c.h.Time(int(c.recs[ri].comp))
+		if op.Type != model.OK || opTime == model.NoTime {
 			return
 		}
 		for _, m := range c.h.MopsOf(op) {
 			if m.Kind == model.MopSend && m.Done && m.Offset() != model.NoOffset {
-				acks[m.Key].add(m.Offset(), op.Time, ri) //nolint
+				acks[m.Key].add(m.Offset(), opTime, ri) //nolint
 			}
 		}
 	})

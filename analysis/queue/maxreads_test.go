@@ -32,8 +32,8 @@ func TestMaxReadsOrdered(t *testing.T) {
 	va, vb := b.Msg(k, b.Value(model.IntAtom(1))), b.Msg(k, b.Value(model.IntAtom(2)))
 	i := int64(0)
 	add := func(proc int32, f model.Func, mop model.Mop) {
-		b.Add(i, model.Op{Time: i, Type: model.Invoke, Process: proc, F: f})
-		b.Add(i+1, model.Op{Time: i + 1, Type: model.OK, Process: proc, F: f, Mops: b.StoreMops(mop)})
+		b.Add(i, i, model.Op{Type: model.Invoke, Process: proc, F: f})
+		b.Add(i+1, i+1, model.Op{Type: model.OK, Process: proc, F: f, Mops: b.StoreMops(mop)})
 		i += 2
 	}
 	poll := func(m model.MsgID) model.Mop {

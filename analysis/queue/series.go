@@ -66,10 +66,10 @@ func (c *checker) unseenSeries() {
 			}
 		}
 		slices.Sort(touched)
-		op := c.op(r.comp)
+		t := c.h.Time(int(r.comp))
 		for _, k := range slices.Compact(touched) {
 			c.res.Series.Unseen.Append(analysis.UnseenPoint{
-				Time: op.Time, OpIndex: c.idx(r.comp), Key: k, Count: unseen[k]})
+				Time: t, OpIndex: c.idx(r.comp), Key: k, Count: unseen[k]})
 		}
 	}
 

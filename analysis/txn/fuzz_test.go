@@ -48,7 +48,7 @@ func fuzzTxns(data []byte, write model.MopKind, read func(b *model.Builder, m mo
 					mops[i] = read(b, m, next)
 				}
 			}
-			b.Add(idx, model.Op{Type: typ, Process: proc, F: model.FTxn, Mops: b.StoreMops(mops...)})
+			b.Add(idx, model.NoTime, model.Op{Type: typ, Process: proc, F: model.FTxn, Mops: b.StoreMops(mops...)})
 			delete(open, proc)
 		} else {
 			var mops []model.Mop
@@ -61,7 +61,7 @@ func fuzzTxns(data []byte, write model.MopKind, read func(b *model.Builder, m mo
 					mops = append(mops, model.Mop{Kind: model.MopRead, Key: k, Msg: model.NoMsg})
 				}
 			}
-			b.Add(idx, model.Op{Type: model.Invoke, Process: proc, F: model.FTxn, Mops: b.StoreMops(mops...)})
+			b.Add(idx, model.NoTime, model.Op{Type: model.Invoke, Process: proc, F: model.FTxn, Mops: b.StoreMops(mops...)})
 			open[proc] = mops
 		}
 		idx++

@@ -19,7 +19,7 @@ func nilReadStorm(n int) *model.History {
 	x := b.Key(model.KeywordAtom(":x"))
 	idx := int64(0)
 	op := func(typ model.OpType, proc int32, m model.Mop) {
-		b.Add(idx, model.Op{Type: typ, Process: proc, F: model.FTxn, Mops: b.StoreMops(m)})
+		b.Add(idx, model.NoTime, model.Op{Type: typ, Process: proc, F: model.FTxn, Mops: b.StoreMops(m)})
 		idx++
 	}
 	for i := 1; i <= n; i++ {

@@ -185,7 +185,7 @@ type Clock struct {
 func newClock(h *model.History) Clock {
 	maxT, timed := int64(0), false
 	for i := range h.Ops {
-		if t := h.Ops[i].Time; t != model.NoTime {
+		if t := h.Time(i); t != model.NoTime {
 			timed = true
 			maxT = max(maxT, t)
 		}
@@ -218,16 +218,17 @@ func UnitFor(ns int64) (string, float64) {
 	return "ns", 1
 }
 
-// X returns the place on the time axis of op, whose :index is index, and
-// false when it has none.
-func (c Clock) X(op *model.Op, index int64) (float64, bool) {
+// X returns the place on the time axis of the op at position pos of h,
+// and false when it has none.
+func (c Clock) X(h *model.History, pos int) (float64, bool) {
 	if c.Unit == "op" {
-		return float64(index), true
+		return float64(h.Index(pos)), true
 	}
-	if op.Time == model.NoTime {
+	t := h.Time(pos)
+	if t == model.NoTime {
 		return 0, false
 	}
-	return float64(op.Time) / c.Scale, true
+	return float64(t) / c.Scale, true
 }
 
 // NS converts nanoseconds to axis units (for the "op" unit, nothing can be
@@ -355,8 +356,8 @@ func (b *Builder) witnessRow(idx int64) WitnessRow {
 	op := &b.H.Ops[pos]
 	row := WitnessRow{Index: idx, Type: op.Type.String(), F: b.FName(pos), Error: Elide(b.H.ErrorOf(pos), b.O.MaxValueChars)}
 	b.hooks.Layout.Witness(b, &row, pos)
-	if op.Time != model.NoTime {
-		row.Time = time.Duration(op.Time).String()
+	if t := b.H.Time(pos); t != model.NoTime {
+		row.Time = time.Duration(t).String()
 	}
 	if op.Process == model.NoProcess {
 		row.Process = "-"

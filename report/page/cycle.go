@@ -58,8 +58,8 @@ func (b *Builder) CycleChart(typ string, n int, in analysis.Instance, steps []St
 		if pos := b.Pos(idx); pos >= 0 {
 			op := &b.H.Ops[pos]
 			tip = append(tip, fmt.Sprintf("process %d · %s %s", op.Process, op.Type, b.FName(pos)))
-			if op.Time != model.NoTime {
-				tip = append(tip, "time "+time.Duration(op.Time).String())
+			if t := b.H.Time(pos); t != model.NoTime {
+				tip = append(tip, "time "+time.Duration(t).String())
 			}
 			tip = append(tip, "value "+Elide(b.OpValue(pos), 160))
 		}

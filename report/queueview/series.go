@@ -175,7 +175,7 @@ func (b *builder) finalReads() *page.Span {
 		if op.Type != model.OK || !op.IsClient() {
 			continue
 		}
-		if _, ok := b.Clock.X(op, b.H.Index(i)); !ok {
+		if _, ok := b.Clock.X(b.H, i); !ok {
 			continue
 		}
 		for _, m := range b.H.MopsOf(op) {
@@ -191,8 +191,8 @@ func (b *builder) finalReads() *page.Span {
 		return nil
 	}
 	sendIdx, pollIdx := b.H.Index(lastSend), b.H.Index(lastPoll)
-	from, _ := b.Clock.X(&b.H.Ops[lastSend], sendIdx)
-	to, _ := b.Clock.X(&b.H.Ops[lastPoll], pollIdx)
+	from, _ := b.Clock.X(b.H, lastSend)
+	to, _ := b.Clock.X(b.H, lastPoll)
 	if to <= from {
 		return nil
 	}

@@ -183,7 +183,7 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 			continue
 		}
 		idx := b.H.Index(i)
-		x, ok := b.Clock.X(op, idx)
+		x, ok := b.Clock.X(b.H, i)
 		if !ok {
 			untimed++
 			continue
@@ -481,12 +481,12 @@ func (b *builder) at(idx int64, off int64) (timelinePoint, bool) {
 // placed finds op idx and its place on the time axis; false when there is
 // no such op or it has no place.
 func (b *builder) placed(idx int64) (*model.Op, float64, bool) {
-	op := b.Op(idx)
-	if op == nil {
+	pos := b.Pos(idx)
+	if pos < 0 {
 		return nil, 0, false
 	}
-	x, ok := b.Clock.X(op, idx)
-	return op, x, ok
+	x, ok := b.Clock.X(b.H, pos)
+	return &b.H.Ops[pos], x, ok
 }
 
 // placeInstance calls add for each point where an instance shows on a
@@ -574,11 +574,12 @@ func (b *builder) placeUnseenSends(in *queue.Instance, k model.KeyID, add func(m
 		want[v.Atom] = true
 	}
 	for _, idx := range in.Witness {
-		op := b.Op(idx)
-		if op == nil || op.Type == model.Invoke {
+		pos := b.Pos(idx)
+		if pos < 0 || b.H.Ops[pos].Type == model.Invoke {
 			continue
 		}
-		x, ok := b.Clock.X(op, idx)
+		op := &b.H.Ops[pos]
+		x, ok := b.Clock.X(b.H, pos)
 		if !ok {
 			continue
 		}

@@ -194,8 +194,8 @@ func (b *builder) txnCycleChart(typ string, n int, in analysis.Instance, steps [
 			}
 			tip[0] = head
 			tip = append(tip, op.Type.String()+" "+b.FName(pos))
-			if op.Time != model.NoTime {
-				tip = append(tip, "time "+time.Duration(op.Time).String())
+			if t := b.H.Time(pos); t != model.NoTime {
+				tip = append(tip, "time "+time.Duration(t).String())
 			}
 			tip = append(tip, b.mopTexts(pos, witnessMops, 160)...)
 			mops = b.mopTexts(pos, nodeMops, 30)
@@ -296,9 +296,9 @@ func newTxnClock(h *model.History) txnClock {
 	if h == nil || len(h.Ops) == 0 {
 		return txnClock{byIndex: true, unit: "op", scale: 1, axis: "op index"}
 	}
-	t0, last := h.Ops[0].Time, int64(math.MinInt64)
+	t0, last := h.Time(0), int64(math.MinInt64)
 	for i := range h.Ops {
-		t := h.Ops[i].Time
+		t := h.Time(i)
 		switch {
 		case t == model.NoTime:
 			return byIndex(fmt.Sprintf("op %d has no :time", h.Index(i)))
@@ -322,7 +322,7 @@ func (c txnClock) x(h *model.History, pos int) float64 {
 	if c.byIndex {
 		return float64(h.Index(pos))
 	}
-	return float64(h.Ops[pos].Time-c.t0) / c.scale
+	return float64(h.Time(pos)-c.t0) / c.scale
 }
 
 // txnBar is one transaction of the timeline.
