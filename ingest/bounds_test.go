@@ -333,3 +333,51 @@ func TestExcerptControlBytes(t *testing.T) {
 	wantErrorText(t, "h", "{:type :ok :x \"a\x01\xff\" :y \x7f}",
 		"h:1:24: unexpected byte 0x7f\n{:type :ok :x \"a\\x01\\xff\" :y \\x7f}\n"+strings.Repeat(" ", 29)+"^")
 }
+
+// TestLongTransactionKeepsEveryMicroOp reads ops with more micro-ops than
+// an op's own count holds (model.MopRef), around that count and far past
+// it, in EDN and JSON, and wants every micro-op back in order, the ops
+// around them untouched. (TestPackageInBlocks runs it through the parallel
+// reader too.)
+func TestLongTransactionKeepsEveryMicroOp(t *testing.T) {
+	for _, n := range []int{1<<16 - 2, 1<<16 - 1, 1 << 16, 70_000} {
+		for _, json := range []bool{false, true} {
+			var sb strings.Builder
+			mop := func(i int) string {
+				if json {
+					return fmt.Sprintf(`["append", %d, %d]`, i%5, i)
+				}
+				return fmt.Sprintf("[:append %d %d]", i%5, i)
+			}
+			op := func(typ string, index, mops int) {
+				parts := make([]string, mops)
+				for i := range parts {
+					parts[i] = mop(i)
+				}
+				if json {
+					fmt.Fprintf(&sb, `{"index": %d, "type": %q, "process": 0, "f": "txn", "value": [%s]}`+"\n", index, typ, strings.Join(parts, ", "))
+				} else {
+					fmt.Fprintf(&sb, "{:index %d, :type :%s, :process 0, :f :txn, :value [%s]}\n", index, typ, strings.Join(parts, " "))
+				}
+			}
+			op("invoke", 0, 1)
+			op("ok", 1, 1)
+			op("invoke", 2, n)
+			op("ok", 3, n)
+			op("invoke", 4, 2)
+			op("ok", 5, 2)
+			h := readString(t, "long", sb.String(), Options{})
+			for pos, want := range []int{0, 1, 0, n, 0, 2} {
+				mops := h.MopsOf(&h.Ops[pos])
+				if len(mops) != want {
+					t.Fatalf("%d micro-ops, json %v: op %d has %d, want %d", n, json, pos, len(mops), want)
+				}
+				for i, m := range mops {
+					if m.Kind != model.MopAppend || h.KeyAtom(m.Key).Int != int64(i%5) || h.Values[h.Msgs[m.Msg].Val].Int != int64(i) {
+						t.Fatalf("%d micro-ops, json %v: op %d micro-op %d is %+v", n, json, pos, i, m)
+					}
+				}
+			}
+		}
+	}
+}

@@ -799,7 +799,7 @@ func (d *decoder) finishOp(op model.Op, index, t int64, line int, start srcPos, 
 		d.storeExt()
 	}
 	if op.Process != model.NoProcess {
-		d.settle(op.Process, op.Type == model.Invoke || op.Mops.N == 0)
+		d.settle(op.Process, op.Type == model.Invoke || op.Mops.Empty())
 	}
 	at := d.ops.add(op)
 	if haveIndex {

@@ -253,7 +253,7 @@ var (
 // completion's (model.History.InvocationMops), so tests compare what was in
 // the file.
 func effectiveMops(h *model.History, op *model.Op) []model.Mop {
-	if op.Type != model.Invoke || op.Mops.N > 0 || len(h.Ops) == 0 {
+	if op.Type != model.Invoke || !op.Mops.Empty() || len(h.Ops) == 0 {
 		return h.MopsOf(op)
 	}
 	pairingsMu.Lock()

@@ -388,8 +388,8 @@ func TestValueDecoderParallel(t *testing.T) {
 // TestOpSize: workload records, the :time, the :index, the line and the
 // rarer fields live beside the op, never in it.
 func TestOpSize(t *testing.T) {
-	if n := unsafe.Sizeof(model.Op{}); n != 16 {
-		t.Errorf("model.Op is %d bytes, want 16", n)
+	if n := unsafe.Sizeof(model.Op{}); n != 12 {
+		t.Errorf("model.Op is %d bytes, want 12", n)
 	}
 }
 

@@ -30,7 +30,7 @@ func (d *decoder) rebalance() []model.KeyID {
 }
 
 // buildMops interns the scratch micro-ops into the history's store.
-func (d *decoder) buildMops() model.Span {
+func (d *decoder) buildMops() model.MopRef {
 	sp, mops := d.b.Mops(len(d.mops))
 	d.buildMopsInto(mops)
 	return sp

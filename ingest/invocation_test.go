@@ -33,7 +33,7 @@ func TestInvocationMopsHeldUntilCompletion(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := int(h.Ops[tc.pos].Mops.N); got != tc.want {
+			if got := len(h.MopsOf(&h.Ops[tc.pos])); got != tc.want {
 				t.Errorf("op %d has %d micro-ops, want %d", tc.pos, got, tc.want)
 			}
 		})

@@ -570,7 +570,7 @@ func (pr *parallelRead) merge(p *part) bool {
 			if !open || op.Process == model.NoProcess {
 				continue
 			}
-			if op.Type != model.Invoke && op.Mops.N != 0 {
+			if op.Type != model.Invoke && !op.Mops.Empty() {
 				pr.drop = append(pr.drop, pos)
 			}
 			delete(pr.pending, op.Process)
@@ -718,7 +718,7 @@ func (p *part) renumber() {
 // finish assembles the history once every block is merged.
 func (pr *parallelRead) finish() *model.History {
 	for _, pos := range pr.drop {
-		pr.ops[pos].Mops = model.Span{}
+		pr.ops[pos].Mops = model.MopRef{}
 	}
 	pr.gb.SetExtOwners(hookNames(pr.hooks))
 	h := pr.gb.History()

@@ -91,10 +91,10 @@ func sameHistory(a, b *model.History) string {
 			return fmt.Sprintf("op %d: %s\nwant %s", i, ra[i], rb[i])
 		}
 		x, y := &a.Ops[i], &b.Ops[i]
-		if a.Line(i) != b.Line(i) || x.Mops.N != y.Mops.N {
-			return fmt.Sprintf("op %d: line %d, %d micro-ops; want %d, %d", i, a.Line(i), x.Mops.N, b.Line(i), y.Mops.N)
-		}
 		mx, my := a.MopsOf(x), b.MopsOf(y)
+		if a.Line(i) != b.Line(i) || len(mx) != len(my) {
+			return fmt.Sprintf("op %d: line %d, %d micro-ops; want %d, %d", i, a.Line(i), len(mx), b.Line(i), len(my))
+		}
 		for j := range mx {
 			if mx[j].Key != my[j].Key || mx[j].Msg != my[j].Msg || mx[j].Kind != my[j].Kind {
 				return fmt.Sprintf("op %d micro-op %d: %+v, want %+v", i, j, mx[j], my[j])

@@ -259,7 +259,7 @@ func (m *Mop) SetOffset(off int64) {
 	m.Polls = Span{Start: int32(off >> 32), N: int32(uint32(off))}
 }
 
-// Op is one line of a history. It is kept small (16 bytes) because a
+// Op is one line of a history. It is kept small (12 bytes) because a
 // history holds one per line: its micro-ops live in the history's stores
 // (History.MopsOf), and what is not needed op by op lives beside the ops,
 // by position: the :time (History.Time), the :index (History.Index), the
@@ -270,10 +270,10 @@ type Op struct {
 	// that has a completion may have none: its micro-ops are the
 	// invocation form of its completion's (ingest drops them to save
 	// memory; InvocationMops rebuilds them).
-	Mops    Span
-	Process int32
+	Mops    MopRef
 	Type    OpType
 	F       Func
+	Process int32
 }
 
 // OpExtra holds the fields of an op that most ops do not have: its
@@ -449,7 +449,7 @@ func (h *History) Time(i int) int64 { return h.Times.At(i) }
 func (h *History) Line(i int) int { return int(h.Lines.At(i)) }
 
 // MopsOf returns op's micro-ops. The slice aliases the history.
-func (h *History) MopsOf(op *Op) []Mop { return h.MopStore.Get(op.Mops) }
+func (h *History) MopsOf(op *Op) []Mop { return op.Mops.get(&h.MopStore) }
 
 // PollsOf returns what a poll micro-op returned, key by key; nil for any
 // other micro-op.
@@ -788,8 +788,9 @@ func (b *Builder) Msg(k KeyID, v ValID) MsgID {
 	return id
 }
 
-// Mops stores n micro-ops and returns their span and the slice to fill.
-func (b *Builder) Mops(n int) (Span, []Mop) { return b.h.MopStore.Alloc(n) }
+// Mops stores n micro-ops and returns where they are and the slice to
+// fill.
+func (b *Builder) Mops(n int) (MopRef, []Mop) { return allocMops(&b.h.MopStore, n) }
 
 // Polls stores n poll entries and returns their span and the slice to fill.
 func (b *Builder) Polls(n int) (Span, []KeyPoll) { return b.h.PollStore.Alloc(n) }
@@ -804,9 +805,13 @@ func (b *Builder) Elems(n int) (Span, []MsgID) { return b.h.ElemStore.Alloc(n) }
 // StoreElems copies one list read's elements into the history.
 func (b *Builder) StoreElems(ms ...MsgID) Span { return b.h.ElemStore.Put(ms...) }
 
-// StoreMops copies mops into the history and returns their span: a
+// StoreMops copies mops into the history and returns where they are: a
 // convenience for building histories in code.
-func (b *Builder) StoreMops(mops ...Mop) Span { return b.h.MopStore.Put(mops...) }
+func (b *Builder) StoreMops(mops ...Mop) MopRef {
+	r, dst := b.Mops(len(mops))
+	copy(dst, mops)
+	return r
+}
 
 // StorePolls copies one poll micro-op's key entries into the history.
 func (b *Builder) StorePolls(kps ...KeyPoll) Span { return b.h.PollStore.Put(kps...) }

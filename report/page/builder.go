@@ -145,7 +145,7 @@ func (b *Builder) Pos(idx int64) int {
 // first needed).
 func (b *Builder) Mops(i int) []model.Mop {
 	op := &b.H.Ops[i]
-	if op.Type != model.Invoke || op.Mops.N > 0 {
+	if op.Type != model.Invoke || !op.Mops.Empty() {
 		return b.H.MopsOf(op)
 	}
 	return b.H.InvocationMops(i, *b.Pairing())

@@ -179,7 +179,7 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 	untimed := 0
 	for i := range b.H.Ops {
 		op := &b.H.Ops[i]
-		if op.Type == model.Invoke || !op.IsClient() || op.Mops.N == 0 {
+		if op.Type == model.Invoke || !op.IsClient() || op.Mops.Empty() {
 			continue
 		}
 		idx := b.H.Index(i)
