@@ -12,7 +12,7 @@ package model
 // offsets, flags, counts, whatever the workload encodes) and its keys
 // (KeyIDs, interned like a send's key, so that a topic named in a poll map
 // and in a subscribe are one key). Their meaning is the workload's own:
-// model only stores them. Op stays 24 bytes and OpExtra 24: a history
+// model only stores them. Op stays 12 bytes and OpExtra 24: a history
 // without such data costs nothing more, one with it 8 bytes per op for the
 // column, plus its records.
 
