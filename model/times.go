@@ -3,7 +3,7 @@ package model
 import "math"
 
 // Times is the :time column of a history (History.Time), kept beside the
-// ops rather than in them, in 4 bytes an op instead of 8. Positions are
+// ops rather than in them, in 4 bytes an op where an int64 takes 8. Positions are
 // grouped in blocks of timeBlock; a block keeps the first time it holds as
 // its base, and each op the difference from that base as a uint32. Jepsen
 // histories stamp ops in nanoseconds and in file order, so a block of 256
