@@ -121,7 +121,7 @@ func (la *listAppend) elems(r int32, m *model.Mop) ([]model.MsgID, bool) {
 	case model.MopReadList:
 		return la.c.h.ElemsOf(m), true
 	case model.MopRead:
-		if !m.Done && la.c.recs[r].typ == model.OK {
+		if !m.Done && la.c.typOf(&la.c.recs[r]) == model.OK {
 			return nil, true
 		}
 	}

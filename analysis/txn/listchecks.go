@@ -57,7 +57,7 @@ func (la *listAppend) abortedAndIntermediate(s *txnChecks, r int32, mops []model
 		var mv *analysis.Mop
 		var ml *int64
 		for _, e := range es {
-			if w := la.writer[e]; w >= 0 && c.recs[w].typ == model.Fail {
+			if w := la.writer[e]; w >= 0 && c.recs[w].vertex < 0 {
 				if mv == nil {
 					mv, ml = c.cutMop(m)
 				}
@@ -177,7 +177,7 @@ func (la *listAppend) dirtyUpdates() {
 		for _, e := range o {
 			t2, t2typ := la.writer[e], model.Info
 			if t2 >= 0 {
-				t2typ = c.recs[t2].typ
+				t2typ = c.typOf(&c.recs[t2])
 			}
 			switch {
 			case t2typ == model.OK && t1typ == model.Fail:

@@ -33,7 +33,7 @@ func (c *checker) okTxns() iter.Seq2[int32, int32] {
 				continue
 			}
 			rc := &c.recs[r]
-			if int32(i) != rc.comp || rc.typ != model.OK || rc.inv == rc.comp {
+			if int32(i) != rc.comp || c.typOf(rc) != model.OK {
 				continue
 			}
 			if !yield(r, c.h.Ops[i].Process) {
@@ -71,7 +71,7 @@ func (c *checker) realtimeWindows() *graph.Windows {
 			lo, hi := fr.Window()
 			rt.Add(lo, hi, rc.vertex)
 		}
-		if i == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
+		if i == rc.comp && c.typOf(rc) == model.OK {
 			fr.Complete(rc.inv, i)
 			rt.Seq = append(rt.Seq, rc.vertex)
 		}

@@ -40,7 +40,7 @@ func (rw *rwRegister) abortedAndIntermediate(s *txnChecks, r int32, mops []model
 		if w < 0 {
 			continue
 		}
-		if c.recs[w].typ == model.Fail {
+		if c.recs[w].vertex < 0 {
 			s.add(G1a, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
 				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
 		}
@@ -86,7 +86,7 @@ func (rw *rwRegister) readOf(r int32, m *model.Mop) (es []model.MsgID, isNil, ok
 	if m.Kind != model.MopRead {
 		return nil, false, false
 	}
-	switch v := readValue(m, rw.c.recs[r].typ); v {
+	switch v := readValue(m, rw.c.typOf(&rw.c.recs[r])); v {
 	case noVal:
 		return nil, false, false
 	case nilVal:

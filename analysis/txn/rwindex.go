@@ -71,7 +71,7 @@ func (rw *rwRegister) index() {
 // scratch; a message another rec claimed goes to lost.
 func (rw *rwRegister) indexTxn(r int32, at *marks, w int, lost *[]lostClaim) int {
 	mops := rw.c.mops(r)
-	typ := rw.c.recs[r].typ
+	typ := rw.c.typOf(&rw.c.recs[r])
 	at.reset()
 	for i := range mops {
 		m := &mops[i]

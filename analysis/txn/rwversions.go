@@ -138,7 +138,7 @@ func (rw *rwRegister) initialEdges() []vedge {
 func (rw *rwRegister) wfr(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
 	c := rw.c
 	for r := range c.recs {
-		if c.recs[r].typ != model.OK {
+		if c.typOf(&c.recs[r]) != model.OK {
 			continue
 		}
 		for _, t := range rw.touchesOf(int32(r)) {
@@ -201,14 +201,14 @@ func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID,
 		if i == rc.inv {
 			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
 				t := &rw.touches[j]
-				if v2 := first(t, rc.typ); v2 != noVal {
+				if v2 := first(t, c.typOf(rc)); v2 != noVal {
 					if lo, hi := frontier[t.key].Window(); lo < hi {
 						windows = append(windows, window{t.key, int32(lo), int32(hi), r, v2})
 					}
 				}
 			}
 		}
-		if i == rc.comp && rc.typ == model.OK && rc.inv != rc.comp {
+		if i == rc.comp && c.typOf(rc) == model.OK {
 			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
 				k := rw.touches[j].key
 				frontier[k].Complete(rc.inv, i)

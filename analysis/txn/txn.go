@@ -63,8 +63,20 @@ func (o Options) models() []string {
 // invocation that never completed (taken as info).
 type rec struct {
 	inv, comp int32 // positions in h.Ops; comp == inv for an open invocation
-	typ       model.OpType
-	vertex    int32 // graph vertex (ok and info txns), or -1
+	vertex    int32 // graph vertex (ok and info txns), or -1 (failed)
+}
+
+// typOf is rec rc's type: fail when it is no vertex, info for an open
+// invocation, else its completion's. The rec does not keep it, so that it
+// takes 12 bytes, not 16: the recs live through every peak of the check.
+func (c *checker) typOf(rc *rec) model.OpType {
+	switch {
+	case rc.vertex < 0:
+		return model.Fail
+	case rc.inv == rc.comp:
+		return model.Info
+	}
+	return c.h.Ops[rc.comp].Type
 }
 
 // inference is what a workload's analysis gives the shared machinery: the
@@ -141,11 +153,12 @@ func (c *checker) records(p model.Pairing) {
 		}
 		st.ClientOps++
 		var r rec
+		var typ model.OpType
 		switch {
 		case op.Type != model.Invoke && p.Partner[i] >= 0:
-			r = rec{inv: p.Partner[i], comp: int32(i), typ: op.Type}
+			r, typ = rec{inv: p.Partner[i], comp: int32(i)}, op.Type
 		case op.Type == model.Invoke && p.Partner[i] < 0:
-			r = rec{inv: int32(i), comp: int32(i), typ: model.Info}
+			r, typ = rec{inv: int32(i), comp: int32(i)}, model.Info
 		default:
 			continue
 		}
@@ -155,15 +168,15 @@ func (c *checker) records(p model.Pairing) {
 		switch {
 		case r.inv == r.comp:
 			st.OpenOps++
-		case r.typ == model.OK:
+		case typ == model.OK:
 			st.OKOps++
-		case r.typ == model.Info:
+		case typ == model.Info:
 			st.InfoOps++
-		case r.typ == model.Fail:
+		case typ == model.Fail:
 			st.FailOps++
 		}
 		r.vertex = -1
-		if r.typ != model.Fail {
+		if typ != model.Fail {
 			r.vertex = int32(len(c.vrec))
 			c.vrec = append(c.vrec, int32(len(c.recs)))
 		}
@@ -325,9 +338,9 @@ func (c *checker) realtimeToFailed() bool {
 		}
 		rc := &c.recs[r]
 		switch {
-		case int32(i) == rc.inv && rc.typ == model.Fail && okDone:
+		case int32(i) == rc.inv && rc.vertex < 0 && okDone:
 			return true
-		case int32(i) == rc.comp && rc.typ == model.OK && rc.inv != rc.comp:
+		case int32(i) == rc.comp && c.typOf(rc) == model.OK:
 			okDone = true
 		}
 	}

@@ -145,7 +145,7 @@ func (tc *txnChecks) checkTxn(r int32) {
 	c, v := tc.c, tc.v
 	rc := &c.recs[r]
 	mops := c.mops(r)
-	if rc.typ == model.OK {
+	if c.typOf(rc) == model.OK {
 		v.abortedAndIntermediate(tc, r, mops)
 		tc.internal(r, mops)
 		v.futureRead(tc, r, mops)

@@ -297,7 +297,7 @@ func TestRWIndexMatchesSerial(t *testing.T) {
 					at[m.Key] = j
 					want = append(want, touch{key: m.Key, read: noVal, write: noVal})
 					if m.Kind == model.MopRead {
-						want[j].read = readValue(&m, c.recs[r].typ)
+						want[j].read = readValue(&m, c.typOf(&c.recs[r]))
 					}
 				}
 				if m.Kind == model.MopWrite {
