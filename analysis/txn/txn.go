@@ -2,6 +2,7 @@ package txn
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -294,9 +295,22 @@ func (c *checker) graph() *graph.Graph {
 	}
 	g := graph.BuildHubs(int(n), hubs, viaHubs, e)
 	c.inf.built()
+	if n >= collectAfterBuild {
+		// the windows and the builder's counts are garbage now, a tenth of
+		// the heap at the build's peak: collected here, they are not
+		// where the cycle search's arrays go, and a soft memory limit
+		// that follows the live heap (cmd/hindsight) drops with them
+		rt = graph.Windows{}
+		runtime.GC()
+	}
 	phase.Mark("txn graph")
 	return g
 }
+
+// collectAfterBuild is the fewest vertices for which graph collects the
+// garbage of the build: a collection costs about a millisecond, nothing
+// beside a check of this size (0.3 s and more).
+const collectAfterBuild = 1 << 18
 
 // run finishes a check once the workload's inference and non-cycle checks
 // are done: the graph, the cycle search, and the verdict.

@@ -43,9 +43,9 @@ import (
 //
 // The transactional analyses (issue 21: peak RSS proportional to what
 // must be kept) follow their live heap alone once the history is read: the
-// limit drops to raiseHeadroom times the live heap plus raiseSlack, and the
-// raiser lifts it as the analysis grows, so the peak follows the peak live
-// heap, never the file's budget (which the collector used to fill: 1M
+// limit is raiseHeadroom times the live heap plus raiseSlack after every
+// collection, higher or lower (followLiveHeap), so the peak follows the
+// peak live heap, never the file's budget (which the collector used to fill: 1M
 // list-append txns of histgen's defaults peaked at 514 MB with a limit of
 // twice the file, 436 MB following the live heap at 1.25). Their heap is
 // mostly large pointer-free arrays, cheap to mark, so collecting more
@@ -106,7 +106,7 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 		case w.Memory == workload.MemoryLiveHeap:
 			// from 0: the raiser's first check sets the limit from the
 			// live heap, or, before any collection, after the first
-			raiser = raiseWithLiveHeap(0, raiseHeadroom, raiseSlack, mc)
+			raiser = followLiveHeap(raiseHeadroom, raiseSlack, mc)
 		case small:
 		default:
 			if w.Memory != workload.MemoryOfFile {
@@ -132,12 +132,30 @@ type limitRaiser struct {
 	headroom float64
 	slack    int64
 	mc       *memCap
+	// follow lowers the limit too, to headroom times the live heap plus
+	// slack, when a collection finds less live than the last
+	follow bool
 }
 
 // raiseWithLiveHeap checks the live heap now and after every collection
 // until stop, keeping the limit at least headroom times it plus slack.
 func raiseWithLiveHeap(limit int64, headroom float64, slack int64, mc *memCap) *limitRaiser {
-	r := &limitRaiser{limit: limit, headroom: headroom, slack: slack, mc: mc}
+	return startRaiser(&limitRaiser{limit: limit, headroom: headroom, slack: slack, mc: mc})
+}
+
+// followLiveHeap is raiseWithLiveHeap for an analysis whose live heap
+// alone is its budget (workload.MemoryLiveHeap): the limit is headroom
+// times the live heap plus slack after each collection, lower as well as
+// higher. A check's peak RSS is the highest limit it reached; an analysis
+// that drops large arrays between its peaks (the transactional checks'
+// graph build, then their cycle search) would otherwise fill, in the
+// second, the limit the first set.
+func followLiveHeap(headroom float64, slack int64, mc *memCap) *limitRaiser {
+	return startRaiser(&limitRaiser{headroom: headroom, slack: slack, mc: mc, follow: true})
+}
+
+// startRaiser checks r's limit now and arms it for the next collection.
+func startRaiser(r *limitRaiser) *limitRaiser {
 	r.check()
 	r.arm()
 	return r
@@ -157,7 +175,8 @@ func (r *limitRaiser) arm() {
 // keeps it out of the tiny allocator, which would batch it with others.
 type gcSentinel struct{ _ *int }
 
-// check raises the limit if the live heap needs it; false once stopped.
+// check raises the limit if the live heap needs it (or, following,
+// lowers it if the live heap allows); false once stopped.
 func (r *limitRaiser) check() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -168,7 +187,7 @@ func (r *limitRaiser) check() bool {
 	if live == 0 {
 		return true
 	}
-	if need := r.mc.soft(int64(r.headroom*float64(live)) + r.slack); need > r.limit {
+	if need := r.mc.soft(int64(r.headroom*float64(live)) + r.slack); need > r.limit || r.follow && need < r.limit {
 		r.limit = need
 		debug.SetMemoryLimit(need)
 	}

@@ -213,3 +213,38 @@ func TestMemoryBudgetOfATxnHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitFollowerDropsWithTheLiveHeap checks that the limit of a
+// transactional check (followLiveHeap) rises with the live heap and falls
+// back once that heap is garbage and collected, where a raiser's stays.
+func TestLimitFollowerDropsWithTheLiveHeap(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	keep := make([]byte, 64<<20)
+	for i := range keep {
+		keep[i] = byte(i)
+	}
+	debug.SetMemoryLimit(1 << 20)
+	r := followLiveHeap(raiseHeadroom, raiseSlack, &memCap{limit: 1 << 50})
+	defer r.stop()
+	waitFor := func(what string, ok func(int64) bool) int64 {
+		t.Helper()
+		var got int64
+		for range 500 {
+			runtime.GC()
+			if got = debug.SetMemoryLimit(-1); ok(got) {
+				return got
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("limit %d: never %s", got, what)
+		return 0
+	}
+	high := waitFor("at least the 64 MB live plus the slack", func(l int64) bool { return l >= int64(len(keep))+raiseSlack })
+	runtime.KeepAlive(keep)
+	keep = nil
+	low := waitFor("below 64 MB once they are garbage", func(l int64) bool { return l < 64<<20 })
+	if low < raiseSlack {
+		t.Errorf("limit %d after falling from %d: below the slack %d", low, high, raiseSlack)
+	}
+}
