@@ -1,6 +1,9 @@
 package graph
 
-import "slices"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // This file keeps realtime order sparse. Real-time order links every txn
 // of a frontier (the ok txns completed and not yet superseded) to each txn
@@ -43,23 +46,55 @@ type Windows struct {
 	// predecessors' successors, which the searches' one-chain walk does
 	// not follow.
 	ReachOnly bool
-	windows   []window
-	share     []int32 // ReachOnly: per window, its run's hub, or -1
-	base      int32   // the first hub's vertex
-	used      bool    // some window goes through hubs
+	// packed holds the windows in the order added, each as its lo, hi
+	// and target less the previous window's, zigzag varints: a frontier
+	// moves forward a little at a time and txns are invoked in about the
+	// order their vertices are numbered, so a window takes 3 to 5 bytes
+	// where three int32s take 12. They are alive at a transactional
+	// check's peak, the graph's build, and read in order only.
+	packed []byte
+	n      int     // windows added
+	last   window  // the last window added
+	share  []int32 // ReachOnly: per window, its run's hub, or -1
+	base   int32   // the first hub's vertex
+	used   bool    // some window goes through hubs
 }
 
 // window links Seq[lo:hi] to target.
 type window struct{ lo, hi, target int32 }
 
-// Grow makes room for n more windows, so that n calls of Add allocate once.
-func (w *Windows) Grow(n int) { w.windows = slices.Grow(w.windows, n) }
+// Grow makes room for n more windows of the usual size, so that n calls
+// of Add allocate once when their windows are that small.
+func (w *Windows) Grow(n int) { w.packed = slices.Grow(w.packed, 4*n) }
 
 // Add notes that every vertex of Seq[lo:hi] is to be linked to target (an
 // empty window is dropped).
 func (w *Windows) Add(lo, hi int, target int32) {
-	if lo < hi {
-		w.windows = append(w.windows, window{int32(lo), int32(hi), target})
+	if lo >= hi {
+		return
+	}
+	x := window{int32(lo), int32(hi), target}
+	w.packed = binary.AppendVarint(w.packed, int64(x.lo)-int64(w.last.lo))
+	w.packed = binary.AppendVarint(w.packed, int64(x.hi)-int64(w.last.hi))
+	w.packed = binary.AppendVarint(w.packed, int64(x.target)-int64(w.last.target))
+	w.n, w.last = w.n+1, x
+}
+
+// all yields the windows in the order they were added, with their
+// numbers. Cost: O(windows).
+func (w *Windows) all(yield func(int, window) bool) {
+	var x window
+	b := w.packed
+	for i := range w.n {
+		d, k := binary.Varint(b)
+		x.lo, b = x.lo+int32(d), b[k:]
+		d, k = binary.Varint(b)
+		x.hi, b = x.hi+int32(d), b[k:]
+		d, k = binary.Varint(b)
+		x.target, b = x.target+int32(d), b[k:]
+		if !yield(i, x) {
+			return
+		}
 	}
 }
 
@@ -71,7 +106,7 @@ func (w *Windows) Number(base int32) (hubs int, viaHubs int64) {
 	if len(w.Seq) < 2 {
 		return 0, 0
 	}
-	for _, x := range w.windows {
+	for _, x := range w.all {
 		if x.hi-x.lo > MinHubWindow {
 			w.used = true
 			break
@@ -82,9 +117,9 @@ func (w *Windows) Number(base int32) (hubs int, viaHubs int64) {
 	}
 	hubs = len(w.Seq) - 1
 	if w.ReachOnly {
-		w.share = make([]int32, len(w.windows))
+		w.share = make([]int32, w.n)
 		var last window
-		for i, x := range w.windows {
+		for i, x := range w.all {
 			w.share[i] = -1
 			if x.hi-x.lo <= MinHubWindow {
 				continue
@@ -95,7 +130,7 @@ func (w *Windows) Number(base int32) (hubs int, viaHubs int64) {
 			w.share[i], last = base+int32(hubs)-1, x
 		}
 	}
-	for _, x := range w.windows {
+	for _, x := range w.all {
 		viaHubs += w.link(x, func(int32, int32, Rel) {})
 	}
 	return hubs, viaHubs
@@ -120,7 +155,7 @@ func (w *Windows) Emit(add func(from, to int32, rel Rel)) {
 			add(w.node(i), w.node(i/2), Realtime)
 		}
 	}
-	for i, x := range w.windows {
+	for i, x := range w.all {
 		if w.share == nil || w.share[i] < 0 {
 			w.link(x, add)
 			continue

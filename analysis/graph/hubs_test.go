@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -235,4 +236,55 @@ func TestHubsRedeliverBlocked(t *testing.T) {
 	if !ok || !slices.Equal(c.Vertices, []int32{x, w}) || !slices.Equal(c.Rels, []Rel{Realtime, Realtime}) {
 		t.Errorf("cycle %v %v (found %v), want [0 2] [realtime realtime]", c.Vertices, c.Rels, ok)
 	}
+}
+
+// TestWindowsKeepEveryWindow adds windows in every order (growing, going
+// back, far apart, at the ends of int32) and wants each back, in order,
+// from the packed form; empty windows are dropped.
+func TestWindowsKeepEveryWindow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var w Windows
+	var want []window
+	add := func(lo, hi int, target int32) {
+		w.Add(lo, hi, target)
+		if lo < hi {
+			want = append(want, window{int32(lo), int32(hi), target})
+		}
+	}
+	lo, hi := 0, 1
+	for range 5000 {
+		switch rng.IntN(4) {
+		case 0: // a frontier moving on
+			lo += rng.IntN(3)
+			hi = max(hi+rng.IntN(3), lo+1)
+			add(lo, hi, int32(rng.IntN(1000)))
+		case 1: // anywhere
+			a, b := rng.IntN(math.MaxInt32), rng.IntN(math.MaxInt32)
+			add(min(a, b), max(a, b), int32(rng.Int32()))
+		case 2: // empty
+			add(hi, lo, 7)
+		default: // the extremes
+			add(0, math.MaxInt32, math.MaxInt32)
+			add(math.MaxInt32-1, math.MaxInt32, 0)
+		}
+	}
+	var got []window
+	for i, x := range w.all {
+		if i != len(got) {
+			t.Fatalf("window %d numbered %d", len(got), i)
+		}
+		got = append(got, x)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%d windows back, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+	}
+}
+
+func firstDiff(a, b []window) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
