@@ -15,6 +15,7 @@
 package graph
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -184,55 +185,82 @@ func bumpOwn(c *int32) int32 { *c++; return *c - 1 }
 // sorted and merged after they are filled, so the graph does not depend on
 // the order in which edges arrive, nor on the number of workers.
 func Build(n int, e Edges) *Graph {
-	deg := make([]int32, n)
+	start := make([]int32, n+1)
 	e.each(func(from, to int32, _ Rel, bump func(*int32) int32) {
 		if from != to {
-			bump(&deg[from])
+			bump(&start[from+1])
 		}
 	})
-	return fill(deg, e)
+	return fill(start, e)
 }
 
-// fill builds the graph on vertices 0..len(deg)-1 whose out-degrees are at
-// most deg (which it overwrites) with one pass of e, then sorts each row
-// by target and merges its parallel edges (relations or-ed), compacting in
-// place. It returns nil when e exceeds a bound.
-func fill(deg []int32, e Edges) *Graph {
-	n := len(deg)
-	start := make([]int32, n+1)
-	for v, d := range deg {
-		start[v+1] = start[v] + d
+// fill builds the graph on vertices 0..n-1 (n = len(start)-1) whose
+// out-degrees start[1:] holds, with one pass of e, then sorts each row by
+// target and merges its parallel edges (relations or-ed), compacting in
+// place. One array of n+1 int32s is each row's start and, while the rows
+// fill, the row's next free slot: the build's arrays are alive at a
+// transactional check's peak, and a second one would cost 4 bytes a
+// vertex, hubs included (170 MB at 22M list-append txns). Once filled, a
+// row's cursor is the next row's start, and they move up by one. Each
+// row's degree is kept up to 255 in a byte, so that a fill pass that gave
+// a row another number of edges than the count pass is caught; fill then
+// returns nil, as for more edges than the count gave in all.
+func fill(start []int32, e Edges) *Graph {
+	n := len(start) - 1
+	deg := make([]uint8, n)
+	for v := range n {
+		deg[v] = uint8(min(start[v+1], math.MaxUint8))
+		start[v+1] += start[v]
 	}
 	total := start[n]
 	to := make([]int32, total)
 	rel := make([]Rel, total)
-	end := deg // reused: the next free slot of each row
-	copy(end, start[:n])
 	var over atomic.Bool
 	e.each(func(from, t int32, r Rel, bump func(*int32) int32) {
 		if from == t {
 			return
 		}
-		slot := bump(&end[from])
-		if slot >= start[from+1] {
+		slot := bump(&start[from])
+		if slot >= total {
 			over.Store(true)
 			return
 		}
 		to[slot] = t
 		rel[slot] = r
 	})
-	if over.Load() {
+	if over.Load() || !filledAsCounted(start, deg) {
 		return nil
 	}
-	w := mergeRows(start, end, to, rel)
+	if n > 0 {
+		copy(start[1:n], start[:n-1]) // each row's cursor ended at the next row's start
+		start[0] = 0
+	}
+	w := mergeRows(start, to, rel)
 	return &Graph{start: start, to: slices.Clip(to[:w]), rel: slices.Clip(rel[:w])}
+}
+
+// filledAsCounted reports whether each row got as many edges as the count
+// pass gave it (deg, up to 255; a row of 255 or more, at least 255) and
+// the last row ended at the end: start holds each row's cursor after the
+// fill, so row v filled start[v-1] (0 for row 0) up to start[v].
+func filledAsCounted(start []int32, deg []uint8) bool {
+	prev := int32(0)
+	for v, d := range deg {
+		got := start[v] - prev
+		if got < int32(d) || d < math.MaxUint8 && got != int32(d) {
+			return false
+		}
+		prev = start[v]
+	}
+	return prev == start[len(deg)]
 }
 
 // mergeRows sorts each row of to and rel by target and merges its
 // parallel edges (relations or-ed), with CompactRows: one row function
-// per worker, each with its own buffer for sortRow.
-func mergeRows(start, end, to []int32, rel []Rel) int32 {
-	return CompactRows(start, end, func() func(v int, a, b, w int32) int32 {
+// per worker, each with its own buffer for sortRow. Every row is full (it
+// ends where the next starts).
+func mergeRows(start, to []int32, rel []Rel) int32 {
+	return CompactRows(start, nil, func() func(v int, a, b, w int32) int32 {
 		var packed []uint64
 		return func(_ int, a, b, w int32) int32 {
 			if !slices.IsSorted(to[a:b]) {

@@ -402,3 +402,55 @@ func TestEachComponentSameResults(t *testing.T) {
 		t.Errorf("%d components ran out of the budget (want the big one), %d found a cycle (want the small ones with a wr edge)", exhausted, found)
 	}
 }
+
+// TestBuildCatchesAnEmitterThatChanges gives Build emitters whose second
+// pass (the fill) differs from the first (the count): an edge moved to
+// another row, one more, one less. Build must refuse each (nil), and build
+// rows of more than 255 edges (whose degree fill keeps only as "255 or
+// more") like Builder.
+func TestBuildCatchesAnEmitterThatChanges(t *testing.T) {
+	base := []testEdge{{0, 1, WW}, {0, 2, WR}, {2, 3, RW}, {3, 0, WW}, {4, 1, Process}, {5, 4, Realtime}}
+	changes := map[string]func([]testEdge) []testEdge{
+		"an edge moved to another row": func(es []testEdge) []testEdge { es[2].u = 1; return es },
+		"one edge more":                func(es []testEdge) []testEdge { return append(es, testEdge{1, 2, WW}) },
+		"one edge less":                func(es []testEdge) []testEdge { return es[1:] },
+		"a row's edge to itself":       func(es []testEdge) []testEdge { es[4].v = es[4].u; return es },
+	}
+	for name, change := range changes {
+		t.Run(name, func(t *testing.T) {
+			pass := 0
+			g := BuildFunc(6, func(add func(int32, int32, Rel)) {
+				pass++
+				es := slices.Clone(base)
+				if pass == 2 {
+					es = change(es)
+				}
+				for _, x := range es {
+					add(x.u, x.v, x.rel)
+				}
+			})
+			if g != nil {
+				t.Fatalf("built a graph of %d edges from an emitter whose fill pass differs from its count", g.E())
+			}
+		})
+	}
+	// rows of 255 edges and more, beside small ones
+	r := rand.New(rand.NewPCG(9, 10))
+	n := 700
+	var es []testEdge
+	for _, u := range []int32{3, 200, 699} {
+		for range 255 + r.IntN(400) {
+			es = append(es, testEdge{u, int32(r.IntN(n)), Rel(1 << r.IntN(5))})
+		}
+	}
+	es = append(es, randomEdges(r, n, 2000, 5)...)
+	r.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
+	got := BuildFunc(n, func(add func(int32, int32, Rel)) {
+		for _, x := range es {
+			add(x.u, x.v, x.rel)
+		}
+	})
+	if got == nil || !sameGraph(got, builderGraph(n, es)) {
+		t.Fatalf("rows of 255 edges and more: Build (%v) and Builder disagree", got != nil)
+	}
+}

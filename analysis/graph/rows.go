@@ -42,20 +42,38 @@ var compactMinRows = 1 << 14
 // n) (dst < src; the ranges may overlap, as copy allows), and start
 // becomes the rows' new starts, start[n] their end, which CompactRows
 // returns. end may be start[:n] itself, for rows that start empty and
-// that row fills (each row's end is read before its start is rewritten).
-// The result does not depend on the cut. O(rows + items) beside
-// the rows' own work.
+// that row fills (each row's end is read before its start is rewritten);
+// or nil, for rows that are full: row v's items end at start[v+1]. The
+// result does not depend on the cut. O(rows + items) beside the rows' own
+// work.
 func CompactRows(start, end []int32, newRow func() func(v int, a, b, w int32) int32, move func(dst, src, n int32)) int32 {
-	n := len(end)
+	n := len(start) - 1
 	size := max(compactMinRows, n/(8*runtime.GOMAXPROCS(0))+1)
 	pieces := (n + size - 1) / size
 	top := make([]int32, pieces) // where each piece's rewritten stretch ends
+	// full rows: the end of each piece's last row, read before any piece
+	// rewrites the next one's first start
+	var bound []int32
+	if end == nil {
+		bound = make([]int32, pieces)
+		for p := range pieces {
+			bound[p] = start[min(n, (p+1)*size)]
+		}
+	}
 	par.Pieces(n, size, func() func(p, lo, hi int) {
 		row := newRow()
 		return func(p, lo, hi int) {
 			w := start[lo]
 			for v := lo; v < hi; v++ {
-				a, b := start[v], end[v]
+				a, b := start[v], int32(0)
+				switch {
+				case end != nil:
+					b = end[v]
+				case v+1 < hi:
+					b = start[v+1]
+				default:
+					b = bound[p]
+				}
 				start[v] = w
 				w = row(v, a, b, w)
 			}
