@@ -198,13 +198,13 @@ func Build(n int, e Edges) *Graph {
 // out-degrees start[1:] holds, with one pass of e, then sorts each row by
 // target and merges its parallel edges (relations or-ed), compacting in
 // place. One array of n+1 int32s is each row's start and, while the rows
-// fill, the row's next free slot: the build's arrays are alive at a
-// transactional check's peak, and a second one would cost 4 bytes a
-// vertex, hubs included (170 MB at 22M list-append txns). Once filled, a
-// row's cursor is the next row's start, and they move up by one. Each
-// row's degree is kept up to 255 in a byte, so that a fill pass that gave
-// a row another number of edges than the count pass is caught; fill then
-// returns nil, as for more edges than the count gave in all.
+// fill, the row's next free slot (CursorsToStarts puts the starts back):
+// the build's arrays are alive at a transactional check's peak, and a
+// second one would cost 4 bytes a vertex, hubs included (170 MB at 22M
+// list-append txns). Each row's degree is kept up to 255 in a byte, so
+// that a fill pass that gave a row another number of edges than the count
+// pass is caught; fill then returns nil, as for more edges than the count
+// gave in all.
 func fill(start []int32, e Edges) *Graph {
 	n := len(start) - 1
 	deg := make([]uint8, n)
@@ -231,10 +231,7 @@ func fill(start []int32, e Edges) *Graph {
 	if over.Load() || !filledAsCounted(start, deg) {
 		return nil
 	}
-	if n > 0 {
-		copy(start[1:n], start[:n-1]) // each row's cursor ended at the next row's start
-		start[0] = 0
-	}
+	CursorsToStarts(start)
 	w := mergeRows(start, to, rel)
 	return &Graph{start: start, to: slices.Clip(to[:w]), rel: slices.Clip(rel[:w])}
 }

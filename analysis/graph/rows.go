@@ -2,7 +2,6 @@ package graph
 
 import (
 	"runtime"
-	"slices"
 
 	"github.com/hindsight-dev/hindsight/internal/par"
 )
@@ -19,12 +18,24 @@ func Rows(n int, each func(f func(row, item int32))) (start, items []int32) {
 		start[r] += start[r-1]
 	}
 	items = make([]int32, start[n])
-	next := slices.Clone(start[:n])
 	each(func(r, it int32) {
-		items[next[r]] = it
-		next[r]++
+		items[start[r]] = it
+		start[r]++
 	})
+	CursorsToStarts(start)
 	return start, items
+}
+
+// CursorsToStarts turns the cursors of full rows back into their starts.
+// A fill that takes row v's slots from start[v] on, bumping it, leaves
+// start[v] at row v+1's start once every row is full; the cursors move up
+// by one and start[0] is 0 again. So a layout's fill needs no second array
+// of a cursor a row. O(rows).
+func CursorsToStarts(start []int32) {
+	if n := len(start) - 1; n > 0 {
+		copy(start[1:n], start[:n-1])
+		start[0] = 0
+	}
 }
 
 // compactMinRows is the fewest rows CompactRows gives a piece (a variable:

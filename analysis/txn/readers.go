@@ -36,15 +36,12 @@ func (ix *readerIndex) build(n, items int, each func(lo, hi int, f func(st, r in
 	}
 	recs := make([]int32, ix.start[n])
 	// each row's start is its fill cursor too (no second array of a
-	// counter a state, 110 MB at 22M list-append txns); once full, a
-	// row's cursor is the next row's start, and they move up by one
+	// counter a state, 110 MB at 22M list-append txns), put back once the
+	// rows are full (graph.CursorsToStarts)
 	par.EachRange(items, 1<<12, func(lo, hi int) {
 		each(lo, hi, func(st, r int32) { recs[atomic.AddInt32(&ix.start[st], 1)-1] = r })
 	})
-	if n > 0 {
-		copy(ix.start[1:n], ix.start[:n-1])
-		ix.start[0] = 0
-	}
+	graph.CursorsToStarts(ix.start)
 	w := graph.CompactRows(ix.start, nil, func() func(v int, a, b, w int32) int32 {
 		return func(_ int, a, b, w int32) int32 {
 			if row := recs[a:b]; !slices.IsSorted(row) {

@@ -296,10 +296,10 @@ func (c *checker) graph() *graph.Graph {
 	g := graph.BuildHubs(int(n), hubs, viaHubs, e)
 	c.inf.built()
 	if n >= collectAfterBuild {
-		// the windows and the builder's counts are garbage now, a tenth of
-		// the heap at the build's peak: collected here, they are not
-		// where the cycle search's arrays go, and a soft memory limit
-		// that follows the live heap (cmd/hindsight) drops with them
+		// the windows and what the build needed only while filling are
+		// garbage now: collected here, they are not where the cycle
+		// search's arrays go, and a soft memory limit that follows the
+		// live heap (cmd/hindsight) drops with them
 		rt = graph.Windows{}
 		runtime.GC()
 	}
