@@ -10,6 +10,11 @@
 //	                            (go tool pprof reads it) at the end of
 //	                            phase NAME to hindsight-NAME.heap in the
 //	                            temporary folder
+//	HINDSIGHT_PHASES=rss        also the process's resident memory at the
+//	                            end of each phase and its peak so far
+//	                            (VmRSS and VmHWM of /proc/self/status,
+//	                            Linux only), with no collection: where a
+//	                            run's peak RSS is reached
 //
 // Each Mark prints one line on standard error: the phase's name, the
 // wall time since the process started, and the wall and CPU time since
@@ -34,8 +39,8 @@ import (
 
 // config is what HINDSIGHT_PHASES asks for.
 type config struct {
-	on, heap bool
-	profile  string // the phase whose end writes a heap profile
+	on, heap, rss bool
+	profile       string // the phase whose end writes a heap profile
 }
 
 // parse reads the value of HINDSIGHT_PHASES.
@@ -45,6 +50,8 @@ func parse(v string) config {
 		return config{}
 	case v == "heap":
 		return config{on: true, heap: true}
+	case v == "rss":
+		return config{on: true, rss: true}
 	case strings.HasPrefix(v, "heap@"):
 		return config{on: true, heap: true, profile: strings.TrimPrefix(v, "heap@")}
 	}
@@ -89,6 +96,9 @@ func mark(name string) {
 			line += "  profile " + writeProfile(name)
 		}
 	}
+	if cfg.rss {
+		line += "  " + rss(procStatus)
+	}
 	fmt.Fprintln(out, line)
 	// the collection and the printing are not the next phase's
 	lastAt, lastCPU = time.Since(start), cputime.Used()
@@ -110,6 +120,30 @@ func writeProfile(name string) string {
 		return err.Error()
 	}
 	return path
+}
+
+// procStatus is where rss reads the process's memory figures.
+var procStatus = "/proc/self/status"
+
+// rss returns the resident memory now and at its peak so far, in MiB, as
+// the file at path (a /proc/PID/status) gives them, or why it cannot.
+func rss(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "rss unknown (" + err.Error() + ")"
+	}
+	kib := func(field string) string {
+		for line := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(line, field+":"); ok {
+				var n int64
+				if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &n); err == nil {
+					return fmt.Sprintf("%7.1f MiB", float64(n)/1024)
+				}
+			}
+		}
+		return "    ? MiB"
+	}
+	return "rss " + kib("VmRSS") + "  peak " + kib("VmHWM")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }

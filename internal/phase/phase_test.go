@@ -15,6 +15,7 @@ func TestParse(t *testing.T) {
 		"1":         {on: true},
 		"heap":      {on: true, heap: true},
 		"heap@read": {on: true, heap: true, profile: "read"},
+		"rss":       {on: true, rss: true},
 	} {
 		if got := parse(v); got != want {
 			t.Errorf("parse(%q) = %+v, want %+v", v, got, want)
@@ -53,5 +54,34 @@ func TestMark(t *testing.T) {
 	}
 	if fi, err := os.Stat(lines[1][3]); err != nil || fi.Size() == 0 {
 		t.Fatalf("profile: %v", err)
+	}
+}
+
+// TestMarkRSS checks the rss line: both figures from a status file, in
+// MiB, and what it says when the file is missing or lacks them.
+func TestMarkRSS(t *testing.T) {
+	defer func(c config, p string) { cfg, out, procStatus = c, os.Stderr, p }(cfg, procStatus)
+	var buf bytes.Buffer
+	out = &buf
+	cfg = parse("rss")
+	dir := t.TempDir()
+	status := filepath.Join(dir, "status")
+	if err := os.WriteFile(status, []byte("Name:\thindsight\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	procStatus = status
+	Mark("read")
+	if want := regexp.MustCompile(`^phase read +at .* ms  rss +100\.0 MiB  peak +200\.0 MiB\n$`); !want.Match(buf.Bytes()) {
+		t.Fatalf("rss: got %q", buf.String())
+	}
+	for name, file := range map[string]string{"missing": filepath.Join(dir, "none"), "empty": status + "2"} {
+		buf.Reset()
+		_ = os.WriteFile(status+"2", nil, 0o644)
+		procStatus = file
+		Mark(name)
+		want := map[string]string{"missing": `rss unknown \(.*\)`, "empty": `rss +\? MiB  peak +\? MiB`}[name]
+		if !regexp.MustCompile(want + `\n$`).Match(buf.Bytes()) {
+			t.Fatalf("%s status file: got %q", name, buf.String())
+		}
 	}
 }
