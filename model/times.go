@@ -1,6 +1,9 @@
 package model
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Times is the :time column of a history (History.Time), kept beside the
 // ops rather than in them, in 4 bytes an op where an int64 takes 8. Positions are
@@ -17,12 +20,11 @@ type Times struct {
 	wide   []int64  // the times of wide blocks, timeBlock a block
 }
 
-// timeBlk is one block of Times: narrow (wide < 0) with base, or wide,
-// its times at wide[w : w+timeBlock].
+// timeBlk is one block of Times: narrow (wide < 0) with base, NoTime
+// until the block holds a time, or wide, its times at wide[w : w+timeBlock].
 type timeBlk struct {
 	base int64
 	wide int32
-	set  bool // base is set: the block has held a time other than NoTime
 }
 
 const (
@@ -39,7 +41,7 @@ func (x *Times) Len() int { return len(x.delta) }
 func (x *Times) Append(t int64) {
 	pos := len(x.delta)
 	if pos&(timeBlock-1) == 0 {
-		x.blocks = append(x.blocks, timeBlk{wide: -1})
+		x.blocks = append(x.blocks, timeBlk{base: NoTime, wide: -1})
 	}
 	b := &x.blocks[len(x.blocks)-1]
 	if b.wide >= 0 {
@@ -51,8 +53,8 @@ func (x *Times) Append(t int64) {
 		x.delta = append(x.delta, noDelta)
 		return
 	}
-	if !b.set {
-		b.base, b.set = t, true
+	if b.base == NoTime {
+		b.base = t
 	}
 	if d := uint64(t) - uint64(b.base); t >= b.base && d < noDelta {
 		x.delta = append(x.delta, uint32(d))
@@ -90,6 +92,7 @@ func (x *Times) At(pos int) int64 {
 
 // Concat appends y's times after x's. Cost: O(y.Len()).
 func (x *Times) Concat(y *Times) {
+	x.delta = slices.Grow(x.delta, len(y.delta))
 	for p := range y.delta {
 		x.Append(y.At(p))
 	}
