@@ -55,6 +55,7 @@ type Windows struct {
 	packed []byte
 	n      int     // windows added
 	last   window  // the last window added
+	long   bool    // some window is longer than MinHubWindow
 	share  []int32 // ReachOnly: per window, its run's hub, or -1
 	base   int32   // the first hub's vertex
 	used   bool    // some window goes through hubs
@@ -78,6 +79,7 @@ func (w *Windows) Add(lo, hi int, target int32) {
 	w.packed = binary.AppendVarint(w.packed, int64(x.hi)-int64(w.last.hi))
 	w.packed = binary.AppendVarint(w.packed, int64(x.target)-int64(w.last.target))
 	w.n, w.last = w.n+1, x
+	w.long = w.long || hi-lo > MinHubWindow
 }
 
 // all yields the windows in the order they were added, with their
@@ -102,36 +104,28 @@ func (w *Windows) all(yield func(int, window) bool) {
 // are (0 when every window is short) and how many of the windows' edges
 // go through them, for BuildHubs.
 func (w *Windows) Number(base int32) (hubs int, viaHubs int64) {
-	w.base, w.used = base, false
-	if len(w.Seq) < 2 {
-		return 0, 0
-	}
-	for _, x := range w.all {
-		if x.hi-x.lo > MinHubWindow {
-			w.used = true
-			break
-		}
-	}
+	w.base, w.used = base, w.long && len(w.Seq) >= 2
 	if !w.used {
 		return 0, 0
 	}
 	hubs = len(w.Seq) - 1
 	if w.ReachOnly {
 		w.share = make([]int32, w.n)
-		var last window
-		for i, x := range w.all {
-			w.share[i] = -1
-			if x.hi-x.lo <= MinHubWindow {
-				continue
-			}
-			if hubs == len(w.Seq)-1 || x.lo != last.lo || x.hi != last.hi {
-				hubs++ // a new run: its own hub, the last one
-			}
-			w.share[i], last = base+int32(hubs)-1, x
-		}
 	}
-	for _, x := range w.all {
+	var last window
+	for i, x := range w.all { // one pass: decoding the windows is most of it
 		viaHubs += w.link(x, func(int32, int32, Rel) {})
+		if !w.ReachOnly {
+			continue
+		}
+		w.share[i] = -1
+		if x.hi-x.lo <= MinHubWindow {
+			continue
+		}
+		if hubs == len(w.Seq)-1 || x.lo != last.lo || x.hi != last.hi {
+			hubs++ // a new run: its own hub, the last one
+		}
+		w.share[i], last = base+int32(hubs)-1, x
 	}
 	return hubs, viaHubs
 }
