@@ -1,9 +1,6 @@
 package model
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // Times is the :time column of a history (History.Time), kept beside the
 // ops rather than in them, in 4 bytes an op where an int64 takes 8. Positions are
@@ -92,7 +89,6 @@ func (x *Times) At(pos int) int64 {
 
 // Concat appends y's times after x's. Cost: O(y.Len()).
 func (x *Times) Concat(y *Times) {
-	x.delta = slices.Grow(x.delta, len(y.delta))
 	for p := range y.delta {
 		x.Append(y.At(p))
 	}
