@@ -32,7 +32,7 @@ func (g *Graph) SCC() [][]int32 {
 // components is SCC with the hubs in the components.
 func (g *Graph) components() [][]int32 {
 	var comps [][]int32
-	pearce(g.N(), whole{g.start, g.to},
+	pearce(g.N(), whole{g},
 		func(members []int32) {
 			comp := slices.Clone(members)
 			slices.Sort(comp)
@@ -68,19 +68,20 @@ func pearce[G sccView](n int, g G, done func(members []int32)) {
 	rindex := make([]int32, n)
 	notRoot := make([]uint64, (n+63)/64)
 	// the vertices waiting for their component, and the stack of calls (a
-	// vertex and its next edge): sized once, since a depth-first walk
-	// along realtime order can hold most of the graph (grown by append,
-	// their copies and fresh pages took half to three quarters of the
-	// time: BenchmarkSCC)
+	// vertex and its next edge; the row's end is looked up again at each
+	// step, not kept: 4 bytes a vertex, 90 MB at 22M list-append txns):
+	// sized once, since a depth-first walk along realtime order can hold
+	// most of the graph (grown by append, their copies and fresh pages
+	// took half to three quarters of the time: BenchmarkSCC)
 	stack := make([]int32, 0, n)
-	type frame struct{ v, next, end int32 }
+	type frame struct{ v, next int32 }
 	call := make([]frame, 0, n)
 	index, comp := int32(1), int32(n)
 	visit := func(v int32) {
 		rindex[v] = index
 		index++
-		a, b := g.row(v)
-		call = append(call, frame{v, a, b})
+		a, _ := g.row(v)
+		call = append(call, frame{v, a})
 	}
 	for root := range int32(n) {
 		if rindex[root] != 0 {
@@ -90,7 +91,7 @@ func pearce[G sccView](n int, g G, done func(members []int32)) {
 		for len(call) > 0 {
 			f := &call[len(call)-1]
 			v := f.v
-			if f.next < f.end {
+			if _, end := g.row(v); f.next < end {
 				w := g.to(f.next)
 				f.next++
 				switch {
@@ -143,10 +144,10 @@ type sccView interface {
 }
 
 // whole is a Graph's own vertices and edges, for pearce.
-type whole struct{ start, targets []int32 }
+type whole struct{ g *Graph }
 
-func (w whole) row(v int32) (int32, int32) { return w.start[v], w.start[v+1] }
-func (w whole) to(e int32) int32           { return w.targets[e] }
+func (w whole) row(v int32) (int32, int32) { return w.g.start[v], w.g.start[v+1] }
+func (w whole) to(e int32) int32           { return w.g.target(e) }
 
 // AnyCycle returns some cycle of comp, a strongly connected component from
 // SCC, found by walking from its first vertex along the first edge that
@@ -176,16 +177,14 @@ func (s *Searcher) AnyCycle(comp []int32, prec *Precedence) Cycle {
 // the step.
 func (t *search) next(v int32) (int32, Rel) {
 	g := t.s.g
-	to, rel := g.Out(v)
-	for j, w := range to {
-		if t.s.comp[w] != 0 && w != v && !g.IsHub(w) {
-			return w, rel[j]
+	for _, a := range g.Out(v) {
+		if w := a.To(); t.s.comp[w] != 0 && w != v && !g.IsHub(w) {
+			return w, a.Rel()
 		}
 	}
 	for h := g.hubOf(v); h >= 0 && t.s.comp[h] != 0; h = g.hubOf(h) {
-		to, _ := g.Out(h)
-		for _, w := range to {
-			if t.s.comp[w] != 0 && !g.IsHub(w) {
+		for _, a := range g.Out(h) {
+			if w := a.To(); t.s.comp[w] != 0 && !g.IsHub(w) {
 				return w, Realtime
 			}
 		}

@@ -3,9 +3,9 @@
 // relations (ww, wr, rw, process, realtime), its strongly connected
 // components, and a typed shortest-cycle search.
 //
-// The graph is stored as compressed sparse rows (one int32 target and one
-// relation byte per edge) because histories of a million operations give
-// several million edges; a map-of-maps graph (gonum's simple.DirectedGraph)
+// The graph is stored as compressed sparse rows (one 32-bit word per edge,
+// its target and its relations packed: Arc) because histories of a million
+// operations give several million edges; a map-of-maps graph (gonum's simple.DirectedGraph)
 // costs over a hundred bytes an edge. *Graph implements gonum's
 // graph.Directed, so gonum's algorithms run on it unchanged; the tests check
 // the iterative SCC here (Pearce's variant of Tarjan's) against gonum's
@@ -15,6 +15,8 @@
 package graph
 
 import (
+	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -102,8 +104,7 @@ func (b *Builder) Build(n int) *Graph {
 		return int(x.to - y.to)
 	})
 	g := &Graph{start: make([]int32, n+1)}
-	g.to = make([]int32, 0, len(es))
-	g.rel = make([]Rel, 0, len(es))
+	g.arcs = make([]Arc, 0, len(es))
 	for i := 0; i < len(es); {
 		e := es[i]
 		r := e.rel
@@ -111,8 +112,7 @@ func (b *Builder) Build(n int) *Graph {
 		for ; j < len(es) && es[j].from == e.from && es[j].to == e.to; j++ {
 			r |= es[j].rel
 		}
-		g.to = append(g.to, e.to)
-		g.rel = append(g.rel, r)
+		g.arcs = append(g.arcs, MakeArc(e.to, r))
 		g.start[e.from+1]++
 		i = j
 	}
@@ -126,7 +126,7 @@ func (b *Builder) Build(n int) *Graph {
 // generator, without materialising an edge list: emit is called twice, once
 // to count each vertex's out-degree and once to fill the rows, then each row
 // is sorted and its parallel edges merged (relations or-ed). Self-loops are
-// dropped. Memory is the graph itself (5 bytes an edge plus 4 a vertex);
+// dropped. Memory is the graph itself (4 bytes an edge plus 4 a vertex);
 // Builder needs 12 bytes an edge more, and sorts all edges at once.
 func BuildFunc(n int, emit func(add func(from, to int32, rel Rel))) *Graph {
 	return Build(n, Edges{Serial: emit})
@@ -183,8 +183,13 @@ func bumpOwn(c *int32) int32 { *c++; return *c - 1 }
 // Build builds the graph on vertices 0..n-1 from the edges e generates,
 // as BuildFunc does, with e's ranges emitted on every core. Rows are
 // sorted and merged after they are filled, so the graph does not depend on
-// the order in which edges arrive, nor on the number of workers.
+// the order in which edges arrive, nor on the number of workers. It
+// returns nil when n is more than MaxVertices (TooLarge says so), or when
+// e emitted other edges in its second pass than in its first.
 func Build(n int, e Edges) *Graph {
+	if n > MaxVertices {
+		return nil
+	}
 	start := make([]int32, n+1)
 	e.each(func(from, to int32, _ Rel, bump func(*int32) int32) {
 		if from != to {
@@ -213,8 +218,7 @@ func fill(start []int32, e Edges) *Graph {
 		start[v+1] += start[v]
 	}
 	total := start[n]
-	to := make([]int32, total)
-	rel := make([]Rel, total)
+	arcs := make([]Arc, total)
 	var over atomic.Bool
 	e.each(func(from, t int32, r Rel, bump func(*int32) int32) {
 		if from == t {
@@ -225,15 +229,14 @@ func fill(start []int32, e Edges) *Graph {
 			over.Store(true)
 			return
 		}
-		to[slot] = t
-		rel[slot] = r
+		arcs[slot] = MakeArc(t, r)
 	})
 	if over.Load() || !filledAsCounted(start, deg) {
 		return nil
 	}
 	CursorsToStarts(start)
-	w := mergeRows(start, to, rel)
-	return &Graph{start: start, to: slices.Clip(to[:w]), rel: slices.Clip(rel[:w])}
+	w := mergeRows(start, arcs)
+	return &Graph{start: start, arcs: slices.Clip(arcs[:w])}
 }
 
 // filledAsCounted reports whether each row got as many edges as the count
@@ -252,103 +255,98 @@ func filledAsCounted(start []int32, deg []uint8) bool {
 	return prev == start[len(deg)]
 }
 
-// mergeRows sorts each row of to and rel by target and merges its
-// parallel edges (relations or-ed), with CompactRows: one row function
-// per worker, each with its own buffer for sortRow. Every row is full (it
-// ends where the next starts).
-func mergeRows(start, to []int32, rel []Rel) int32 {
+// mergeRows sorts each row of arcs by target and merges its parallel
+// edges (relations or-ed), with CompactRows: one row function per worker.
+// Every row is full (it ends where the next starts).
+func mergeRows(start []int32, arcs []Arc) int32 {
 	return CompactRows(start, nil, func() func(v int, a, b, w int32) int32 {
-		var packed []uint64
 		return func(_ int, a, b, w int32) int32 {
-			if !slices.IsSorted(to[a:b]) {
-				packed = sortRow(to[a:b], rel[a:b], packed)
-			}
+			sortRow(arcs[a:b])
 			first := w
 			for i := a; i < b; i++ {
-				if w > first && to[w-1] == to[i] {
-					rel[w-1] |= rel[i]
+				if w > first && arcs[w-1].To() == arcs[i].To() {
+					arcs[w-1] |= arcs[i] & relMask
 					continue
 				}
-				to[w], rel[w] = to[i], rel[i]
+				arcs[w] = arcs[i]
 				w++
 			}
 			return w
 		}
 	}, func(dst, src, n int32) {
-		copy(to[dst:dst+n], to[src:src+n])
-		copy(rel[dst:dst+n], rel[src:src+n])
+		copy(arcs[dst:dst+n], arcs[src:src+n])
 	})
 }
 
-// sortRow sorts a row's targets, moving each relation with its target
-// (the order among equal targets does not matter: they are merged). A row
-// is usually a sorted run followed by a few more edges (an emitter that
-// goes through the targets in order for one relation, then adds others):
-// the rest is sorted on its own, by insertion when short, else packed into
-// one word per edge in buf and sorted as integers, and merged with the run.
-// It returns buf for reuse.
-func sortRow(to []int32, rel []Rel, buf []uint64) []uint64 {
-	if len(to) < 2 {
-		return buf
-	}
+// sortRow sorts a row's arcs, which sorts them by target (arcs of one
+// target are merged after, in any order). A row is usually a sorted run
+// followed by a few more arcs (an emitter that goes through the targets in
+// order for one relation, then adds others): only a row out of order is
+// sorted, the rest by insertion when it is short.
+func sortRow(row []Arc) {
 	k := 1
-	for k < len(to) && to[k-1] <= to[k] {
+	for k < len(row) && row[k-1] <= row[k] {
 		k++
 	}
-	tt, tr := to[k:], rel[k:]
-	if len(tt) <= 24 {
-		for i := 1; i < len(tt); i++ {
-			t, r := tt[i], tr[i]
-			j := i
-			for ; j > 0 && tt[j-1] > t; j-- {
-				tt[j], tr[j] = tt[j-1], tr[j-1]
-			}
-			tt[j], tr[j] = t, r
+	if k >= len(row) {
+		return
+	}
+	if len(row)-k > 24 {
+		slices.Sort(row)
+		return
+	}
+	for i := k; i < len(row); i++ {
+		a := row[i]
+		j := i
+		for ; j > 0 && row[j-1] > a; j-- {
+			row[j] = row[j-1]
 		}
-	} else {
-		buf = buf[:0]
-		for i, t := range tt {
-			buf = append(buf, pack(t, tr[i]))
-		}
-		slices.Sort(buf)
-		for i, x := range buf {
-			tt[i], tr[i] = int32(x>>8), Rel(x)
-		}
+		row[j] = a
 	}
-	if len(tt) == 0 || to[k-1] <= tt[0] {
-		return buf
-	}
-	// merge the run, saved in buf, with the sorted rest, from the front
-	buf = buf[:0]
-	for i, t := range to[:k] {
-		buf = append(buf, pack(t, rel[i]))
-	}
-	i, j, w := 0, k, 0
-	for i < len(buf) && j < len(to) {
-		if t := int32(buf[i] >> 8); t <= to[j] {
-			to[w], rel[w] = t, Rel(buf[i])
-			i++
-		} else {
-			to[w], rel[w] = to[j], rel[j]
-			j++
-		}
-		w++
-	}
-	for ; i < len(buf); i, w = i+1, w+1 {
-		to[w], rel[w] = int32(buf[i]>>8), Rel(buf[i])
-	}
-	return buf
 }
 
-// pack puts a target and a relation in one word that sorts by target.
-func pack(t int32, r Rel) uint64 { return uint64(uint32(t))<<8 | uint64(r) }
+// findArc returns the position in row (sorted, as Out returns it) of the
+// arc to v, and whether there is one. O(log len(row)).
+func findArc(row []Arc, v int32) (int, bool) {
+	return slices.BinarySearchFunc(row, v, func(a Arc, v int32) int { return cmp.Compare(a.To(), v) })
+}
+
+// Arc is one edge of a Graph's row: its target and its relations in one
+// word, the target above relBits, so that sorting a row's arcs sorts them
+// by target. 4 bytes an edge where a target and a Rel apart took 5 (at 22M
+// list-append transactions the graph has about 133M edges: 133 MB less at
+// the check's peak); the price is MaxVertices.
+type Arc uint32
+
+const (
+	relBits = 5 // Rel's five relations
+	relMask = 1<<relBits - 1
+)
+
+// MaxVertices is the most vertices a Graph has, hubs included: a target
+// has 32-relBits bits. Build returns nil for a larger n.
+const MaxVertices = 1 << (32 - relBits)
+
+// TooLarge is the unknown reason of a check that could not build a graph
+// of n vertices: more than MaxVertices.
+func TooLarge(n int) string {
+	return fmt.Sprintf("a graph of %d vertices is more than the %d hindsight's graphs hold; its cycles were not searched", n, MaxVertices)
+}
+
+// MakeArc is the arc to t with relations r.
+func MakeArc(t int32, r Rel) Arc { return Arc(uint32(t)<<relBits | uint32(r)&relMask) }
+
+// To is the arc's target.
+func (a Arc) To() int32 { return int32(a >> relBits) }
+
+// Rel is the arc's relations.
+func (a Arc) Rel() Rel { return Rel(a & relMask) }
 
 // Graph is an immutable directed graph with relation-labelled edges on
 // vertices 0..N()-1.
 type Graph struct {
 	start []int32
-	to    []int32
-	rel   []Rel
+	arcs  []Arc
 	// reverse adjacency, built on first use by To.
 	rstart, rfrom []int32
 	// hubs are the last hubs vertices (hubs.go); viaHubs counts the
@@ -362,23 +360,25 @@ func (g *Graph) N() int { return len(g.start) - 1 }
 
 // E is the number of (merged) edges, hub edges included (Edges counts
 // the edges between real vertices the graph stands for).
-func (g *Graph) E() int { return len(g.to) }
+func (g *Graph) E() int { return len(g.arcs) }
 
-// Out returns the targets and relations of v's outgoing edges, sorted by
-// target. The slices alias the graph: do not modify them.
-func (g *Graph) Out(v int32) ([]int32, []Rel) {
-	a, b := g.start[v], g.start[v+1]
-	return g.to[a:b], g.rel[a:b]
+// Out returns v's outgoing edges, sorted by target. The slice aliases the
+// graph: do not modify it.
+func (g *Graph) Out(v int32) []Arc {
+	return g.arcs[g.start[v]:g.start[v+1]]
 }
+
+// target is the target of the edge at position e of the graph's arcs.
+func (g *Graph) target(e int32) int32 { return g.arcs[e].To() }
 
 // RelBetween returns the relations of the edge u → v, or 0; between real
 // vertices of a graph with hubs, Realtime too when u reaches v through
 // hubs (hubs.go).
 func (g *Graph) RelBetween(u, v int32) Rel {
 	var r Rel
-	to, rel := g.Out(u)
-	if i, ok := slices.BinarySearch(to, v); ok {
-		r = rel[i]
+	out := g.Out(u)
+	if i, ok := findArc(out, v); ok {
+		r = out[i].Rel()
 	}
 	if g.hubs > 0 && r&Realtime == 0 && !g.IsHub(u) && !g.IsHub(v) && g.viaHub(u, v) {
 		r |= Realtime
@@ -425,8 +425,12 @@ func (g *Graph) From(id int64) gg.Nodes {
 	if !g.has(id) {
 		return gg.Empty
 	}
-	to, _ := g.Out(int32(id))
-	return idNodes(to)
+	out := g.Out(int32(id))
+	ns := make([]gg.Node, len(out))
+	for i, a := range out {
+		ns[i] = simple.Node(a.To())
+	}
+	return iterator.NewOrderedNodes(ns)
 }
 
 // To returns the nodes with an edge to id (gonum graph.Directed).
@@ -461,16 +465,17 @@ func (g *Graph) Edge(u, v int64) gg.Edge {
 func (g *Graph) buildReverse() {
 	n := g.N()
 	g.rstart = make([]int32, n+1)
-	for _, t := range g.to {
-		g.rstart[t+1]++
+	for _, a := range g.arcs {
+		g.rstart[a.To()+1]++
 	}
 	for v := 1; v <= n; v++ {
 		g.rstart[v] += g.rstart[v-1]
 	}
-	g.rfrom = make([]int32, len(g.to))
+	g.rfrom = make([]int32, len(g.arcs))
 	fill := slices.Clone(g.rstart[:n])
 	for u := 0; u < n; u++ {
-		for _, t := range g.to[g.start[u]:g.start[u+1]] {
+		for _, a := range g.Out(int32(u)) {
+			t := a.To()
 			g.rfrom[fill[t]] = int32(u)
 			fill[t]++
 		}

@@ -75,9 +75,8 @@ func bruteShortest(g *Graph, q CycleQuery) int {
 		return f
 	}
 	dfs = func(start, v int32, flags []uint32) {
-		to, rel := g.Out(v)
-		for i, w := range to {
-			r := rel[i] & q.Allowed
+		for _, a := range g.Out(v) {
+			w, r := a.To(), a.Rel()&q.Allowed
 			if r == 0 {
 				continue
 			}
@@ -256,7 +255,7 @@ func builderGraph(n int, es []testEdge) *Graph {
 
 // sameGraph reports whether a and b have the same rows, targets and relations.
 func sameGraph(a, b *Graph) bool {
-	return slices.Equal(a.start, b.start) && slices.Equal(a.to, b.to) && slices.Equal(a.rel, b.rel)
+	return slices.Equal(a.start, b.start) && slices.Equal(a.arcs, b.arcs)
 }
 
 func TestBuildFuncMatchesBuilder(t *testing.T) {
@@ -313,30 +312,38 @@ func TestBuildRangesMatchesBuilder(t *testing.T) {
 // relations still beside their targets.
 func TestSortRow(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	var buf []uint64
 	for range 2000 {
 		n := r.IntN(120)
 		run := r.IntN(n + 1)
-		to := make([]int32, n)
-		rel := make([]Rel, n)
-		for i := range to {
-			to[i] = r.Int32N(50)
-			rel[i] = Rel(1) << r.IntN(5)
+		row := make([]Arc, n)
+		for i := range row {
+			row[i] = MakeArc(r.Int32N(50), Rel(1)<<r.IntN(5))
 		}
-		slices.Sort(to[:run])
-		pairs := func() []uint64 {
-			var p []uint64
-			for i := range to {
-				p = append(p, pack(to[i], rel[i]))
+		slices.SortFunc(row[:run], func(a, b Arc) int { return int(a.To() - b.To()) })
+		want := slices.Sorted(slices.Values(row))
+		sortRow(row)
+		if !slices.IsSortedFunc(row, func(a, b Arc) int { return int(a.To() - b.To()) }) || !slices.Equal(slices.Sorted(slices.Values(row)), want) {
+			t.Fatalf("row of %d edges (run %d): got %v", n, run, row)
+		}
+	}
+}
+
+// TestArcKeepsTargetAndRelations packs the extreme targets with every set
+// of relations, and checks that Build refuses more vertices than an arc
+// can name.
+func TestArcKeepsTargetAndRelations(t *testing.T) {
+	for _, v := range []int32{0, 1, 12345, MaxVertices - 1} {
+		for r := Rel(0); r <= WW|WR|Process|Realtime|RW; r++ {
+			if a := MakeArc(v, r); a.To() != v || a.Rel() != r {
+				t.Fatalf("MakeArc(%d, %v) = %d: target %d, relations %v", v, r, a, a.To(), a.Rel())
 			}
-			slices.Sort(p)
-			return p
 		}
-		want := pairs()
-		buf = sortRow(to, rel, buf)
-		if !slices.IsSorted(to) || !slices.Equal(pairs(), want) {
-			t.Fatalf("row of %d edges (run %d): got %v %v", n, run, to, rel)
-		}
+	}
+	if MakeArc(5, RW) <= MakeArc(4, WW|WR|Process|Realtime|RW) {
+		t.Fatal("arcs do not sort by target first")
+	}
+	if g := Build(MaxVertices+1, Edges{}); g != nil {
+		t.Fatalf("Build(MaxVertices+1) = a graph of %d vertices, want nil", g.N())
 	}
 }
 

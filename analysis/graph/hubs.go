@@ -195,10 +195,13 @@ func (w *Windows) link(x window, add func(from, to int32, rel Rel)) (viaHubs int
 
 // BuildHubs is Build for a graph of real vertices 0..real-1 and hubs
 // real..real+hubs-1 (numbered by Windows), whose hub paths stand for
-// viaHubs realtime edges (the sum of Number's counts, for Edges).
+// viaHubs realtime edges (the sum of Number's counts, for Edges); nil
+// where Build returns nil.
 func BuildHubs(real, hubs int, viaHubs int64, e Edges) *Graph {
 	g := Build(real+hubs, e)
-	g.hubs, g.viaHubs = int32(hubs), viaHubs
+	if g != nil {
+		g.hubs, g.viaHubs = int32(hubs), viaHubs
+	}
 	return g
 }
 
@@ -219,8 +222,8 @@ func (g *Graph) Edges() int64 {
 	n := int32(g.Real())
 	e := g.viaHubs
 	for u := range n {
-		to, _ := g.Out(u)
-		for _, v := range to {
+		for _, a := range g.Out(u) {
+			v := a.To()
 			if v >= n {
 				continue
 			}
@@ -240,8 +243,8 @@ func (g *Graph) hubOf(v int32) int32 {
 		return -1
 	}
 	a, b := g.start[v], g.start[v+1]
-	if a < b && g.IsHub(g.to[b-1]) {
-		return g.to[b-1]
+	if a < b && g.IsHub(g.target(b-1)) {
+		return g.target(b - 1)
 	}
 	return -1
 }
@@ -250,8 +253,7 @@ func (g *Graph) hubOf(v int32) int32 {
 // which makes u → v a realtime edge. O(log V · log degree).
 func (g *Graph) viaHub(u, v int32) bool {
 	for h := g.hubOf(u); h >= 0; h = g.hubOf(h) {
-		to, _ := g.Out(h)
-		if _, ok := slices.BinarySearch(to, v); ok {
+		if _, ok := findArc(g.Out(h), v); ok {
 			return true
 		}
 	}
@@ -260,8 +262,7 @@ func (g *Graph) viaHub(u, v int32) bool {
 
 // hasDirect reports whether u has an edge of its own to v.
 func (g *Graph) hasDirect(u, v int32) bool {
-	to, _ := g.Out(u)
-	_, ok := slices.BinarySearch(to, v)
+	_, ok := findArc(g.Out(u), v)
 	return ok
 }
 

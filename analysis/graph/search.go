@@ -246,12 +246,12 @@ func (t *search) starts() []int32 {
 		if p < 0 {
 			continue
 		}
-		to, rel := g.Out(v)
-		for j, w := range to {
+		for _, a := range g.Out(v) {
+			w := a.To()
 			if s.comp[w] == 0 || t.part[t.local(w)] != p {
 				continue
 			}
-			o, rw := sp.options(rel[j])
+			o, rw := sp.options(a.Rel())
 			bits := t.reqBits(o)
 			if rw {
 				bits |= t.reqBits(RW) | 1<<t.nreq
@@ -331,15 +331,15 @@ func (t *search) tree(start int32, bestLen int, limit int64) (closed int32, exha
 func (t *search) expand(cur int32, depth int) {
 	g := t.s.g
 	v := t.comp[cur/t.S]
-	to, rel := g.Out(v)
-	for j, w := range to {
+	for _, a := range g.Out(v) {
+		w := a.To()
 		if !t.inPart(w) {
 			continue
 		}
 		if g.IsHub(w) {
 			t.throughHubs(cur, v, w, depth)
 		} else {
-			r := rel[j]
+			r := a.Rel()
 			if g.hubs > 0 && r&Realtime == 0 && t.realtimeMatters(r) && g.viaHub(v, w) {
 				r |= Realtime // the pair is also linked through hubs
 			}
@@ -424,8 +424,8 @@ func (t *search) throughHubs(cur, v, h int32, depth int) {
 		hs := t.local(h)*t.S + nf*t.rwn + nrw
 		if s.stamp[hs] != s.gen {
 			s.stamp[hs] = s.gen
-			to, _ := g.Out(h)
-			for _, x := range to {
+			for _, a := range g.Out(h) {
+				x := a.To()
 				if g.IsHub(x) || !t.inPart(x) {
 					continue
 				}

@@ -171,10 +171,11 @@ type within struct {
 func (w within) row(i int32) (int32, int32) { v := w.comp[i]; return w.g.start[v], w.g.start[v+1] }
 
 func (w within) to(e int32) int32 {
-	if !w.use(w.g.rel[e]) {
+	a := w.g.arcs[e]
+	if !w.use(a.Rel()) {
 		return -1
 	}
-	return w.at[w.g.to[e]] - 1
+	return w.at[a.To()] - 1
 }
 
 // startsOnRW says whether every wanted cycle can be rotated to start with

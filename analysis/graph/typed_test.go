@@ -98,8 +98,8 @@ func bruteTyped(g *Graph, sp Spec) int {
 		if best != 0 && len(path) >= best {
 			return
 		}
-		to, rel := g.Out(v)
-		for i, w := range to {
+		for _, a := range g.Out(v) {
+			w := a.To()
 			if w == start {
 				cyc := append(slices.Clone(path), v)
 				var steps [][]Rel
@@ -107,7 +107,6 @@ func bruteTyped(g *Graph, sp Spec) int {
 					a, b := cyc[j], cyc[(j+1)%len(cyc)]
 					steps = append(steps, stepChoices(g.RelBetween(a, b)))
 				}
-				_ = rel[i]
 				rels = rels[:0]
 				if choose(0, steps) && (best == 0 || len(cyc) < best) {
 					best = len(cyc)

@@ -104,9 +104,8 @@ func TestRewrittenLog(t *testing.T) {
 			g, vrec := c.buildGraph()
 			var wwEdges [][2]int64
 			for v := range g.N() {
-				to, rels := g.Out(int32(v))
-				for i, u := range to {
-					if rels[i]&graph.WW != 0 {
+				for _, a := range g.Out(int32(v)) {
+					if u := a.To(); a.Rel()&graph.WW != 0 {
 						wwEdges = append(wwEdges, [2]int64{c.compIdx(vrec[v]), c.compIdx(vrec[u])})
 					}
 				}

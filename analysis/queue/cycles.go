@@ -68,12 +68,20 @@ func (c *checker) cycles() {
 	st.GraphVertices, st.GraphEdges = int64(len(d.vrec)), edges
 	comps := d.scc(stretches)
 	st.Components = int64(len(comps))
+	if d.tooLarge > 0 {
+		c.res.UnknownReasons = append(c.res.UnknownReasons, graph.TooLarge(d.tooLarge))
+	}
 	if len(comps) == 0 {
 		return
 	}
 	vrec := d.vrec
 	found := make([]compCycles, len(comps))
-	graph.EachComponent(d.inside(comps), comps, func(s *graph.Searcher, i int) {
+	in := d.inside(comps)
+	if in == nil {
+		c.res.UnknownReasons = append(c.res.UnknownReasons, graph.TooLarge(len(vrec)))
+		return
+	}
+	graph.EachComponent(in, comps, func(s *graph.Searcher, i int) {
 		found[i] = c.searchComponent(s, comps[i])
 	})
 	for i, comp := range comps {

@@ -31,6 +31,9 @@ type depGraph struct {
 	rtLo, rtHi []int32
 	// Under --ww-deps, the ww predecessors of v are wwFrom[wwStart[v]:wwStart[v+1]].
 	wwStart, wwFrom []int32
+	// tooLarge is the most vertices of a stretch's graph that scc could
+	// not build (more than graph.MaxVertices), or 0
+	tooLarge int
 }
 
 // newDepGraph gathers what the edges come from (see buildGraph for the
@@ -207,6 +210,10 @@ func (d *depGraph) scc(stretches [][2]int32) [][]int32 {
 			},
 			Serial: rt.Emit,
 		})
+		if g == nil {
+			d.tooLarge = max(d.tooLarge, int(hi-lo+1)+hubs)
+			continue
+		}
 		for _, comp := range g.SCC() {
 			for i := range comp {
 				comp[i] += lo

@@ -102,8 +102,8 @@ func shortestCycleThrough(g *graph.Graph, comp []int32, start int32) []int32 {
 	for len(queue) > 0 {
 		u := queue[0]
 		queue = queue[1:]
-		to, _ := g.Out(u)
-		for _, w := range to {
+		for _, a := range g.Out(u) {
+			w := a.To()
 			if _, in := prev[w]; !in {
 				continue
 			}

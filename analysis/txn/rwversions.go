@@ -384,7 +384,14 @@ func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 				add(e.from, e.to, graph.WW)
 			}
 		})
-		comps = g.SCC()
+		if g == nil {
+			// no candidate is accepted: one of a cyclic order would
+			// make cycles of its own
+			c.res.UnknownReasons = append(c.res.UnknownReasons, graph.TooLarge(n))
+			cand = nil
+		} else {
+			comps = g.SCC()
+		}
 		for _, comp := range comps {
 			bad[rw.keyOfNode(comp[0])] = true
 		}

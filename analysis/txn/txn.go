@@ -317,6 +317,12 @@ const collectAfterBuild = 1 << 18
 func (c *checker) run(start time.Time) *analysis.Result {
 	g := c.graph()
 	st := &c.res.Stats
+	if g == nil {
+		c.res.UnknownReasons = append(c.res.UnknownReasons, graph.TooLarge(len(c.vrec)))
+		c.finish()
+		st.ElapsedMS = time.Since(start).Milliseconds()
+		return c.res
+	}
 	st.GraphVertices, st.GraphEdges = int64(g.Real()), g.Edges()
 	if g.E() == 0 && !c.realtimeToFailed() {
 		c.add(EmptyTransactionGraph, &Instance{Evidence: analysis.Evidence{Witness: []int64{}}})
