@@ -5,8 +5,8 @@
 //
 // The graph is stored as compressed sparse rows (one 32-bit word per edge,
 // its target and its relations packed: Arc) because histories of a million
-// operations give several million edges; a map-of-maps graph (gonum's simple.DirectedGraph)
-// costs over a hundred bytes an edge. *Graph implements gonum's
+// operations give several million edges; a map-of-maps graph (gonum's
+// simple.DirectedGraph) costs over a hundred bytes an edge. *Graph implements gonum's
 // graph.Directed, so gonum's algorithms run on it unchanged; the tests check
 // the iterative SCC here (Pearce's variant of Tarjan's) against gonum's
 // topo.TarjanSCC. Gonum has no
