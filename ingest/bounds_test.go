@@ -3,9 +3,11 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -379,5 +381,82 @@ func TestLongTransactionKeepsEveryMicroOp(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestWideSpansAndOffsets reads list reads and polls whose spans are too
+// long for a micro-op to hold itself, and sends whose offsets are too far
+// out, each beside ordinary ones, so that model.History.MopWide holds some
+// of them and (in TestPackageInBlocks' runs) several blocks' MopWide are
+// joined: every list, poll and offset must come back whole.
+func TestWideSpansAndOffsets(t *testing.T) {
+	list := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = strconv.Itoa(i)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	}
+	poll := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf("%d [[%d %d]]", 10+i, i, 7*i)
+		}
+		return "{" + strings.Join(parts, " ") + "}"
+	}
+	lengths := []int{3, 1<<16 - 1, 2, 70_000, 1<<16 - 2}
+	offsets := []int64{5, -3, 1 << 50, math.MaxInt64, 0, math.MinInt64 + 1}
+	var sb strings.Builder
+	idx := 0
+	op := func(typ, f, value string) {
+		fmt.Fprintf(&sb, "{:index %d :type :%s :process 0 :f :%s :value %s}\n", idx, typ, f, value)
+		idx++
+	}
+	for _, n := range lengths {
+		op("invoke", "txn", "[[:r 1 nil]]")
+		op("ok", "txn", "[[:r 1 "+list(n)+"]]")
+	}
+	for _, n := range lengths {
+		op("invoke", "poll", "[[:poll]]")
+		op("ok", "poll", "[[:poll "+poll(n)+"]]")
+	}
+	for i, off := range offsets {
+		op("invoke", "send", fmt.Sprintf("[[:send 3 %d]]", i))
+		op("ok", "send", fmt.Sprintf("[[:send 3 [%d %d]]]", off, i))
+	}
+	h := readString(t, "wide", sb.String(), Options{})
+	pos := 1
+	for _, n := range lengths {
+		m := &h.MopsOf(&h.Ops[pos])[0]
+		es := h.ElemsOf(m)
+		if len(es) != n {
+			t.Fatalf("list read of %d elements: %d back", n, len(es))
+		}
+		for i, e := range es {
+			if h.MsgValue(e).Int != int64(i) {
+				t.Fatalf("list read of %d elements: element %d is %v", n, i, h.MsgValue(e))
+			}
+		}
+		pos += 2
+	}
+	for _, n := range lengths {
+		kps := h.PollsOf(&h.MopsOf(&h.Ops[pos])[0])
+		if len(kps) != n {
+			t.Fatalf("poll of %d keys: %d back", n, len(kps))
+		}
+		for i := range kps {
+			rs := h.ReadsOf(&kps[i])
+			if h.KeyAtom(kps[i].Key).Int != int64(10+i) || len(rs) != 1 || rs[0].Offset() != int64(i) || h.MsgValue(rs[0].Msg).Int != int64(7*i) {
+				t.Fatalf("poll of %d keys: key %d is %v %v", n, i, h.KeyAtom(kps[i].Key), rs)
+			}
+		}
+		pos += 2
+	}
+	for _, off := range offsets {
+		m := &h.MopsOf(&h.Ops[pos])[0]
+		if got := h.Offset(m); got != off || !m.Done || !m.HasOffset() {
+			t.Errorf("send at offset %d: read back %d", off, got)
+		}
+		pos += 2
 	}
 }

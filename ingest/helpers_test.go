@@ -45,7 +45,7 @@ func render(h *model.History, op *model.Op) string {
 				sb.WriteString("!key-mismatch")
 			}
 			if m.Done {
-				sb.WriteString("@" + offset(m.Offset()))
+				sb.WriteString("@" + offset(h.Offset(&m)))
 			}
 		case model.MopPoll:
 			sb.WriteString("poll")

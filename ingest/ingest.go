@@ -292,6 +292,7 @@ func read(r io.Reader, name string, opts Options, hint int) (*model.History, err
 	b.SetExtOwners(hookNames(opts.Decoders))
 	h := b.History()
 	h.Ops, h.Indices, h.Lines, h.Times = d.ops.join(), d.indices, d.lines, d.times
+	h.CompactElems()
 	return h, nil
 }
 

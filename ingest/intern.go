@@ -48,7 +48,7 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 			m.Key = d.key(&sm.key)
 			m.Msg = d.msg(m.Key, &sm.val)
 			if sm.done {
-				m.SetOffset(sm.off)
+				d.b.SetOffset(m, sm.off)
 			}
 		case model.MopAppend, model.MopWrite:
 			m.Key = d.key(&sm.key)
@@ -71,12 +71,12 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 						d.elemBuf = append(d.elemBuf, d.msg(m.Key, &d.reads[int(sm.p0)+j].val))
 					}
 				}
-				m.Polls = d.storeList(m.Key)
+				d.b.SetSpan(m, d.storeList(m.Key))
 			}
 		case model.MopPoll:
 			if n := int(sm.p1 - sm.p0); n > 0 {
-				var polls []model.KeyPoll
-				m.Polls, polls = d.b.Polls(n)
+				sp, polls := d.b.Polls(n)
+				d.b.SetSpan(m, sp)
 				for j := range polls {
 					sp := &d.polls[int(sm.p0)+j]
 					kp := &polls[j]

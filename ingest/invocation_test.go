@@ -40,7 +40,7 @@ func TestInvocationMopsHeldUntilCompletion(t *testing.T) {
 	}
 	p, _ := model.Pair(h)
 	inv := h.InvocationMops(0, p)
-	if len(inv) != 1 || inv[0].Done || inv[0].Offset() != model.NoOffset || h.MsgValue(inv[0].Msg).Int != 2 {
+	if len(inv) != 1 || inv[0].Done || h.Offset(&inv[0]) != model.NoOffset || h.MsgValue(inv[0].Msg).Int != 2 {
 		t.Errorf("rebuilt invocation micro-ops %+v", inv)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -121,6 +122,10 @@ type part struct {
 	elemB       int32
 	xwordB      int32
 	xkeyB       int32
+	// the block's MopWide, which renumber rewrites in place and finish
+	// appends to the history's, at wideB
+	wide  []int64
+	wideB int32
 }
 
 // parallelRead holds the state of one parallel read.
@@ -152,8 +157,12 @@ type parallelRead struct {
 	xkeys    model.Store[model.KeyID]
 	extSpans []model.Span
 	extras   []model.OpExtra
-	pending  map[int32]int64 // process -> global position of its open invocation
-	drop     []int64         // invocations whose micro-ops their completion carries
+	// wide holds each merged block's MopWide, in order, for finish; nWide
+	// counts their entries
+	wide    [][]int64
+	nWide   int64
+	pending map[int32]int64 // process -> global position of its open invocation
+	drop    []int64         // invocations whose micro-ops their completion carries
 	// placing counts the merged blocks whose ops, extras and spans are
 	// still being copied into ops, extras and extSpans (part.place):
 	// merge waits for them before it moves those slices.
@@ -532,9 +541,12 @@ func (pr *parallelRead) merge(p *part) bool {
 	xrecB, ok[4] = pr.xrecs.Adopt(&h.ExtRecs)
 	p.xwordB, ok[5] = pr.xwords.Adopt(&h.ExtWords)
 	p.xkeyB, ok[6] = pr.xkeys.Adopt(&h.ExtKeys)
-	if ok != [7]bool{true, true, true, true, true, true, true} {
+	if ok != [7]bool{true, true, true, true, true, true, true} || pr.nWide+int64(len(h.MopWide)) > math.MaxInt32 {
 		return false
 	}
+	p.wide, p.wideB = h.MopWide, int32(pr.nWide)
+	pr.wide = append(pr.wide, h.MopWide)
+	pr.nWide += int64(len(h.MopWide))
 	// room for the ops, their extras and their spans, which place fills
 	// once the block's turn is over
 	base := pr.n
@@ -657,7 +669,10 @@ func (p *part) renumber() {
 		for i := range c {
 			m := &c[i]
 			switch m.Kind {
-			case model.MopSend, model.MopAppend, model.MopWrite:
+			case model.MopSend:
+				m.Key, m.Msg = km[m.Key], mm[m.Msg]
+				m.Rebase(p.wide, 0, p.wideB)
+			case model.MopAppend, model.MopWrite:
 				m.Key, m.Msg = km[m.Key], mm[m.Msg]
 			case model.MopRead:
 				m.Key = km[m.Key]
@@ -666,9 +681,9 @@ func (p *part) renumber() {
 				}
 			case model.MopReadList:
 				m.Key = km[m.Key]
-				m.Polls = m.Polls.Rebase(p.elemB)
+				m.Rebase(p.wide, p.elemB, p.wideB)
 			case model.MopPoll:
-				m.Polls = m.Polls.Rebase(p.pollB)
+				m.Rebase(p.wide, p.pollB, p.wideB)
 			}
 		}
 	}
@@ -726,6 +741,8 @@ func (pr *parallelRead) finish() *model.History {
 	h.MopStore, h.PollStore, h.ReadStore, h.ElemStore = pr.mops, pr.polls, pr.reads, pr.elems
 	h.ExtSpans, h.ExtRecs, h.ExtWords, h.ExtKeys = pr.extSpans, pr.xrecs, pr.xwords, pr.xkeys
 	h.Extras, h.ExtraPos = pr.extras, pr.extraPos
+	h.MopWide = slices.Concat(pr.wide...)
+	h.CompactElems()
 	return h
 }
 

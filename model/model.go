@@ -217,46 +217,96 @@ type KeyPoll struct {
 	Reads Span // in History.Reads
 }
 
-// Mop is one micro-op. It takes 20 bytes: histories hold millions of them,
-// and only a send has an offset, which it keeps where a poll or a list read
-// keeps its span.
+// Mop is one micro-op. It takes 16 bytes: histories hold millions of them
+// (52M at 22M list-append transactions), and only a send has an offset,
+// which it keeps where a poll or a list read keeps its span, in 48 bits.
+// An offset or a span that does not fit (an offset below 0 or of 2^48 -
+// 2^32 or more, a span of 65,535 elements or more) is kept whole in
+// History.MopWide, and the micro-op holds its index there. So an offset
+// or a span is read through the history (History.Offset, PollsOf,
+// ElemsOf, SpanOf) and set through its Builder (SetOffset, SetSpan).
 type Mop struct {
 	// Key and Msg describe a send, an append, a write or a read.
 	Key KeyID
 	Msg MsgID
-	// Polls describes a completed poll, keys in the order of the history
-	// (History.PollsOf); for a MopReadList, the list's elements
-	// (History.ElemsOf); for a send, its offset (Offset).
-	Polls Span
-	Kind  MopKind
+	// lo and hi: for a poll (History.PollsOf, keys in the order of the
+	// history) and a list read (History.ElemsOf), its span's start and
+	// length; for a send, its offset plus one (0: NoOffset), lo its low
+	// 32 bits; either way, when hi is wideMop, lo is an index in
+	// History.MopWide, which holds the offset or the span whole.
+	lo   uint32
+	hi   uint16
+	Kind MopKind
 	// Done is true when the micro-op is in completed form: a send with an
 	// [offset value] pair (offset may still be NoOffset, for nil), a poll with
 	// a map. An info or fail op may hold micro-ops still in invocation form.
 	Done bool
 }
 
-// Send returns the completed send of message msg to key k at offset off
-// (NoOffset when the history gives none).
-func Send(k KeyID, msg MsgID, off int64) Mop {
-	m := Mop{Kind: MopSend, Key: k, Msg: msg, Done: true}
-	m.SetOffset(off)
-	return m
-}
+// wideMop is a Mop's hi when its offset or span is in History.MopWide.
+const wideMop = math.MaxUint16
 
-// Offset is the offset of a send: NoOffset when it is unknown (nil in the
+// narrowOffsets is the number of offsets a Mop holds itself: 0 up to
+// narrowOffsets-1, stored plus one below hi's wideMop.
+const narrowOffsets = wideMop<<32 - 1
+
+// Offset is the offset of send m: NoOffset when it is unknown (nil in the
 // history, or the send still in invocation form), and for every other kind.
-// The zero Mop's is NoOffset: the offset is stored xor NoOffset.
-func (m *Mop) Offset() int64 {
+// The zero Mop's is NoOffset.
+func (h *History) Offset(m *Mop) int64 {
 	if m.Kind != MopSend {
 		return NoOffset
 	}
-	return (int64(m.Polls.Start)<<32 | int64(uint32(m.Polls.N))) ^ NoOffset
+	if m.hi == wideMop {
+		return h.MopWide[m.lo]
+	}
+	s := int64(m.hi)<<32 | int64(m.lo)
+	if s == 0 {
+		return NoOffset
+	}
+	return s - 1
 }
 
-// SetOffset sets the offset of a send.
-func (m *Mop) SetOffset(off int64) {
-	off ^= NoOffset
-	m.Polls = Span{Start: int32(off >> 32), N: int32(uint32(off))}
+// HasOffset reports whether m is a send with an offset (Offset is not
+// NoOffset).
+func (m *Mop) HasOffset() bool { return m.Kind == MopSend && (m.lo != 0 || m.hi != 0) }
+
+// SpanOf is the span of a poll's keys in PollStore, or of a list read's
+// elements in ElemStore; the zero Span for any other micro-op.
+func (h *History) SpanOf(m *Mop) Span {
+	if m.Kind != MopPoll && m.Kind != MopReadList {
+		return Span{}
+	}
+	if m.hi == wideMop {
+		return unpackSpan(h.MopWide[m.lo])
+	}
+	return Span{Start: int32(m.lo), N: int32(m.hi)}
+}
+
+// packSpan and unpackSpan keep a Span in an int64 of MopWide.
+func packSpan(sp Span) int64 { return int64(uint64(uint32(sp.Start))<<32 | uint64(uint32(sp.N))) }
+
+func unpackSpan(w int64) Span { return Span{Start: int32(uint64(w) >> 32), N: int32(uint32(w))} }
+
+// Rebase moves m into a history that adopted its store's chunks and
+// appended its MopWide: a poll's or list read's span by the chunk base its
+// store was adopted at (Store.Adopt, Span.Rebase), rewriting the wide span
+// in wide, m's own history's MopWide; and m's index in MopWide, if any,
+// by wideBase, where that MopWide begins in the other's.
+func (m *Mop) Rebase(wide []int64, base, wideBase int32) {
+	if m.Kind != MopSend && m.Kind != MopPoll && m.Kind != MopReadList {
+		return
+	}
+	if m.hi != wideMop {
+		if m.Kind != MopSend {
+			m.lo = uint32(Span{Start: int32(m.lo), N: int32(m.hi)}.Rebase(base).Start)
+		}
+		return
+	}
+	if m.Kind != MopSend {
+		wide[m.lo] = packSpan(unpackSpan(wide[m.lo]).Rebase(base))
+	}
+	m.lo += uint32(wideBase)
 }
 
 // Op is one line of a history. It is kept small (12 bytes) because a
@@ -419,6 +469,9 @@ type History struct {
 	ReadStore Store[Read]
 	// ElemStore holds the elements of list-append reads (MopReadList).
 	ElemStore Store[MsgID]
+	// MopWide holds the micro-ops' offsets and spans too wide for a Mop
+	// (Mop): almost always empty.
+	MopWide []int64
 	// ExtRecs, ExtWords and ExtKeys hold what workloads' own decoders read
 	// (ext.go); ExtOwners names those decoders (ExtRec.Owner). ExtSpans,
 	// indexed like Ops, locates an op's records in ExtRecs; it is nil when
@@ -457,7 +510,7 @@ func (h *History) PollsOf(m *Mop) []KeyPoll {
 	if m.Kind != MopPoll {
 		return nil
 	}
-	return h.PollStore.Get(m.Polls)
+	return h.PollStore.Get(h.SpanOf(m))
 }
 
 // ReadsOf returns the [offset value] pairs one poll returned for one key.
@@ -469,7 +522,7 @@ func (h *History) ElemsOf(m *Mop) []MsgID {
 	if m.Kind != MopReadList {
 		return nil
 	}
-	return h.ElemStore.Get(m.Polls)
+	return h.ElemStore.Get(h.SpanOf(m))
 }
 
 // KeyAtom returns the atom of a key.
@@ -811,6 +864,47 @@ func (b *Builder) StoreMops(mops ...Mop) MopRef {
 	r, dst := b.Mops(len(mops))
 	copy(dst, mops)
 	return r
+}
+
+// SetOffset sets the offset of send m (NoOffset for none), in m or, when
+// it does not fit there, in the history's MopWide.
+func (b *Builder) SetOffset(m *Mop, off int64) {
+	switch {
+	case off == NoOffset:
+		m.lo, m.hi = 0, 0
+	case off >= 0 && off < narrowOffsets:
+		s := off + 1
+		m.lo, m.hi = uint32(s), uint16(s>>32)
+	default:
+		m.lo, m.hi = uint32(len(b.h.MopWide)), wideMop
+		b.h.MopWide = append(b.h.MopWide, off)
+	}
+}
+
+// SetSpan sets the span of poll or list read m, in m or, when it is
+// 65,535 long or longer, in the history's MopWide.
+func (b *Builder) SetSpan(m *Mop, sp Span) {
+	if sp.N < wideMop {
+		m.lo, m.hi = uint32(sp.Start), uint16(sp.N)
+		return
+	}
+	m.lo, m.hi = uint32(len(b.h.MopWide)), wideMop
+	b.h.MopWide = append(b.h.MopWide, packSpan(sp))
+}
+
+// Send returns the completed send of message msg to key k at offset off
+// (NoOffset when the history gives none).
+func (b *Builder) Send(k KeyID, msg MsgID, off int64) Mop {
+	m := Mop{Kind: MopSend, Key: k, Msg: msg, Done: true}
+	b.SetOffset(&m, off)
+	return m
+}
+
+// Spanned returns m with span sp set (SetSpan): a convenience for
+// building histories in code.
+func (b *Builder) Spanned(m Mop, sp Span) Mop {
+	b.SetSpan(&m, sp)
+	return m
 }
 
 // StorePolls copies one poll micro-op's key entries into the history.

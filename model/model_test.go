@@ -159,24 +159,90 @@ func TestIndexMap(t *testing.T) {
 	}
 }
 
-// TestMopOffset checks that a send keeps any offset where a poll keeps
-// its span, that a zero Mop's offset is NoOffset, and that a Mop stays 20
-// bytes.
+// TestMopOffset checks that a send keeps any offset, in itself or in
+// MopWide, where a poll keeps its span, that a zero Mop's offset is
+// NoOffset, and that a Mop stays 16 bytes.
 func TestMopOffset(t *testing.T) {
-	if n := unsafe.Sizeof(Mop{}); n != 20 {
-		t.Errorf("a Mop takes %d bytes, want 20", n)
+	if n := unsafe.Sizeof(Mop{}); n != 16 {
+		t.Errorf("a Mop takes %d bytes, want 16", n)
 	}
-	if off := (&Mop{Kind: MopSend}).Offset(); off != NoOffset {
+	b := NewBuilder("offsets")
+	if off := b.History().Offset(&Mop{Kind: MopSend}); off != NoOffset {
 		t.Errorf("zero send: offset %d, want NoOffset", off)
 	}
-	for _, off := range []int64{NoOffset, 0, 1, -1, 1 << 32, -(1 << 32) - 7, math.MaxInt64, math.MinInt64 + 1} {
-		m := Send(3, 4, off)
-		if got := m.Offset(); got != off || m.Key != 3 || m.Msg != 4 || !m.Done {
+	offs := []int64{NoOffset, 0, 1, -1, 1 << 32, -(1 << 32) - 7, math.MaxInt64, math.MinInt64 + 1,
+		narrowOffsets - 2, narrowOffsets - 1, narrowOffsets, 1 << 48}
+	var mops []Mop
+	for _, off := range offs {
+		mops = append(mops, b.Send(3, 4, off))
+	}
+	h := b.History()
+	wide := 0
+	for i, off := range offs {
+		m := mops[i]
+		if got := h.Offset(&m); got != off || m.Key != 3 || m.Msg != 4 || !m.Done || m.HasOffset() != (off != NoOffset) {
 			t.Errorf("Send(3, 4, %d) = %+v, offset %d", off, m, got)
 		}
+		if m.hi == wideMop {
+			wide++
+		}
 		m.Kind = MopAppend
-		if got := m.Offset(); got != NoOffset {
+		if got := h.Offset(&m); got != NoOffset || m.HasOffset() {
 			t.Errorf("an append has offset %d, want NoOffset", got)
 		}
+	}
+	// -1, -(1<<32)-7, MaxInt64, MinInt64+1, narrowOffsets and 1<<48
+	if wide != 6 || len(h.MopWide) != 6 {
+		t.Errorf("%d sends and %d MopWide entries hold their offsets whole, want 6", wide, len(h.MopWide))
+	}
+}
+
+// TestMopSpan checks that polls and list reads keep spans of every length
+// (in MopWide from 65,535 elements on), and that Rebase moves them, and a
+// wide send's index, as Store.Adopt and an appended MopWide require.
+func TestMopSpan(t *testing.T) {
+	b := NewBuilder("spans")
+	var mops []Mop
+	lengths := []int{0, 1, 3, wideMop - 1, wideMop, wideMop + 1, 200000}
+	for _, n := range lengths {
+		es := make([]MsgID, n)
+		for i := range es {
+			es[i] = MsgID(i)
+		}
+		mops = append(mops, b.Spanned(Mop{Kind: MopReadList, Done: true}, b.StoreElems(es...)))
+	}
+	mops = append(mops, b.Send(1, 2, 1<<50))
+	h := b.History()
+	for i, n := range lengths {
+		es := h.ElemsOf(&mops[i])
+		if len(es) != n || n > 0 && (es[0] != 0 || es[n-1] != MsgID(n-1)) {
+			t.Errorf("a list read of %d elements reads back %d", n, len(es))
+		}
+		if got := h.SpanOf(&mops[i]).N; got != int32(n) {
+			t.Errorf("span of %d elements: N %d", n, got)
+		}
+	}
+	// adopted behind 3 chunks, MopWide behind 5 entries
+	var other Store[MsgID]
+	for range 3 {
+		other.Alloc(chunkSize)
+	}
+	base, ok := other.Adopt(&h.ElemStore)
+	if !ok || base != 3 {
+		t.Fatalf("Adopt: base %d, %v", base, ok)
+	}
+	wide := append(make([]int64, 5), h.MopWide...)
+	for i := range mops {
+		mops[i].Rebase(h.MopWide, base, 5)
+	}
+	h2 := &History{ElemStore: other, MopWide: wide}
+	copy(h2.MopWide[5:], h.MopWide)
+	for i, n := range lengths {
+		if es := h2.ElemsOf(&mops[i]); len(es) != n || n > 0 && es[n-1] != MsgID(n-1) {
+			t.Errorf("rebased list read of %d elements reads back %d", n, len(es))
+		}
+	}
+	if got := h2.Offset(&mops[len(mops)-1]); got != 1<<50 {
+		t.Errorf("rebased wide send: offset %d, want %d", got, int64(1)<<50)
 	}
 }

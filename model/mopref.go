@@ -5,7 +5,7 @@ package model
 // op has a handful of micro-ops; an op with longRun or more (a hostile or
 // very unusual history: any count up to the store's 2^31 is kept) has
 // longRun as its count, and its run in the store begins with a header
-// micro-op of kind MopOther whose Polls.N is the real count. No analysis
+// micro-op of kind MopOther whose lo is the real count. No analysis
 // sees the header: History.MopsOf returns the run after it, and ingest's
 // renumbering leaves MopOther alone.
 type MopRef struct {
@@ -41,7 +41,7 @@ func (r MopRef) get(s *Store[Mop]) []Mop {
 		return nil
 	case longRun:
 		run := s.Get(Span{Start: r.start(), N: 1})
-		return s.Get(Span{Start: r.start() + 1, N: run[0].Polls.N})
+		return s.Get(Span{Start: r.start() + 1, N: int32(run[0].lo)})
 	}
 	return s.Get(Span{Start: r.start(), N: int32(r.n)})
 }
@@ -55,6 +55,6 @@ func allocMops(s *Store[Mop], n int) (MopRef, []Mop) {
 		return mopRefAt(sp.Start, uint16(n)), dst
 	}
 	sp, dst := s.Alloc(n + 1)
-	dst[0] = Mop{Kind: MopOther, Polls: Span{N: int32(n)}}
+	dst[0] = Mop{Kind: MopOther, lo: uint32(n)}
 	return mopRefAt(sp.Start, longRun), dst[1:]
 }

@@ -47,7 +47,7 @@ func synthHistory(nOps, keys, procs int) *model.History {
 				add(model.Op{Type: model.Invoke, Process: int32(p), F: model.FSend,
 					Mops: b.StoreMops(model.Mop{Kind: model.MopSend, Key: keyIDs[k], Msg: msg})})
 				add(model.Op{Type: model.OK, Process: int32(p), F: model.FSend,
-					Mops: b.StoreMops(model.Send(keyIDs[k], msg, off))})
+					Mops: b.StoreMops(b.Send(keyIDs[k], msg, off))})
 				logs[k] = append(logs[k], logEntry{msg, off})
 				continue
 			}
@@ -63,8 +63,8 @@ func synthHistory(nOps, keys, procs int) *model.History {
 			}
 			add(model.Op{Type: model.Invoke, Process: int32(p), F: model.FPoll, Mops: b.StoreMops(model.Mop{Kind: model.MopPoll})})
 			add(model.Op{Type: model.OK, Process: int32(p), F: model.FPoll,
-				Mops: b.StoreMops(model.Mop{Kind: model.MopPoll, Done: true,
-					Polls: b.StorePolls(model.KeyPoll{Key: keyIDs[k], Reads: b.StoreReads(reads...)})})})
+				Mops: b.StoreMops(b.Spanned(model.Mop{Kind: model.MopPoll, Done: true},
+					b.StorePolls(model.KeyPoll{Key: keyIDs[k], Reads: b.StoreReads(reads...)})))})
 		}
 	}
 	return b.History()

@@ -116,10 +116,10 @@ func appendMops(b []byte, h *model.History, mops []model.Mop) []byte {
 			b = append(b, ' ')
 			if m.Done {
 				b = append(b, '[')
-				if m.Offset() == model.NoOffset {
+				if off := h.Offset(&m); off == model.NoOffset {
 					b = append(b, "nil"...)
 				} else {
-					b = strconv.AppendInt(b, m.Offset(), 10)
+					b = strconv.AppendInt(b, off, 10)
 				}
 				b = append(b, ' ')
 				b = appendAtom(b, h.MsgValue(m.Msg))

@@ -125,7 +125,7 @@ func firstAbove(offs []int64, pos int64) int {
 // acknowledges reports whether m is a completed send with an offset: in an
 // ok op, the offset the send acknowledged.
 func acknowledges(m *model.Mop) bool {
-	return m.Kind == model.MopSend && m.Done && m.Offset() != model.NoOffset
+	return m.Done && m.HasOffset()
 }
 
 // ackLogs makes each key's ackLog, over the offsets its ok sends
@@ -141,7 +141,7 @@ func (c *checker) ackLogs() []ackLog {
 			}
 			for _, m := range c.h.MopsOf(op) {
 				if acknowledges(&m) {
-					f(m.Key, m.Offset())
+					f(m.Key, c.h.Offset(&m))
 				}
 			}
 		}

@@ -24,9 +24,9 @@ func ring(t testing.TB, n int) (*model.History, model.Pairing) {
 		prev := (i + n - 1) % n
 		b.Add(int64(n+i), int64(n+i), model.Op{Type: model.OK, Process: int32(i), F: model.FTxn,
 			Mops: b.StoreMops(
-				model.Send(k, msg(i), int64(i)),
-				model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(
-					model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(int64(prev), msg(prev)))})},
+				b.Send(k, msg(i), int64(i)),
+				b.Spanned(model.Mop{Kind: model.MopPoll, Done: true}, b.StorePolls(
+					model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(int64(prev), msg(prev)))})),
 			)})
 	}
 	h := b.History()

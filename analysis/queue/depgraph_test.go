@@ -87,10 +87,10 @@ func chain(t testing.TB, n int) (*model.History, model.Pairing) {
 	msg := func(i int) model.MsgID { return b.Msg(k, b.Value(model.IntAtom(int64(i)))) }
 	for i := range n {
 		b.Add(int64(2*i), int64(2*i), model.Op{Type: model.Invoke, Process: 0, F: model.FTxn})
-		mops := []model.Mop{model.Send(k, msg(i), int64(i))}
+		mops := []model.Mop{b.Send(k, msg(i), int64(i))}
 		if i+1 < n {
-			mops = append(mops, model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(
-				model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(int64(i+1), msg(i+1)))})})
+			mops = append(mops, b.Spanned(model.Mop{Kind: model.MopPoll, Done: true}, b.StorePolls(
+				model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(int64(i+1), msg(i+1)))})))
 		}
 		b.Add(int64(2*i+1), int64(2*i+1), model.Op{Type: model.OK, Process: 0, F: model.FTxn,
 			Mops: b.StoreMops(mops...)})

@@ -35,7 +35,7 @@ func fuzzHistory(data []byte) *model.History {
 					if next()%4 != 0 {
 						m.Done = true
 						if next()%5 != 0 {
-							m.SetOffset(int64(next()%8) - 1)
+							b.SetOffset(&m, int64(next()%8)-1)
 						}
 					}
 					mops = append(mops, m)
@@ -52,7 +52,7 @@ func fuzzHistory(data []byte) *model.History {
 							}
 							kps = append(kps, model.KeyPoll{Key: kk, Reads: b.StoreReads(reads...)})
 						}
-						m.Polls = b.StorePolls(kps...)
+						b.SetSpan(&m, b.StorePolls(kps...))
 					}
 					mops = append(mops, m)
 				}

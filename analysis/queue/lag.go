@@ -478,7 +478,7 @@ func (ls *lagState) acknowledge(ri int32, op *model.Op) {
 	}
 	for _, m := range ls.c.h.MopsOf(op) {
 		if acknowledges(&m) && ls.mine(m.Key) {
-			if j, changed := ls.acks[m.Key].add(m.Offset(), t, ri); changed {
+			if j, changed := ls.acks[m.Key].add(ls.c.h.Offset(&m), t, ri); changed {
 				ls.acked(m.Key, j)
 			}
 		}

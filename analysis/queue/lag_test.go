@@ -206,7 +206,7 @@ func lagHistory(rng *rand.Rand) *model.History {
 			m := model.Mop{Kind: model.MopSend, Key: keys[k], Msg: b.Msg(keys[k], b.Value(model.IntAtom(val)))}
 			add(model.Op{Type: model.Invoke, Process: proc, F: model.FSend, Mops: b.StoreMops(m)})
 			m.Done = true
-			m.SetOffset(off)
+			b.SetOffset(&m, off)
 			sent[k] = append(sent[k], off)
 			add(model.Op{Type: model.OK, Process: proc, F: model.FSend, Mops: b.StoreMops(m)})
 		default: // poll some keys, often none
@@ -221,7 +221,7 @@ func lagHistory(rng *rand.Rand) *model.History {
 				kps = append(kps, model.KeyPoll{Key: keys[k], Reads: b.StoreReads(reads...)})
 			}
 			add(model.Op{Type: model.Invoke, Process: proc, F: model.FPoll, Mops: b.StoreMops(model.Mop{Kind: model.MopPoll})})
-			add(model.Op{Type: model.OK, Process: proc, F: model.FPoll, Mops: b.StoreMops(model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(kps...)})})
+			add(model.Op{Type: model.OK, Process: proc, F: model.FPoll, Mops: b.StoreMops(b.Spanned(model.Mop{Kind: model.MopPoll, Done: true}, b.StorePolls(kps...)))})
 		}
 	}
 	return b.History()

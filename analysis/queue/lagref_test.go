@@ -167,8 +167,8 @@ func (c *checker) refLagAndStalls() {
 			return
 		}
 		for _, m := range c.h.MopsOf(op) {
-			if m.Kind == model.MopSend && m.Done && m.Offset() != model.NoOffset {
-				acks[m.Key].add(m.Offset(), opTime, ri) //nolint
+			if m.Done && m.HasOffset() {
+				acks[m.Key].add(c.h.Offset(&m), opTime, ri) //nolint
 			}
 		}
 	})

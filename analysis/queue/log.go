@@ -174,7 +174,7 @@ func (c *checker) observeSends(ls *logState) {
 			switch m.Kind {
 			case model.MopSend:
 				if m.Done {
-					ls.observe(c, m.Msg, m.Offset(), int32(ri), sq, opIdx)
+					ls.observe(c, m.Msg, c.h.Offset(m), int32(ri), sq, opIdx)
 				}
 				sq++
 			case model.MopPoll:

@@ -231,7 +231,7 @@ func (c *checker) sentOffsets() []int64 {
 	for ri := range c.recs {
 		for _, mo := range c.mops(int32(ri)) {
 			if acknowledges(&mo) && c.writer[mo.Msg] == int32(ri) {
-				off[mo.Msg] = mo.Offset()
+				off[mo.Msg] = c.h.Offset(&mo)
 			}
 		}
 	}

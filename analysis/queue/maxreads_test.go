@@ -37,11 +37,11 @@ func TestMaxReadsOrdered(t *testing.T) {
 		i += 2
 	}
 	poll := func(m model.MsgID) model.Mop {
-		return model.Mop{Kind: model.MopPoll, Done: true, Polls: b.StorePolls(
-			model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(5, m))})}
+		return b.Spanned(model.Mop{Kind: model.MopPoll, Done: true}, b.StorePolls(
+			model.KeyPoll{Key: k, Reads: b.StoreReads(model.NewRead(5, m))}))
 	}
-	add(0, model.FSend, model.Send(k, va, 5))
-	add(1, model.FSend, model.Send(k, vb, 5))
+	add(0, model.FSend, b.Send(k, va, 5))
+	add(1, model.FSend, b.Send(k, vb, 5))
 	add(2, model.FPoll, poll(vb))
 	add(3, model.FPoll, poll(va))
 	h2 := b.History()

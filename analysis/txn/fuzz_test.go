@@ -23,7 +23,7 @@ func fuzzListAppend(data []byte) *model.History {
 		for range next() % 5 {
 			es = append(es, b.Msg(m.Key, b.Value(model.IntAtom(int64(next()%6)))))
 		}
-		return model.Mop{Kind: model.MopReadList, Key: m.Key, Done: true, Polls: b.StoreElems(es...)}
+		return b.Spanned(model.Mop{Kind: model.MopReadList, Key: m.Key, Done: true}, b.StoreElems(es...))
 	})
 }
 

@@ -173,9 +173,4 @@ func filledInt32(n int, v int32) []int32 {
 
 // listSpan is the span of the list a read micro-op returned: empty for a
 // nil read (elems).
-func listSpan(m *model.Mop) model.Span {
-	if m.Kind == model.MopReadList {
-		return m.Polls
-	}
-	return model.Span{}
-}
+func (la *listAppend) listSpan(m *model.Mop) model.Span { return la.c.h.SpanOf(m) }

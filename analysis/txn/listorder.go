@@ -97,7 +97,7 @@ func (la *listAppend) recordReads(at []int) {
 				mops := c.mops(r)
 				for j := range mops {
 					if _, ok := la.elems(r, &mops[j]); ok {
-						la.reads[w] = readRef{rec: r, key: mops[j].Key, es: listSpan(&mops[j])}
+						la.reads[w] = readRef{rec: r, key: mops[j].Key, es: la.listSpan(&mops[j])}
 						w++
 					}
 				}

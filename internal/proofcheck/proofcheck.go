@@ -111,8 +111,8 @@ func (c *Checker) add(t *txn) {
 				c.reads[m.Key] = append(c.reads[m.Key], read{t.name, nil})
 			}
 		case model.MopSend:
-			if m.Done && t.typ == model.OK && m.Offset() != model.NoOffset {
-				ko := keyOffset{m.Key, m.Offset()}
+			if m.Done && t.typ == model.OK && m.HasOffset() {
+				ko := keyOffset{m.Key, c.h.Offset(m)}
 				c.observed[ko] = append(c.observed[ko], observation{m.Msg, t.name})
 			}
 		case model.MopPoll:

@@ -426,10 +426,10 @@ func (b *Builder) WriteMop(sb *strings.Builder, m *model.Mop, limit int) {
 		sb.WriteByte(' ')
 		if m.Done {
 			sb.WriteByte('[')
-			if m.Offset() == model.NoOffset {
+			if off := h.Offset(m); off == model.NoOffset {
 				sb.WriteString("nil")
 			} else {
-				sb.WriteString(strconv.FormatInt(m.Offset(), 10))
+				sb.WriteString(strconv.FormatInt(off, 10))
 			}
 			sb.WriteByte(' ')
 			sb.WriteString(h.MsgValue(m.Msg).String())

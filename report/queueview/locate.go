@@ -73,8 +73,8 @@ func (b *builder) eachCandidate(op *model.Op, k model.KeyID, all bool, fn func(m
 		b.visited++
 		switch m.Kind {
 		case model.MopSend:
-			if (all || m.Key == k) && m.Done && m.Offset() != model.NoOffset {
-				fn(m.Key, candidate{m.Offset(), m.Msg})
+			if (all || m.Key == k) && m.Done && m.HasOffset() {
+				fn(m.Key, candidate{b.H.Offset(&m), m.Msg})
 			}
 		case model.MopPoll:
 			for _, kp := range b.H.PollsOf(&m) {

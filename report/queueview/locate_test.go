@@ -28,8 +28,8 @@ func scanLocate(b *builder, idx int64, k model.KeyID, v *analysis.Value, off int
 	for _, m := range b.H.MopsOf(op) {
 		switch m.Kind {
 		case model.MopSend:
-			if m.Key == k && m.Done && m.Offset() != model.NoOffset && match(m.Msg, m.Offset()) {
-				return timelinePoint{x: x, y: float64(m.Offset()), op: idx, proc: op.Process, msg: m.Msg}, true
+			if o := b.H.Offset(&m); m.Key == k && m.Done && o != model.NoOffset && match(m.Msg, o) {
+				return timelinePoint{x: x, y: float64(o), op: idx, proc: op.Process, msg: m.Msg}, true
 			}
 		case model.MopPoll:
 			for _, kp := range b.H.PollsOf(&m) {

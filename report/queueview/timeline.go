@@ -194,8 +194,8 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 			switch m.Kind {
 			case model.MopSend:
 				p := timelinePoint{x: x, y: -1, op: idx, proc: op.Process, msg: m.Msg}
-				if m.Done && m.Offset() != model.NoOffset {
-					p.y = float64(m.Offset())
+				if m.Done && m.HasOffset() {
+					p.y = float64(b.H.Offset(m))
 				}
 				switch {
 				case op.Type == model.OK && p.y >= 0:
@@ -584,8 +584,8 @@ func (b *builder) placeUnseenSends(in *queue.Instance, k model.KeyID, add func(m
 			continue
 		}
 		for _, m := range b.H.MopsOf(op) {
-			if m.Kind == model.MopSend && m.Key == k && m.Done && m.Offset() != model.NoOffset && want[b.H.MsgValue(m.Msg)] {
-				add(k, timelinePoint{x: x, y: float64(m.Offset()), op: idx, proc: op.Process, msg: m.Msg})
+			if m.Key == k && m.Done && m.HasOffset() && want[b.H.MsgValue(m.Msg)] {
+				add(k, timelinePoint{x: x, y: float64(b.H.Offset(&m)), op: idx, proc: op.Process, msg: m.Msg})
 			}
 		}
 	}
