@@ -37,6 +37,11 @@ type Options struct {
 	// is analysed (the command line adapts its memory budget there), with
 	// the workload that will check it; not when there is none.
 	AfterRead func(w *workload.Workload)
+	// NoTimes says that the caller reads no op's :time from the history
+	// it gets back (it writes no HTML report): the column is dropped once
+	// the history is read when the workload's check reads none either
+	// (workload.Workload.IgnoresTimes), and History.Time is NoTime.
+	NoTimes bool
 	// Meter, if set, is told the history's text read so far, in bytes
 	// after decompression, before the parser gets it; an error it returns
 	// stops the read and is returned (wrapped in an InputError unless it
@@ -155,6 +160,9 @@ func History(h *model.History, opts Options) (*analysis.Result, error) {
 	}
 	if werr != nil {
 		return nil, werr
+	}
+	if opts.NoTimes && w.IgnoresTimes {
+		h.DropTimes()
 	}
 	res := w.Check(h, pairing, opts.Analysis)
 	phase.Mark("check done")

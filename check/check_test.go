@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/hindsight-dev/hindsight/internal/testfixture"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
+	"github.com/hindsight-dev/hindsight/model"
 )
 
 func verdictFromName(t *testing.T, name string) analysis.Verdict {
@@ -336,5 +338,39 @@ func TestCorpusRWRegister(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoTimes checks that a caller that reads no times (Options.NoTimes)
+// gets a transactional history back without them, and the same result,
+// while a queue history, whose check reads them, keeps them.
+func TestNoTimes(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		drops bool
+	}{
+		{"list-append/adjacent-rw-edges-not-nonadjacent-valid.edn", true},
+		{"queue/duplicate-in-failed-poll-invalid.edn", false},
+	} {
+		path := testpaths.Testdata(tc.file)
+		with, hw, err := File(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, h, err := File(path, Options{NoTimes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hw.Times.Len() == 0 || hw.Time(1) == model.NoTime {
+			t.Fatalf("%s: no times read", tc.file)
+		}
+		if dropped := h.Times.Len() == 0 && h.Time(1) == model.NoTime; dropped != tc.drops {
+			t.Errorf("%s: times dropped %v, want %v", tc.file, dropped, tc.drops)
+		}
+		a, _ := json.Marshal(with)
+		b, _ := json.Marshal(without)
+		if ms := regexp.MustCompile(`"elapsed_ms":\d+`); string(ms.ReplaceAll(a, nil)) != string(ms.ReplaceAll(b, nil)) {
+			t.Errorf("%s: results differ without times:\n%s\n%s", tc.file, a, b)
+		}
 	}
 }

@@ -77,9 +77,12 @@ func (x *Times) narrow(b *timeBlk, p int) int64 {
 	return b.base + int64(d)
 }
 
-// At is the time of the op at position pos (0 <= pos < Len()), or
-// NoTime. Cost: O(1).
+// At is the time of the op at position pos (pos >= 0), or NoTime; NoTime
+// past the column's end (a column dropped: History.DropTimes). Cost: O(1).
 func (x *Times) At(pos int) int64 {
+	if pos >= len(x.delta) {
+		return NoTime
+	}
 	b := &x.blocks[pos>>timeBlockBits]
 	if b.wide >= 0 {
 		return x.wide[int(b.wide)+pos&(timeBlock-1)]

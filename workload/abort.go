@@ -21,11 +21,12 @@ func registerAbort() {
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return abort.Check(h, p, abortOptions(o))
 		},
-		Flags:    []string{"abort-contract"},
-		Memory:   MemoryTwiceFile,
-		Types:    abort.Catalogue(),
-		Layout:   abortview.Layout{},
-		ValueEDN: abort.EDN,
+		Flags:        []string{"abort-contract"},
+		Memory:       MemoryTwiceFile,
+		IgnoresTimes: true,
+		Types:        abort.Catalogue(),
+		Layout:       abortview.Layout{},
+		ValueEDN:     abort.EDN,
 	})
 	registerDecoder(abort.Workload, abort.Decoder{})
 }

@@ -17,11 +17,12 @@ func init() {
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return txn.CheckListAppend(h, p, txnOptions(o))
 		},
-		Flags:       []string{"model", "cycle-budget"},
-		Memory:      MemoryLiveHeap,
-		Types:       txn.ListAppendCatalogue(),
-		ExplainStep: stepIn(txn.ListAppend),
-		Layout:      txnview.Layout{List: true, Unit: "elements"},
+		Flags:        []string{"model", "cycle-budget"},
+		Memory:       MemoryLiveHeap,
+		IgnoresTimes: true,
+		Types:        txn.ListAppendCatalogue(),
+		ExplainStep:  stepIn(txn.ListAppend),
+		Layout:       txnview.Layout{List: true, Unit: "elements"},
 	})
 	register(&Workload{
 		Name: txn.RWRegister,
@@ -30,11 +31,12 @@ func init() {
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return txn.CheckRWRegister(h, p, txnOptions(o))
 		},
-		Flags:       []string{"model", "cycle-budget", "wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"},
-		Memory:      MemoryLiveHeap,
-		Types:       txn.RWRegisterCatalogue(),
-		ExplainStep: stepIn(txn.RWRegister),
-		Layout:      txnview.Layout{Unit: "values", Sources: txn.VersionSources},
+		Flags:        []string{"model", "cycle-budget", "wfr-keys", "sequential-keys", "linearizable-keys", "transaction-order"},
+		Memory:       MemoryLiveHeap,
+		IgnoresTimes: true,
+		Types:        txn.RWRegisterCatalogue(),
+		ExplainStep:  stepIn(txn.RWRegister),
+		Layout:       txnview.Layout{Unit: "values", Sources: txn.VersionSources},
 	})
 }
 

@@ -171,6 +171,10 @@ type Workload struct {
 	// Memory says how `hindsight check` budgets the analysis's memory once
 	// the history is read (cmd/hindsight/memory.go).
 	Memory Memory
+	// IgnoresTimes says that Check reads no op's :time (History.Time): a
+	// caller that needs none either (check.Options.NoTimes) has the column
+	// dropped once the history is read, 4 bytes an op.
+	IgnoresTimes bool
 }
 
 // Memory is how the command budgets a workload's analysis once its history

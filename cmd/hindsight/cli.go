@@ -347,6 +347,8 @@ func checkOne(path string, stdin io.Reader, opts check.Options, mc *memCap, f *c
 	opts.Meter = mc.meter(path)
 	// the text output shows no digest: the file need not be hashed
 	opts.NoDigest = f.format == "text" && !f.wantsJUnit() && f.html == ""
+	// only the HTML report shows the ops' times
+	opts.NoTimes = f.html == ""
 	if path == "-" {
 		res, h, err = check.ReadDigest(stdin, "-", opts)
 	} else {
