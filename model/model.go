@@ -221,7 +221,7 @@ type KeyPoll struct {
 // (52M at 22M list-append transactions), and only a send has an offset,
 // which it keeps where a poll or a list read keeps its span, in 48 bits.
 // An offset or a span that does not fit (an offset below 0 or of 2^48 -
-// 2^32 or more, a span of 65,535 elements or more) is kept whole in
+// 2^32 - 1 or more, a span of 65,535 elements or more) is kept whole in
 // History.MopWide, and the micro-op holds its index there. So an offset
 // or a span is read through the history (History.Offset, PollsOf,
 // ElemsOf, SpanOf) and set through its Builder (SetOffset, SetSpan).
