@@ -23,6 +23,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/model"
+	reportpage "github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/samples"
 )
 
@@ -435,7 +436,7 @@ func checkTxnFocus(t *testing.T, ctx context.Context) {
 	t.Helper()
 	type zoom struct {
 		Start, End float64
-		Marks      []TxnMark
+		Marks      []reportpage.TxnMark
 	}
 	z, err := chromedp.Run(ctx, chromedp.Evaluate[zoom](`(function () {
 		var p = document.getElementById('txn-focus');

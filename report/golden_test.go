@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/samples"
 )
 
@@ -37,7 +38,7 @@ var goldenSources = []goldenSource{
 // view carries it. Run with -update to rewrite the golden file, then read
 // the diff.
 func TestExplanationsGolden(t *testing.T) {
-	golden(t, "explanations.txt", goldenSources, func(sb *strings.Builder, in InstanceView) {
+	golden(t, "explanations.txt", goldenSources, func(sb *strings.Builder, in page.InstanceView) {
 		fmt.Fprintf(sb, "#%d %s\n", in.N, in.Explanation)
 		for _, st := range in.Steps {
 			fmt.Fprintf(sb, "   %s %d -> %d: %s\n", st.Rel, st.From, st.To, st.Why)
@@ -61,7 +62,7 @@ var txnGoldenSources = []goldenSource{
 // reason, the two reads of an incompatible order as set side by side (the
 // first difference starred), and the witness ops' micro-ops.
 func TestTxnExplanationsGolden(t *testing.T) {
-	golden(t, "explanations-list-append.txt", txnGoldenSources, func(sb *strings.Builder, in InstanceView) {
+	golden(t, "explanations-list-append.txt", txnGoldenSources, func(sb *strings.Builder, in page.InstanceView) {
 		fmt.Fprintf(sb, "#%d %s\n", in.N, in.Explanation)
 		for _, l := range in.Chain {
 			fmt.Fprintf(sb, "   | %s\n", l)
@@ -91,7 +92,7 @@ func TestTxnExplanationsGolden(t *testing.T) {
 // instance what instance writes, and compares the text with
 // testdata/golden/file. Run with -update to rewrite the file, then read
 // the diff.
-func golden(t *testing.T, file string, sources []goldenSource, instance func(*strings.Builder, InstanceView)) {
+func golden(t *testing.T, file string, sources []goldenSource, instance func(*strings.Builder, page.InstanceView)) {
 	t.Helper()
 	var sb strings.Builder
 	for _, src := range sources {

@@ -90,9 +90,9 @@ var pageTmpls = sync.OnceValue(func() map[string]*template.Template {
 // transactional history's timeline lanes and marks), under the key
 // "layout".
 type pageData struct {
-	Timeline Timeline `json:"timeline"`
-	Charts   []Chart  `json:"charts"`
-	Layout   any      `json:"layout,omitempty"`
+	Timeline page.Timeline `json:"timeline"`
+	Charts   []page.Chart  `json:"charts"`
+	Layout   any           `json:"layout,omitempty"`
 }
 
 // pageVars are the template's inputs: the view, the page's own assets,

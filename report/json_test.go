@@ -2,13 +2,13 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 )
 
@@ -60,23 +60,18 @@ func TestJSONStreamsTheSameBytes(t *testing.T) {
 
 func sameJSON(t *testing.T, name string, res *analysis.Result) {
 	t.Helper()
-	var want bytes.Buffer
-	enc := json.NewEncoder(&want)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		t.Fatal(err)
-	}
+	want := testhist.JSONLine(t, res)
 	var got bytes.Buffer
 	if err := JSON(&got, res); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	if got.String() != want.String() {
+	if g := got.String(); g != want {
 		i := 0
-		for i < min(got.Len(), want.Len()) && got.Bytes()[i] == want.Bytes()[i] {
+		for i < min(len(g), len(want)) && g[i] == want[i] {
 			i++
 		}
 		t.Fatalf("%s: streamed JSON differs at byte %d:\n got %q\nwant %q", name, i,
-			strings.TrimSpace(got.String()[max(0, i-40):min(got.Len(), i+40)]),
-			strings.TrimSpace(want.String()[max(0, i-40):min(want.Len(), i+40)]))
+			strings.TrimSpace(g[max(0, i-40):min(len(g), i+40)]),
+			strings.TrimSpace(want[max(0, i-40):min(len(want), i+40)]))
 	}
 }

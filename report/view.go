@@ -14,34 +14,14 @@ import (
 )
 
 // The view's types live in package page, which the workloads' layouts
-// (packages queueview and txnview) fill too; the ones report's callers
-// and tests name are here under their old names.
+// (packages queueview and txnview) fill too; the two that BuildView's
+// callers name are here as well.
 type (
 	// ViewOptions bound how much of a result and history the HTML page
 	// holds (page.ViewOptions).
 	ViewOptions = page.ViewOptions
 	// View is everything the HTML report shows, as plain data (page.View).
 	View = page.View
-	// Fact is one labelled figure.
-	Fact = page.Fact
-	// TypeView is one row of the summary table.
-	TypeView = page.TypeView
-	// Section is one anomaly type's part of the page.
-	Section = page.Section
-	// InstanceView is one anomaly instance.
-	InstanceView = page.InstanceView
-	// Chart is one ECharts chart.
-	Chart = page.Chart
-	// Timeline is the offset timeline.
-	Timeline = page.Timeline
-	// TimelineKey is one key of the timeline picker.
-	TimelineKey = page.TimelineKey
-	// TxnTimeline is the transaction timeline.
-	TxnTimeline = page.TxnTimeline
-	// TxnMark is one anomaly instance on the transaction timeline.
-	TxnMark = page.TxnMark
-	// ReadsRow is one of the two reads of a ReadsView.
-	ReadsRow = page.ReadsRow
 )
 
 // BuildView computes what the page shows for res, a check of h: it reads
@@ -72,12 +52,12 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 		Verdict:        res.Verdict.String(),
 		UnknownReasons: page.NonNil(res.UnknownReasons),
 		Warnings:       page.NonNil(res.Warnings),
-		Types:          []TypeView{},
-		Sections:       []Section{},
-		Charts:         []Chart{},
+		Types:          []page.TypeView{},
+		Sections:       []page.Section{},
+		Charts:         []page.Chart{},
 		Omissions:      []string{},
 		TimeUnit:       b.Clock.Unit,
-		Timeline:       Timeline{Keys: []TimelineKey{}},
+		Timeline:       page.Timeline{Keys: []page.TimelineKey{}},
 	}
 	v.Title = "hindsight: " + res.Source + " " + strings.ToUpper(v.Verdict)
 	if v.Workload == "" {
@@ -96,7 +76,7 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 // order, saying in v.Omissions where instances were capped.
 func sections(b *page.Builder, v *View) {
 	for _, row := range TypeRows(b.Res) {
-		tv := TypeView{Type: row.Type, Anchor: page.Anchor(row.Type), Count: row.Count, Status: row.Status,
+		tv := page.TypeView{Type: row.Type, Anchor: page.Anchor(row.Type), Count: row.Count, Status: row.Status,
 			Bad: slices.Contains(b.Res.BadTypes, row.Type), Proven: page.ProvenNote(b.Res, row.Type)}
 		v.Types = append(v.Types, tv)
 		sec := section(b, tv)
@@ -110,8 +90,8 @@ func sections(b *page.Builder, v *View) {
 
 // section builds the part of the page of one anomaly type: what the type
 // means, its documentation, and the instances the page lists.
-func section(b *page.Builder, tv TypeView) Section {
-	sec := Section{TypeView: tv}
+func section(b *page.Builder, tv page.TypeView) page.Section {
+	sec := page.Section{TypeView: tv}
 	if t, ok := b.Describe(tv.Type); ok {
 		sec.Doc, sec.DocPath = t.Meaning, t.Doc
 		sec.Docs = docSection(t.Doc)
@@ -126,11 +106,11 @@ func section(b *page.Builder, tv TypeView) Section {
 
 // provenance is the header block of the page of res (View.Provenance):
 // only the facts that are known.
-func provenance(res *analysis.Result, build string, o ViewOptions) []Fact {
-	var facts []Fact
+func provenance(res *analysis.Result, build string, o ViewOptions) []page.Fact {
+	var facts []page.Fact
 	add := func(label, value string) {
 		if value != "" {
-			facts = append(facts, Fact{Label: label, Value: value})
+			facts = append(facts, page.Fact{Label: label, Value: value})
 		}
 	}
 	add("hindsight", build)

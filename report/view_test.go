@@ -151,7 +151,7 @@ func TestViewTimeline(t *testing.T) {
 		}
 	}
 	// a lost-write mark names value, op and process, and carries the explanation
-	o := parseOption(t, tl.Keys[slices.IndexFunc(tl.Keys, func(k TimelineKey) bool { return k.Key == "2" })].Option)
+	o := parseOption(t, tl.Keys[slices.IndexFunc(tl.Keys, func(k page.TimelineKey) bool { return k.Key == "2" })].Option)
 	for _, s := range o.Series {
 		if s.Name != "lost-write" {
 			continue
@@ -317,7 +317,7 @@ func TestViewHostile(t *testing.T) {
 	if v.Timeline.Keys[0].Key != `"<script>alert(1)</script>"` {
 		t.Errorf("first timeline key %q", v.Timeline.Keys[0].Key)
 	}
-	var g1a *Section
+	var g1a *page.Section
 	for i := range v.Sections {
 		if v.Sections[i].Type == "G1a" {
 			g1a = &v.Sections[i]
@@ -405,7 +405,7 @@ func TestLongCycleListedNotDrawn(t *testing.T) {
 	for _, n := range []int{40, page.MaxCycleSteps + 50} {
 		res, h := checkLines(t, testhist.Ring(n, 7))
 		v := BuildView(res, h, ViewOptions{})
-		var ring *InstanceView
+		var ring *page.InstanceView
 		for _, s := range v.Sections {
 			for i := range s.Instances {
 				if in := &s.Instances[i]; len(in.Steps) > 0 && (ring == nil || len(in.Steps) > len(ring.Steps)) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/report/page"
 	"github.com/hindsight-dev/hindsight/report/txnview"
@@ -55,7 +56,7 @@ type bar struct {
 	marks        []int
 }
 
-func timelineBars(t *testing.T, tl TxnTimeline) (txnOption, []bar) {
+func timelineBars(t *testing.T, tl page.TxnTimeline) (txnOption, []bar) {
 	t.Helper()
 	var o txnOption
 	if err := json.Unmarshal(tl.Option, &o); err != nil {
@@ -266,7 +267,7 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 		t.Fatalf("incompatible-order #1: key %q, reads %v", io.Key, io.Reads)
 	}
 	r := io.Reads
-	cells := func(row ReadsRow) (out []string) {
+	cells := func(row page.ReadsRow) (out []string) {
 		for _, c := range row.Cells {
 			s := c.Text
 			if c.Diff {
@@ -330,7 +331,7 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	if b := bars[0]; b.x0 != 0 || b.x1 != 1 || b.inv != 0 || b.comp != 1 || b.status != txnview.StatusOK || !slices.Equal(b.marks, []int{1}) {
 		t.Errorf("first bar %+v", b)
 	}
-	if want := []TxnMark{{Label: "incompatible-order #1", Target: "anomaly-incompatible-order-1", Txns: 2, From: 6, To: 9}, {Label: "G1c #1", Target: "anomaly-G1c-1", Txns: 5, From: 0, To: 9}}; !slices.Equal(tl.Marks, want) {
+	if want := []page.TxnMark{{Label: "incompatible-order #1", Target: "anomaly-incompatible-order-1", Txns: 2, From: 6, To: 9}, {Label: "G1c #1", Target: "anomaly-G1c-1", Txns: 5, From: 0, To: 9}}; !slices.Equal(tl.Marks, want) {
 		t.Errorf("marks %+v, want %+v", tl.Marks, want)
 	}
 	if v.Omissions == nil || len(v.Omissions) != 0 {
@@ -485,15 +486,7 @@ func TestTxnViewDeterministic(t *testing.T) {
 func TestTxnViewHostile(t *testing.T) {
 	res, h := mustCheck(t, txnFixtures+"/hostile-list-append-invalid.edn", checkOpts(false))
 	v := BuildView(res, h, ViewOptions{})
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plain any
-	if err := json.Unmarshal(b, &plain); err != nil {
-		t.Fatal(err)
-	}
-	text := fmt.Sprint(plain)
+	text := fmt.Sprint(testhist.Plain(t, v))
 	for _, s := range []string{
 		`"<script>alert(1)</script>"`, `"</script><script>alert(2)</script>"`, `"<img src=x onerror=alert(1)>"`,
 		`"ключ 🔑"`, `"значение 🔑"`, `"javascript:alert(1)"`, `<script>alert('err')</script> "quoted" javascript:alert(5) ошибка`,
@@ -579,7 +572,7 @@ func TestTxnTimelineManyLanes(t *testing.T) {
 func TestTxnTimelineCappedInstances(t *testing.T) {
 	res, h := checkText(t, "synthetic-list-append", synthListAppend(20_000, 10, 1))
 	v := BuildView(res, h, ViewOptions{MaxInstances: 1})
-	capped := slices.ContainsFunc(v.Sections, func(s Section) bool { return s.Shown < s.Count })
+	capped := slices.ContainsFunc(v.Sections, func(s page.Section) bool { return s.Shown < s.Count })
 	noted := slices.Contains(v.Omissions, "Transaction timeline: only the transactions of the anomaly instances shown in detail are marked.")
 	if !capped || !noted || len(v.Txn.Timeline.Marks) != len(v.Sections) {
 		t.Errorf("capped %v, noted %v, %d marks for %d sections: %q", capped, noted, len(v.Txn.Timeline.Marks), len(v.Sections), v.Omissions)

@@ -76,7 +76,7 @@ func shrinkEvery(t *testing.T, name string, h *model.History, p model.Pairing, c
 func checkShrunk(t *testing.T, r *Result, typ string, check CheckFunc) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History), nil); err != nil {
+	if err := WriteEDN(&buf, r.History, r.Pairing, testhist.AllPositions(r.History), nil); err != nil {
 		t.Fatal(err)
 	}
 	back, err := ingest.Read(strings.NewReader(buf.String()), "small.edn", ingest.Options{})
@@ -104,14 +104,6 @@ func checkShrunk(t *testing.T, r *Result, typ string, check CheckFunc) {
 func queueCheck(o workload.Options) CheckFunc {
 	w := workload.MustLookup("queue")
 	return func(h *model.History, p model.Pairing) *analysis.Result { return w.Check(h, p, o) }
-}
-
-func allPositions(h *model.History) []int32 {
-	ps := make([]int32, len(h.Ops))
-	for i := range ps {
-		ps[i] = int32(i)
-	}
-	return ps
 }
 
 func TestShrinkRefusesAbsentAnomaly(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/internal/testpaths"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/shrink"
@@ -289,7 +290,7 @@ func TestAbortShrinkRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			if err := shrink.WriteEDN(&buf, r.History, r.Pairing, allPositions(r.History), w.ValueEDN); err != nil {
+			if err := shrink.WriteEDN(&buf, r.History, r.Pairing, testhist.AllPositions(r.History), w.ValueEDN); err != nil {
 				t.Fatal(err)
 			}
 			back := readWithDecoders(t, buf.String())
@@ -308,15 +309,6 @@ func TestAbortShrinkRoundTrip(t *testing.T) {
 	if shrunk == 0 {
 		t.Error("no fixture shrank: the round trip ran on whole histories only")
 	}
-}
-
-// allPositions lists 0..len(h.Ops)-1.
-func allPositions(h *model.History) []int32 {
-	ps := make([]int32, len(h.Ops))
-	for i := range ps {
-		ps[i] = int32(i)
-	}
-	return ps
 }
 
 // TestDetectMixedAcrossPieces: Detect looks through pieces of

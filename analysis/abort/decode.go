@@ -216,18 +216,45 @@ func (pr *pollReader) offset(o *ingest.Value) error {
 	return err
 }
 
-func decodeRebalance(v *ingest.Value, w *ingest.ExtWriter) error {
+// startRebalance begins a rebalance record in w: its kind, then its
+// numbers of events before and during, zero until the events are read.
+func startRebalance(w *ingest.ExtWriter) {
 	w.SetKind(recRebalance)
 	w.Word(0) // events before
 	w.Word(0) // events during
+}
+
+// rebalanceSlot is the slot of a rebalance map's key: 0 for :before, 1
+// for :during; ok is false for any other key.
+func rebalanceSlot(k string) (slot int64, ok bool) {
+	switch k {
+	case "before":
+		return 0, true
+	case "during":
+		return 1, true
+	}
+	return 0, false
+}
+
+// startEvent begins one event of slot in w: its flags (eventDuring for
+// the :during slot) and its number of keys (0 until read). It returns
+// where the two words are, for SetWord.
+func startEvent(w *ingest.ExtWriter, slot int64) int {
+	at := w.Len()
+	w.Word(slot * eventDuring) // flags
+	w.Word(0)                  // keys
+	return at
+}
+
+// decodeRebalance reads a rebalance value into w: the counts of events
+// before and during it, then each event's flags, number of keys, type and
+// keys.
+func decodeRebalance(v *ingest.Value, w *ingest.ExtWriter) error {
+	startRebalance(w)
 	var counts [2]int64
 	return v.Map(func(k string, evs *ingest.Value) error {
-		slot := 0
-		switch k {
-		case "before":
-		case "during":
-			slot = 1
-		default:
+		slot, ok := rebalanceSlot(k)
+		if !ok {
 			return nil
 		}
 		if evs.Shape() != ingest.ShapeVector {
@@ -236,16 +263,12 @@ func decodeRebalance(v *ingest.Value, w *ingest.ExtWriter) error {
 		n := int64(0)
 		err := evs.Seq(func(e *ingest.Value) error {
 			n++
-			at := w.Len()
-			w.Word(int64(slot) * eventDuring) // flags
-			w.Word(0)                         // keys
+			at := startEvent(w, slot)
 			if e.Shape() != ingest.ShapeMap {
 				return e.Skip()
 			}
-			var flags, keys int64
-			if slot == 1 {
-				flags = eventDuring
-			}
+			var keys int64
+			flags := slot * eventDuring
 			var typ model.KeyID
 			var ks []model.KeyID
 			err := e.Map(func(k string, x *ingest.Value) error {
@@ -278,7 +301,7 @@ func decodeRebalance(v *ingest.Value, w *ingest.ExtWriter) error {
 			return err
 		})
 		counts[slot] += n
-		w.SetWord(slot, counts[slot])
+		w.SetWord(int(slot), counts[slot])
 		return err
 	})
 }
@@ -288,17 +311,11 @@ func decodeRebalance(v *ingest.Value, w *ingest.ExtWriter) error {
 // list of events, a key that is not a keyword) it declines, and
 // decodeRebalance reads it.
 func decodeRebalanceRaw(s *ingest.Scanner, w *ingest.ExtWriter) bool {
-	w.SetKind(recRebalance)
-	w.Word(0) // events before
-	w.Word(0) // events during
+	startRebalance(w)
 	var counts [2]int64
 	return s.Map(func(k []byte) bool {
-		slot := int64(0)
-		switch string(k) {
-		case "before":
-		case "during":
-			slot = 1
-		default:
+		slot, ok := rebalanceSlot(string(k))
+		if !ok {
 			return s.Skip()
 		}
 		if !s.Byte('[') {
@@ -320,9 +337,7 @@ func decodeRebalanceRaw(s *ingest.Scanner, w *ingest.ExtWriter) bool {
 // of keys, then its type and keys; an event that is not a map is counted,
 // with neither.
 func rebalanceEventRaw(s *ingest.Scanner, w *ingest.ExtWriter, slot int64) bool {
-	at := w.Len()
-	w.Word(slot * eventDuring) // flags
-	w.Word(0)                  // keys
+	at := startEvent(w, slot)
 	if !s.Byte('{') {
 		return s.Skip()
 	}

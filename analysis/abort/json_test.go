@@ -1,27 +1,20 @@
 package abort
 
 import (
-	"bytes"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
 // encode is in's JSON as report.JSON's encoder writes it.
 func encode(t *testing.T, in any) string {
 	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(in); err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	return strings.TrimSuffix(testhist.JSONLine(t, in), "\n")
 }
 
 // readPaired reads src and pairs its ops.

@@ -62,15 +62,7 @@ func optionsFor(e *expected) Options {
 
 func canon(t *testing.T, v any) string {
 	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		t.Fatal(err)
-	}
-	b, _ = json.Marshal(x)
+	b, _ := json.Marshal(testhist.Plain(t, v))
 	return string(b)
 }
 

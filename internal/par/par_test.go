@@ -26,11 +26,7 @@ func TestEachRangeCoversOnce(t *testing.T) {
 					seen[i].Add(1)
 				}
 			})
-			for i := range seen {
-				if c := seen[i].Load(); c != 1 {
-					t.Fatalf("GOMAXPROCS=%d n=%d: item %d visited %d times", procs, n, i, c)
-				}
-			}
+			onceEach(t, fmt.Sprintf("GOMAXPROCS=%d n=%d", procs, n), seen)
 		}
 	}
 }
@@ -54,11 +50,7 @@ func TestPiecesCoverInOrder(t *testing.T) {
 					}
 				}
 			})
-			for j := range seen {
-				if c := seen[j].Load(); c != 1 {
-					t.Fatalf("GOMAXPROCS=%d n=%d: item %d covered %d times", procs, n, j, c)
-				}
-			}
+			onceEach(t, fmt.Sprintf("GOMAXPROCS=%d n=%d", procs, n), seen)
 		}
 	}
 }
@@ -78,11 +70,18 @@ func TestEachStartsPerWorker(t *testing.T) {
 			if s := int(starts.Load()); s > workers || n > 0 && s == 0 {
 				t.Errorf("workers=%d n=%d: start ran %d times", workers, n, s)
 			}
-			for i := range seen {
-				if c := seen[i].Load(); c != 1 {
-					t.Fatalf("workers=%d n=%d: item %d done %d times", workers, n, i, c)
-				}
-			}
+			onceEach(t, fmt.Sprintf("workers=%d n=%d", workers, n), seen)
+		}
+	}
+}
+
+// onceEach fails the test unless every item of seen was counted exactly
+// once; run says which run counted them.
+func onceEach(t *testing.T, run string, seen []atomic.Int32) {
+	t.Helper()
+	for i := range seen {
+		if c := seen[i].Load(); c != 1 {
+			t.Fatalf("%s: item %d done %d times", run, i, c)
 		}
 	}
 }
