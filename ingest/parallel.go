@@ -473,6 +473,7 @@ func (pr *parallelRead) decode(b *block, r *room) *part {
 	d.setHooks(pr.hooks)
 	d.part = &partOut{last: b.last}
 	d.ops.hint = int(bytes.Count(b.data, []byte{'\n'})) + 1
+	d.times.Grow(d.ops.hint)
 	if cap(r.ops) >= d.ops.hint {
 		d.ops.cur = r.ops[:0]
 	}
@@ -572,6 +573,9 @@ func (pr *parallelRead) merge(p *part) bool {
 	pr.n += int64(len(p.ops))
 	pr.indices.Concat(&p.h.Indices)
 	pr.lines.Concat(&p.h.Lines)
+	if n := p.h.Times.Len(); n > pr.times.Room() {
+		pr.times.Grow(estimate(pr.times.Len()+n, pr.times.Len() > 0, pr.size, p.end) - pr.times.Len())
+	}
 	pr.times.Concat(&p.h.Times)
 	// invocations of earlier blocks: the first op of their process here
 	// decides (decoder.settle)
@@ -616,14 +620,20 @@ func reserve[E any](s []E, n int, size, end int64) []E {
 	if need <= cap(s) {
 		return s
 	}
-	margin := 1.04
-	if len(s) > 0 {
-		margin = 1.02
-	}
-	est := int(float64(need)*float64(size)/float64(max(1, end))*margin) + 1024
-	out := make([]E, len(s), max(est, need))
+	out := make([]E, len(s), estimate(need, len(s) > 0, size, end))
 	copy(out, s)
 	return out
+}
+
+// estimate is how many elements the whole file (size bytes) holds, need
+// of them in its first end bytes, with a margin of 4 % on a first estimate
+// and 2 % on a later one; at least need.
+func estimate(need int, later bool, size, end int64) int {
+	margin := 1.04
+	if later {
+		margin = 1.02
+	}
+	return max(need, int(float64(need)*float64(size)/float64(max(1, end))*margin)+1024)
 }
 
 // extend lengthens *s by n elements, within its capacity, and returns

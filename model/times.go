@@ -33,6 +33,23 @@ const (
 // Len is the number of ops recorded.
 func (x *Times) Len() int { return len(x.delta) }
 
+// Grow makes room for n more ops without reallocating, for a reader that
+// knows about how many it will append (a block of lines, an estimate of a
+// whole file's): growing a column of millions by appends alone copies it
+// several times over, into fresh memory each time. Room never used past
+// the first pages is never touched, so it costs address space, not memory.
+func (x *Times) Grow(n int) {
+	if need := len(x.delta) + n; need > cap(x.delta) {
+		x.delta = append(make([]uint32, 0, need), x.delta...)
+	}
+	if need := len(x.delta)/timeBlock + 1 + n/timeBlock + 1; need > cap(x.blocks) {
+		x.blocks = append(make([]timeBlk, 0, need), x.blocks...)
+	}
+}
+
+// Room is how many more ops the column takes before it must reallocate.
+func (x *Times) Room() int { return cap(x.delta) - len(x.delta) }
+
 // Append records t (nanoseconds, or NoTime) as the time of the op at
 // position Len(). Cost: O(1), O(timeBlock) when a block turns wide.
 func (x *Times) Append(t int64) {

@@ -85,3 +85,32 @@ func TestTimesCostsFourBytesAnOp(t *testing.T) {
 		t.Fatalf("wide block: %d wide values, At = %d, %d", len(x.wide), x.At(10*timeBlock), x.At(10*timeBlock+1))
 	}
 }
+
+// TestTimesGrowKeepsAndHolds: Grow keeps the times recorded, in narrow and
+// wide blocks, and the room it makes takes that many appends without
+// moving the column.
+func TestTimesGrowKeepsAndHolds(t *testing.T) {
+	var x Times
+	want := []int64{5, NoTime, 7, -3, 1 << 40}
+	for _, v := range want {
+		x.Append(v)
+	}
+	x.Grow(1000)
+	if x.Room() < 1000 {
+		t.Fatalf("room %d after Grow(1000)", x.Room())
+	}
+	first := &x.delta[0]
+	for i := range 1000 {
+		v := int64(i) * 1_000_000
+		x.Append(v)
+		want = append(want, v)
+	}
+	if &x.delta[0] != first {
+		t.Error("the column moved within the room Grow made")
+	}
+	for p, v := range want {
+		if got := x.At(p); got != v {
+			t.Fatalf("At(%d) = %d, want %d", p, got, v)
+		}
+	}
+}
