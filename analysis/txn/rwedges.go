@@ -63,13 +63,13 @@ func (rw *rwRegister) emitWR(lo, hi int, add graph.AddFunc) {
 func (rw *rwRegister) emit(add graph.AddFunc) {
 	c := rw.c
 	nm := int32(len(c.h.Msgs))
-	for _, e := range rw.ver {
+	rw.eachVer(func(e *vedge) {
 		if e.to >= nm {
-			continue
+			return
 		}
 		w2 := rw.extWriter(model.MsgID(e.to))
 		if w2 < 0 {
-			continue
+			return
 		}
 		to := c.recs[w2].vertex
 		if e.from < nm {
@@ -78,12 +78,12 @@ func (rw *rwRegister) emit(add graph.AddFunc) {
 			}
 		}
 		if rw.noRW[e.from] {
-			continue
+			return
 		}
 		for _, q := range rw.readersOf(e.from) {
 			add(c.recs[q].vertex, to, graph.RW)
 		}
-	}
+	})
 }
 
 // rwBudget keeps the rw edges linear in the history. Each reader of a
@@ -104,18 +104,28 @@ func (rw *rwRegister) rwBudget() {
 	}
 	var costs []cost
 	var total int64
-	for i := 0; i < len(rw.ver); {
-		from := rw.ver[i].from
-		var succ int64
-		for ; i < len(rw.ver) && rw.ver[i].from == from; i++ {
-			if rw.ver[i].to < nm && rw.extWriter(model.MsgID(rw.ver[i].to)) >= 0 {
-				succ++
-			}
-		}
+	// the edges come grouped by from (pair order): each group's count of
+	// successors with a writer is added up when the next group begins
+	from, succ := int32(-1), int64(0)
+	group := func() {
 		if n := int64(len(rw.readersOf(from))) * succ; n > 0 {
 			costs = append(costs, cost{from, n})
 			total += n
 		}
+	}
+	rw.eachVer(func(e *vedge) {
+		if e.from != from {
+			if from >= 0 {
+				group()
+			}
+			from, succ = e.from, 0
+		}
+		if e.to < nm && rw.extWriter(model.MsgID(e.to)) >= 0 {
+			succ++
+		}
+	})
+	if from >= 0 {
+		group()
 	}
 	budget := 8*int64(len(rw.touches)) + 1<<20
 	if total <= budget {
@@ -139,6 +149,9 @@ func (rw *rwRegister) rwBudget() {
 
 // edge finds the accepted version-order edge from → to (of one key).
 func (rw *rwRegister) edge(from, to int32) (vedge, bool) {
+	if from >= int32(len(rw.c.h.Msgs)) && rw.hasInitEdge(to) {
+		return rw.initEdge(model.MsgID(to)), true
+	}
 	i, ok := slices.BinarySearchFunc(rw.ver, vedge{from: from, to: to}, compareEdgeKeys)
 	if !ok {
 		return vedge{}, false
@@ -259,7 +272,8 @@ func (rw *rwRegister) series() {
 		}
 		return model.MsgID(n)
 	}
-	byKey := slices.Clone(rw.ver)
+	byKey := make([]vedge, 0, len(rw.init)+len(rw.ver))
+	rw.eachVer(func(e *vedge) { byKey = append(byKey, *e) })
 	slices.SortStableFunc(byKey, func(x, y vedge) int { return int(x.key) - int(y.key) })
 	for i := 0; i < len(byKey); {
 		k := byKey[i].key

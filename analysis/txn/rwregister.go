@@ -157,8 +157,15 @@ type rwRegister struct {
 	// dupKey: keys with an ambiguous value that some op read: left out of
 	// the graph
 	dupKey []bool
-	// accepted version-order edges, sorted by pair (from, to)
-	ver []vedge
+	// accepted version-order edges, sorted by pair (from, to): the
+	// initial state's, nil before each value m (at least one per value,
+	// so kept as m alone, 4 bytes where an edge takes 24: initEdge makes
+	// the edge), sorted by key and then m, which is their pair order, with
+	// the values that have one marked in initSet; and the other sources'
+	// (eachVer merges the two)
+	init    []model.MsgID
+	initSet []uint64
+	ver     []vedge
 	// dropped[k] has bit s set when source s was dropped for key k
 	dropped map[model.KeyID]uint8
 	// readers of each version (message ids, then the initial state of

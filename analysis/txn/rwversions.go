@@ -35,8 +35,8 @@ func (rw *rwRegister) versionOrders() {
 		srcs = append(srcs, srcLinearizable)
 	}
 	for i, s := range srcs {
-		if s == srcInitial {
-			rw.merge(s, srcs[:i], rw.initialEdges())
+		if s == srcInitial { // the first: nothing to merge with, and no cycle
+			rw.init, rw.initSet = rw.initialEdges()
 			continue
 		}
 		var cand []vedge
@@ -64,7 +64,8 @@ func (rw *rwRegister) versionOrders() {
 	}
 }
 
-// initialEdges returns the edges of the initial state: nil precedes every
+// initialEdges returns the edges of the initial state, as the values they
+// lead to and a bitset of them (rwRegister.init): nil precedes every
 // value an ok or info txn read or wrote externally (Elle's
 // initial-state-version-graphs; an info txn's reads count when it reports
 // their values), leaving out what add in versionOrders leaves out (keys
@@ -77,7 +78,7 @@ func (rw *rwRegister) versionOrders() {
 // marked in a bitset from ranges of the vertices, then ranges of the
 // values count their edges by key and, at the places the counts give
 // each range within each key's run, write them.
-func (rw *rwRegister) initialEdges() []vedge {
+func (rw *rwRegister) initialEdges() ([]model.MsgID, []uint64) {
 	c := rw.c
 	nm, nk := len(c.h.Msgs), len(c.h.Keys)
 	seen := make([]uint32, (nm+31)/32)
@@ -117,18 +118,49 @@ func (rw *rwRegister) initialEdges() []vedge {
 			}
 		}
 	}
-	edges := make([]vedge, total)
+	edges := make([]model.MsgID, total)
+	set := make([]uint64, (nm+63)/64)
 	par.Pieces(nm, size, func() func(p, lo, hi int) {
 		return func(p, lo, hi int) {
 			for m := model.MsgID(lo); m < model.MsgID(hi); m++ {
 				if k, ok := edge(m); ok {
-					edges[at[p][k]] = vedge{from: rw.nodeOf(k, nilVal), to: rw.nodeOf(k, m), key: k, src: srcInitial, a: -1, b: -1}
+					edges[at[p][k]] = m
 					at[p][k]++
+					atomic.OrUint64(&set[m>>6], 1<<(m&63)) // pieces may share a word
 				}
 			}
 		}
 	})
-	return edges
+	return edges, set
+}
+
+// initEdge is the initial state's edge to value m: nil before m.
+func (rw *rwRegister) initEdge(m model.MsgID) vedge {
+	k := rw.c.h.MsgKey(m)
+	return vedge{from: rw.nodeOf(k, nilVal), to: int32(m), key: k, src: srcInitial, a: -1, b: -1}
+}
+
+// hasInitEdge reports whether version node to (of one key) follows the
+// initial state in the accepted order.
+func (rw *rwRegister) hasInitEdge(to int32) bool {
+	return to >= 0 && int(to) < len(rw.c.h.Msgs) && rw.initSet[to>>6]&(1<<(to&63)) != 0
+}
+
+// eachVer calls f with every accepted version-order edge, in pair order:
+// the other sources' (ver) merged with the initial state's (init), whose
+// pairs, from a key's initial state, follow every pair from a value.
+func (rw *rwRegister) eachVer(f func(e *vedge)) {
+	i := 0
+	for _, m := range rw.init {
+		e := rw.initEdge(m)
+		for ; i < len(rw.ver) && rw.ver[i].pair() < e.pair(); i++ {
+			f(&rw.ver[i])
+		}
+		f(&e)
+	}
+	for ; i < len(rw.ver); i++ {
+		f(&rw.ver[i])
+	}
 }
 
 // wfr: an ok txn whose external read of a key saw v and which then wrote
@@ -349,12 +381,13 @@ func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 	par.SortFunc(cand, compareVedges) // a total order: the same on any number of cores
 	cand = slices.CompactFunc(cand, func(x, y vedge) bool { return x.pair() == y.pair() })
 	// drop the edges already accepted
+	nm := int32(len(c.h.Msgs))
 	w, j := 0, 0
 	for _, e := range cand {
 		for j < len(rw.ver) && compareEdgeKeys(rw.ver[j], e) < 0 {
 			j++
 		}
-		if j < len(rw.ver) && compareEdgeKeys(rw.ver[j], e) == 0 {
+		if j < len(rw.ver) && compareEdgeKeys(rw.ver[j], e) == 0 || e.from >= nm && rw.hasInitEdge(e.to) {
 			continue
 		}
 		cand[w] = e
@@ -375,11 +408,11 @@ func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 		}
 		n := len(c.h.Msgs) + nk
 		g = graph.BuildFunc(n, func(add func(from, to int32, rel graph.Rel)) {
-			for _, e := range rw.ver {
+			rw.eachVer(func(e *vedge) {
 				if touched[e.key] {
 					add(e.from, e.to, graph.WW)
 				}
-			}
+			})
 			for _, e := range cand {
 				add(e.from, e.to, graph.WW)
 			}

@@ -340,15 +340,28 @@ func TestRWIndexMatchesSerial(t *testing.T) {
 				}
 			}
 		}
-		byKey := make([][]vedge, len(h.Keys))
+		byKey := make([][]model.MsgID, len(h.Keys))
 		for i, ok := range seen {
 			m := model.MsgID(i)
 			if k := h.MsgKey(m); ok && !rw.dupKey[k] && rw.usable(m) {
-				byKey[k] = append(byKey[k], vedge{from: rw.nodeOf(k, nilVal), to: rw.nodeOf(k, m), key: k, src: srcInitial, a: -1, b: -1})
+				byKey[k] = append(byKey[k], m)
 			}
 		}
-		if got, want := rw.initialEdges(), slices.Concat(byKey...); !slices.Equal(got, want) {
+		got, set := rw.initialEdges()
+		if want := slices.Concat(byKey...); !slices.Equal(got, want) {
 			t.Errorf("GOMAXPROCS=%d: %d initial edges, want %d (or in another order)", procs, len(got), len(want))
+		}
+		rw.init, rw.initSet = got, set
+		for i, ok := range seen {
+			k := h.MsgKey(model.MsgID(i))
+			want := ok && !rw.dupKey[k] && rw.usable(model.MsgID(i))
+			if rw.hasInitEdge(int32(i)) != want {
+				t.Errorf("GOMAXPROCS=%d: message %d marked %v, want %v", procs, i, !want, want)
+			}
+			if e, found := rw.edge(rw.nodeOf(k, nilVal), int32(i)); found != want ||
+				want && e != (vedge{from: rw.nodeOf(k, nilVal), to: int32(i), key: k, src: srcInitial, a: -1, b: -1}) {
+				t.Errorf("GOMAXPROCS=%d: initial edge to message %d: %+v, %v", procs, i, e, found)
+			}
 		}
 	}
 }
