@@ -389,7 +389,7 @@ func (d *decoder) fastValue(buf []byte, p int) int {
 			if q < 0 {
 				return -1
 			}
-			d.vkeys = append(grow(d.vkeys), a)
+			push(&d.vkeys, a)
 			p = q
 		}
 	}
@@ -424,7 +424,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		m.done, m.p0 = true, int32(len(d.polls))
 		switch {
 		case buf[p] == ']':
-			d.mops = append(grow(d.mops), smop{kind: model.MopPoll})
+			push(&d.mops, smop{kind: model.MopPoll})
 			return p + 1
 		case fastNil(buf, p):
 			p += 3
@@ -439,7 +439,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		if p = fastClose(buf, p); p < 0 {
 			return -1
 		}
-		d.mops = append(grow(d.mops), m)
+		push(&d.mops, m)
 		return p
 	case "append":
 		m = smop{kind: model.MopAppend, done: true}
@@ -463,7 +463,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 	// the value
 	switch {
 	case m.kind == model.MopRead && buf[p] == ']':
-		d.mops = append(grow(d.mops), m) // [:r k]
+		push(&d.mops, m) // [:r k]
 		return p + 1
 	case m.kind == model.MopRead && fastNil(buf, p):
 		p += 3
@@ -471,7 +471,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 		if p = d.fastReadList(buf, p+1, &m); p < 0 {
 			return -1
 		}
-		d.mops = append(grow(d.mops), m)
+		push(&d.mops, m)
 		return p
 	case m.kind == model.MopSend && buf[p] == '[':
 		var r sread
@@ -490,7 +490,7 @@ func (d *decoder) fastMop(buf []byte, p int) int {
 	if p = fastClose(buf, p); p < 0 {
 		return -1
 	}
-	d.mops = append(grow(d.mops), m)
+	push(&d.mops, m)
 	return p
 }
 
@@ -516,7 +516,7 @@ func (d *decoder) fastReadList(buf []byte, p int, m *smop) int {
 			if v, p = fastInteger(buf, p); p < 0 {
 				return -1
 			}
-			d.readInts = append(grow(d.readInts), v)
+			push(&d.readInts, v)
 			continue
 		}
 		if m.ints {
@@ -524,7 +524,7 @@ func (d *decoder) fastReadList(buf []byte, p int, m *smop) int {
 			lo := m.p0
 			m.p0 = int32(len(d.reads))
 			for _, v := range d.readInts[lo:] {
-				d.reads = append(grow(d.reads), sread{val: satom{kind: model.KInt, i: v}})
+				push(&d.reads, sread{val: satom{kind: model.KInt, i: v}})
 			}
 			d.readInts = d.readInts[:lo]
 		}
@@ -532,7 +532,7 @@ func (d *decoder) fastReadList(buf []byte, p int, m *smop) int {
 		if v, p = d.fastAtom(buf, p); p < 0 {
 			return -1
 		}
-		d.reads = append(grow(d.reads), sread{val: v})
+		push(&d.reads, sread{val: v})
 	}
 	if m.ints {
 		m.p1 = int32(len(d.readInts))
@@ -595,7 +595,7 @@ func (d *decoder) fastPollMap(buf []byte, p int) int {
 					p++
 					break
 				}
-				d.reads = append(grow(d.reads), sread{})
+				push(&d.reads, sread{})
 				if p = d.fastPair(buf, p+1, &d.reads[len(d.reads)-1]); p < 0 {
 					return -1
 				}
@@ -604,7 +604,7 @@ func (d *decoder) fastPollMap(buf []byte, p int) int {
 			return -1
 		}
 		sp.r1 = int32(len(d.reads))
-		d.polls = append(grow(d.polls), sp)
+		push(&d.polls, sp)
 	}
 }
 

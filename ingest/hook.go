@@ -286,7 +286,7 @@ func (w *ExtWriter) SetKind(kind uint16) { w.d.hx.xrecs[w.rec].kind = kind }
 
 // Word appends an integer to the record.
 func (w *ExtWriter) Word(x int64) {
-	w.d.hx.xwords = append(grow(w.d.hx.xwords), x)
+	push(&w.d.hx.xwords, x)
 	w.d.hx.xrecs[w.rec].w1++
 }
 
@@ -304,7 +304,7 @@ func (w *ExtWriter) SetWord(i int, x int64) {
 
 // Key appends a key (from Value.Key) to the record.
 func (w *ExtWriter) Key(k model.KeyID) {
-	w.d.hx.xkeys = append(grow(w.d.hx.xkeys), k)
+	push(&w.d.hx.xkeys, k)
 	w.d.hx.xrecs[w.rec].k1++
 }
 
