@@ -3,9 +3,11 @@ package txn
 import (
 	"cmp"
 	"slices"
+	"sync/atomic"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/graph"
+	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -136,28 +138,47 @@ func (rw *rwRegister) rwBudget() {
 	}
 	var costs []cost
 	var total int64
-	// the edges come grouped by from (pair order): each group's count of
-	// successors with a writer is added up when the next group begins
-	from, succ := int32(-1), int64(0)
-	group := func() {
+	addCost := func(from int32, succ int64) {
 		if n := int64(len(rw.readersOf(from))) * succ; n > 0 {
 			costs = append(costs, cost{from, n})
 			total += n
 		}
 	}
-	rw.eachVer(func(e *vedge) {
-		if e.from != from {
-			if from >= 0 {
-				group()
+	hasWriter := func(to int32) bool { return to < nm && rw.extWriter(model.MsgID(to)) >= 0 }
+	// each initial state's successors with a writer, counted in ranges of
+	// rw.init on every core (sorted by key: a range adds once per run of
+	// a key); they are most of the version edges
+	initSucc := make([]int64, len(c.h.Keys))
+	par.EachRange(len(rw.init), minRange, func(lo, hi int) {
+		for i := lo; i < hi; {
+			k, n := c.h.MsgKey(rw.init[i]), int64(0)
+			for ; i < hi && c.h.MsgKey(rw.init[i]) == k; i++ {
+				if hasWriter(int32(rw.init[i])) {
+					n++
+				}
 			}
-			from, succ = e.from, 0
-		}
-		if e.to < nm && rw.extWriter(model.MsgID(e.to)) >= 0 {
-			succ++
+			atomic.AddInt64(&initSucc[k], n)
 		}
 	})
-	if from >= 0 {
-		group()
+	// the other sources' edges come grouped by from (pair order); an
+	// initial state's group adds its count from rw.init
+	for i := 0; i < len(rw.ver); {
+		from, succ := rw.ver[i].from, int64(0)
+		for ; i < len(rw.ver) && rw.ver[i].from == from; i++ {
+			if hasWriter(rw.ver[i].to) {
+				succ++
+			}
+		}
+		if from >= nm {
+			succ += initSucc[from-nm]
+			initSucc[from-nm] = 0
+		}
+		addCost(from, succ)
+	}
+	for k, succ := range initSucc {
+		if succ > 0 {
+			addCost(nm+int32(k), succ)
+		}
 	}
 	budget := 8*int64(len(rw.touches)) + 1<<20
 	if total <= budget {
