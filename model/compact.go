@@ -3,6 +3,9 @@ package model
 import (
 	"maps"
 	"slices"
+	"sync"
+
+	"github.com/hindsight-dev/hindsight/internal/par"
 )
 
 // CompactElems stores the elements of the list reads (MopReadList) again,
@@ -23,27 +26,64 @@ import (
 // time (a key's runs come one after another in the store), so the cost is
 // O(micro-ops + stored elements), and the new store is never larger than
 // the old, which it replaces (both are held for a moment).
+//
+// The three passes over the micro-ops run on every core, a chunk of the
+// micro-op store at a time, each worker with its own scratch, merged in an
+// order that does not depend on the workers: a key's longest list is the
+// first of the longest in store order, as one pass in order finds it.
+// Done in order on one core, they were the end of a parallel read that
+// nothing overlapped (about 90 ms of CPU at 1M list-append txns).
 func (h *History) CompactElems() {
 	if len(h.ElemStore.chunks) == 0 {
 		return
 	}
-	longest := make([]Span, len(h.Keys))
-	h.eachListRead(func(m *Mop, sp Span) {
-		if sp.N > longest[m.Key].N {
-			longest[m.Key] = sp
+	nk := len(h.Keys)
+	// each key's longest list read: the span, and the micro-op's place in
+	// the store (chunk, index) that breaks ties for the first
+	type best struct {
+		sp    Span
+		chunk int32
+		i     int32
+	}
+	bests := eachWorker(h, func() []best { return make([]best, nk) }, func(b []best, chunk, i int, m *Mop, sp Span) {
+		if x := &b[m.Key]; sp.N > x.sp.N || sp.N == x.sp.N && sp.N > 0 && (int32(chunk) < x.chunk || int32(chunk) == x.chunk && int32(i) < x.i) {
+			*x = best{sp, int32(chunk), int32(i)}
 		}
 	})
+	longest := make([]Span, nk)
+	for k := range longest {
+		var w best
+		for _, b := range bests {
+			if x := b[k]; x.sp.N > w.sp.N || x.sp.N == w.sp.N && x.sp.N > 0 && (x.chunk < w.chunk || x.chunk == w.chunk && x.i < w.i) {
+				w = x
+			}
+		}
+		longest[k] = w.sp
+	}
+	bests = nil
 	// runs that are no prefix of their key's longest list, by start: the
 	// longest span read of each, then its span in the new store
+	type otherRuns struct {
+		pre  *prefixes
+		runs map[int32]Span
+	}
+	parts := eachWorker(h, func() otherRuns { return otherRuns{newPrefixes(h, longest), map[int32]Span{}} },
+		func(o otherRuns, _, _ int, m *Mop, sp Span) {
+			if !o.pre.of(m.Key, sp) && sp.N > o.runs[sp.Start].N {
+				o.runs[sp.Start] = sp
+			}
+		})
 	others := map[int32]Span{}
-	pre := newPrefixes(h, longest)
-	h.eachListRead(func(m *Mop, sp Span) {
-		if !pre.of(m.Key, sp) && sp.N > others[sp.Start].N {
-			others[sp.Start] = sp
+	for _, o := range parts {
+		for start, sp := range o.runs {
+			if sp.N > others[start].N {
+				others[start] = sp
+			}
 		}
-	})
+	}
+	parts = nil
 	var out Store[MsgID]
-	home := make([]int32, len(h.Keys))
+	home := make([]int32, nk)
 	for k, sp := range longest {
 		if sp.N > 0 {
 			home[k] = out.Put(h.ElemStore.Get(sp)...).Start
@@ -52,14 +92,13 @@ func (h *History) CompactElems() {
 	for _, start := range slices.Sorted(maps.Keys(others)) { // the same layout every run
 		others[start] = out.Put(h.ElemStore.Get(others[start])...)
 	}
-	pre = newPrefixes(h, longest)
-	h.eachListRead(func(m *Mop, sp Span) {
+	eachWorker(h, func() *prefixes { return newPrefixes(h, longest) }, func(pre *prefixes, _, _ int, m *Mop, sp Span) {
 		to := Span{Start: home[m.Key], N: sp.N}
 		if !pre.of(m.Key, sp) {
 			to.Start = others[sp.Start].Start
 		}
 		if m.hi == wideMop {
-			h.MopWide[m.lo] = packSpan(to)
+			h.MopWide[m.lo] = packSpan(to) // its own entry: no other micro-op writes it
 		} else {
 			m.lo = uint32(to.Start)
 		}
@@ -68,18 +107,32 @@ func (h *History) CompactElems() {
 	h.ElemStore = out
 }
 
-// eachListRead calls f with every list read of h that read any element,
-// and its span.
-func (h *History) eachListRead(f func(m *Mop, sp Span)) {
-	for _, c := range h.MopStore.chunks {
-		for i := range c {
-			if m := &c[i]; m.Kind == MopReadList {
-				if sp := h.SpanOf(m); sp.N > 0 {
-					f(m, sp)
+// eachWorker calls f with every list read of h that read any element, its
+// span and its place in the micro-op store (chunk, index), the chunks
+// handed out to up to GOMAXPROCS goroutines; each has a scratch of its own
+// that start makes and f is given. It returns the scratches. f may change
+// only the micro-op it is given (and what is its own).
+func eachWorker[S any](h *History, start func() S, f func(s S, chunk, i int, m *Mop, sp Span)) []S {
+	var mu sync.Mutex
+	var all []S
+	chunks := h.MopStore.chunks
+	par.Each(len(chunks), 0, func() func(int) {
+		s := start()
+		mu.Lock()
+		all = append(all, s)
+		mu.Unlock()
+		return func(ci int) {
+			c := chunks[ci]
+			for i := range c {
+				if m := &c[i]; m.Kind == MopReadList {
+					if sp := h.SpanOf(m); sp.N > 0 {
+						f(s, ci, i, m, sp)
+					}
 				}
 			}
 		}
-	}
+	})
+	return all
 }
 
 // prefixes decides, run by run, whether list reads are prefixes of their

@@ -1,6 +1,9 @@
 package model
 
 import (
+	"maps"
+	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -59,5 +62,121 @@ func TestCompactElems(t *testing.T) {
 	}
 	if h.SpanOf(&got[0]).Start != h.SpanOf(&got[3]).Start || h.SpanOf(&got[4]).Start != h.SpanOf(&got[0]).Start || h.SpanOf(&got[5]).Start == h.SpanOf(&got[0]).Start {
 		t.Error("prefixes of the longest list (the disagreeing run's first element among them) do not share it, or a disagreeing read does")
+	}
+}
+
+// compactSerial is CompactElems as one pass in store order does it (the
+// code before the passes went onto every core): the reference
+// TestCompactElemsParallel holds the parallel passes to.
+func compactSerial(h *History) {
+	each := func(f func(m *Mop, sp Span)) {
+		for _, c := range h.MopStore.chunks {
+			for i := range c {
+				if m := &c[i]; m.Kind == MopReadList {
+					if sp := h.SpanOf(m); sp.N > 0 {
+						f(m, sp)
+					}
+				}
+			}
+		}
+	}
+	longest := make([]Span, len(h.Keys))
+	each(func(m *Mop, sp Span) {
+		if sp.N > longest[m.Key].N {
+			longest[m.Key] = sp
+		}
+	})
+	others := map[int32]Span{}
+	pre := newPrefixes(h, longest)
+	each(func(m *Mop, sp Span) {
+		if !pre.of(m.Key, sp) && sp.N > others[sp.Start].N {
+			others[sp.Start] = sp
+		}
+	})
+	var out Store[MsgID]
+	home := make([]int32, len(h.Keys))
+	for k, sp := range longest {
+		if sp.N > 0 {
+			home[k] = out.Put(h.ElemStore.Get(sp)...).Start
+		}
+	}
+	for _, start := range slices.Sorted(maps.Keys(others)) {
+		others[start] = out.Put(h.ElemStore.Get(others[start])...)
+	}
+	pre = newPrefixes(h, longest)
+	each(func(m *Mop, sp Span) {
+		to := Span{Start: home[m.Key], N: sp.N}
+		if !pre.of(m.Key, sp) {
+			to.Start = others[sp.Start].Start
+		}
+		if m.hi == wideMop {
+			h.MopWide[m.lo] = packSpan(to)
+		} else {
+			m.lo = uint32(to.Start)
+		}
+	})
+	out.Trim()
+	h.ElemStore = out
+}
+
+// TestCompactElemsParallel builds, twice from one seed, a history of list
+// reads spread over many chunks of the micro-op store, whose keys have
+// several runs of equal length (the first of the longest in store order
+// must win, whichever worker meets it), runs that disagree, and reads of
+// every prefix length; it compacts one copy with CompactElems on eight
+// workers and the other with compactSerial, and compares the element
+// stores and every read's span.
+func TestCompactElemsParallel(t *testing.T) {
+	build := func() (*History, []MopRef) {
+		rng := rand.New(rand.NewPCG(7, 11))
+		b := NewBuilder("lists")
+		const nk = 40
+		keys := make([]KeyID, nk)
+		for k := range keys {
+			keys[k] = b.Key(IntAtom(int64(k)))
+		}
+		// per key, four runs: two equal, one that disagrees at a random
+		// place, and one shorter; their lengths tie often
+		var runs [nk][]Span
+		for k := range nk {
+			n := 1 + rng.IntN(6)
+			base := make([]MsgID, n)
+			for i := range base {
+				base[i] = MsgID(k*100 + i)
+			}
+			other := slices.Clone(base)
+			other[rng.IntN(n)] += 50
+			runs[k] = []Span{b.StoreElems(base...), b.StoreElems(base...), b.StoreElems(other...), b.StoreElems(base[:max(1, n-1)]...)}
+		}
+		var refs []MopRef
+		for range 300 {
+			mops := make([]Mop, 1000)
+			for i := range mops {
+				k := rng.IntN(nk)
+				run := runs[k][rng.IntN(4)]
+				mops[i] = b.Spanned(Mop{Kind: MopReadList, Key: keys[k], Done: true}, Span{Start: run.Start, N: 1 + rng.Int32N(run.N)})
+			}
+			refs = append(refs, b.StoreMops(mops...))
+		}
+		return b.History(), refs
+	}
+	h1, refs := build()
+	h2, _ := build()
+	if n := len(h1.MopStore.chunks); n < 4 {
+		t.Fatalf("%d chunks of micro-ops: the test needs several", n)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	h1.CompactElems()
+	compactSerial(h2)
+	if got, want := slices.Concat(h1.ElemStore.chunks...), slices.Concat(h2.ElemStore.chunks...); !slices.Equal(got, want) {
+		t.Fatalf("element stores differ: %d elements, want %d", len(got), len(want))
+	}
+	for _, ref := range refs {
+		m1, m2 := h1.MopsOf(&Op{Mops: ref}), h2.MopsOf(&Op{Mops: ref})
+		for i := range m1 {
+			if h1.SpanOf(&m1[i]) != h2.SpanOf(&m2[i]) {
+				t.Fatalf("a read's span is %v, want %v", h1.SpanOf(&m1[i]), h2.SpanOf(&m2[i]))
+			}
+		}
 	}
 }
