@@ -461,58 +461,78 @@ func TestWideSpansAndOffsets(t *testing.T) {
 	}
 }
 
-// TestManyKeysMemory reads a history of many integer keys, each written
+// TestManyKeysMemory reads histories of many integer keys, each written
 // and read once (the shape of Jepsen's list-append and rw-register runs,
-// which retire a key after a few writes), sequentially and in parallel
-// blocks, and bounds what the read allocates per key. A key's dense value
-// table (decoder.msgInt) used to start at 64 entries, 256 bytes for a key
-// of one value, in every decoder that met it: 300k keys of one value took
-// the check of a 106 MB history to a peak RSS of 220 to 228 MB, 154 to 172
-// MB with tables from 8 entries.
+// which retire a key after a few writes), with small values and with large
+// ones, sequentially and in parallel blocks, and bounds what the read
+// allocates per key. A key's dense value table (decoder.msgInt) used to
+// start at 64 entries, 256 bytes for a key of one value, in every decoder
+// that met it: 300k keys of one value took the check of a 106 MB history
+// to a peak RSS of 220 to 228 MB, 154 to 172 MB with tables from 8
+// entries. And it used to start at index 0, where a block of a parallel
+// read puts a key's first value at winSlack: 4 KB a key of one large
+// value (one poll of 500k keys, 10 MB, took 2.2 GB).
 func TestManyKeysMemory(t *testing.T) {
 	if testBlock > 0 {
 		t.Skip("measures the reader's own block sizes, not TestPackageInBlocks' tiny ones")
 	}
 	const keys = 70000
-	var b bytes.Buffer
-	i := 0
-	for k := range keys {
-		for _, v := range []string{"[[:w %d 1]]", "[[:w %d 1]]", "[[:r %d nil]]", "[[:r %d 1]]"} {
-			typ := ":invoke"
-			if i%2 == 1 {
-				typ = ":ok"
-			}
-			fmt.Fprintf(&b, "{:index %d, :time %d, :type %s, :process %d, :f :txn, :value %s}\n", i, i, typ, k%10, fmt.Sprintf(v, k))
-			i++
-		}
-	}
-	p := filepath.Join(t.TempDir(), "h.edn")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if !ReadsInParallel(p, Options{Workers: 2}) {
-		t.Fatalf("a %d-byte history is not read in parallel: the test needs a larger one", b.Len())
-	}
-	// measured (garbage included): 1,084 bytes a key read sequentially and
-	// 1,709 in parallel blocks with 64-entry tables, 860 and 1,261 with
-	// tables from 8 entries; the rest is the keys' own (atoms, the
-	// builder's and the decoder's maps, grown by doubling) and the ops
-	for _, tc := range []struct {
-		name   string
-		read   func() (*model.History, error)
-		perKey uint64
+	// measured (garbage included), bytes a key read sequentially and in
+	// parallel blocks: small values 947 and 1,365 (with 64-entry tables,
+	// before, about 220 and 450 more); large values 1,226 and 6,582 with
+	// tables from index 0 and no bound on a decoder's tables, 1,173 and
+	// 1,696 since; two values far apart 1,350 and 7,040, then 1,279 and
+	// 2,322. The rest is the keys' own (atoms, the builder's and the
+	// decoder's maps, grown by doubling) and the ops.
+	for _, shape := range []struct {
+		name       string
+		value      func(k int) int
+		spread     int // the second write's value is the first's plus this
+		seq, inPar uint64
 	}{
-		{"Read", func() (*model.History, error) { return Read(bytes.NewReader(b.Bytes()), "h", Options{}) }, 960},
-		{"ReadFile in parallel", func() (*model.History, error) { return ReadFile(p, Options{Workers: 2}) }, 1450},
+		{"small values", func(int) int { return 1 }, 0, 1100, 1600},
+		{"large values", func(k int) int { return 1_000_000 + k }, 0, 1350, 2000},
+		{"two values far apart", func(k int) int { return 1_000_000 + k }, 2000, 1500, 2700},
 	} {
-		var h *model.History
-		var err error
-		a := allocated(func() { h, err = tc.read() })
-		if err != nil || len(h.Keys) != keys {
-			t.Fatalf("%s: %v, %d keys", tc.name, err, len(h.Keys))
+		var b bytes.Buffer
+		i := 0
+		for k := range keys {
+			v := shape.value(k)
+			w, r := fmt.Sprintf("[[:w %d %d]]", k, v), fmt.Sprintf("[[:r %d %d]]", k, v)
+			w2 := fmt.Sprintf("[[:w %d %d]]", k, v+shape.spread)
+			for _, mops := range []string{w, w, fmt.Sprintf("[[:r %d nil]]", k), r, w2, w2} {
+				typ := ":invoke"
+				if i%2 == 1 {
+					typ = ":ok"
+				}
+				fmt.Fprintf(&b, "{:index %d, :time %d, :type %s, :process %d, :f :txn, :value %s}\n", i, i, typ, k%10, mops)
+				i++
+			}
 		}
-		if perKey := a / keys; perKey > tc.perKey {
-			t.Errorf("%s: %d bytes allocated a key (%d MB for %d keys, %d MB of EDN)", tc.name, perKey, a>>20, keys, b.Len()>>20)
+		p := filepath.Join(t.TempDir(), "h.edn")
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !ReadsInParallel(p, Options{Workers: 2}) {
+			t.Fatalf("a %d-byte history is not read in parallel: the test needs a larger one", b.Len())
+		}
+		for _, tc := range []struct {
+			name   string
+			read   func() (*model.History, error)
+			perKey uint64
+		}{
+			{"Read", func() (*model.History, error) { return Read(bytes.NewReader(b.Bytes()), "h", Options{}) }, shape.seq},
+			{"ReadFile in parallel", func() (*model.History, error) { return ReadFile(p, Options{Workers: 2}) }, shape.inPar},
+		} {
+			var h *model.History
+			var err error
+			a := allocated(func() { h, err = tc.read() })
+			if msgs := keys * (1 + min(shape.spread, 1)); err != nil || len(h.Keys) != keys || len(h.Msgs) != msgs {
+				t.Fatalf("%s, %s: %v, %d keys, %d messages", shape.name, tc.name, err, len(h.Keys), len(h.Msgs))
+			}
+			if perKey := a / keys; perKey > tc.perKey {
+				t.Errorf("%s, %s: %d bytes allocated a key (%d MB for %d keys, %d MB of EDN)", shape.name, tc.name, perKey, a>>20, keys, b.Len()>>20)
+			}
 		}
 	}
 }

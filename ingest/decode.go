@@ -145,10 +145,13 @@ type decoder struct {
 	fnames     map[string]string
 	errs       map[string]string
 	msgTab     []keyMsgs
-	smallVals  []model.ValID // id+1 of the integer value valLo+i, for small i >= 0
-	valLo      int64
-	valBased   bool // valLo is set
-	rset       map[model.KeyID]bool
+	// tabCells is the entries of all msgTab tables, tabMsgs the integer
+	// messages interned (msgInt's bound on tabCells)
+	tabCells, tabMsgs int64
+	smallVals         []model.ValID // id+1 of the integer value valLo+i, for small i >= 0
+	valLo             int64
+	valBased          bool // valLo is set
+	rset              map[model.KeyID]bool
 
 	ops      opChunks
 	indices  model.Runs    // the ops' :index values

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"math"
 	"slices"
 
 	"github.com/hindsight-dev/hindsight/model"
@@ -167,38 +168,75 @@ func (d *decoder) msgInt(k model.KeyID, v int64) model.MsgID {
 	}
 	i := v - t.lo
 	if i < 0 {
-		return d.b.Msg(k, d.val(&a)) // below the table: the builder's map
+		return d.b.Msg(k, d.val(&a)) // below the table's base: the builder's map
 	}
-	if i < int64(len(t.ids)) {
-		if id := t.ids[i]; id != 0 {
+	j := i - int64(t.from)
+	if j >= 0 && j < int64(len(t.ids)) {
+		if id := t.ids[j]; id != 0 {
 			return id - 1
 		}
 	}
 	val := d.val(&a)
 	t.n++
-	if i >= int64(len(t.ids)) && i >= 2*int64(t.n)+64+d.slack() {
+	d.tabMsgs++
+	if (j < 0 || j >= int64(len(t.ids))) && !d.cover(t, i) {
 		return d.b.Msg(k, val) // too sparse for the dense table: the builder's map
 	}
 	// Dense table from here on: a message the builder's map does not hold
-	// is appended without indexing it (the table is its index). A value
-	// below the table's base never comes here, so it is always looked up
-	// in the map, where it was put.
+	// is appended without indexing it (the table is its index; it only
+	// grows, so the message stays in it). A value the table did not cover
+	// when it came was put in the map, where LookupMsg finds it.
 	id, ok := d.b.LookupMsg(k, val)
 	if !ok {
 		id = d.b.AppendMsg(k, val)
 	}
-	if i >= int64(len(t.ids)) {
-		// from 8 entries: a history of many keys with a few values each
-		// (Jepsen retires a key after a few writes) paid 256 bytes a key
-		// for tables that started at 64 (TestManyKeysMemory)
-		n := max(2*len(t.ids), int(i)+1, 8)
-		n = min(max(n, int(i)+1), 2*t.n+64+int(d.slack()))
-		nt := make([]model.MsgID, n)
-		copy(nt, t.ids)
-		t.ids = nt
-	}
-	t.ids[i] = id + 1
+	t.ids[i-int64(t.from)] = id + 1
 	return id
+}
+
+// cover grows t's table to cover index i, doubling it toward i, and
+// reports whether it did: not when the table would pass the key's bound
+// (twice its messages plus 64 and the window's slack) or the decoder's
+// (tabCells: all its tables together at most 8 entries for each integer
+// message it interned, tabMsgs, plus 2^16, whatever the keys: without it,
+// keys of two values 2,000 apart took 7 KB each in a parallel read). A
+// table starts at the first index it covers, not at 0: a key's first value
+// in a block of a parallel read has index winSlack, and tables that started
+// at 0 took 4 KB for each key of one value (one 10 MB poll of 500k keys
+// took 2.2 GB). TestManyKeysMemory measures the three shapes.
+func (d *decoder) cover(t *keyMsgs, i int64) bool {
+	if i >= math.MaxInt32/2 {
+		return false // from is an int32
+	}
+	lo, hi := int64(t.from), int64(t.from)+int64(len(t.ids))
+	if len(t.ids) == 0 {
+		lo, hi = i, i+8 // from 8 entries (TestManyKeysMemory)
+	} else if i < lo {
+		lo = max(0, min(i, lo-(hi-lo)))
+	} else {
+		hi = max(i+1, hi+(hi-lo))
+	}
+	bound := 2*int64(t.n) + 64 + d.slack()
+	if hi-lo > bound { // the least that covers i
+		lo, hi = i, i+1
+		if len(t.ids) > 0 {
+			lo, hi = min(i, int64(t.from)), max(i+1, int64(t.from)+int64(len(t.ids)))
+		}
+		if hi-lo > bound {
+			return false
+		}
+	}
+	grow := hi - lo - int64(len(t.ids))
+	if d.tabCells+grow > 8*int64(d.tabMsgs+1)+1<<16 {
+		return false
+	}
+	nt := make([]model.MsgID, hi-lo)
+	if len(t.ids) > 0 {
+		copy(nt[int64(t.from)-lo:], t.ids)
+	}
+	t.ids, t.from = nt, int32(lo)
+	d.tabCells += grow
+	return true
 }
 
 // winSlack is how far below the first integer value a block of a parallel
@@ -226,10 +264,11 @@ func (d *decoder) slack() int64 {
 
 // keyMsgs caches the messages of one key by integer value.
 type keyMsgs struct {
-	ids   []model.MsgID // id+1 of the message with value lo+i; 0: not cached
+	ids   []model.MsgID // id+1 of the message with value lo+from+j at j; 0: not cached
 	lo    int64
-	based bool // lo is set
-	n     int  // messages of the key interned so far
+	from  int32 // the index (value less lo) of ids[0]
+	n     int32 // messages of the key interned so far
+	based bool  // lo is set
 }
 
 // val interns a scratch atom as a value. Small non-negative integers are
