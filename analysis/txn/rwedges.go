@@ -98,19 +98,13 @@ func (rw *rwRegister) emitInit(init []model.MsgID, add graph.AddFunc) {
 // emitVedge adds the ww and rw edges along the version edge e.
 func (rw *rwRegister) emitVedge(e *vedge, add graph.AddFunc) {
 	c := rw.c
-	nm := int32(len(c.h.Msgs))
-	if e.to >= nm {
-		return
-	}
-	w2 := rw.extWriter(model.MsgID(e.to))
+	w2 := rw.nodeWriter(e.to)
 	if w2 < 0 {
 		return
 	}
 	to := c.recs[w2].vertex
-	if e.from < nm {
-		if w1 := rw.extWriter(model.MsgID(e.from)); w1 >= 0 {
-			add(c.recs[w1].vertex, to, graph.WW)
-		}
+	if w1 := rw.nodeWriter(e.from); w1 >= 0 {
+		add(c.recs[w1].vertex, to, graph.WW)
 	}
 	if rw.noRW[e.from] {
 		return
@@ -144,7 +138,6 @@ func (rw *rwRegister) rwBudget() {
 			total += n
 		}
 	}
-	hasWriter := func(to int32) bool { return to < nm && rw.extWriter(model.MsgID(to)) >= 0 }
 	// each initial state's successors with a writer, counted in ranges of
 	// rw.init on every core (sorted by key: a range adds once per run of
 	// a key); they are most of the version edges
@@ -153,7 +146,7 @@ func (rw *rwRegister) rwBudget() {
 		for i := lo; i < hi; {
 			k, n := c.h.MsgKey(rw.init[i]), int64(0)
 			for ; i < hi && c.h.MsgKey(rw.init[i]) == k; i++ {
-				if hasWriter(int32(rw.init[i])) {
+				if rw.extWriter(rw.init[i]) >= 0 {
 					n++
 				}
 			}
@@ -165,7 +158,7 @@ func (rw *rwRegister) rwBudget() {
 	for i := 0; i < len(rw.ver); {
 		from, succ := rw.ver[i].from, int64(0)
 		for ; i < len(rw.ver) && rw.ver[i].from == from; i++ {
-			if hasWriter(rw.ver[i].to) {
+			if rw.nodeWriter(rw.ver[i].to) >= 0 {
 				succ++
 			}
 		}
@@ -202,7 +195,7 @@ func (rw *rwRegister) rwBudget() {
 
 // edge finds the accepted version-order edge from → to (of one key).
 func (rw *rwRegister) edge(from, to int32) (vedge, bool) {
-	if from >= int32(len(rw.c.h.Msgs)) && rw.hasInitEdge(to) {
+	if rw.isInitEdge(from, to) {
 		return rw.initEdge(model.MsgID(to)), true
 	}
 	i, ok := slices.BinarySearchFunc(rw.ver, vedge{from: from, to: to}, compareEdgeKeys)

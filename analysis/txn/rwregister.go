@@ -251,6 +251,15 @@ func (rw *rwRegister) extWriter(m model.MsgID) int32 {
 	return w
 }
 
+// nodeWriter is extWriter of version node n: -1 for a key's initial state
+// (nodeOf), which nobody wrote.
+func (rw *rwRegister) nodeWriter(n int32) int32 {
+	if n >= int32(len(rw.c.h.Msgs)) {
+		return -1
+	}
+	return rw.extWriter(model.MsgID(n))
+}
+
 // usable reports whether value m may stand in a version order: not a
 // value written by more than one txn (which write came first cannot be
 // told).

@@ -146,6 +146,12 @@ func (rw *rwRegister) hasInitEdge(to int32) bool {
 	return to >= 0 && int(to) < len(rw.c.h.Msgs) && rw.initSet[to>>6]&(1<<(to&63)) != 0
 }
 
+// isInitEdge reports whether from → to is one of the initial state's
+// accepted edges (rw.init): from is the initial state of to's key.
+func (rw *rwRegister) isInitEdge(from, to int32) bool {
+	return rw.hasInitEdge(to) && from == rw.nodeOf(rw.c.h.MsgKey(model.MsgID(to)), nilVal)
+}
+
 // eachVer calls f with every accepted version-order edge, in pair order:
 // the other sources' (ver) merged with the initial state's (init), whose
 // pairs, from a key's initial state, follow every pair from a value.
@@ -381,13 +387,12 @@ func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 	par.SortFunc(cand, compareVedges) // a total order: the same on any number of cores
 	cand = slices.CompactFunc(cand, func(x, y vedge) bool { return x.pair() == y.pair() })
 	// drop the edges already accepted
-	nm := int32(len(c.h.Msgs))
 	w, j := 0, 0
 	for _, e := range cand {
 		for j < len(rw.ver) && compareEdgeKeys(rw.ver[j], e) < 0 {
 			j++
 		}
-		if j < len(rw.ver) && compareEdgeKeys(rw.ver[j], e) == 0 || e.from >= nm && rw.hasInitEdge(e.to) {
+		if j < len(rw.ver) && compareEdgeKeys(rw.ver[j], e) == 0 || rw.isInitEdge(e.from, e.to) {
 			continue
 		}
 		cand[w] = e
@@ -399,35 +404,32 @@ func (rw *rwRegister) merge(s source, prior []source, cand []vedge) {
 	}
 	bad := map[model.KeyID]bool{}
 	var comps [][]int32
-	var g *graph.Graph
-	if s != srcInitial { // the initial state's edges all leave nil: no cycle
-		nk := len(c.h.Keys)
-		touched := make([]bool, nk)
-		for _, e := range cand {
-			touched[e.key] = true
-		}
-		n := len(c.h.Msgs) + nk
-		g = graph.BuildFunc(n, func(add func(from, to int32, rel graph.Rel)) {
-			rw.eachVer(func(e *vedge) {
-				if touched[e.key] {
-					add(e.from, e.to, graph.WW)
-				}
-			})
-			for _, e := range cand {
+	nk := len(c.h.Keys)
+	touched := make([]bool, nk)
+	for _, e := range cand {
+		touched[e.key] = true
+	}
+	n := len(c.h.Msgs) + nk
+	g := graph.BuildFunc(n, func(add func(from, to int32, rel graph.Rel)) {
+		rw.eachVer(func(e *vedge) {
+			if touched[e.key] {
 				add(e.from, e.to, graph.WW)
 			}
 		})
-		if g == nil {
-			// no candidate is accepted: one of a cyclic order would
-			// make cycles of its own
-			c.res.UnknownReasons = append(c.res.UnknownReasons, graph.TooLarge(n))
-			cand = nil
-		} else {
-			comps = g.SCC()
+		for _, e := range cand {
+			add(e.from, e.to, graph.WW)
 		}
-		for _, comp := range comps {
-			bad[rw.keyOfNode(comp[0])] = true
-		}
+	})
+	if g == nil {
+		// no candidate is accepted: one of a cyclic order would
+		// make cycles of its own
+		c.res.UnknownReasons = append(c.res.UnknownReasons, graph.TooLarge(n))
+		cand = nil
+	} else {
+		comps = g.SCC()
+	}
+	for _, comp := range comps {
+		bad[rw.keyOfNode(comp[0])] = true
 	}
 	acc := cand
 	if len(bad) > 0 {

@@ -362,6 +362,11 @@ func TestRWIndexMatchesSerial(t *testing.T) {
 				want && e != (vedge{from: rw.nodeOf(k, nilVal), to: int32(i), key: k, src: srcInitial, a: -1, b: -1}) {
 				t.Errorf("GOMAXPROCS=%d: initial edge to message %d: %+v, %v", procs, i, e, found)
 			}
+			if other := (k + 1) % model.KeyID(len(h.Keys)); other != k {
+				if _, found := rw.edge(rw.nodeOf(other, nilVal), int32(i)); found {
+					t.Errorf("GOMAXPROCS=%d: an edge from key %d's initial state to message %d of key %d", procs, other, i, k)
+				}
+			}
 		}
 	}
 }
