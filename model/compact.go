@@ -3,7 +3,6 @@ package model
 import (
 	"maps"
 	"slices"
-	"sync"
 
 	"github.com/hindsight-dev/hindsight/internal/par"
 )
@@ -38,24 +37,17 @@ func (h *History) CompactElems() {
 		return
 	}
 	nk := len(h.Keys)
-	// each key's longest list read: the span, and the micro-op's place in
-	// the store (chunk, index) that breaks ties for the first
-	type best struct {
-		sp    Span
-		chunk int32
-		i     int32
-	}
-	bests := eachWorker(h, func() []best { return make([]best, nk) }, func(b []best, chunk, i int, m *Mop, sp Span) {
-		if x := &b[m.Key]; sp.N > x.sp.N || sp.N == x.sp.N && sp.N > 0 && (int32(chunk) < x.chunk || int32(chunk) == x.chunk && int32(i) < x.i) {
-			*x = best{sp, int32(chunk), int32(i)}
+	bests := forListReads(h, func() []longestRead { return make([]longestRead, nk) }, func(b []longestRead, chunk, i int, m *Mop, sp Span) {
+		if x := (longestRead{sp, int32(chunk), int32(i)}); x.beats(b[m.Key]) {
+			b[m.Key] = x
 		}
 	})
 	longest := make([]Span, nk)
 	for k := range longest {
-		var w best
+		var w longestRead
 		for _, b := range bests {
-			if x := b[k]; x.sp.N > w.sp.N || x.sp.N == w.sp.N && x.sp.N > 0 && (x.chunk < w.chunk || x.chunk == w.chunk && x.i < w.i) {
-				w = x
+			if b[k].beats(w) {
+				w = b[k]
 			}
 		}
 		longest[k] = w.sp
@@ -67,7 +59,7 @@ func (h *History) CompactElems() {
 		pre  *prefixes
 		runs map[int32]Span
 	}
-	parts := eachWorker(h, func() otherRuns { return otherRuns{newPrefixes(h, longest), map[int32]Span{}} },
+	parts := forListReads(h, func() otherRuns { return otherRuns{newPrefixes(h, longest), map[int32]Span{}} },
 		func(o otherRuns, _, _ int, m *Mop, sp Span) {
 			if !o.pre.of(m.Key, sp) && sp.N > o.runs[sp.Start].N {
 				o.runs[sp.Start] = sp
@@ -92,7 +84,7 @@ func (h *History) CompactElems() {
 	for _, start := range slices.Sorted(maps.Keys(others)) { // the same layout every run
 		others[start] = out.Put(h.ElemStore.Get(others[start])...)
 	}
-	eachWorker(h, func() *prefixes { return newPrefixes(h, longest) }, func(pre *prefixes, _, _ int, m *Mop, sp Span) {
+	forListReads(h, func() *prefixes { return newPrefixes(h, longest) }, func(pre *prefixes, _, _ int, m *Mop, sp Span) {
 		to := Span{Start: home[m.Key], N: sp.N}
 		if !pre.of(m.Key, sp) {
 			to.Start = others[sp.Start].Start
@@ -107,20 +99,33 @@ func (h *History) CompactElems() {
 	h.ElemStore = out
 }
 
-// eachWorker calls f with every list read of h that read any element, its
-// span and its place in the micro-op store (chunk, index), the chunks
+// longestRead is a key's longest list read so far: its span, and the
+// micro-op's place in the store (chunk, index), which breaks ties.
+type longestRead struct {
+	sp       Span
+	chunk, i int32
+}
+
+// beats reports whether x is the key's longest list read rather than w:
+// longer, or as long and before it in the store (the first of the longest,
+// as a pass in store order finds it, whichever worker met either).
+func (x longestRead) beats(w longestRead) bool {
+	if x.sp.N != w.sp.N {
+		return x.sp.N > w.sp.N
+	}
+	return x.sp.N > 0 && (x.chunk < w.chunk || x.chunk == w.chunk && x.i < w.i)
+}
+
+// forListReads calls f with every list read of h that read any element,
+// its span and its place in the micro-op store (chunk, index), the chunks
 // handed out to up to GOMAXPROCS goroutines; each has a scratch of its own
 // that start makes and f is given. It returns the scratches. f may change
 // only the micro-op it is given (and what is its own).
-func eachWorker[S any](h *History, start func() S, f func(s S, chunk, i int, m *Mop, sp Span)) []S {
-	var mu sync.Mutex
-	var all []S
+func forListReads[S any](h *History, start func() S, f func(s S, chunk, i int, m *Mop, sp Span)) []S {
+	var own par.Scratches[S]
 	chunks := h.MopStore.chunks
 	par.Each(len(chunks), 0, func() func(int) {
-		s := start()
-		mu.Lock()
-		all = append(all, s)
-		mu.Unlock()
+		s := own.New(start())
 		return func(ci int) {
 			c := chunks[ci]
 			for i := range c {
@@ -132,7 +137,7 @@ func eachWorker[S any](h *History, start func() S, f func(s S, chunk, i int, m *
 			}
 		}
 	})
-	return all
+	return own.All()
 }
 
 // prefixes decides, run by run, whether list reads are prefixes of their

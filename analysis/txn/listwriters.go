@@ -2,7 +2,6 @@ package txn
 
 import (
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/hindsight-dev/hindsight/internal/par"
@@ -61,14 +60,10 @@ func (la *listAppend) writers() (ap keyAppends, reads []int) {
 	pieces := (n + readPiece - 1) / readPiece
 	lost := make([][]lostClaim, pieces)
 	reads = make([]int, pieces+1)
-	var mu sync.Mutex
-	var counts []keyAppends
+	var scratch par.Scratches[keyAppends]
 	par.Pieces(n, readPiece, func() func(i, lo, hi int) {
 		later := newMarks(nk)
-		own := keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}
-		mu.Lock()
-		counts = append(counts, own)
-		mu.Unlock()
+		own := scratch.New(keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)})
 		var interm []bool
 		return func(i, lo, hi int) {
 			n := 0
@@ -80,6 +75,7 @@ func (la *listAppend) writers() (ap keyAppends, reads []int) {
 			reads[i+1] = n // once: neighbours share a cache line
 		}
 	})
+	counts := scratch.All()
 	if len(counts) == 0 { // no recs
 		return keyAppends{n: make([]int32, nk), single: make([]model.MsgID, nk)}, reads
 	}

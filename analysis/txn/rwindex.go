@@ -2,7 +2,6 @@ package txn
 
 import (
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/hindsight-dev/hindsight/analysis"
@@ -44,21 +43,17 @@ func (rw *rwRegister) index() {
 		rw.tstart[r+1] += rw.tstart[r]
 	}
 	rw.touches = make([]touch, rw.tstart[n]) // no regrowing a huge txn's
-	var mu sync.Mutex
-	var lists []*[]lostClaim // each worker's lost claims
+	var lists par.Scratches[*[]lostClaim]    // each worker's lost claims
 	// the rows start empty (end is start): each rec's touches are written
 	// from where its row lands
 	end := graph.CompactRows(rw.tstart, rw.tstart[:n], func() func(v int, a, b, w int32) int32 {
 		at := newMarks(nk) // key -> its touch in this txn
-		own := new([]lostClaim)
-		mu.Lock()
-		lists = append(lists, own)
-		mu.Unlock()
+		own := lists.New(new([]lostClaim))
 		return func(v int, _, _, w int32) int32 { return int32(rw.indexTxn(int32(v), &at, int(w), own)) }
 	}, func(dst, src, k int32) { copy(rw.touches[dst:dst+k], rw.touches[src:src+k]) })
 	rw.touches = slices.Clip(rw.touches[:end])
-	lost := make([][]lostClaim, len(lists))
-	for i, l := range lists {
+	lost := make([][]lostClaim, len(lists.All()))
+	for i, l := range lists.All() {
 		lost[i] = *l
 	}
 	rw.ambiguous(lost)

@@ -267,3 +267,26 @@ func TestPanicsReachTheCaller(t *testing.T) {
 		check("SortFunc", p)
 	}
 }
+
+// TestScratches checks that every worker's scratch is kept once: the
+// items each worker counted in its own add up to all of them, and there
+// are no more scratches than workers.
+func TestScratches(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 4} {
+		runtime.GOMAXPROCS(procs)
+		var own Scratches[*int]
+		const n = 10_000
+		Each(n, 0, func() func(int) {
+			c := own.New(new(int))
+			return func(int) { *c++ }
+		})
+		sum := 0
+		for _, c := range own.All() {
+			sum += *c
+		}
+		if sum != n || len(own.All()) == 0 || len(own.All()) > procs {
+			t.Errorf("GOMAXPROCS=%d: %d items counted in %d scratches, want %d in 1 to %d", procs, sum, len(own.All()), n, procs)
+		}
+	}
+}
