@@ -142,9 +142,9 @@ func (d *decoder) key(a *satom) model.KeyID {
 
 // msg interns the message (k, a). Integer values of a key are mostly small
 // and dense, so their messages are cached in a per-key table indexed by the
-// value (less the table's base, see winBase), kept no longer than about
+// value, covering only the values it met and kept no longer than about
 // twice the key's number of messages (so memory follows the messages, never
-// the magnitude of the values).
+// the magnitude of the values; cover).
 func (d *decoder) msg(k model.KeyID, a *satom) model.MsgID {
 	if a.kind != model.KInt || a.i < 0 {
 		return d.b.Msg(k, d.val(a))
@@ -166,13 +166,7 @@ func (d *decoder) msgInt(k model.KeyID, v int64) model.MsgID {
 		d.msgTab = slices.Grow(d.msgTab, n-len(d.msgTab))[:n]
 	}
 	t := &d.msgTab[k]
-	if !t.based {
-		t.based, t.lo = true, d.winBase(v)
-	}
-	i := v - t.lo
-	if i < 0 {
-		return d.b.Msg(k, d.val(&a)) // below the table's base: the builder's map
-	}
+	i := v
 	j := i - int64(t.from)
 	if j >= 0 && j < int64(len(t.ids)) {
 		if id := t.ids[j]; id != 0 {
@@ -197,16 +191,17 @@ func (d *decoder) msgInt(k model.KeyID, v int64) model.MsgID {
 	return id
 }
 
-// cover grows t's table to cover index i, doubling it toward i, and
+// cover grows t's table to cover value i, doubling it toward i, and
 // reports whether it did: not when the table would pass the key's bound
-// (twice its messages plus 64 and the window's slack) or the decoder's
-// (tabCells: all its tables together at most 8 entries for each integer
-// message it interned, tabMsgs, plus 2^16, whatever the keys: without it,
-// keys of two values 2,000 apart took 7 KB each in a parallel read). A
-// table starts at the first index it covers, not at 0: a key's first value
-// in a block of a parallel read has index winSlack, and tables that started
-// at 0 took 4 KB for each key of one value (one 10 MB poll of 500k keys
-// took 2.2 GB). TestManyKeysMemory measures the three shapes.
+// (twice its messages plus 64) or the decoder's (tabCells: all its tables
+// together at most 8 entries for each integer message it interned,
+// tabMsgs, plus 2^16, whatever the keys: without it, keys of two values
+// 2,000 apart took 7 KB each in a parallel read). A table starts at the
+// first value it meets, not at 0 or at a base: tables that started at a
+// block's base took 4 KB for each key of one value (one 10 MB poll of 500k
+// keys took 2.2 GB), and a per-block base and slack, which only let the
+// tables reach up to a key's first value in a block, are not needed by
+// tables that start there (TestManyKeysMemory measures the three shapes).
 func (d *decoder) cover(t *keyMsgs, i int64) bool {
 	if i >= math.MaxInt32/2 {
 		return false // from is an int32
@@ -219,7 +214,7 @@ func (d *decoder) cover(t *keyMsgs, i int64) bool {
 	} else {
 		hi = max(i+1, hi+(hi-lo))
 	}
-	bound := 2*int64(t.n) + 64 + d.slack()
+	bound := 2*int64(t.n) + 64
 	if hi-lo > bound { // the least that covers i
 		lo, hi = i, i+1
 		if len(t.ids) > 0 {
@@ -267,11 +262,9 @@ func (d *decoder) slack() int64 {
 
 // keyMsgs caches the messages of one key by integer value.
 type keyMsgs struct {
-	ids   []model.MsgID // id+1 of the message with value lo+from+j at j; 0: not cached
-	lo    int64
-	from  int32 // the index (value less lo) of ids[0]
-	n     int32 // messages of the key interned so far
-	based bool  // lo is set
+	ids  []model.MsgID // id+1 of the message with value from+j at j; 0: not cached
+	from int32         // the value of ids[0]
+	n    int32         // messages of the key interned so far
 }
 
 // val interns a scratch atom as a value. Small non-negative integers are
