@@ -1,6 +1,13 @@
 // Command hindsight reads the histories written by Jepsen-style tests, finds
 // consistency anomalies in them and reports them. See README.md and
 // `hindsight --help`.
+//
+// default.pgo beside this file is a CPU profile of hindsight checking,
+// reporting and scanning generated histories of every workload; the go
+// command builds this package with it (profile-guided optimisation: hot
+// calls inlined, hot code laid out together). It changes how the code is
+// compiled, never what it does. scripts/pgo.sh remakes it; bench/README.md
+// (Profile-guided optimisation) gives what it gained.
 package main
 
 import (
