@@ -118,6 +118,9 @@ type decoder struct {
 	name string
 	json bool
 	n    int64 // ops read so far
+	// timeWarned is set once an op's :time was found not to be an
+	// integer (warned of once)
+	timeWarned bool
 
 	// Scratch space of the op being read.
 	arena []byte
@@ -294,12 +297,23 @@ func (d *decoder) opErr(err error, start srcPos) error {
 	return nil
 }
 
+// warnOpsOnce is warnOps for a warning a history gives once, at its first
+// cause in file order: each block of a parallel read may record its own
+// first, and the merge keeps the earliest block's (parallelRead.once).
+func (d *decoder) warnOpsOnce(once warnOnce, format string, args ...any) {
+	if d.part != nil {
+		d.part.warns = append(d.part.warns, opsWarning{format, append(args, d.n), once})
+		return
+	}
+	d.b.Warn(format, append(args, d.n)...)
+}
+
 // warnOps records a warning whose last argument is the number of ops read
 // so far, d.n; for a block of a parallel read, the number of ops of the
 // blocks before it is added once it is known.
 func (d *decoder) warnOps(format string, args ...any) {
 	if d.part != nil {
-		d.part.warns = append(d.part.warns, opsWarning{format, append(args, d.n)})
+		d.part.warns = append(d.part.warns, opsWarning{format, append(args, d.n), 0})
 		return
 	}
 	d.b.Warn(format, append(args, d.n)...)
@@ -655,8 +669,15 @@ func (d *decoder) readOp(start, brace srcPos) error {
 				t = l.ival
 			} else if l.kind == tBigInt {
 				return &lexErr{l.tok, d.fieldName("time") + " " + string(l.text) + " is out of range"}
-			} else if err := d.skip(); err != nil {
-				return err
+			} else {
+				if l.kind != tNil && !d.timeWarned {
+					d.timeWarned = true
+					d.warnOpsOnce(onceTime, "%s:%d:%d: %s is %s, not an integer: an op whose %s is not an integer (nanoseconds) has no time, so the queue's realtime lag and stalls leave it out and the report's timelines fall back to op positions where times are missing (this is the first such op, after %d ops)",
+						d.name, l.tok.line, l.tok.col(), d.fieldName("time"), d.describe(), d.fieldName("time"))
+				}
+				if err := d.skip(); err != nil {
+					return err
+				}
 			}
 		case fType:
 			if isName(l.kind) {

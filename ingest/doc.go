@@ -188,7 +188,9 @@
 //
 //   - :index must be an integer (nil counts as missing); a missing index is
 //     the op's 0-based position among the op maps. :time that is not an
-//     integer is ignored (model.NoTime).
+//     integer (nil aside, which counts as missing) is ignored
+//     (model.NoTime), with one warning per history at the first such
+//     :time in file order (a parallel read keeps the earliest block's).
 //   - :type must be invoke, ok, info or fail (keyword, string or symbol, with
 //     or without colon); anything else, or none, is an *Error at the op.
 //   - :process must fit 0..2^31-1 when it is an integer (else *Error);

@@ -81,7 +81,7 @@ func TestEDN(t *testing.T) {
 			`{:type :ok :process 0 :f :send :value [[:send 5N [+7 -3N]]]}`,
 			[]string{"0 ok p0 send send(5,-3)@7"}},
 		{"EDN floats, decimals and ratios - kept as source text",
-			`{:type :invoke :process 0 :f :txn :value [[:send 1/2 1.5] [:send 1e3 1.5M] [:send 0x1F ##Inf]] :time 1.5}`,
+			`{:type :invoke :process 0 :f :txn :value [[:send 1/2 1.5] [:send 1e3 1.5M] [:send 0x1F ##Inf]]}`,
 			[]string{"0 invoke p0 txn send(<1/2>,<1.5>) send(<1e3>,<1.5M>) send(<0x1F>,<##Inf>)"}},
 		{"EDN keywords with namespaces - keep their text",
 			`{:type :invoke :process 0 :f :my.ns/frob :value [[:send :a/b :c.d/e]]}`,

@@ -56,7 +56,7 @@ func TestJSON(t *testing.T) {
 			`{"type": "invoke", "process": 0, "f": "send", "value": [["send", "\ud83d", "\ude00x"]]}`,
 			[]string{"0 invoke p0 send send(\"\uFFFD\",\"\uFFFDx\")"}},
 		{"JSON numbers - integers, big integers, floats",
-			`{"type": "invoke", "process": 0, "f": "txn", "time": 1.5, "value": [["send", 1.5, -2], ["send", 1e3, 99999999999999999999], ["send", -0.5E-3, 0]]}`,
+			`{"type": "invoke", "process": 0, "f": "txn", "value": [["send", 1.5, -2], ["send", 1e3, 99999999999999999999], ["send", -0.5E-3, 0]]}`,
 			[]string{"0 invoke p0 txn send(<1.5>,-2) send(<1e3>,N99999999999999999999N) send(<-0.5E-3>,0)"}},
 		{"JSON true, false, null and composites - source text",
 			`{"type": "invoke", "process": 0, "f": "txn", "value": [["send", true, false], ["send", [1, 2], {"a": null}]]}`,

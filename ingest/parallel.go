@@ -60,7 +60,17 @@ var (
 type opsWarning struct {
 	format string
 	args   []any // the last is the block's own count, an int64
+	once   warnOnce
 }
+
+// warnOnce names a warning a history gives at most once (0: any other).
+type warnOnce uint8
+
+// The warnings given once.
+const (
+	onceTime warnOnce = 1 + iota // a :time that is not an integer
+	onceKinds
+)
 
 // partOut is what a block's decoder collects beside its history.
 type partOut struct {
@@ -162,7 +172,9 @@ type parallelRead struct {
 	wide    [][]int64
 	nWide   int64
 	pending map[int32]int64 // process -> global position of its open invocation
-	drop    []int64         // invocations whose micro-ops their completion carries
+	// warned marks the warnings given once that an earlier block gave
+	warned [onceKinds]bool
+	drop   []int64 // invocations whose micro-ops their completion carries
 	// placing counts the merged blocks whose ops, extras and spans are
 	// still being copied into ops, extras and extSpans (part.place):
 	// merge waits for them before it moves those slices.
@@ -599,6 +611,12 @@ func (pr *parallelRead) merge(p *part) bool {
 		pr.pending[pa.process] = base + pa.pos
 	}
 	for _, w := range p.out.warns {
+		if w.once != 0 {
+			if pr.warned[w.once] {
+				continue
+			}
+			pr.warned[w.once] = true
+		}
 		args := slices.Clone(w.args)
 		args[len(args)-1] = args[len(args)-1].(int64) + base
 		pr.gb.Warn(w.format, args...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -377,5 +378,75 @@ func TestInterning(t *testing.T) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+// TestNonIntegerTime: a :time that is not an integer (a float, a string, a
+// keyword) leaves its op without a time, and the history gets one
+// warning, at the first such :time in file order, however the file is
+// read: in one piece, in EDN or JSON, and in parallel blocks, where a
+// later block may be decoded before the block of the first (nil is a
+// missing time, no warning).
+func TestNonIntegerTime(t *testing.T) {
+	op := func(i int, tm string, json bool) string {
+		if json {
+			return fmt.Sprintf(`{"index": %d, "time": %s, "type": "invoke", "process": 0, "f": "poll", "value": null}`+"\n", i, tm)
+		}
+		return fmt.Sprintf("{:index %d, :time %s, :type :invoke, :process 0, :f :poll, :value nil}\n", i, tm)
+	}
+	for _, json := range []bool{false, true} {
+		times := map[int]string{1: "nil", 700: "1.5", 1500: "2.5", 2900: `"soon"`}
+		if !json {
+			times[1200] = ":soon"
+		}
+		want := 700
+		field := ":time"
+		if json {
+			times[1] = "null"
+			field = `"time"`
+		}
+		var b strings.Builder
+		col := 0
+		for i := range 3000 {
+			tm, ok := times[i]
+			if !ok {
+				tm = strconv.Itoa(1000 + i)
+			}
+			line := op(i, tm, json)
+			if i == want {
+				col = strings.Index(line, tm) + 1
+			}
+			b.WriteString(line)
+		}
+		data := b.String()
+		name := map[bool]string{false: "t.edn", true: "t.jsonl"}[json]
+		h := readString(t, name, data, Options{})
+		wantWarn := fmt.Sprintf("%s:%d:%d: %s is %s, not an integer", name, want+1, col, field, times[want])
+		if len(h.Warnings) != 1 || !strings.HasPrefix(h.Warnings[0], wantWarn) || !strings.HasSuffix(h.Warnings[0], fmt.Sprintf("after %d ops)", want)) {
+			t.Fatalf("%s: warnings %q, want one starting %q", name, h.Warnings, wantWarn)
+		}
+		for i := range h.Ops {
+			_, bad := times[i]
+			if got := h.Time(i); bad != (got == model.NoTime) || !bad && got != int64(1000+i) {
+				t.Fatalf("%s: op %d has time %d", name, i, got)
+			}
+		}
+		parallel := 0
+		for _, bs := range []int{200, 4096, 30000} {
+			got, ok, err := readBlocks([]byte(data), name, Options{}, 3, bs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				continue
+			}
+			parallel++
+			if d := sameHistory(got, h); d != "" {
+				t.Fatalf("%s in blocks of %d: %s", name, bs, d)
+			}
+		}
+		if parallel == 0 {
+			t.Errorf("%s: never read in parallel", name)
+		}
 	}
 }
