@@ -128,9 +128,33 @@ func acknowledges(m *model.Mop) bool {
 	return m.Done && m.HasOffset()
 }
 
+// keyAcks holds the keys' ackLogs: one each for the keys that an ok send
+// acknowledged an offset of, numbered densely, while every other key shares
+// noAcks. A poll may list keys nobody sent to (garbage, or another test's
+// topics): a log each for them, with a copy per lag part (lagparts.go)
+// and a lagIndex per part, came to about 500 bytes a key, half of the
+// peak of a check of one poll of 500k such keys.
+type keyAcks struct {
+	at   []int32 // per key: the index of its log in logs, or -1
+	logs []ackLog
+}
+
+// noAcks is the ackLog of every key without an acknowledged offset. It is
+// never written: only ok sends' keys get an acknowledgement (add), and
+// they have logs of their own.
+var noAcks = newAckLog(nil)
+
+// of returns key k's ackLog.
+func (a *keyAcks) of(k model.KeyID) *ackLog {
+	if i := a.at[k]; i >= 0 {
+		return &a.logs[i]
+	}
+	return &noAcks
+}
+
 // ackLogs makes each key's ackLog, over the offsets its ok sends
 // acknowledge. O(sends log sends).
-func (c *checker) ackLogs() []ackLog {
+func (c *checker) ackLogs() keyAcks {
 	nk := len(c.h.Keys)
 	start := make([]int32, nk+1)
 	each := func(f func(k model.KeyID, off int64)) {
@@ -156,11 +180,16 @@ func (c *checker) ackLogs() []ackLog {
 		all[fill[k]] = off
 		fill[k]++
 	})
-	acks := make([]ackLog, nk)
+	acks := keyAcks{at: make([]int32, nk)}
 	for k := range nk {
 		offs := all[start[k]:start[k+1]:start[k+1]]
+		if len(offs) == 0 {
+			acks.at[k] = -1
+			continue
+		}
 		slices.Sort(offs)
-		acks[k] = newAckLog(slices.Compact(offs))
+		acks.at[k] = int32(len(acks.logs))
+		acks.logs = append(acks.logs, newAckLog(slices.Compact(offs)))
 	}
 	return acks
 }

@@ -47,9 +47,9 @@ type lagPollRec struct {
 type lagState struct {
 	c      *checker
 	nk     int
-	acks   []ackLog
+	acks   keyAcks
 	procs  []lagProc
-	index  []lagIndex
+	index  []lagIndex // per log of acks
 	series analysis.Points[seriesPoint]
 	closed []closedStall
 	// the nodes of the lagIndex buckets, and room for a bucket's
@@ -204,7 +204,7 @@ func (ls *lagState) sample(p, i int32) {
 	if e.hasPos {
 		pos = e.pos
 	}
-	a := &ls.acks[e.key]
+	a := ls.acks.of(e.key)
 	above := -1 // the offsets' first above pos, searched once for both uses
 	if e.held {
 		above = firstAbove(a.offs, pos)
@@ -261,8 +261,10 @@ func (c *checker) lagAndStalls() {
 			states[part] = c.lagPart(ev, acks, polls, start, part, parts)
 		}
 	})
-	for k := range acks {
-		acks[k] = states[lagOwner(model.KeyID(k), parts)].acks[k] // as its walk left it
+	for k, i := range acks.at {
+		if i >= 0 {
+			acks.logs[i] = states[lagOwner(model.KeyID(k), parts)].acks.logs[i] // as its walk left it
+		}
 	}
 	c.reportLag(states)
 	c.reportStalls(states, acks)
@@ -272,13 +274,14 @@ func (c *checker) lagAndStalls() {
 // them, and updates only their ackLogs (in its own copy of acks) and
 // lagIndexes; the processes' polls (lagPolls) it shares with the other
 // parts, read only.
-func (c *checker) lagPart(ev []int32, acks []ackLog, polls []lagPollRec, start []int32, part, parts int) *lagState {
+func (c *checker) lagPart(ev []int32, acks keyAcks, polls []lagPollRec, start []int32, part, parts int) *lagState {
 	nk := len(c.h.Keys)
 	// The part's own copy of the ackLogs' headers: the parts update the
 	// counts in them, and a list shared by two cores would have them
 	// fight over the cache lines two keys' headers share (it made the
 	// parts together barely faster than one).
-	ls := &lagState{c: c, nk: nk, acks: slices.Clone(acks), procs: make([]lagProc, len(c.procIDs)), index: make([]lagIndex, nk),
+	ls := &lagState{c: c, nk: nk, acks: keyAcks{at: acks.at, logs: slices.Clone(acks.logs)}, procs: make([]lagProc, len(c.procIDs)),
+		index:  make([]lagIndex, len(acks.logs)),
 		inPoll: make([]uint32, nk), inAssign: make([]uint32, nk), part: part, parts: parts}
 	for p := range ls.procs {
 		ls.procs[p].polls = polls[start[p]:start[p+1]:start[p+1]]
@@ -478,7 +481,7 @@ func (ls *lagState) acknowledge(ri int32, op *model.Op) {
 	}
 	for _, m := range ls.c.h.MopsOf(op) {
 		if acknowledges(&m) && ls.mine(m.Key) {
-			if j, changed := ls.acks[m.Key].add(ls.c.h.Offset(&m), t, ri); changed {
+			if j, changed := ls.acks.of(m.Key).add(ls.c.h.Offset(&m), t, ri); changed {
 				ls.acked(m.Key, j)
 			}
 		}

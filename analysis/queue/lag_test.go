@@ -1,10 +1,12 @@
 package queue
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -225,4 +227,37 @@ func lagHistory(rng *rand.Rand) *model.History {
 		}
 	}
 	return b.History()
+}
+
+// TestLagManyUnsentKeys bounds what the realtime lag allocates for a key
+// that a poll lists but nobody sent to (a garbage read, or another test's
+// topic): such a key has no acknowledged offsets, so it needs no ackLog
+// and no lagIndex of its own, in any part. A history of one send and one
+// poll of 20,000 keys, each read with a value nobody sent, in two parts;
+// what is left per key is what the polling process keeps of each key it
+// holds a position on (lagKey) and the parts' per-key stamps.
+func TestLagManyUnsentKeys(t *testing.T) {
+	const nk = 20_000
+	var l testhist.Lines
+	l.Pair(0, "send", "[[:send 0 1]]", "ok", "[[:send 0 [0 1]]]")
+	l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {"+testhist.Ints(0, nk, "%d [[0 %d]]")+"}]]")
+	h, p := testhist.Read(t, bytes.NewReader(l.Bytes()), "unsent.edn")
+	c := check(h, p, DefaultOptions())
+	if len(c.res.Anomalies["garbage-read"]) == 0 {
+		t.Fatalf("no garbage-read in %v", c.res.AnomalyTypes)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c2 := &checker{h: h, opts: c.opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, lagParts: 2}
+	c2.lagAndStalls()
+	runtime.ReadMemStats(&after)
+	perKey := float64(after.TotalAlloc-before.TotalAlloc) / nk
+	t.Logf("%.0f bytes allocated a key", perKey)
+	// 1,069 bytes a key with an ackLog per key (copied into each part)
+	// and a lagIndex per key and part; 483 without them, nearly all of
+	// it the polling process's entries (lagKey), grown by doubling
+	if perKey > 650 {
+		t.Errorf("%.0f bytes allocated a key, want at most 650", perKey)
+	}
 }

@@ -1,6 +1,10 @@
 package queue
 
-import "github.com/hindsight-dev/hindsight/model"
+import (
+	"slices"
+
+	"github.com/hindsight-dev/hindsight/model"
+)
 
 // lagProc is what the lag computation remembers of one process.
 type lagProc struct {
@@ -82,6 +86,12 @@ func (lp *lagProc) get(k model.KeyID, nk int) int32 { return lp.index.get(k, nk)
 func (lp *lagProc) entry(k model.KeyID, nk int) int32 {
 	if e := lp.get(k, nk); e >= 0 {
 		return e
+	}
+	if len(lp.keys) == cap(lp.keys) {
+		// doubled, not append's quarter at a time once large: a process
+		// that polls many keys (a wide poll) would copy its entries
+		// about five times over
+		lp.keys = slices.Grow(lp.keys, max(4, len(lp.keys)))
 	}
 	lp.keys = append(lp.keys, lagKey{key: k, last: -1, aj: -1})
 	i := int32(len(lp.keys) - 1)
@@ -178,11 +188,11 @@ func (rp *refPool) take(l *refList, out []lagRef) []lagRef {
 // j-th of its key's offsets (firstAbove of its position).
 func (ls *lagState) indexEntry(p, i int32, j int) {
 	e := &ls.procs[p].keys[i]
-	offs := ls.acks[e.key].offs
+	offs := ls.acks.of(e.key).offs
 	if j == len(offs) {
 		return // no acknowledgement can come after its position
 	}
-	x := &ls.index[e.key]
+	x := &ls.index[ls.acks.at[e.key]] // it has offsets, so a log of its own
 	if x.buckets == nil {
 		x.buckets = make([]refList, len(offs))
 		x.count = make(fenwick, len(offs)+1)
@@ -207,11 +217,12 @@ func (ls *lagState) markDirty(p, i int32) {
 // filed in buckets after the previous acknowledged offset up to j, has its
 // run accounted for and is sampled at its process's next poll.
 func (ls *lagState) acked(k model.KeyID, j int) {
-	x := &ls.index[k]
+	i := ls.acks.at[k] // acknowledged, so a log of its own
+	x := &ls.index[i]
 	if x.buckets == nil {
 		return
 	}
-	a := &ls.acks[k]
+	a := &ls.acks.logs[i]
 	lo := 0
 	if before := a.tree.prefix(j); before > 0 {
 		lo = a.tree.kth(before) + 1

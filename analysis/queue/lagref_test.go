@@ -65,7 +65,7 @@ func (c *checker) refLagAndStalls() {
 	inKeys := make([]uint32, nk)
 	stamp := uint32(0)
 	closeStall := func(proc int32, k model.KeyID, s *stall) {
-		acked, hasAcked := acks[k].highest()
+		acked, hasAcked := acks.of(k).highest()
 		c.reportStall(proc, k, s, acked, hasAcked)
 	}
 	c.lagEvents(ev, func(hp int32, op *model.Op, ri int32) {
@@ -124,7 +124,7 @@ func (c *checker) refLagAndStalls() {
 				pos = e.pos
 			}
 			lag := int64(0)
-			a := &acks[k]
+			a := acks.of(k)
 			aj := a.next(pos, -1)
 			if aj >= 0 {
 				lag = opTime - a.times[aj]
@@ -168,7 +168,7 @@ func (c *checker) refLagAndStalls() {
 		}
 		for _, m := range c.h.MopsOf(op) {
 			if m.Done && m.HasOffset() {
-				acks[m.Key].add(c.h.Offset(&m), opTime, ri) //nolint
+				acks.of(m.Key).add(c.h.Offset(&m), opTime, ri) //nolint
 			}
 		}
 	})

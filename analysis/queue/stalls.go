@@ -34,7 +34,7 @@ type closedStall struct {
 // first those closed during the history, in the order a walk sampling every
 // key at every poll would close them (by poll, then key), then those still
 // open, by process id, then key.
-func (c *checker) reportStalls(states []*lagState, acks []ackLog) {
+func (c *checker) reportStalls(states []*lagState, acks keyAcks) {
 	var closed []closedStall
 	for _, ls := range states {
 		closed = append(closed, ls.closed...)
@@ -58,7 +58,7 @@ func (c *checker) reportStalls(states []*lagState, acks []ackLog) {
 		}
 		slices.SortFunc(open, func(a, b *lagKey) int { return cmp.Compare(a.key, b.key) })
 		for _, e := range open {
-			acked, hasAcked := acks[e.key].highest()
+			acked, hasAcked := acks.of(e.key).highest()
 			c.reportStall(c.procIDs[p], e.key, &e.st, acked, hasAcked)
 		}
 	}
