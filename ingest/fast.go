@@ -658,11 +658,22 @@ func (d *decoder) fastClaimValue(buf []byte, p int, f string) int {
 	}
 	hx := d.hx
 	w := d.newRecord(i)
+	// The scanner reads the decoder's whole buffer from p on. Its
+	// pointers are stored only when they change (once a block, not once
+	// an op): while a collection marks, every store of a pointer goes
+	// through the write barrier, and an abort history has a map :value
+	// on each of its millions of ops. It keeps the buffer after, which
+	// the decoder holds anyway.
 	s := &hx.scan
-	*s = Scanner{d: d, buf: buf[p:], known: true}
+	if s.d != d {
+		s.d = d
+	}
+	if len(s.buf) != len(buf) || len(buf) > 0 && &s.buf[0] != &buf[0] {
+		s.buf = buf
+	}
+	s.p, s.known, s.depth, s.end = p, true, 0, 0
 	ok := d.raws[i].DecodeRaw(ValueField, f, s, w) && s.end > 0 && s.p == s.end
-	q := p + s.p
-	s.buf = nil
+	q := s.p
 	if !ok {
 		hx.dropRecord()
 		return -1

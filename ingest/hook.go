@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -412,7 +411,10 @@ func (d *decoder) newRecord(i int) *ExtWriter {
 		w0: int32(len(d.hx.xwords)), w1: int32(len(d.hx.xwords)),
 		k0: int32(len(d.hx.xkeys)), k1: int32(len(d.hx.xkeys))})
 	w := &d.hx.w
-	*w = ExtWriter{d: d, rec: len(d.hx.xrecs) - 1}
+	if w.d != d { // stored once, not at every record (fastClaimValue)
+		w.d = d
+	}
+	w.rec = len(d.hx.xrecs) - 1
 	return w
 }
 
@@ -471,8 +473,10 @@ func (d *decoder) runHookOn(i int, field, f string, raw []byte, at srcPos) error
 // storeExt stores the scratch records of the op being read, which will be
 // at position d.n.
 func (d *decoder) storeExt() {
-	recs := slices.Grow(d.hx.xout[:0], len(d.hx.xrecs))[:len(d.hx.xrecs)]
-	d.hx.xout = recs
+	if cap(d.hx.xout) < len(d.hx.xrecs) {
+		d.hx.xout = make([]model.ExtRec, len(d.hx.xrecs))
+	}
+	recs := d.hx.xout[:len(d.hx.xrecs)] // no store of the header: no write barrier
 	if e := d.hx.early - 1; e >= 0 && e < len(d.hx.xrecs)-1 {
 		// the :value read where it stood goes last, where offerValue
 		// would have put it
@@ -495,7 +499,10 @@ func (d *decoder) storeExt() {
 }
 
 func (d *decoder) resetExt() {
-	d.hx.xrecs, d.hx.xwords, d.hx.xkeys = d.hx.xrecs[:0], d.hx.xwords[:0], d.hx.xkeys[:0]
+	// one reslice a statement, each in place (a length stored, no pointer)
+	d.hx.xrecs = d.hx.xrecs[:0]
+	d.hx.xwords = d.hx.xwords[:0]
+	d.hx.xkeys = d.hx.xkeys[:0]
 	d.hx.early = 0
 }
 

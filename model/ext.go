@@ -81,16 +81,17 @@ func (b *Builder) ReuseExtSpans(room []Span) { b.h.ExtSpans = room[:0] }
 func (b *Builder) SetExtAt(i int, recs ...ExtRec) {
 	sp, dst := b.h.ExtRecs.Alloc(len(recs))
 	copy(dst, recs)
-	spans := b.h.ExtSpans
-	if len(spans) <= i {
-		if i >= cap(spans) {
-			grown := make([]Span, len(spans), max(2*cap(spans), i+1, 64))
-			copy(grown, spans)
-			spans = grown
+	h := &b.h
+	if n := len(h.ExtSpans); n <= i {
+		if i >= cap(h.ExtSpans) {
+			grown := make([]Span, n, max(2*cap(h.ExtSpans), i+1, 64))
+			copy(grown, h.ExtSpans)
+			h.ExtSpans = grown
 		}
-		spans = spans[:i+1]
-		clear(spans[len(b.h.ExtSpans):])
+		// resliced in place: only the length is stored, not a pointer
+		// through the write barrier, at every op of an abort history
+		h.ExtSpans = h.ExtSpans[:i+1]
+		clear(h.ExtSpans[n:])
 	}
-	spans[i] = sp
-	b.h.ExtSpans = spans
+	h.ExtSpans[i] = sp
 }
