@@ -19,6 +19,7 @@ import (
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/internal/version"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report"
@@ -387,6 +388,7 @@ func emit(res *analysis.Result, h *model.History, f *checkFlags, stdout, stderr 
 	default:
 		err = report.Text(stdout, res, report.HistoryLookup(h), f.maxExamples)
 	}
+	phase.Mark("output written")
 	if err != nil {
 		fmt.Fprintf(stderr, "hindsight: writing the result: %v\n", err)
 		return exitInput
