@@ -41,6 +41,7 @@ type cacheEntry struct {
 // checker build version.
 func newCache(dir string, opts check.Options, version string) *cache {
 	opts.Analysis.Series = false // the series change no row
+	opts.Analysis.Cores = 0      // nor does how a check splits its work
 	opts.MaxBytes = 0            // rows of histories past it are not cached
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%+v", SchemaVersion, version, opts)

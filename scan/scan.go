@@ -174,6 +174,11 @@ func Run(ctx context.Context, inputs []string, opts Options) (*Summary, error) {
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.GOMAXPROCS(0)
 	}
+	if opts.Check.Analysis.Cores <= 0 {
+		// each history checked at once gets its share of the cores
+		// (workload.Options.Cores)
+		opts.Check.Analysis.Cores = max(1, runtime.GOMAXPROCS(0)/opts.Jobs)
+	}
 	if opts.OutDir == "" {
 		opts.OutDir = "results"
 	}

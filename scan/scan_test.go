@@ -307,6 +307,18 @@ func TestCacheKey(t *testing.T) {
 	if s := mustRun(t, []string{dir}, other); s.Cached != 0 {
 		t.Errorf("another build: %d cached, want 0", s.Cached)
 	}
+	// how many histories run at once, and so the cores each check may
+	// use (workload.Options.Cores), changes no row: still a hit
+	jobs := opts
+	jobs.Jobs = 1
+	if s := mustRun(t, []string{dir}, jobs); s.Cached != 2 {
+		t.Errorf("-j 1: %d cached, want 2", s.Cached)
+	}
+	cores := opts
+	cores.Check.Analysis.Cores = 7
+	if s := mustRun(t, []string{dir}, cores); s.Cached != 2 {
+		t.Errorf("another share of cores: %d cached, want 2", s.Cached)
+	}
 	ww := opts
 	ww.Check.Analysis.WWDeps = true
 	if s := mustRun(t, []string{dir}, ww); s.Cached != 0 {

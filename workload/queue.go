@@ -24,7 +24,8 @@ func init() {
 
 // queueOptions turns the command's options into the queue checker's.
 func queueOptions(o Options) queue.Options {
-	qo := queue.Options{WWDeps: o.WWDeps, CycleBudget: o.CycleBudget, StallThreshold: o.StallThreshold, Series: o.Series}
+	qo := queue.Options{WWDeps: o.WWDeps, CycleBudget: o.CycleBudget, StallThreshold: o.StallThreshold, Series: o.Series,
+		Cores: o.Cores}
 	switch o.SubVia {
 	case "assign":
 		qo.SubVia = queue.SubAssign

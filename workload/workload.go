@@ -107,6 +107,13 @@ type Options struct {
 	AbortContract string `json:"abort_contract,omitempty"`
 	// Series keeps the time series an HTML report draws in the result.
 	Series bool `json:"-"`
+	// Cores is how many cores one check may keep busy by itself (0: all
+	// of them, GOMAXPROCS). It changes no result, only how work is split:
+	// a scan that checks several histories at once gives each its share,
+	// so that a check does not pay for splitting work the other checks'
+	// goroutines already keep the cores busy with. Only the queue's
+	// realtime lag follows it today (analysis/queue, Options.Cores).
+	Cores int `json:"-"`
 }
 
 // DefaultOptions are the defaults of the command line.

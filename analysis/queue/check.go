@@ -52,6 +52,12 @@ type Options struct {
 	// result (Result.Series) for the HTML report. They hold a point per ok
 	// op and per polled key, so a plain check leaves them out.
 	Series bool
+	// Cores is how many cores the check may keep busy (0: GOMAXPROCS).
+	// The realtime lag splits the keys into that many parts, each of
+	// which walks every op (lagparts.go): on cores that other work keeps
+	// busy (a scan checking several histories at once) one part costs
+	// about a quarter less CPU. It changes no result (TestLagParts).
+	Cores int
 }
 
 // DefaultOptions are the defaults of the command line.
@@ -97,7 +103,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	// history of bench/bench.sh, running them apart took the check from
 	// 2.60 to 2.24 s and its peak RSS from 544 to 517 MB, medians of six
 	// runs by bench/ab.sh; the other 1.39M-op history did not change.)
-	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
+	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, lagParts: opts.Cores}
 	c3 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs}
 	c4 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, ev: c2.events()}
 	// logged is closed once the version order is built; on a panic here

@@ -41,7 +41,7 @@ type checker struct {
 	// per op position: the rec it invokes or completes, or -1 (events)
 	ev []int32
 	// lagParts is how many parts lagAndStalls splits the keys into: 0,
-	// one per core (tests set others)
+	// one per core; Options.Cores sets it (tests set others)
 	lagParts int
 }
 

@@ -108,6 +108,27 @@ func TestLagParts(t *testing.T) {
 	}
 }
 
+// TestCoresOption: a whole check gives the same result whatever
+// Options.Cores, which sets the lag's parts (scan gives each history it
+// checks at once its share of the cores).
+func TestCoresOption(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 60 {
+		h, p, opts := lagCase(t, rng, i)
+		want := ""
+		for _, cores := range []int{0, 1, 3} {
+			opts.Cores = cores
+			res := Check(h, p, opts)
+			res.Stats.ElapsedMS = 0
+			if got := lagJSON(t, res); want == "" {
+				want = got
+			} else if got != want {
+				t.Fatalf("history %d, Cores %d:\n got %s\nwant %s", i, cores, got, want)
+			}
+		}
+	}
+}
+
 // lagJSON is what lag puts in a result: its stats, anomalies and lag
 // series, as JSON.
 func lagJSON(t *testing.T, res *analysis.Result) string {
