@@ -71,7 +71,16 @@ func (Layout) Summary(r *analysis.Result) string {
 	return fmt.Sprintf("\n%d ops (%d client: %d ok, %d info, %d fail, %d never completed), %d keys, %d messages; "+
 		"graph %d ops, %d edges, %d cyclic components; worst realtime lag %s; %d ms\n",
 		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, o.Messages,
-		s.GraphVertices, s.GraphEdges, s.Components, time.Duration(o.WorstLagS*1e9).Round(time.Microsecond), s.ElapsedMS)
+		s.GraphVertices, s.GraphEdges, s.Components, worstLag(o), s.ElapsedMS)
+}
+
+// worstLag is the worst realtime lag as the summaries say it: none was
+// measured when no ok poll had a :time (the stats' 0 then means nothing).
+func worstLag(o queue.Stats) string {
+	if o.WorstLagProcess == nil {
+		return "not measured (no ok poll with a :time)"
+	}
+	return time.Duration(o.WorstLagS * 1e9).Round(time.Microsecond).String()
 }
 
 // queueView fills v with a queue history's view: its stats and options,
@@ -131,7 +140,7 @@ func statFacts(res *analysis.Result) []page.Fact {
 		{Label: "dependency graph", Value: fmt.Sprintf("%s ops, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
 		{Label: "comparisons skipped (value never positioned)", Value: n(o.Unpositioned)},
 	}
-	worst := time.Duration(o.WorstLagS * 1e9).Round(time.Microsecond).String()
+	worst := worstLag(o)
 	if o.WorstLagProcess != nil && o.WorstLagKey != nil && o.WorstLagOp != nil {
 		worst += fmt.Sprintf(" (process %d, key %s, op %d)", *o.WorstLagProcess, o.WorstLagKey.String(), *o.WorstLagOp)
 	}
