@@ -297,23 +297,18 @@ func (d *decoder) opErr(err error, start srcPos) error {
 	return nil
 }
 
-// warnOpsOnce is warnOps for a warning a history gives once, at its first
-// cause in file order: each block of a parallel read may record its own
-// first, and the merge keeps the earliest block's (parallelRead.once).
-func (d *decoder) warnOpsOnce(once warnOnce, format string, args ...any) {
-	if d.part != nil {
-		d.part.warns = append(d.part.warns, opsWarning{format, append(args, d.n), once})
-		return
-	}
-	d.b.Warn(format, append(args, d.n)...)
-}
-
 // warnOps records a warning whose last argument is the number of ops read
 // so far, d.n; for a block of a parallel read, the number of ops of the
 // blocks before it is added once it is known.
-func (d *decoder) warnOps(format string, args ...any) {
+func (d *decoder) warnOps(format string, args ...any) { d.warnOpsOnce(0, format, args...) }
+
+// warnOpsOnce is warnOps for a warning a history gives once (once is not
+// 0), at its first cause in file order: the decoder gives it once, each
+// block of a parallel read may give its own, and the merge keeps the
+// earliest block's (parallelRead.warned).
+func (d *decoder) warnOpsOnce(once warnOnce, format string, args ...any) {
 	if d.part != nil {
-		d.part.warns = append(d.part.warns, opsWarning{format, append(args, d.n), 0})
+		d.part.warns = append(d.part.warns, opsWarning{format, append(args, d.n), once})
 		return
 	}
 	d.b.Warn(format, append(args, d.n)...)
