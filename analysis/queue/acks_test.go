@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// TestFirstAbove compares firstAbove with a linear scan on distinct
+// TestFirstAbove compares firstAbove, and firstAboveNear from every hint
+// in range and beside it, with a linear scan on distinct
 // sorted offsets (as ackLog keeps them): dense runs, gaps, and runs at
 // either extreme of int64 (where the bounds' differences would overflow
 // an int64), at every offset, beside it, and at the extremes.
@@ -45,6 +46,12 @@ func TestFirstAbove(t *testing.T) {
 			}
 			if got := firstAbove(offs, pos); got != want {
 				t.Fatalf("firstAbove(%v, %d) = %d, want %d", offs, pos, got, want)
+			}
+			// from every hint, in range or not
+			for hint := -2; hint <= len(offs)+2; hint++ {
+				if got := firstAboveNear(offs, pos, hint); got != want {
+					t.Fatalf("firstAboveNear(%v, %d, %d) = %d, want %d", offs, pos, hint, got, want)
+				}
 			}
 		}
 	}

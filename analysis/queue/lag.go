@@ -207,7 +207,8 @@ func (ls *lagState) sample(p, i int32) {
 	a := ls.acks.of(e.key)
 	above := -1 // the offsets' first above pos, searched once for both uses
 	if e.held {
-		above = firstAbove(a.offs, pos)
+		above = firstAboveNear(a.offs, pos, int(e.above))
+		e.above = int32(above)
 	}
 	aj := a.next(pos, above)
 	lag := int64(0)

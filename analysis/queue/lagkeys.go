@@ -32,6 +32,7 @@ type lagKey struct {
 	ver       uint32 // bumped whenever its lagIndex references go stale
 	last      int32  // index in polls of its last sample, explicit or accounted
 	aj        int    // at the last sample: the next acknowledged offset's index, or -1
+	above     int32  // at the last held sample: the first of the key's offsets above pos, the next search's hint
 	ackTime   int64  // and its acknowledgement time and rec
 	ackRec    int32
 	inStall   bool
