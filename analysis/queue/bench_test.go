@@ -64,7 +64,9 @@ func BenchmarkLag(b *testing.B) {
 		b.Run(map[int]string{1: "one-part", 0: "part-per-core"}[parts], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				c2 := &checker{h: h, opts: c.opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, lagParts: parts}
+				opts := c.opts
+				opts.Cores = parts
+				c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
 				c2.lagAndStalls()
 			}
 			b.ReportMetric(float64(len(h.Ops))*float64(b.N)/b.Elapsed().Seconds(), "ops/s")

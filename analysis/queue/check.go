@@ -103,7 +103,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	// history of bench/bench.sh, running them apart took the check from
 	// 2.60 to 2.24 s and its peak RSS from 544 to 517 MB, medians of six
 	// runs by bench/ab.sh; the other 1.39M-op history did not change.)
-	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, lagParts: opts.Cores}
+	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
 	c3 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs}
 	c4 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, ev: c2.events()}
 	// logged is closed once the version order is built; on a panic here

@@ -40,9 +40,6 @@ type checker struct {
 	committed []bool
 	// per op position: the rec it invokes or completes, or -1 (events)
 	ev []int32
-	// lagParts is how many parts lagAndStalls splits the keys into: 0,
-	// one per core; Options.Cores sets it (tests set others)
-	lagParts int
 }
 
 // versionOrder is the log buildLog builds: the positions of each key (its

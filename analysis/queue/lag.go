@@ -248,14 +248,9 @@ func (ls *lagState) sample(p, i int32) {
 // See the comment at the top of this file for how, and what it costs, and
 // lagparts.go for how the keys are shared among the cores.
 func (c *checker) lagAndStalls() {
-	nk := len(c.h.Keys)
 	ev, acks := c.events(), c.ackLogs()
 	polls, start := c.lagPolls(ev)
-	parts := c.lagParts
-	if parts <= 0 {
-		parts = runtime.GOMAXPROCS(0) // one per core (lagparts.go)
-	}
-	parts = max(1, min(parts, nk))
+	parts := c.lagPartCount()
 	states := make([]*lagState, parts)
 	par.Each(parts, parts, func() func(int) {
 		return func(part int) {
@@ -269,6 +264,17 @@ func (c *checker) lagAndStalls() {
 	}
 	c.reportLag(states)
 	c.reportStalls(states, acks)
+}
+
+// lagPartCount is how many parts lagAndStalls splits the keys into: one
+// per core it may use (Options.Cores, else GOMAXPROCS; lagparts.go), at
+// most one per key.
+func (c *checker) lagPartCount() int {
+	parts := c.opts.Cores
+	if parts <= 0 {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(parts, len(c.h.Keys)))
 }
 
 // lagPart walks the history for the keys of one part: it samples only

@@ -24,7 +24,8 @@ func lagOf(h *model.History, p model.Pairing, opts Options, ref bool) *analysis.
 // core).
 func lagParts(h *model.History, p model.Pairing, opts Options, ref bool, parts int) *analysis.Result {
 	c := check(h, p, opts)
-	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, lagParts: parts}
+	opts.Cores = parts
+	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
 	if ref {
 		c2.refLagAndStalls()
 	} else {
@@ -108,9 +109,9 @@ func TestLagParts(t *testing.T) {
 	}
 }
 
-// TestCoresOption: a whole check gives the same result whatever
-// Options.Cores, which sets the lag's parts (scan gives each history it
-// checks at once its share of the cores).
+// TestCoresOption: Options.Cores sets the lag's parts (one per core, at
+// most one per key), and a whole check gives the same result whatever it
+// is (scan gives each history it checks at once its share of the cores).
 func TestCoresOption(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range 60 {
@@ -118,6 +119,13 @@ func TestCoresOption(t *testing.T) {
 		want := ""
 		for _, cores := range []int{0, 1, 3} {
 			opts.Cores = cores
+			parts := cores
+			if cores == 0 {
+				parts = runtime.GOMAXPROCS(0)
+			}
+			if got, want := (&checker{h: h, opts: opts}).lagPartCount(), max(1, min(parts, len(h.Keys))); got != want {
+				t.Fatalf("history %d of %d keys, Cores %d: %d lag parts, want %d", i, len(h.Keys), cores, got, want)
+			}
 			res := Check(h, p, opts)
 			res.Stats.ElapsedMS = 0
 			if got := lagJSON(t, res); want == "" {
@@ -270,7 +278,9 @@ func TestLagManyUnsentKeys(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	c2 := &checker{h: h, opts: c.opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs, lagParts: 2}
+	opts := c.opts
+	opts.Cores = 2
+	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
 	c2.lagAndStalls()
 	runtime.ReadMemStats(&after)
 	perKey := float64(after.TotalAlloc-before.TotalAlloc) / nk
