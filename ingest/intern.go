@@ -166,8 +166,7 @@ func (d *decoder) msgInt(k model.KeyID, v int64) model.MsgID {
 		d.msgTab = slices.Grow(d.msgTab, n-len(d.msgTab))[:n]
 	}
 	t := &d.msgTab[k]
-	i := v
-	j := i - int64(t.from)
+	j := v - int64(t.from)
 	if j >= 0 && j < int64(len(t.ids)) {
 		if id := t.ids[j]; id != 0 {
 			return id - 1
@@ -176,7 +175,7 @@ func (d *decoder) msgInt(k model.KeyID, v int64) model.MsgID {
 	val := d.val(&a)
 	t.n++
 	d.tabMsgs++
-	if (j < 0 || j >= int64(len(t.ids))) && !d.cover(t, i) {
+	if (j < 0 || j >= int64(len(t.ids))) && !d.cover(t, v) {
 		return d.b.Msg(k, val) // too sparse for the dense table: the builder's map
 	}
 	// Dense table from here on: a message the builder's map does not hold
@@ -187,7 +186,7 @@ func (d *decoder) msgInt(k model.KeyID, v int64) model.MsgID {
 	if !ok {
 		id = d.b.AppendMsg(k, val)
 	}
-	t.ids[i-int64(t.from)] = id + 1
+	t.ids[v-int64(t.from)] = id + 1 // cover may have moved from
 	return id
 }
 
