@@ -258,7 +258,7 @@ func (c *checker) lagAndStalls() {
 		}
 	})
 	for k, i := range acks.at {
-		if i >= 0 {
+		if i > 0 {
 			acks.logs[i] = states[lagOwner(model.KeyID(k), parts)].acks.logs[i] // as its walk left it
 		}
 	}
