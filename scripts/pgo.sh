@@ -18,7 +18,7 @@
 # queue and list-append histories and `hindsight scan` over a folder of
 # small histories of every workload, each with --cpuprofile, and merges
 # the profiles (go tool pprof -proto) into cmd/hindsight/default.pgo.
-# --keep DIR keeps the histories and profiles in DIR. About a minute on
+# --keep DIR keeps the histories and profiles in DIR. About half a minute on
 # this project's 2-core machine.
 #
 # Remake the profile when the hot code has changed much (a profile made on
