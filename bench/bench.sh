@@ -158,11 +158,14 @@ bench() {
   size=$(stat -c %s "$HIST")
   section "$(printf "%'d" "$ops") op lines$label: $(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }') ($HIST)"
   local -a tok chk rep ratios rratios cpu rss rep_rss faults sys
+  local rep_failed=""
   for r in $(seq "$ROUNDS"); do
     check_round 1
     if [[ "$with_report" == 1 ]]; then
       rm -f "$OUT/report.html"
       timed report /dev/null "$HS" report "$HIST" -o "$OUT/report.html"
+      # 0, 1 and 2 are verdicts (valid, invalid, unknown) with a page written
+      ((STATUS <= 2)) && [[ -s "$OUT/report.html" ]] || rep_failed="exit status $STATUS ($(head -c 200 "$OUT/report.stderr"))"
       rep+=("$WALL")
       rratios+=("$(ratio "$WALL" "${chk[-1]}")")
       rep_rss+=("${RSS_KB:-0}")
@@ -187,7 +190,10 @@ bench() {
     printf '  %-22s %sx faster (target >= 100x, i.e. <= %s s: %s)\n' "vs Jepsen's $JEPSEN_S s" "$(ratio "$JEPSEN_S" "$cmed")" \
       "$(awk -v j="$JEPSEN_S" 'BEGIN { printf "%.3f", j / 100 }')" "$(verdict "$cmed" "$(awk -v j="$JEPSEN_S" 'BEGIN { print j / 100 }')")"
   fi
-  if [[ "$with_report" == 1 ]]; then
+  if [[ "$with_report" == 1 && -n "$rep_failed" ]]; then
+    # a report that failed is not a fast one: no figures, no verdicts
+    printf '  %-22s FAILED, not measured: %s\n' "hindsight report" "$rep_failed"
+  elif [[ "$with_report" == 1 ]]; then
     printf '  %-22s min %s s, median %s s; page %s\n' "hindsight report" "$(pick min "${rep[@]}")" "$(pick median "${rep[@]}")" \
       "$(awk -v b="$(stat -c %s "$OUT/report.html" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f MB", b / 1e6 }')"
     printf '  %-22s median %sx   (target <= 2: %s)\n' "report / check" "$(pick median "${rratios[@]}")" "$(verdict "$(pick median "${rratios[@]}")" 2)"
