@@ -9,6 +9,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/hugepage"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/workload"
 )
 
@@ -106,6 +107,9 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 	// the heap the history will fill, in huge pages (internal/hugepage),
 	// never more than half the cap: the mapping outlives the run
 	hugepage.Prepare(min(int64(ratio*float64(size)), mc.limit/2))
+	if phase.On() {
+		phase.Note(hugepage.Decision())
+	}
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return nothing, nil
 	}

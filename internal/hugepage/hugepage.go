@@ -32,15 +32,16 @@
 // Prepare does nothing where it cannot help: on systems other than Linux,
 // when transparent huge pages are "never" or already "always", for a heap
 // under MinBytes, under GODEBUG=disablethp=1, and on a virtual machine
-// that hands its free memory back to the host (ReportsFreePages).
+// that hands its free memory back to the host (ReportsFreePages) where a
+// probe finds huge pages dearer than base pages.
 //
-// That last one is where huge pages cost most. A guest whose virtio
-// balloon reports free pages tells the host of every free block of 2 MiB
-// or more, and the host drops the memory behind it; a huge page is such a
-// block, so the guest's huge pages are nearly always ones the host must
-// fault in again, 4 KiB at a time, while its small pages mostly come from
-// memory the host still backs. Measured on the project's machine
-// (2026-12-05, a Firecracker guest whose balloon reports free pages):
+// On such a machine it depends on the host which page size costs less. A
+// guest whose virtio balloon reports free pages tells the host of every
+// free block of 2 MiB or more, and the host drops the memory behind it; a
+// huge page is such a block, so the guest's huge pages are nearly always
+// ones the host must fault in again, while its base pages mostly come
+// from memory the host still backs. Measured on the project's machine on
+// 2026-12-05 (a Firecracker guest whose balloon reports free pages):
 // touching 512 MiB of fresh anonymous memory took 1.7 to 1.9 s of system
 // time with huge pages advised, against 0.18 to 0.21 s without (0.07 s
 // with huge pages only when the memory was freed less than a second
@@ -49,15 +50,36 @@
 // system 0.11-1.19 s) against 1.11-1.70 s (median 1.18, system
 // 0.23-0.41 s) over eight runs each, on 1M list-append txns 1.66-2.62 s
 // against 1.71-1.86 s over six, with a median peak RSS 7 and 14 MB lower.
+// But on 2026-12-06 the project's machine was another guest, one whose
+// balloon reports free pages too, running under PVM (a hypervisor that
+// keeps shadow page tables, so that every 4 KiB page a process maps costs
+// a trip to the host): there touching 300 MiB took 0.78-0.82 s in base
+// pages and 0.47-0.55 s in huge pages (three tries each, 5 s apart), and
+// hindsight check with Prepare against without, four alternating runs
+// each, took 1.84-2.07 s against 2.14-2.54 s on 1M list-append txns,
+// 1.52-1.61 s against 1.77-1.91 s on 1M rw-register txns, and 1.88-2.53 s
+// (median 2.08) against 2.35-2.39 s on bench/bench.sh's 1.39M-op queue
+// history, for 3 to 7 % more peak RSS. No file in /proc or /sys tells the
+// two apart for an unprivileged process (the CPUID leaf of the second
+// names the hypervisor beneath PVM), so where free pages are reported the
+// first Prepare that would act measures: it writes 4 MiB of fresh memory
+// in huge pages and 4 MiB in base pages, a huge page's worth of each in
+// turn, and advises huge pages only if their half took less time
+// (Decision says what it found). On the two machines above the halves
+// differ by a factor of three or more, one way or the other; the probe
+// costs about 15 to 30 ms, once a process, and only for a heap of
+// MinBytes or more.
 package hugepage
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -139,6 +161,63 @@ func balloonReports(dir string) bool {
 // reportingBit is VIRTIO_BALLOON_F_REPORTING's feature bit.
 const reportingBit = 5
 
+// probeBytes is how much fresh memory the probe writes in each page size:
+// two huge pages, and as many bytes in base pages.
+const probeBytes = 2 * size
+
+// measurement is what the probe found: how long the first writes to
+// probeBytes of fresh memory took in huge pages and in base pages, and
+// whether it could measure at all.
+type measurement struct {
+	huge, small time.Duration
+	ok          bool
+}
+
+// measure runs the probe, once a process; the tests replace it.
+var measure = sync.OnceValue(func() measurement {
+	h, s, ok := probe()
+	return measurement{h, s, ok}
+})
+
+// hugeCheaper reports whether huge pages are worth advising on this
+// machine: where the host is not told of free pages, always; where it
+// is, when the probe found their first writes cheaper (package doc).
+func hugeCheaper() bool {
+	if !reportsFreePages() {
+		return true
+	}
+	m := measure()
+	return m.ok && m.huge < m.small
+}
+
+// Decision says in one line whether Prepare advises huge pages on this
+// machine, and why: for performance work (HINDSIGHT_PHASES prints it). It
+// runs the probe if Prepare would.
+func Decision() string {
+	switch {
+	case !supported:
+		return "huge pages: off (not Linux)"
+	case mode() == "always":
+		return "huge pages: the kernel's own (transparent huge pages \"always\")"
+	case mode() != "madvise":
+		return fmt.Sprintf("huge pages: off (transparent huge pages %q)", mode())
+	case !Enabled():
+		return "huge pages: off (GODEBUG=disablethp=1)"
+	case !reportsFreePages():
+		return fmt.Sprintf("huge pages: on for heaps of %d MiB or more", MinBytes>>20)
+	}
+	m := measure()
+	if !m.ok {
+		return "huge pages: off (free pages are reported to the host, and the probe could not run)"
+	}
+	verdict := "off"
+	if m.huge < m.small {
+		verdict = fmt.Sprintf("on for heaps of %d MiB or more", MinBytes>>20)
+	}
+	return fmt.Sprintf("huge pages: %s (free pages are reported to the host; first writes to %d MiB took %.1f ms in huge pages, %.1f ms in base pages)",
+		verdict, probeBytes>>20, float64(m.huge.Microseconds())/1e3, float64(m.small.Microseconds())/1e3)
+}
+
 // Prepare readies n bytes of heap for huge pages, as the package doc
 // describes, and reports whether it did (or had: a heap of n or less that
 // an earlier call readied is reused first, and keeps its advice). It runs
@@ -155,7 +234,7 @@ const reportingBit = 5
 // allocations of other goroutines came between them, and a large array
 // found no room in the holes they left.)
 func Prepare(n int64) bool {
-	if n < MinBytes || !Enabled() || reportsFreePages() || n > int64(^uint(0)>>1) {
+	if n < MinBytes || !Enabled() || !hugeCheaper() || n > int64(^uint(0)>>1) {
 		return false
 	}
 	mu.Lock()

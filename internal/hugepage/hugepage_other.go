@@ -2,6 +2,10 @@
 
 package hugepage
 
+import "time"
+
 const supported = false
 
 func advise(span, uintptr) bool { return false }
+
+func probe() (huge, small time.Duration, ok bool) { return 0, 0, false }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -106,14 +107,58 @@ func withReporting(t *testing.T, on bool) {
 	t.Cleanup(func() { reportsFreePages = old })
 }
 
+// withMeasurement makes the probe's result the given one for the test.
+func withMeasurement(t *testing.T, m measurement) {
+	old := measure
+	measure = func() measurement { return m }
+	t.Cleanup(func() { measure = old })
+}
+
 // TestOffWhereFreePagesAreReported: on a machine whose balloon reports
-// free pages, Prepare leaves the heap alone.
+// free pages, Prepare leaves the heap alone when the probe found huge
+// pages dearer than base pages, or could not measure.
 func TestOffWhereFreePagesAreReported(t *testing.T) {
 	skipUnlessMadvise(t)
 	withReporting(t, true)
-	if Prepare(MinBytes + 1<<20) {
-		t.Fatal("Prepare advised huge pages where free pages are reported to the host")
+	for _, m := range []measurement{
+		{huge: 9 * time.Millisecond, small: 3 * time.Millisecond, ok: true},
+		{huge: 3 * time.Millisecond, small: 3 * time.Millisecond, ok: true},
+		{huge: 1 * time.Millisecond, small: 9 * time.Millisecond, ok: false},
+	} {
+		withMeasurement(t, m)
+		if Prepare(MinBytes + 1<<20) {
+			t.Fatalf("Prepare advised huge pages where free pages are reported and the probe found %+v", m)
+		}
+		if d := Decision(); !strings.HasPrefix(d, "huge pages: off") {
+			t.Fatalf("Decision after the probe found %+v: %q", m, d)
+		}
 	}
+}
+
+// TestOnWhereTheProbeFindsHugePagesCheaper: where free pages are
+// reported but the probe found huge pages cheaper (a host that keeps
+// shadow page tables), Prepare advises them.
+func TestOnWhereTheProbeFindsHugePagesCheaper(t *testing.T) {
+	skipUnlessMadvise(t)
+	withReporting(t, true)
+	withMeasurement(t, measurement{huge: 6 * time.Millisecond, small: 10 * time.Millisecond, ok: true})
+	if !Prepare(MinBytes + 2<<20) {
+		t.Fatal("Prepare did not advise huge pages where the probe found them cheaper")
+	}
+	if d := Decision(); !strings.HasPrefix(d, "huge pages: on") || !strings.Contains(d, "6.0 ms in huge pages, 10.0 ms in base pages") {
+		t.Fatalf("Decision: %q", d)
+	}
+}
+
+// TestProbe runs the real probe: on Linux with huge pages on request it
+// maps, advises and writes both halves, and each takes some time.
+func TestProbe(t *testing.T) {
+	skipUnlessMadvise(t)
+	h, s, ok := probe()
+	if !ok || h <= 0 || s <= 0 {
+		t.Fatalf("probe: huge %v, small %v, ok %v", h, s, ok)
+	}
+	t.Logf("first writes to %d MiB: %v in huge pages, %v in base pages", probeBytes>>20, h, s)
 }
 
 // TestBalloonReports reads made-up /sys/bus/virtio/devices folders: only

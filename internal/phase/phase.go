@@ -82,6 +82,18 @@ func Mark(name string) {
 	mark(name)
 }
 
+// Note prints one line of context with HINDSIGHT_PHASES set, such as a
+// choice the run made that its times depend on ("note: " and the line);
+// otherwise it does nothing. The time it takes is not charged to a phase.
+func Note(line string) {
+	if !cfg.on {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Fprintln(out, "note: "+line)
+}
+
 func mark(name string) {
 	mu.Lock()
 	defer mu.Unlock()

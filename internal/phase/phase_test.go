@@ -34,7 +34,16 @@ func TestMark(t *testing.T) {
 	if buf.Len() != 0 {
 		t.Fatalf("off, Mark printed %q", buf.String())
 	}
+	Note("off")
+	if buf.Len() != 0 {
+		t.Fatalf("off, Note printed %q", buf.String())
+	}
 	cfg = parse("time")
+	Note("huge pages: on")
+	if buf.String() != "note: huge pages: on\n" {
+		t.Fatalf("Note: got %q", buf.String())
+	}
+	buf.Reset()
 	Mark("read")
 	timed := regexp.MustCompile(`^phase read +at +[0-9.]+ ms  wall \+ *[0-9.]+ ms  cpu \+ *[0-9.]+ ms\n$`)
 	if !timed.Match(buf.Bytes()) {
