@@ -64,14 +64,16 @@
 // names the hypervisor beneath PVM), so where free pages are reported the
 // first Prepare that would act measures: it writes 4 MiB of fresh memory
 // in huge pages and 4 MiB in base pages, a huge page's worth of each in
-// turn, and advises huge pages only if their half took less time
-// (Decision says what it found). On the two machines above the halves
+// turn, and advises huge pages only if the kernel gave that half huge
+// pages (mincore finds all of it in memory after one write a huge page)
+// and it took less time (Decision says what it found). On the two machines above the halves
 // differ by a factor of three or more, one way or the other; the probe
 // costs about 15 to 30 ms, once a process, and only for a heap of
 // MinBytes or more.
 package hugepage
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -166,17 +168,22 @@ const reportingBit = 5
 const probeBytes = 2 * size
 
 // measurement is what the probe found: how long the first writes to
-// probeBytes of fresh memory took in huge pages and in base pages, and
-// whether it could measure at all.
+// probeBytes of fresh memory took in huge pages and in base pages, or why
+// it could not measure.
 type measurement struct {
 	huge, small time.Duration
-	ok          bool
+	err         error
 }
+
+// errNoHugePages is the probe's failure when the kernel backed the memory
+// it advised for huge pages with base pages: its time then says nothing
+// about huge pages.
+var errNoHugePages = errors.New("the kernel gave no huge pages")
 
 // measure runs the probe, once a process; the tests replace it.
 var measure = sync.OnceValue(func() measurement {
-	h, s, ok := probe()
-	return measurement{h, s, ok}
+	h, s, err := probe()
+	return measurement{h, s, err}
 })
 
 // hugeCheaper reports whether huge pages are worth advising on this
@@ -187,7 +194,7 @@ func hugeCheaper() bool {
 		return true
 	}
 	m := measure()
-	return m.ok && m.huge < m.small
+	return m.err == nil && m.huge < m.small
 }
 
 // Decision says in one line whether Prepare advises huge pages on this
@@ -207,8 +214,8 @@ func Decision() string {
 		return fmt.Sprintf("huge pages: on for heaps of %d MiB or more", MinBytes>>20)
 	}
 	m := measure()
-	if !m.ok {
-		return "huge pages: off (free pages are reported to the host, and the probe could not run)"
+	if m.err != nil {
+		return fmt.Sprintf("huge pages: off (free pages are reported to the host, and the probe could not measure: %v)", m.err)
 	}
 	verdict := "off"
 	if m.huge < m.small {

@@ -2,10 +2,13 @@
 
 package hugepage
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 const supported = false
 
 func advise(span, uintptr) bool { return false }
 
-func probe() (huge, small time.Duration, ok bool) { return 0, 0, false }
+func probe() (huge, small time.Duration, err error) { return 0, 0, errors.ErrUnsupported }
