@@ -121,7 +121,7 @@ check_round() {
   local want="$*"
   timed tokenpass /dev/null "$OUT/tokenpass" "$HIST"
   tok+=("$WALL")
-  timed check "$OUT/check.json" "$HS" check "$HIST" --format json
+  timed check "$OUT/check.json" env HINDSIGHT_PHASES=time "$HS" check "$HIST" --format json
   [[ " $want " == *" $STATUS "* ]] || echo "  note: check exited $STATUS, not ${want// / or } (stderr: $OUT/check.stderr)"
   chk+=("$WALL")
   ratios+=("$(ratio "$WALL" "${tok[-1]}")")
@@ -186,6 +186,7 @@ bench() {
     fi
     faults_line "${faults[*]}" "${sys[*]}"
   fi
+  pages_line "$OUT/check.stderr"
   if ((ops == SMALL)); then
     printf '  %-22s %sx faster (target >= 100x, i.e. <= %s s: %s)\n' "vs Jepsen's $JEPSEN_S s" "$(ratio "$JEPSEN_S" "$cmed")" \
       "$(awk -v j="$JEPSEN_S" 'BEGIN { printf "%.3f", j / 100 }')" "$(verdict "$cmed" "$(awk -v j="$JEPSEN_S" 'BEGIN { print j / 100 }')")"
@@ -238,6 +239,7 @@ abort_bench() {
       "$(awk -v k="$rmed" -v n="$n" 'BEGIN { printf "%.0f", (n > 0) ? k * 1024 / n : 0 }')"
     faults_line "${faults[*]}" "${sys[*]}"
   fi
+  pages_line "$OUT/check.stderr"
 }
 
 [[ -z "$ONLY" || "$ONLY" == small ]] && bench "$SMALL" 0

@@ -17,6 +17,16 @@ machine_line() {
   echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1e6 }' /proc/meminfo), transparent huge pages: $thp; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
+# pages_line STDERR: what the check whose standard error is in STDERR
+# found about huge pages (HINDSIGHT_PHASES prints it as a "note:" line;
+# internal/hugepage probes, on some machines, which page size is cheaper,
+# and the answer moves a check's time by a third on this project's).
+pages_line() {
+  local note
+  note=$(sed -n 's/^note: huge pages: //p' "$1" 2>/dev/null | head -1)
+  printf '  %-22s %s\n' "huge pages" "${note:-not asked for (a heap under 128 MiB, or no note in $1)}"
+}
+
 # build_binaries: makes OUT, goes to ROOT, and builds
 # cmd/histgen into OUT, and cmd/hindsight too unless HINDSIGHT names the
 # binary to measure; sets HS to the hindsight measured.

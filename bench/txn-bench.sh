@@ -92,7 +92,7 @@ history() {
 run() {
   local label="$1" txns="$2" wall_target="$3" rss_target="$4"
   section "$label: $(awk -v b="$SIZE" 'BEGIN { printf "%.1f MB", b / 1e6 }') of EDN"
-  timed "$label" "$OUT/$label.json" "$HS" check "$HIST" --format json
+  timed "$label" "$OUT/$label.json" env HINDSIGHT_PHASES=time "$HS" check "$HIST" --format json
   local valid
   valid=$(grep -oE '"valid":("[a-z]+"|true|false)' "$OUT/$label.json" | head -1 | cut -d: -f2 || true)
   local ok
@@ -109,6 +109,7 @@ run() {
     fi
     echo
   fi
+  pages_line "$OUT/$label.stderr"
 }
 
 # targets: the cached histories of the header, against their targets.
@@ -151,7 +152,7 @@ growth() {
   for ((r = 1; r <= rounds; r++)); do
     timed tokenpass /dev/null "$OUT/tokenpass" "$hist"
     local bare="$WALL"
-    timed "growth-$txns" "$OUT/growth-$txns.json" "$HS" check "$hist" --format json
+    timed "growth-$txns" "$OUT/growth-$txns.json" env HINDSIGHT_PHASES=time "$HS" check "$hist" --format json
     cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$OUT/growth-$txns.time" 2>/dev/null || echo 0)
     echo "$bare $WALL $cpu ${RSS_KB:-0} $STATUS" >>"$rows"
   done
@@ -182,8 +183,9 @@ sccscale() {
     --fault lost-update=5 --fault incompatible-order=5 --fault duplicate-element=5
   SIZE=$(stat -c %s "$hist")
   section "cycles at scale: --huge-scc --txns $txns, six fault kinds: $(awk -v b="$SIZE" 'BEGIN { printf "%.1f MB", b / 1e6 }') of EDN"
-  timed "scc-$txns" "$json" "$HS" check "$hist" --format json
+  timed "scc-$txns" "$json" env HINDSIGHT_PHASES=time "$HS" check "$hist" --format json
   rm -f "$hist"
+  pages_line "$OUT/scc-$txns.stderr"
   python3 - "$json" "$WALL" "${RSS_KB:-0}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -229,3 +231,4 @@ printf '  %9s %9s %11s %8s %10s %6s %12s %9s %10s\n' txns "MB EDN" "tokenpass s"
 for n in "${sizes[@]}"; do
   growth "$n"
 done
+pages_line "$OUT/growth-${sizes[-1]}.stderr" # the largest row's check
