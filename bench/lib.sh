@@ -24,7 +24,7 @@ machine_line() {
 pages_line() {
   local note
   note=$(sed -n 's/^note: huge pages: //p' "$1" 2>/dev/null | head -1)
-  printf '  %-22s %s\n' "huge pages" "${note:-not asked for (a heap under 128 MiB, or no note in $1)}"
+  printf '  %-22s %s\n' "huge pages" "${note:-not asked for (a heap under the floor of internal/hugepage, or no note in $1)}"
 }
 
 # build_binaries: makes OUT, goes to ROOT, and builds

@@ -31,7 +31,8 @@
 //
 // Prepare does nothing where it cannot help: on systems other than Linux,
 // when transparent huge pages are "never" or already "always", for a heap
-// under MinBytes, under GODEBUG=disablethp=1, and on a virtual machine
+// under MinBytes (MinBytesProbed where the probe below found huge pages
+// cheaper), under GODEBUG=disablethp=1, and on a virtual machine
 // that hands its free memory back to the host (ReportsFreePages) where a
 // probe finds huge pages dearer than base pages.
 //
@@ -69,7 +70,7 @@
 // and it took less time (Decision says what it found). On the two machines above the halves
 // differ by a factor of three or more, one way or the other; the probe
 // costs about 15 to 30 ms, once a process, and only for a heap of
-// MinBytes or more.
+// MinBytesProbed or more.
 package hugepage
 
 import (
@@ -93,6 +94,19 @@ import (
 // with huge pages, 0.18 s and 60 MB without; on 250k (69 MB, 104 MB
 // readied) 0.48 s either way, 102 MB against 97 MB.
 const MinBytes = 128 << 20
+
+// MinBytesProbed is the least heap Prepare readies where free pages are
+// reported and the probe found huge pages cheaper: there base pages are
+// the expensive ones, and huge pages pay below MinBytes too. Measured on
+// the PVM guest of the package doc (bench/ab.sh --rounds 4, eight runs
+// each, 2026-12-06): bench/bench.sh's 280k-op queue history (49 MB of
+// EDN, a 74 MB heap readied) 0.52 s and 100 MB without huge pages, 0.45 s
+// and 102 MB with them; but 100k list-append txns (a 41 MB heap) 0.32 s
+// and 47 MB against 0.29 s and 51 MB, and 100k rw-register txns 0.29 s
+// and 48 MB against 0.27 s and 52 MB, where the memory weighs more than
+// the time (a small history's peak is mostly the process's own), so the
+// floor stays above those.
+const MinBytesProbed = 64 << 20
 
 // size is a huge page's size on the machines Prepare acts on (x86-64 and
 // arm64 with 4 KiB base pages).
@@ -186,15 +200,19 @@ var measure = sync.OnceValue(func() measurement {
 	return measurement{h, s, err}
 })
 
-// hugeCheaper reports whether huge pages are worth advising on this
-// machine: where the host is not told of free pages, always; where it
-// is, when the probe found their first writes cheaper (package doc).
-func hugeCheaper() bool {
+// floor is the least heap Prepare readies on this machine, and false
+// where it readies none: MinBytes where the host is not told of free
+// pages; where it is, MinBytesProbed if the probe found huge pages'
+// first writes cheaper, else none (package doc).
+func floor() (int64, bool) {
 	if !reportsFreePages() {
-		return true
+		return MinBytes, true
 	}
 	m := measure()
-	return m.err == nil && m.huge < m.small
+	if m.err != nil || m.huge >= m.small {
+		return 0, false
+	}
+	return MinBytesProbed, true
 }
 
 // Decision says in one line whether Prepare advises huge pages on this
@@ -218,8 +236,8 @@ func Decision() string {
 		return fmt.Sprintf("huge pages: off (free pages are reported to the host, and the probe could not measure: %v)", m.err)
 	}
 	verdict := "off"
-	if m.huge < m.small {
-		verdict = fmt.Sprintf("on for heaps of %d MiB or more", MinBytes>>20)
+	if f, ok := floor(); ok {
+		verdict = fmt.Sprintf("on for heaps of %d MiB or more", f>>20)
 	}
 	return fmt.Sprintf("huge pages: %s (free pages are reported to the host; first writes to %d MiB took %.1f ms in huge pages, %.1f ms in base pages)",
 		verdict, probeBytes>>20, float64(m.huge.Microseconds())/1e3, float64(m.small.Microseconds())/1e3)
@@ -241,7 +259,11 @@ func Decision() string {
 // allocations of other goroutines came between them, and a large array
 // found no room in the holes they left.)
 func Prepare(n int64) bool {
-	if n < MinBytes || !Enabled() || !hugeCheaper() || n > int64(^uint(0)>>1) {
+	// the cheap tests first: the probe runs only for a heap it may ready
+	if n < MinBytesProbed || !Enabled() || n > int64(^uint(0)>>1) {
+		return false
+	}
+	if f, ok := floor(); !ok || n < f {
 		return false
 	}
 	mu.Lock()

@@ -2,6 +2,7 @@ package hugepage
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,10 +12,26 @@ import (
 	"unsafe"
 )
 
+// TestPrepareSmall: Prepare leaves a heap under its floor alone, MinBytes
+// where free pages are not reported, MinBytesProbed where they are and
+// the probe found huge pages cheaper; and a heap between the two floors
+// is readied only in the second case.
 func TestPrepareSmall(t *testing.T) {
 	skipUnlessMadvise(t)
+	withReporting(t, false)
 	if Prepare(MinBytes - 1) {
 		t.Fatal("Prepare acted on a heap under MinBytes")
+	}
+	withReporting(t, true)
+	withMeasurement(t, measurement{huge: 1 * time.Millisecond, small: 9 * time.Millisecond})
+	if Prepare(MinBytesProbed - 1) {
+		t.Fatal("Prepare acted on a heap under MinBytesProbed")
+	}
+	if !Prepare(MinBytesProbed + 2<<20) {
+		t.Fatal("where the probe found huge pages cheaper, Prepare did not ready a heap above MinBytesProbed")
+	}
+	if d := Decision(); !strings.Contains(d, fmt.Sprintf("on for heaps of %d MiB or more", MinBytesProbed>>20)) {
+		t.Fatalf("Decision: %q", d)
 	}
 }
 
