@@ -106,9 +106,10 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 	}
 	// the heap the history will fill, in huge pages (internal/hugepage),
 	// never more than half the cap: the mapping outlives the run
-	hugepage.Prepare(min(int64(ratio*float64(size)), mc.limit/2))
+	heap := min(int64(ratio*float64(size)), mc.limit/2)
+	hugepage.Prepare(heap)
 	if phase.On() {
-		phase.Note(hugepage.Decision())
+		phase.Note(hugepage.Decision(heap))
 	}
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return nothing, nil

@@ -30,8 +30,19 @@ func TestPrepareSmall(t *testing.T) {
 	if !Prepare(MinBytesProbed + 2<<20) {
 		t.Fatal("where the probe found huge pages cheaper, Prepare did not ready a heap above MinBytesProbed")
 	}
-	if d := Decision(); !strings.Contains(d, fmt.Sprintf("on for heaps of %d MiB or more", MinBytesProbed>>20)) {
+	if d := Decision(MinBytesProbed + 2<<20); !strings.Contains(d, fmt.Sprintf("on for heaps of %d MiB or more", MinBytesProbed>>20)) {
 		t.Fatalf("Decision: %q", d)
+	}
+	// under the floor Decision says so, and does not run the probe
+	probed := false
+	old := measure
+	measure = func() measurement { probed = true; return old() }
+	if d := Decision(MinBytesProbed - 1); !strings.HasPrefix(d, "huge pages: not asked for") || probed {
+		t.Fatalf("Decision under the floor: %q, probe run %v", d, probed)
+	}
+	withReporting(t, false)
+	if d := Decision(MinBytes - 1); !strings.HasPrefix(d, "huge pages: not asked for (a heap of 127 MiB), only for heaps of 128 MiB") {
+		t.Fatalf("Decision between the floors, free pages not reported: %q", d)
 	}
 }
 
@@ -146,7 +157,7 @@ func TestOffWhereFreePagesAreReported(t *testing.T) {
 		if Prepare(MinBytes + 1<<20) {
 			t.Fatalf("Prepare advised huge pages where free pages are reported and the probe found %+v", m)
 		}
-		if d := Decision(); !strings.HasPrefix(d, "huge pages: off") {
+		if d := Decision(MinBytes + 1<<20); !strings.HasPrefix(d, "huge pages: off") {
 			t.Fatalf("Decision after the probe found %+v: %q", m, d)
 		}
 	}
@@ -162,7 +173,7 @@ func TestOnWhereTheProbeFindsHugePagesCheaper(t *testing.T) {
 	if !Prepare(MinBytes + 2<<20) {
 		t.Fatal("Prepare did not advise huge pages where the probe found them cheaper")
 	}
-	if d := Decision(); !strings.HasPrefix(d, "huge pages: on") || !strings.Contains(d, "6.0 ms in huge pages, 10.0 ms in base pages") {
+	if d := Decision(MinBytes + 2<<20); !strings.HasPrefix(d, "huge pages: on") || !strings.Contains(d, "6.0 ms in huge pages, 10.0 ms in base pages") {
 		t.Fatalf("Decision: %q", d)
 	}
 }

@@ -84,7 +84,7 @@ func Mark(name string) {
 
 // Note prints one line of context with HINDSIGHT_PHASES set, such as a
 // choice the run made that its times depend on ("note: " and the line);
-// otherwise it does nothing. The time it takes is not charged to a phase.
+// otherwise it does nothing.
 func Note(line string) {
 	if !cfg.on {
 		return
