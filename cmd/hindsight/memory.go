@@ -108,9 +108,7 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 	// never more than half the cap: the mapping outlives the run
 	heap := min(int64(ratio*float64(size)), mc.limit/2)
 	hugepage.Prepare(heap)
-	if phase.On() {
-		phase.Note(hugepage.Decision(heap))
-	}
+	phase.Note(hugepage.Decision(heap))
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return nothing, nil
 	}

@@ -147,8 +147,8 @@ func Enabled() bool {
 // ReportsFreePages reports whether this machine is a virtual machine
 // whose virtio balloon reports free pages to the host
 // (VIRTIO_BALLOON_F_REPORTING, feature bit 5, in its device's features in
-// /sys/bus/virtio/devices), where Prepare does nothing (see the package
-// doc). Read once.
+// /sys/bus/virtio/devices), where Prepare asks for huge pages only if a
+// probe finds them cheaper (see the package doc). Read once.
 func ReportsFreePages() bool { return reportsFreePages() }
 
 // reportsFreePages is ReportsFreePages; the tests of Prepare's mechanism
@@ -203,57 +203,56 @@ var measure = sync.OnceValue(func() measurement {
 	return measurement{h, s, err}
 })
 
-// floor is the least heap Prepare readies on this machine, and false
-// where it readies none: MinBytes where the host is not told of free
-// pages; where it is, MinBytesProbed if the probe found huge pages'
-// first writes cheaper, else none (package doc).
-func floor() (int64, bool) {
-	if !reportsFreePages() {
-		return MinBytes, true
-	}
-	m := measure()
-	if m.err != nil || m.huge >= m.small {
-		return 0, false
-	}
-	return MinBytesProbed, true
-}
-
 // Decision says in one line whether Prepare(n) advises huge pages on
 // this machine, and why: for performance work (HINDSIGHT_PHASES prints
 // it). It runs the probe only where Prepare(n) would.
 func Decision(n int64) string {
-	switch {
-	case !supported:
-		return "huge pages: off (not Linux)"
-	case mode() == "always":
-		return "huge pages: the kernel's own (transparent huge pages \"always\")"
-	case mode() != "madvise":
-		return fmt.Sprintf("huge pages: off (transparent huge pages %q)", mode())
-	case !Enabled():
-		return "huge pages: off (GODEBUG=disablethp=1)"
-	case n < MinBytesProbed:
-		return fmt.Sprintf("huge pages: not asked for (a heap of %d MiB, under %d MiB)", n>>20, MinBytesProbed>>20)
-	case !reportsFreePages():
-		return fmt.Sprintf("huge pages: %s for heaps of %d MiB or more", onFor(n, MinBytes), MinBytes>>20)
-	}
-	m := measure()
-	if m.err != nil {
-		return fmt.Sprintf("huge pages: off (free pages are reported to the host, and the probe could not measure: %v)", m.err)
-	}
-	verdict := "off"
-	if f, ok := floor(); ok {
-		verdict = fmt.Sprintf("%s for heaps of %d MiB or more", onFor(n, f), f>>20)
-	}
-	return fmt.Sprintf("huge pages: %s (free pages are reported to the host; first writes to %d MiB took %.1f ms in huge pages, %.1f ms in base pages)",
-		verdict, probeBytes>>20, float64(m.huge.Microseconds())/1e3, float64(m.small.Microseconds())/1e3)
+	_, why := decide(n)
+	return "huge pages: " + why
 }
 
-// onFor says whether a heap of n bytes is at or above the floor f.
-func onFor(n, f int64) string {
-	if n < f {
-		return fmt.Sprintf("not asked for (a heap of %d MiB), only", n>>20)
+// decide reports whether Prepare(n) advises huge pages, and says why: the
+// one place that decides, for Prepare and Decision alike. The probe runs
+// only for a heap of MinBytesProbed or more where free pages are
+// reported.
+func decide(n int64) (bool, string) {
+	switch {
+	case !supported:
+		return false, "off (not Linux)"
+	case mode() == "always":
+		return false, "the kernel's own (transparent huge pages \"always\")"
+	case mode() != "madvise":
+		return false, fmt.Sprintf("off (transparent huge pages %q)", mode())
+	case !Enabled():
+		return false, "off (GODEBUG=disablethp=1)"
+	case n < MinBytesProbed:
+		return false, fmt.Sprintf("not asked for (a heap of %d MiB, under %d MiB)", n>>20, MinBytesProbed>>20)
+	case !reportsFreePages():
+		return atFloor(n, MinBytes, "")
 	}
-	return "on"
+	m := measure()
+	switch {
+	case m.err != nil:
+		return false, fmt.Sprintf("off (free pages are reported to the host, and the probe could not measure: %v)", m.err)
+	case m.huge >= m.small:
+		return false, "off" + m.String()
+	}
+	return atFloor(n, MinBytesProbed, m.String())
+}
+
+// atFloor decides for a heap of n bytes where huge pages are worth it
+// from floor bytes on; why ends with more.
+func atFloor(n, floor int64, more string) (bool, string) {
+	if n < floor {
+		return false, fmt.Sprintf("not asked for (a heap of %d MiB), only for heaps of %d MiB or more%s", n>>20, floor>>20, more)
+	}
+	return true, fmt.Sprintf("on for heaps of %d MiB or more%s", floor>>20, more)
+}
+
+// String gives what the probe measured, for Decision.
+func (m measurement) String() string {
+	return fmt.Sprintf(" (free pages are reported to the host; first writes to %d MiB took %.1f ms in huge pages, %.1f ms in base pages)",
+		probeBytes>>20, float64(m.huge.Microseconds())/1e3, float64(m.small.Microseconds())/1e3)
 }
 
 // Prepare readies n bytes of heap for huge pages, as the package doc
@@ -272,11 +271,7 @@ func onFor(n, f int64) string {
 // allocations of other goroutines came between them, and a large array
 // found no room in the holes they left.)
 func Prepare(n int64) bool {
-	// the cheap tests first: the probe runs only for a heap it may ready
-	if n < MinBytesProbed || !Enabled() || n > int64(^uint(0)>>1) {
-		return false
-	}
-	if f, ok := floor(); !ok || n < f {
+	if ok, _ := decide(n); !ok || n > int64(^uint(0)>>1) {
 		return false
 	}
 	mu.Lock()
