@@ -23,14 +23,23 @@ func TestWorstLagSummary(t *testing.T) {
 	if got := (Layout{}).Summary(some); !strings.Contains(got, "worst realtime lag 1.5s;") {
 		t.Errorf("a sample of 1.5 s: %q", got)
 	}
-	for _, f := range statFacts(some) {
-		if f.Label == "worst realtime lag" && f.Value != "1.5s (process 3, key 7, op 42)" {
-			t.Errorf("HTML fact %q", f.Value)
+	if got := worstLagFact(t, some); got != "1.5s (process 3, key 7, op 42)" {
+		t.Errorf("HTML fact %q", got)
+	}
+	if got := worstLagFact(t, none); got != "not measured (no ok poll with a :time)" {
+		t.Errorf("HTML fact without a sample %q", got)
+	}
+}
+
+// worstLagFact is the value of the HTML facts' "worst realtime lag",
+// which must be there.
+func worstLagFact(t *testing.T, r *analysis.Result) string {
+	t.Helper()
+	for _, f := range statFacts(r) {
+		if f.Label == "worst realtime lag" {
+			return f.Value
 		}
 	}
-	for _, f := range statFacts(none) {
-		if f.Label == "worst realtime lag" && f.Value != "not measured (no ok poll with a :time)" {
-			t.Errorf("HTML fact without a sample %q", f.Value)
-		}
-	}
+	t.Fatal(`no "worst realtime lag" among the HTML facts`)
+	return ""
 }
