@@ -18,13 +18,15 @@ machine_line() {
 }
 
 # pages_line STDERR: what the check whose standard error is in STDERR
-# found about huge pages (HINDSIGHT_PHASES prints it as a "note:" line;
-# internal/hugepage probes, on some machines, which page size is cheaper,
-# and the answer moves a check's time by a third on this project's).
+# found about huge pages (HINDSIGHT_PHASES prints it as a "note:" line,
+# whatever the answer, for every file of 8 MB or more, as the benches'
+# are; internal/hugepage probes, on some machines, which page size is
+# cheaper, and the answer moves a check's time by a third on this
+# project's).
 pages_line() {
   local note
   note=$(sed -n 's/^note: huge pages: //p' "$1" 2>/dev/null | head -1)
-  printf '  %-22s %s\n' "huge pages" "${note:-not asked for (a heap under the floor of internal/hugepage, or no note in $1)}"
+  printf '  %-22s %s\n' "huge pages" "${note:-unknown (no note in $1: a hindsight older than the probe?)}"
 }
 
 # build_binaries: makes OUT, goes to ROOT, and builds
