@@ -67,27 +67,34 @@ import (
 // differ by 1.5 MB of the binary's pages a process touches, so compare
 // such figures on one binary.)
 //
-// While the history is read its workload is not known yet, and the read
-// is where a 1M-transaction check used to peak too (about 200 MiB, against
-// 90 live): what the collector had not collected yet at GOGC's 30 %. So the
-// read has a follower of its own, which hands the limit back to the file's
-// budget once the live heap passes readFollowMax: a larger history's read
-// peaks far below its analysis (22M list-append txns: 3.2 GB against 3.8),
-// and following it there cost 13 s of CPU in more collections. On 1M
-// list-append txns (bench/ab.sh, 10 runs each, 2026-12-06) it held the peak
-// at 194 MiB against 203 MiB, for 0.2 s more wall time (2.48 s against 2.27)
-// and twice the collections during the read (44 against 20).
+// While the history is read its workload is not known yet, so the read
+// runs under the file's budget (none below budgetMinFile) and GOGC's 30 %.
+// From 6beece1 to 6c18059 the read had a live-heap follower of its own
+// (1.1 times the live heap plus slack, handed back to the budget from
+// 512 MB live), because 1M list-append txns then peaked in their read
+// (194 MiB with it against 203 MiB without, on the guest of that morning).
+// Since then the peak moved into the analysis and the follower only cost
+// time: the collector ran every few megabytes of the read, and the
+// scavenger handed back pages the read then faulted in again. Measured on
+// one build with and without it (bench/ab.sh, 2026-12-06 at 6c18059, the
+// PVM guest of internal/hugepage, medians of 6 to 8 runs, MiB): 1M
+// list-append txns 1.96 s and 206 MiB with it, 1.85 s and 203 without
+// (with GODEBUG=disablethp=1, 2.23 s and 194, 2.07 s and 194); 1M
+// rw-register txns 1.25 s and 216, 1.24 s and 217; the 1.39M-op queue
+// history of bench/bench.sh 2.00 s and 350, 1.81 s and 348; the 1M-poll
+// abort history 0.92 s and 310, 0.85 s and 310; 5M list-append txns (one
+// run each) 8.41 s and 891, 7.24 s and 868; 100k list-append and
+// rw-register txns within 0.01 s and 1 MiB.
 const (
 	budgetRatio       = 1.5
 	reportBudgetRatio = 2.0
-	processFootprint  = 56 << 20  // binary, runtime, stacks and heap fragmentation
-	otherBudgetRatio  = 2.0       // workload.MemoryTwiceFile (the abort workload)
-	budgetMinFile     = 64 << 20  // below this, the defaults are fine
-	txnBudgetMinFile  = 8 << 20   // ... except for a txn analysis down to this
-	raiseHeadroom     = 1.1       // live heap times this, when raising the limit,
-	raiseSlack        = 16 << 20  // plus this: the runtime's own share of the limit
-	followSlackBase   = 8 << 20   // a follower's slack at most this plus live/8
-	readFollowMax     = 512 << 20 // the read's follower hands over above this live heap
+	processFootprint  = 56 << 20 // binary, runtime, stacks and heap fragmentation
+	otherBudgetRatio  = 2.0      // workload.MemoryTwiceFile (the abort workload)
+	budgetMinFile     = 64 << 20 // below this, the defaults are fine
+	txnBudgetMinFile  = 8 << 20  // ... except for a txn analysis down to this
+	raiseHeadroom     = 1.1      // live heap times this, when raising the limit,
+	raiseSlack        = 16 << 20 // plus this: the runtime's own share of the limit
+	followSlackBase   = 8 << 20  // a follower's slack at most this plus live/8
 )
 
 // memoryBudget sets the soft memory limit for checking path, ratio times
@@ -114,22 +121,19 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 	}
 	prev := debug.SetMemoryLimit(-1) // reads the limit in force
 	limit := prev
-	small := size < budgetMinFile // the defaults after the read, but for a txn analysis
+	small := size < budgetMinFile // the defaults, but for a txn analysis after the read
 	if !small {
 		limit = mc.soft(int64(ratio*float64(size)) - processFootprint)
 		debug.SetMemoryLimit(limit)
 	}
-	// while the history is read, whatever its workload, the limit follows
-	// the live heap (from the first collection on), up to readFollowMax
-	raiser := followLiveHeap(raiseHeadroom, raiseSlack, mc)
-	raiser.until, raiser.then = readFollowMax, limit
+	var raiser *limitRaiser
 	restore = func() {
-		raiser.stop()
+		if raiser != nil {
+			raiser.stop()
+		}
 		debug.SetMemoryLimit(prev)
 	}
 	afterRead = func(w *workload.Workload) {
-		raiser.stop()
-		debug.SetMemoryLimit(limit)
 		switch {
 		case w.Memory == workload.MemoryLiveHeap:
 			// from 0: the raiser's first check sets the limit from the
@@ -163,9 +167,6 @@ type limitRaiser struct {
 	// follow lowers the limit too, to headroom times the live heap plus
 	// slack, when a collection finds less live than the last
 	follow bool
-	// until, when positive, ends the checks once the live heap is above
-	// it, with the limit set to then
-	until, then int64
 }
 
 // raiseWithLiveHeap checks the live heap now and after every collection
@@ -217,12 +218,6 @@ func (r *limitRaiser) check() bool {
 	live := liveHeap()
 	if live == 0 {
 		return true
-	}
-	if r.until > 0 && int64(live) > r.until {
-		r.stopped = true
-		r.limit = r.then
-		debug.SetMemoryLimit(r.then)
-		return false
 	}
 	slack := r.slack
 	if r.follow {
