@@ -126,14 +126,18 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 		limit = mc.soft(int64(ratio*float64(size)) - processFootprint)
 		debug.SetMemoryLimit(limit)
 	}
-	var raiser *limitRaiser
-	restore = func() {
+	var raiser *limitRaiser // none while the history is read
+	stop := func() {
 		if raiser != nil {
 			raiser.stop()
 		}
+	}
+	restore = func() {
+		stop()
 		debug.SetMemoryLimit(prev)
 	}
 	afterRead = func(w *workload.Workload) {
+		stop()
 		switch {
 		case w.Memory == workload.MemoryLiveHeap:
 			// from 0: the raiser's first check sets the limit from the
