@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/catalog"
@@ -488,4 +489,12 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// TestPollSize holds a poll to the 40 bytes its doc counts on: a
+// million-poll history keeps a million of them.
+func TestPollSize(t *testing.T) {
+	if got := unsafe.Sizeof(poll{}); got != 40 {
+		t.Errorf("a poll takes %d bytes, want 40", got)
+	}
 }

@@ -107,6 +107,19 @@ func (c *checker) resumePoint(p *poll) (int64, bool) {
 	return 0, false
 }
 
+// point is the offset poll k leaves its topic at: past its last offset
+// for a committed poll (the committed position it sets, update) and for
+// one whose outcome is unknown, its first for an aborted one (the resume
+// points of resumePoint). A poll's cpBy and rpBy name the polls whose
+// points are its committed position and its resume point. k has offsets.
+func (c *checker) point(k int32) int64 {
+	p := &c.polls[k]
+	if p.typ == model.Fail {
+		return slices.Min(c.offs(p))
+	}
+	return slices.Max(c.offs(p)) + 1
+}
+
 // sweep goes through the polls' completions and the invocations of the
 // polls with offsets in history order, and gives each of the latter what
 // the history showed before it was invoked: its topic's committed
@@ -173,7 +186,7 @@ func (c *checker) update(k int32) {
 func (c *checker) query(n *poll) {
 	t := c.topics[n.topic]
 	f := c.first(n)
-	n.cp, n.cpBy = t.cp, t.cpBy
+	n.cpBy = t.cpBy
 	best, by := int64(0), int32(-1)
 	if t.cpBy >= 0 && t.cp <= f {
 		best, by = t.cp, t.cpBy
@@ -189,7 +202,7 @@ func (c *checker) query(n *poll) {
 	if by < 0 {
 		return
 	}
-	n.rp, n.rpBy = best, by
+	n.rpBy = by
 	// N resumes at best when no poll read an offset in [best, f)
 	i, _ := search(t.reads, best, &t.readsAt)
 	n.resumes = t.reads[i] >= f
