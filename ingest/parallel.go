@@ -542,6 +542,9 @@ func (pr *parallelRead) merge(p *part) bool {
 		a := satom{kind: v.Kind, n: uint32(len(v.Text))}
 		p.msgMap[m] = gi.msg(k, &a)
 	}
+	// the messages so far, extrapolated to the whole file: the table
+	// grows to that once, not by doubling (Builder.ExpectMsgs)
+	pr.gb.ExpectMsgs(estimate(pr.gb.NumMsgs(), true, pr.size, p.end))
 	p.mopChunks, p.pollChunks = h.MopStore.Chunks(), h.PollStore.Chunks()
 	p.readChunks, p.elemChunks = h.ReadStore.Chunks(), h.ElemStore.Chunks()
 	p.xrecChunks, p.xkeyChunks = h.ExtRecs.Chunks(), h.ExtKeys.Chunks()
