@@ -13,6 +13,8 @@ package main
 import (
 	"os"
 	"runtime/debug"
+
+	"github.com/hindsight-dev/hindsight/internal/exepages"
 )
 
 // gcPercent is the garbage collector's target unless GOGC is set: a history
@@ -31,5 +33,8 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
+	// the binary's pages its initialisers touched and it will not need
+	// again: 8 to 12 MiB less at every check's peak (internal/exepages)
+	exepages.Release()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
