@@ -9,7 +9,8 @@
 // together with its neighbours (fault-around). Waiting on standard input,
 // `hindsight check -` held 26 MB, 20 MB of them the binary's pages (10.7
 // MB of code, 8.5 MB of read-only data), most of which it never touches
-// again; for a 100k-transaction history that was half the peak. Release
+// again; for a 100k-transaction history that was two fifths of the peak
+// (20 of 48 MiB). Release
 // asks the kernel to unmap them (madvise MADV_DONTNEED): they stay in the
 // page cache, and the ones the check does use come back on their first
 // touch, as minor faults.
