@@ -246,3 +246,48 @@ func TestMopSpan(t *testing.T) {
 		t.Errorf("rebased wide send: offset %d, want %d", got, int64(1)<<50)
 	}
 }
+
+// TestExpectMsgs: a full message table grows to the expected number of
+// messages when that is at least an eighth more than it holds, doubles
+// otherwise, and History keeps a table grown to the right size as it is.
+func TestExpectMsgs(t *testing.T) {
+	fill := func(b *Builder, n int) {
+		for i := b.NumMsgs(); i < n; i++ {
+			b.AppendMsg(0, ValID(i))
+		}
+	}
+	b := NewBuilder("t")
+	fill(b, 1024) // the first table: 1024
+	if c := cap(b.h.Msgs); c != 1024 {
+		t.Fatalf("first table %d, want 1024", c)
+	}
+	b.ExpectMsgs(10000)
+	fill(b, 1025)
+	if c := cap(b.h.Msgs); c != 10000 {
+		t.Errorf("with 10000 expected: grew to %d, want 10000", c)
+	}
+	fill(b, 10000)
+	b.ExpectMsgs(10500) // less than an eighth more: ignored
+	fill(b, 10001)
+	if c := cap(b.h.Msgs); c != 2*10000+1024 {
+		t.Errorf("with 10500 expected at 10000: grew to %d, want doubling to %d", c, 2*10000+1024)
+	}
+	b2 := NewBuilder("t")
+	fill(b2, 1024)
+	b2.ExpectMsgs(5000)
+	fill(b2, 4900) // 100 unused of 5000: under an eighth
+	msgs := b2.h.Msgs
+	if h := b2.History(); &h.Msgs[0] != &msgs[0] || len(h.Msgs) != 4900 {
+		t.Errorf("History copied a table grown to %d for %d messages", cap(msgs), len(h.Msgs))
+	}
+	// Msg (the indexed path) grows the same table the same way
+	b3 := NewBuilder("t")
+	for i := range 1024 {
+		b3.Msg(1, ValID(i))
+	}
+	b3.ExpectMsgs(3000)
+	b3.Msg(1, 5000)
+	if c := cap(b3.h.Msgs); c != 3000 {
+		t.Errorf("Msg grew the table to %d, want 3000", c)
+	}
+}
