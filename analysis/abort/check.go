@@ -362,9 +362,13 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 	}
 	c.counts[outcome(p.typ)][class][rb]++
 	f := c.first(n)
+	cp := int64(0) // the committed position N saw, if any
+	if n.cpBy >= 0 {
+		cp = c.point(&c.polls[n.cpBy])
+	}
 	var typ string
 	switch {
-	case n.cpBy >= 0 && f < c.point(n.cpBy):
+	case n.cpBy >= 0 && f < cp:
 		typ = CommittedRedelivery
 	case p.typ == model.OK:
 		return
@@ -384,7 +388,7 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 	x.ev.Witness = c.witness(c.witnessRoom(), p, n)
 	if n.cpBy >= 0 {
 		by := &c.polls[n.cpBy]
-		x.cp, x.cpBy, x.flags = c.point(n.cpBy), by.comp, x.flags|hasCommitted
+		x.cp, x.cpBy, x.flags = cp, by.comp, x.flags|hasCommitted
 		if typ == CommittedRedelivery {
 			x.ev.Witness = c.witness(x.ev.Witness, by)
 		}
@@ -394,7 +398,7 @@ func (c *checker) pair(pk, nk int32, carried []int32) {
 	}
 	if typ == AbortRewindFurther {
 		by := &c.polls[n.rpBy]
-		x.rp, x.rpBy, x.flags = c.point(n.rpBy), by.comp, x.flags|hasResume
+		x.rp, x.rpBy, x.flags = c.point(by), by.comp, x.flags|hasResume
 		x.ev.Witness = c.witness(x.ev.Witness, by)
 	}
 	if typ == AbortAdvance && c.opts.Contract == ContractKafka {

@@ -95,29 +95,27 @@ func (c *checker) indexPart(counts []int, part, parts uint32) {
 	}
 }
 
-// resumePoint is the resume point a poll makes until the next commit: the
-// smallest offset of an aborted poll, one past the largest of an info poll.
-func (c *checker) resumePoint(p *poll) (int64, bool) {
-	switch p.typ {
-	case model.Fail:
-		return slices.Min(c.offs(p)), true
-	case model.Info:
-		return slices.Max(c.offs(p)) + 1, true
-	}
-	return 0, false
-}
-
-// point is the offset poll k leaves its topic at: past its last offset
-// for a committed poll (the committed position it sets, update) and for
-// one whose outcome is unknown, its first for an aborted one (the resume
-// points of resumePoint). A poll's cpBy and rpBy name the polls whose
-// points are its committed position and its resume point. k has offsets.
-func (c *checker) point(k int32) int64 {
-	p := &c.polls[k]
+// point is the offset poll p (which has offsets) leaves its topic at: its
+// first offset for an aborted poll, one past its last for any other. For
+// a committed poll it is the committed position it sets (update), for an
+// aborted or info poll the resume point it makes (resumePoint); a poll's
+// cpBy and rpBy name the polls whose points are its committed position
+// and its resume point, which are not kept.
+func (c *checker) point(p *poll) int64 {
 	if p.typ == model.Fail {
 		return slices.Min(c.offs(p))
 	}
 	return slices.Max(c.offs(p)) + 1
+}
+
+// resumePoint is the resume point a poll makes until the next commit (its
+// point): the smallest offset of an aborted poll, one past the largest of
+// an info poll; none for a committed poll.
+func (c *checker) resumePoint(p *poll) (int64, bool) {
+	if p.typ != model.Fail && p.typ != model.Info {
+		return 0, false
+	}
+	return c.point(p), true
 }
 
 // sweep goes through the polls' completions and the invocations of the
@@ -170,7 +168,7 @@ func (c *checker) update(k int32) {
 	}
 	t := c.topics[p.topic]
 	if p.typ == model.OK {
-		if end := slices.Max(c.offs(p)) + 1; t.cpBy < 0 || end > t.cp {
+		if end := c.point(p); t.cpBy < 0 || end > t.cp {
 			t.cp, t.cpBy = end, k
 		}
 		t.clear()
