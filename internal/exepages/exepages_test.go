@@ -2,6 +2,7 @@ package exepages
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -13,25 +14,17 @@ func mapping(header string, rss, anon, dirty int) string {
 	b.WriteString(header + "\n")
 	b.WriteString("Size:               8192 kB\n")
 	if rss >= 0 {
-		b.WriteString("Rss:                " + itoa(rss) + " kB\n")
+		b.WriteString("Rss:                " + strconv.Itoa(rss) + " kB\n")
 	}
 	b.WriteString("Shared_Clean:          0 kB\n")
 	if dirty >= 0 {
-		b.WriteString("Private_Dirty:      " + itoa(dirty) + " kB\n")
+		b.WriteString("Private_Dirty:      " + strconv.Itoa(dirty) + " kB\n")
 	}
 	if anon >= 0 {
-		b.WriteString("Anonymous:          " + itoa(anon) + " kB\n")
+		b.WriteString("Anonymous:          " + strconv.Itoa(anon) + " kB\n")
 	}
 	b.WriteString("VmFlags: rd ex mr mw me dw\n")
 	return b.String()
-}
-
-func itoa(n int) string {
-	const digits = "0123456789"
-	if n < 10 {
-		return digits[n : n+1]
-	}
-	return itoa(n/10) + digits[n%10:n%10+1]
 }
 
 // TestRegions: only the executable's private mappings that are not
