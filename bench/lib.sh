@@ -42,9 +42,7 @@ build_binaries() {
     # the HTML report refuses to run without the embedded ECharts, and a
     # fresh clone has none: fetch it first, so the report rounds measure a
     # report, not an exit status 3
-    if [[ ! -s report/assets/echarts.min.js ]]; then
-      scripts/assets.sh >/dev/null || echo "note: scripts/assets.sh failed; hindsight report will refuse to run"
-    fi
+    scripts/assets.sh --if-missing >/dev/null || echo "note: scripts/assets.sh failed; hindsight report will refuse to run"
     go build -o "$OUT/hindsight" ./cmd/hindsight
     HS="$OUT/hindsight"
   fi

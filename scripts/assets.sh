@@ -7,11 +7,17 @@
 #
 #	scripts/assets.sh && go build ./cmd/hindsight
 #
-# Needs node and npm. Idempotent.
+# Needs node and npm. Idempotent. With --if-missing it does nothing when
+# report/assets/echarts.min.js is already there (the benchmarks and
+# scripts/pgo.sh, which run hindsight report, call it so).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+
+if [ "${1:-}" = "--if-missing" ] && [ -s report/assets/echarts.min.js ]; then
+	exit 0
+fi
 
 if ! command -v npm >/dev/null 2>&1; then
 	echo "assets.sh: npm not found; install Node.js (Debian: apt-get install -y npm)" >&2

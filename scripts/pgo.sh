@@ -48,7 +48,7 @@ SEED=7
 echo "building into $WORK"
 # the profile includes hindsight report, which refuses to run without the
 # embedded ECharts (a fresh clone has none): fetch it as the benches do
-[[ -s report/assets/echarts.min.js ]] || scripts/assets.sh >/dev/null
+scripts/assets.sh --if-missing >/dev/null
 go build -pgo=off -o "$WORK/hindsight" ./cmd/hindsight
 go build -o "$WORK/histgen" ./cmd/histgen
 HS="$WORK/hindsight"
