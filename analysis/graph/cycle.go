@@ -1,7 +1,11 @@
 package graph
 
 import (
+	"math"
 	"slices"
+	"sync/atomic"
+
+	"github.com/hindsight-dev/hindsight/internal/par"
 )
 
 // SCC returns the strongly connected components of g that have at least two
@@ -11,7 +15,8 @@ import (
 //
 // It is Pearce's space-efficient variant of Tarjan's algorithm, with an
 // explicit stack instead of recursion, so a component of a million
-// vertices costs heap, not goroutine stack (pearce).
+// vertices costs heap, not goroutine stack (pearce), walking only the
+// vertices a cycle may go through (acyclicOut).
 // Cost: O(V + E) time, O(V) memory.
 func (g *Graph) SCC() [][]int32 {
 	comps := g.components()
@@ -32,7 +37,11 @@ func (g *Graph) SCC() [][]int32 {
 // components is SCC with the hubs in the components.
 func (g *Graph) components() [][]int32 {
 	var comps [][]int32
-	pearce(g.N(), whole{g},
+	rindex := make([]int32, g.N())
+	if g.hubs == 0 {
+		g.acyclicOut(rindex)
+	}
+	pearce(rindex, whole{g},
 		func(members []int32) {
 			comp := slices.Clone(members)
 			slices.Sort(comp)
@@ -42,11 +51,80 @@ func (g *Graph) components() [][]int32 {
 	return comps
 }
 
+// acyclicOut marks in rindex, for pearce, the vertices that no cycle goes
+// through by a test that looks at each edge once, in order, on every
+// core: pearce then walks the others only.
+//
+// Call an edge u → w with w < u a back edge, and the vertices w..u its
+// span. A cycle goes down from its highest vertex to its lowest and back
+// up, and at each point x between them some step of it goes down past x,
+// from above x to x or below: a back edge whose span holds x. So every
+// vertex of a cycle lies in the span of a back edge, and a vertex in no
+// span is on no cycle. Leaving those out changes no component of two or
+// more vertices: each lies within the vertices that remain, with the
+// paths between its members. The test holds whatever the numbering; it
+// pays where most edges go up, as in a transactional history, whose
+// vertices are numbered in completion order: realtime and process edges
+// always go up, and the data edges go down only between txns that ran at
+// the same time. On histgen's 1M-txn histories (989,813 vertices, about
+// 4.9M edges) 1,121 rw-register vertices lay in a span, and 280,595
+// list-append ones (spans of up to 595 vertices); the search went from
+// about 60 ms (nearly all of the "txn cycles" phase of HINDSIGHT_PHASES)
+// to 13-18 ms (rw-register) and 25-32 ms (list-append), and the whole
+// checks from 1.06 to 1.01 s and from 1.56 to 1.50 s (medians of ten
+// runs by bench/ab.sh, 2026-12-07). A graph with hubs (hubs.go) is walked whole: its hubs are
+// numbered after every real vertex, so their edges would be back edges
+// spanning most of the graph.
+//
+// rindex must be zero; a vertex left out gets leftOut, above any number
+// pearce gives, so that it never visits it and no edge to it lowers a
+// vertex's number.
+func (g *Graph) acyclicOut(rindex []int32) {
+	n := len(rindex)
+	// first, per vertex w: one more than the highest u of a back edge
+	// u → w (0: none)
+	par.EachRange(n, 1<<14, func(lo, hi int) {
+		for u := int32(lo); u < int32(hi); u++ {
+			for _, a := range g.arcs[g.start[u]:g.start[u+1]] {
+				if w := a.To(); w < u {
+					raise(&rindex[w], u+1)
+				}
+			}
+		}
+	})
+	// then, sweeping up: reach is one more than the highest end of a span
+	// that starts at or below v, so v is in a span when reach > v
+	var reach int32
+	for v := range int32(n) {
+		reach = max(reach, rindex[v])
+		if reach > v {
+			rindex[v] = 0
+		} else {
+			rindex[v] = leftOut
+		}
+	}
+}
+
+// leftOut is the rindex of a vertex pearce does not walk (acyclicOut).
+const leftOut = math.MaxInt32
+
+// raise sets *p to v if v is larger, atomically (back edges into one
+// vertex may be found on two cores at once).
+func raise(p *int32, v int32) {
+	for {
+		old := atomic.LoadInt32(p)
+		if old >= v || atomic.CompareAndSwapInt32(p, old, v) {
+			return
+		}
+	}
+}
+
 // pearce calls done with the members of each strongly connected component
-// of two or more vertices of the graph view g on vertices 0..n-1: vertex
-// v has the edges at positions g.row(v) (a range of a Graph's edges), the
-// edge at position e leading to vertex g.to(e) (-1: the edge is left
-// out). It is Pearce's variant of Tarjan's algorithm ("A space-efficient
+// of two or more vertices of the graph view g on vertices 0..n-1, n the
+// length of rindex, which is zero except at the vertices acyclicOut left
+// out: vertex v has the edges at positions g.row(v) (a range of a Graph's
+// edges), the edge at position e leading to vertex g.to(e) (-1: the edge
+// is left out). It is Pearce's variant of Tarjan's algorithm ("A space-efficient
 // algorithm for finding strongly connected components", 2016): one number
 // a vertex, rindex, does the work of Tarjan's index, low link and
 // on-stack flag, and a bit a vertex says whether it is still a root. It
@@ -64,8 +142,8 @@ func (g *Graph) components() [][]int32 {
 // (numbers count up from 1 and are reused once a component is done); once
 // its component is done, that component's number, counting down from n,
 // above every visit number in use.
-func pearce[G sccView](n int, g G, done func(members []int32)) {
-	rindex := make([]int32, n)
+func pearce[G sccView](rindex []int32, g G, done func(members []int32)) {
+	n := len(rindex)
 	notRoot := make([]uint64, (n+63)/64)
 	// the vertices waiting for their component, and the stack of calls (a
 	// vertex and its next edge; the row's end is looked up again at each

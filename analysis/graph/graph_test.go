@@ -44,6 +44,122 @@ func TestSCCMatchesGonum(t *testing.T) {
 	}
 }
 
+// forwardGraph is a graph whose edges mostly go up, as a transactional
+// history's do (acyclicOut): a chain through every vertex, up edges, and
+// one edge in back down a short way, so that only some vertices are in a
+// back edge's span.
+func forwardGraph(r *rand.Rand, n, e, back int) *Graph {
+	var b Builder
+	for v := int32(0); v+1 < int32(n); v++ {
+		b.Add(v, v+1, Realtime)
+	}
+	for range e {
+		u := r.Int32N(int32(n))
+		w := u + 1 + r.Int32N(8)
+		if r.IntN(back) == 0 {
+			w = u - 1 - r.Int32N(6)
+		}
+		if w >= 0 && w < int32(n) {
+			b.Add(u, w, Rel(1)<<r.IntN(4))
+		}
+	}
+	return b.Build(n)
+}
+
+// wholeSCC is what components finds when pearce walks every vertex, as
+// it did before acyclicOut.
+func wholeSCC(g *Graph) [][]int32 {
+	var comps [][]int32
+	pearce(make([]int32, g.N()), whole{g}, func(members []int32) {
+		comp := slices.Clone(members)
+		slices.Sort(comp)
+		comps = append(comps, comp)
+	})
+	slices.SortFunc(comps, func(a, b []int32) int { return int(a[0] - b[0]) })
+	return comps
+}
+
+// TestSCCForwardGraphsMatchGonum: on graphs whose edges mostly go up,
+// where acyclicOut leaves vertices out, the components are gonum's.
+func TestSCCForwardGraphsMatchGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	left := 0
+	for trial := range 300 {
+		n := 2 + r.IntN(120)
+		g := forwardGraph(r, n, r.IntN(3*n), 1+r.IntN(30))
+		var want [][]int32
+		for _, c := range topo.TarjanSCC(g) {
+			if len(c) < 2 {
+				continue
+			}
+			var ids []int32
+			for _, node := range c {
+				ids = append(ids, int32(node.ID()))
+			}
+			slices.Sort(ids)
+			want = append(want, ids)
+		}
+		slices.SortFunc(want, func(a, b []int32) int { return int(a[0] - b[0]) })
+		if got := g.SCC(); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("trial %d: SCC = %v, gonum says %v", trial, got, want)
+		}
+		rindex := make([]int32, n)
+		g.acyclicOut(rindex)
+		for _, x := range rindex {
+			if x == leftOut {
+				left++
+			}
+		}
+	}
+	if left == 0 {
+		t.Fatal("acyclicOut left no vertex out of any graph: the test tests nothing")
+	}
+}
+
+// TestAcyclicOut: exactly the vertices in no back edge's span are left
+// out.
+func TestAcyclicOut(t *testing.T) {
+	var b Builder
+	for v := int32(0); v < 9; v++ {
+		b.Add(v, v+1, Realtime)
+	}
+	b.Add(5, 3, WR) // span 3..5
+	b.Add(8, 7, RW) // span 7..8
+	b.Add(4, 2, WW) // span 2..4, overlapping the first
+	g := b.Build(10)
+	rindex := make([]int32, 10)
+	g.acyclicOut(rindex)
+	var out []int32
+	for v, x := range rindex {
+		if x == leftOut {
+			out = append(out, int32(v))
+		} else if x != 0 {
+			t.Fatalf("vertex %d: rindex %d, want 0 or leftOut", v, x)
+		}
+	}
+	if want := []int32{0, 1, 6, 9}; !slices.Equal(out, want) {
+		t.Fatalf("left out %v, want %v", out, want)
+	}
+	if got, want := g.SCC(), [][]int32{{2, 3, 4, 5}, {7, 8}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("SCC = %v, want %v", got, want)
+	}
+}
+
+// TestSCCLargeForwardGraph: on a graph large enough that acyclicOut's
+// scan runs on every core, SCC finds what a walk of every vertex finds.
+func TestSCCLargeForwardGraph(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const n = 1 << 18
+	g := forwardGraph(r, n, 3*n, 50)
+	got, want := g.SCC(), wholeSCC(g)
+	if len(want) < 100 {
+		t.Fatalf("only %d components: the graph is not the shape meant", len(want))
+	}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("SCC found %d components, the whole walk %d", len(got), len(want))
+	}
+}
+
 func TestSCCLongChainIsOneComponent(t *testing.T) {
 	const n = 200000
 	var b Builder

@@ -193,7 +193,7 @@ func (s *Searcher) partition(comp []int32, use func(Rel) bool) []int32 {
 		part[i] = -1 // alone, unless pearce says otherwise
 	}
 	nparts := int32(0)
-	pearce(len(comp), within{g, comp, s.comp, use},
+	pearce(make([]int32, len(comp)), within{g, comp, s.comp, use},
 		func(members []int32) {
 			for _, w := range members {
 				part[w] = nparts
