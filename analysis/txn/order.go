@@ -66,7 +66,9 @@ func (c *checker) realtimeWindows() *graph.Windows {
 	rt.Grow(n)
 	fr.Grow(n)
 	rt.Seq = make([]int32, 0, n)
-	c.eachVertexEvent(func(i, r int32, rc *rec) {
+	// its own map of positions, not recAtPos's: it runs beside the
+	// inference (startRealtime), which may build that one
+	c.eachVertexEvent(c.recPositions(), func(i, r int32, rc *rec) {
 		if i == rc.inv {
 			lo, hi := fr.Window()
 			rt.Add(lo, hi, rc.vertex)
@@ -80,9 +82,10 @@ func (c *checker) realtimeWindows() *graph.Windows {
 }
 
 // eachVertexEvent calls f at each op position i that invokes or completes
-// a txn that is a vertex of the graph (ok or info), with its rec r.
-func (c *checker) eachVertexEvent(f func(i, r int32, rc *rec)) {
-	for i, r := range c.recAtPos() {
+// a txn that is a vertex of the graph (ok or info), with its rec r; at
+// maps positions to recs (recPositions).
+func (c *checker) eachVertexEvent(at []int32, f func(i, r int32, rc *rec)) {
+	for i, r := range at {
 		if r < 0 {
 			continue
 		}

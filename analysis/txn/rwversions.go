@@ -235,7 +235,7 @@ func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID,
 	members := make([][]member, nk) // per key, in completion order
 	frontier := make([]graph.Frontier, nk)
 	var windows []window
-	c.eachVertexEvent(func(i, r int32, rc *rec) {
+	c.eachVertexEvent(c.recAtPos(), func(i, r int32, rc *rec) {
 		if i == rc.inv {
 			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
 				t := &rw.touches[j]
