@@ -34,7 +34,8 @@
 // under MinBytes (MinBytesProbed where the probe below found huge pages
 // cheaper), under GODEBUG=disablethp=1, and on a virtual machine
 // that hands its free memory back to the host (ReportsFreePages) where a
-// probe finds huge pages dearer than base pages.
+// probe finds huge pages dearer than base pages, or base pages cheap
+// (cheapBase).
 //
 // On such a machine it depends on the host which page size costs less. A
 // guest whose virtio balloon reports free pages tells the host of every
@@ -180,6 +181,23 @@ func balloonReports(dir string) bool {
 // reportingBit is VIRTIO_BALLOON_F_REPORTING's feature bit.
 const reportingBit = 5
 
+// cheapBase is the time under which the probe's first writes in base
+// pages count as cheap, so that huge pages are not asked for even where
+// the probe found them cheaper still: they can save no more than the
+// base pages' faults, which are then a few percent of a check, and where
+// the host must back each huge page afresh they cost far more. On a KVM
+// guest whose balloon reports free pages (2026-12-07) the probe's base
+// half took 1.2 to 2.4 ms (4.1 and 8.2 ms once each) and its huge half
+// 0.5 ms right after another process had freed its memory (5.8 to 12 ms
+// otherwise), but checks ran slower in huge pages and peaked higher:
+// medians of ten runs by bench/ab.sh with the probe against
+// GODEBUG=disablethp=1, 1.11 against 1.04 s on 1M rw-register txns, 1.56
+// against 1.50 s and 201 against 190 MB on 1M list-append txns, 1.03
+// against 0.92 s on bench/bench.sh's 1M-poll abort history. On the PVM
+// guest of the package doc, whose base pages are the dear ones, the base
+// half took 11.4 to 13.3 ms.
+const cheapBase = 6 * time.Millisecond
+
 // probeBytes is how much fresh memory the probe writes in each page size:
 // two huge pages, and as many bytes in base pages.
 const probeBytes = 2 * size
@@ -236,6 +254,8 @@ func decide(n int64) (bool, string) {
 		return false, fmt.Sprintf("off (free pages are reported to the host, and the probe could not measure: %v)", m.err)
 	case m.huge >= m.small:
 		return false, "off" + m.String()
+	case m.small < cheapBase:
+		return false, "off, base pages being cheap here" + m.String()
 	}
 	return atFloor(n, MinBytesProbed, m.String())
 }

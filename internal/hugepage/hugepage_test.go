@@ -144,7 +144,8 @@ func withMeasurement(t *testing.T, m measurement) {
 
 // TestOffWhereFreePagesAreReported: on a machine whose balloon reports
 // free pages, Prepare leaves the heap alone when the probe found huge
-// pages dearer than base pages, or could not measure.
+// pages dearer than base pages, or base pages cheap, or could not
+// measure.
 func TestOffWhereFreePagesAreReported(t *testing.T) {
 	skipUnlessMadvise(t)
 	withReporting(t, true)
@@ -152,6 +153,7 @@ func TestOffWhereFreePagesAreReported(t *testing.T) {
 		{huge: 9 * time.Millisecond, small: 3 * time.Millisecond},
 		{huge: 3 * time.Millisecond, small: 3 * time.Millisecond},
 		{huge: 1 * time.Millisecond, small: 9 * time.Millisecond, err: errNoHugePages},
+		{huge: 500 * time.Microsecond, small: 1600 * time.Microsecond}, // cheapBase
 	} {
 		withMeasurement(t, m)
 		if Prepare(MinBytes + 1<<20) {
