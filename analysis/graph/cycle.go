@@ -36,11 +36,17 @@ func (g *Graph) SCC() [][]int32 {
 
 // components is SCC with the hubs in the components.
 func (g *Graph) components() [][]int32 {
-	var comps [][]int32
 	rindex := make([]int32, g.N())
 	if g.hubs == 0 {
 		g.acyclicOut(rindex)
 	}
+	return g.componentsOf(rindex)
+}
+
+// componentsOf is components, walking the vertices rindex does not leave
+// out (pearce).
+func (g *Graph) componentsOf(rindex []int32) [][]int32 {
+	var comps [][]int32
 	pearce(rindex, whole{g},
 		func(members []int32) {
 			comp := slices.Clone(members)

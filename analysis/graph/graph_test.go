@@ -19,24 +19,31 @@ func randomGraph(r *rand.Rand, n, e int) *Graph {
 	return b.Build(n)
 }
 
+// gonumSCC is what gonum's TarjanSCC finds in g, in SCC's form: the
+// components of two or more vertices, each sorted, by their first vertex.
+func gonumSCC(g *Graph) [][]int32 {
+	var want [][]int32
+	for _, c := range topo.TarjanSCC(g) {
+		if len(c) < 2 {
+			continue
+		}
+		var ids []int32
+		for _, node := range c {
+			ids = append(ids, int32(node.ID()))
+		}
+		slices.Sort(ids)
+		want = append(want, ids)
+	}
+	slices.SortFunc(want, func(a, b []int32) int { return int(a[0] - b[0]) })
+	return want
+}
+
 func TestSCCMatchesGonum(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := range 200 {
 		n := 1 + r.IntN(40)
 		g := randomGraph(r, n, r.IntN(3*n))
-		var want [][]int32
-		for _, c := range topo.TarjanSCC(g) {
-			if len(c) < 2 {
-				continue
-			}
-			var ids []int32
-			for _, node := range c {
-				ids = append(ids, int32(node.ID()))
-			}
-			slices.Sort(ids)
-			want = append(want, ids)
-		}
-		slices.SortFunc(want, func(a, b []int32) int { return int(a[0] - b[0]) })
+		want := gonumSCC(g)
 		got := g.SCC()
 		if !slices.EqualFunc(got, want, slices.Equal) {
 			t.Fatalf("trial %d: SCC = %v, gonum says %v", trial, got, want)
@@ -68,16 +75,7 @@ func forwardGraph(r *rand.Rand, n, e, back int) *Graph {
 
 // wholeSCC is what components finds when pearce walks every vertex, as
 // it did before acyclicOut.
-func wholeSCC(g *Graph) [][]int32 {
-	var comps [][]int32
-	pearce(make([]int32, g.N()), whole{g}, func(members []int32) {
-		comp := slices.Clone(members)
-		slices.Sort(comp)
-		comps = append(comps, comp)
-	})
-	slices.SortFunc(comps, func(a, b []int32) int { return int(a[0] - b[0]) })
-	return comps
-}
+func wholeSCC(g *Graph) [][]int32 { return g.componentsOf(make([]int32, g.N())) }
 
 // TestSCCForwardGraphsMatchGonum: on graphs whose edges mostly go up,
 // where acyclicOut leaves vertices out, the components are gonum's.
@@ -87,19 +85,7 @@ func TestSCCForwardGraphsMatchGonum(t *testing.T) {
 	for trial := range 300 {
 		n := 2 + r.IntN(120)
 		g := forwardGraph(r, n, r.IntN(3*n), 1+r.IntN(30))
-		var want [][]int32
-		for _, c := range topo.TarjanSCC(g) {
-			if len(c) < 2 {
-				continue
-			}
-			var ids []int32
-			for _, node := range c {
-				ids = append(ids, int32(node.ID()))
-			}
-			slices.Sort(ids)
-			want = append(want, ids)
-		}
-		slices.SortFunc(want, func(a, b []int32) int { return int(a[0] - b[0]) })
+		want := gonumSCC(g)
 		if got := g.SCC(); !slices.EqualFunc(got, want, slices.Equal) {
 			t.Fatalf("trial %d: SCC = %v, gonum says %v", trial, got, want)
 		}
