@@ -78,9 +78,9 @@ func (g *Graph) componentsOf(rindex []int32) [][]int32 {
 // about 60 ms (nearly all of the "txn cycles" phase of HINDSIGHT_PHASES)
 // to 13-18 ms (rw-register) and 25-32 ms (list-append), and the whole
 // checks from 1.06 to 1.01 s and from 1.56 to 1.50 s (medians of ten
-// runs by bench/ab.sh, 2026-12-07). A graph with hubs (hubs.go) is walked whole: its hubs are
-// numbered after every real vertex, so their edges would be back edges
-// spanning most of the graph.
+// runs by bench/ab.sh, 2026-12-07). A graph with hubs (hubs.go) is
+// walked whole: its hubs are numbered after every real vertex, so their
+// edges would be back edges spanning most of the graph.
 //
 // rindex must be zero; a vertex left out gets leftOut, above any number
 // pearce gives, so that it never visits it and no edge to it lowers a
@@ -130,12 +130,12 @@ func raise(p *int32, v int32) {
 // length of rindex, which is zero except at the vertices acyclicOut left
 // out: vertex v has the edges at positions g.row(v) (a range of a Graph's
 // edges), the edge at position e leading to vertex g.to(e) (-1: the edge
-// is left out). It is Pearce's variant of Tarjan's algorithm ("A space-efficient
-// algorithm for finding strongly connected components", 2016): one number
-// a vertex, rindex, does the work of Tarjan's index, low link and
-// on-stack flag, and a bit a vertex says whether it is still a root. It
-// runs with an explicit stack instead of recursion, so a component of a
-// million vertices costs heap, not goroutine stack. O(n + edges) time; 16
+// is left out). It is Pearce's variant of Tarjan's algorithm ("A
+// space-efficient algorithm for finding strongly connected components",
+// 2016): one number a vertex, rindex, does the work of Tarjan's index,
+// low link and on-stack flag, and a bit a vertex says whether it is still
+// a root. It runs with an explicit stack instead of recursion, so a
+// component of a million vertices costs heap, not goroutine stack. O(n + edges) time; 16
 // bytes a vertex at most (24 with Tarjan's own: the SCC pass is one of the
 // peaks of a large transactional check's heap).
 //

@@ -190,7 +190,7 @@ const reportingBit = 5
 // half took 1.2 to 2.4 ms (4.1 and 8.2 ms once each) and its huge half
 // 0.5 ms right after another process had freed its memory (5.8 to 12 ms
 // otherwise), but checks ran slower in huge pages and peaked higher:
-// medians of ten runs by bench/ab.sh with the probe against
+// medians of eight to ten runs by bench/ab.sh with the probe against
 // GODEBUG=disablethp=1, 1.11 against 1.04 s on 1M rw-register txns, 1.56
 // against 1.50 s and 201 against 190 MB on 1M list-append txns, 1.03
 // against 0.92 s on bench/bench.sh's 1M-poll abort history. On the PVM
