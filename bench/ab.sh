@@ -6,7 +6,8 @@
 # Runs `OLD ARGS...` and `NEW ARGS...` (for example `check --format json
 # FILE`) in the order OLD NEW NEW OLD, N times (default 3), under GNU
 # time, and prints every run and, per build, the median and range of the
-# wall time, peak RSS, user and system time.
+# wall time, peak RSS (in MiB, 2^20 bytes; before 2026-12-07 it printed
+# the same figure labelled "MB"), user and system time.
 #
 # Why that order: on this project's virtual machine, runs of a large check
 # alternate between slow and fast, whichever binary runs. Eight runs of
@@ -58,7 +59,7 @@ summary() {
       if (n == 1 || $3 < mlo) mlo = $3; if (n == 1 || $3 > mhi) mhi = $3 }
     END {
       if (n == 0) exit
-      printf "%s (%s): wall median %.2f s (%.2f to %.2f), peak RSS median %.0f MB (%.0f to %.0f), user %.2f s, sys %.2f s; %d runs\n",
+      printf "%s (%s): wall median %.2f s (%.2f to %.2f), peak RSS median %.0f MiB (%.0f to %.0f), user %.2f s, sys %.2f s; %d runs\n",
         which, name, median(w, n), wlo, whi, median(m, n), mlo / 1024, mhi / 1024, median(u, n), median(s, n), n
     }' "$runs"
 }

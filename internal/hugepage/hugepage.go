@@ -192,7 +192,7 @@ const reportingBit = 5
 // otherwise), but checks ran slower in huge pages and peaked higher:
 // medians of eight to ten runs by bench/ab.sh with the probe against
 // GODEBUG=disablethp=1, 1.11 against 1.04 s on 1M rw-register txns, 1.56
-// against 1.50 s and 201 against 190 MB on 1M list-append txns, 1.03
+// against 1.50 s and 201 against 190 MiB on 1M list-append txns, 1.03
 // against 0.92 s on bench/bench.sh's 1M-poll abort history. On the PVM
 // guest of the package doc, whose base pages are the dear ones, the base
 // half took 11.4 to 13.3 ms.
