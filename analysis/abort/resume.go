@@ -78,7 +78,7 @@ func (c *checker) indexPart(counts []int, part, parts uint32) {
 		}
 		t := c.topics[p.topic]
 		t.reads = append(t.reads, c.offs(p)...)
-		if pt, ok := c.resumePoint(p); ok {
+		if pt, ok := c.resumePoint(int32(k)); ok {
 			t.coords = append(t.coords, pt)
 		}
 	}
@@ -95,27 +95,56 @@ func (c *checker) indexPart(counts []int, part, parts uint32) {
 	}
 }
 
-// point is the offset poll p (which has offsets) leaves its topic at: its
-// first offset for an aborted poll, one past its last for any other. For
-// a committed poll it is the committed position it sets (update), for an
-// aborted or info poll the resume point it makes (resumePoint); a poll's
-// cpBy and rpBy name the polls whose points are its committed position
-// and its resume point, which are not kept.
-func (c *checker) point(p *poll) int64 {
-	if p.typ == model.Fail {
-		return slices.Min(c.offs(p))
+// point is the offset poll k (which has offsets) leaves its topic at: its
+// smallest offset for an aborted poll, one past its largest for any other.
+// For a committed poll it is the committed position it sets (update), for
+// an aborted or info poll the resume point it makes (resumePoint); a
+// poll's cpBy and rpBy name the polls whose points are its committed
+// position and its resume point, which are not kept. O(1): a poll whose
+// offsets increase has them at its ends, and the others' points are kept
+// aside (unorderedPoints). Every pair asks for the point of the poll that
+// set its committed position, so a scan of that poll's offsets each time
+// cost O(pairs × offsets): one commit of 200,000 offsets followed by
+// 200,000 aborted polls took 36 s.
+func (c *checker) point(k int32) int64 {
+	p := &c.polls[k]
+	if !p.ordered {
+		return c.unordered[k]
 	}
-	return slices.Max(c.offs(p)) + 1
+	offs := c.offs(p)
+	if p.typ == model.Fail {
+		return offs[0]
+	}
+	return offs[len(offs)-1] + 1
 }
 
-// resumePoint is the resume point a poll makes until the next commit (its
+// unorderedPoints keeps aside the point of each poll with offsets that do
+// not increase (an int-nonmonotonic-poll), scanning its offsets once.
+func (c *checker) unorderedPoints() {
+	for k := range c.polls {
+		p := &c.polls[k]
+		if !p.hasOffsets() || p.ordered {
+			continue
+		}
+		if c.unordered == nil {
+			c.unordered = map[int32]int64{}
+		}
+		pt := slices.Max(c.offs(p)) + 1
+		if p.typ == model.Fail {
+			pt = slices.Min(c.offs(p))
+		}
+		c.unordered[int32(k)] = pt
+	}
+}
+
+// resumePoint is the resume point poll k makes until the next commit (its
 // point): the smallest offset of an aborted poll, one past the largest of
 // an info poll; none for a committed poll.
-func (c *checker) resumePoint(p *poll) (int64, bool) {
-	if p.typ != model.Fail && p.typ != model.Info {
+func (c *checker) resumePoint(k int32) (int64, bool) {
+	if t := c.polls[k].typ; t != model.Fail && t != model.Info {
 		return 0, false
 	}
-	return c.point(p), true
+	return c.point(k), true
 }
 
 // sweep goes through the polls' completions and the invocations of the
@@ -168,13 +197,13 @@ func (c *checker) update(k int32) {
 	}
 	t := c.topics[p.topic]
 	if p.typ == model.OK {
-		if end := c.point(p); t.cpBy < 0 || end > t.cp {
+		if end := c.point(k); t.cpBy < 0 || end > t.cp {
 			t.cp, t.cpBy = end, k
 		}
 		t.clear()
 		return
 	}
-	if pt, ok := c.resumePoint(p); ok {
+	if pt, ok := c.resumePoint(k); ok {
 		i, _ := search(t.coords, pt, &t.coordsAt)
 		t.add(i, k)
 	}

@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
 )
 
 // TestSearch compares search with slices.BinarySearch on sorted slices
@@ -43,5 +46,40 @@ func TestSearch(t *testing.T) {
 				t.Fatalf("search(%v, %d, from %d) = %d, %v, at %d; want %d, %v", xs, x, from, gi, gok, at, wi, wok)
 			}
 		}
+	}
+}
+
+// TestPoint: a poll's point, taken at its ends when its offsets increase
+// and kept aside when they do not, is its smallest offset when it was
+// aborted and one past its largest otherwise, on every poll with offsets
+// of the fixtures and the generated history, and of one whose polls list
+// their offsets out of order.
+func TestPoint(t *testing.T) {
+	srcs := sources(t)
+	srcs["unordered.edn"] = new(hist).poll(0, "t1", "ok", o(5, 3, 4), "").poll(1, "t1", "fail", o(9, 7, 8), "").
+		poll(1, "t1", "fail", o(10), "").poll(2, "t1", "info", o(12, 11), "").poll(0, "t1", "ok", o(6), "").String()
+	kinds := map[bool]int{}
+	for name, src := range srcs {
+		h, p := readPaired(t, name, src)
+		c := &checker{source: newSource(h), pairing: p, res: &analysis.Result{}}
+		c.collect()
+		c.unorderedPoints()
+		for k := range c.polls {
+			q := &c.polls[k]
+			if !q.hasOffsets() {
+				continue
+			}
+			kinds[q.ordered]++
+			want := slices.Max(c.offs(q)) + 1
+			if q.typ == model.Fail {
+				want = slices.Min(c.offs(q))
+			}
+			if got := c.point(int32(k)); got != want {
+				t.Errorf("%s: poll %d (%s, offsets %v): point %d, want %d", name, k, q.typ, c.offs(q), got, want)
+			}
+		}
+	}
+	if kinds[true] == 0 || kinds[false] < 3 {
+		t.Fatalf("polls with offsets in order and not: %v; the test misses a case", kinds)
 	}
 }
