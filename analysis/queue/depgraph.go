@@ -137,6 +137,7 @@ func (d *depGraph) eachDataPred(v int32, f func(u int32, rel graph.Rel)) {
 // inside one stretch: a maximal union of overlapping or touching spans of
 // backward edges. Histories have few backward edges (an op that read a
 // value before its send completed), so the stretches hold few vertices.
+// (graph.Graph.SCC makes the same cut, on a graph already built.)
 func (d *depGraph) census() (edges int64, stretches [][2]int32) {
 	n := len(d.vrec)
 	ordPos := d.ordPos
