@@ -66,11 +66,6 @@ type checker struct {
 	// (unorderedPoints); nil when there are none
 	unordered map[int32]int64
 	words     []int64 // room for the next witnesses
-	// A walker's (walk.go): the processes it walks (those whose number is
-	// part modulo parts), the poll being walked, what it found.
-	part, parts uint32
-	at          int32
-	found       []found
 }
 
 // Check analyses an abort history (docs/abort.md). pairing must come from
@@ -89,10 +84,9 @@ func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Resu
 	c.unorderedPoints()
 	phase.Mark("abort collect")
 	c.indexTopics()
-	c.sweep()
-	phase.Mark("abort sweep")
-	c.walk()
-	phase.Mark("abort walk")
+	phase.Mark("abort topics")
+	c.sweepAndWalk()
+	phase.Mark("abort sweep and walk")
 	c.res.PairCounts = c.table()
 	if h.Truncated {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
@@ -113,7 +107,7 @@ func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Resu
 // c.polls is allocated once and each range fills its own part of it.
 // O(ops).
 func (c *checker) collect() {
-	n := walkers(len(c.h.Ops) / 2)
+	n := workers(len(c.h.Ops) / 2)
 	parts := make([]opCounts, n)
 	span := (len(c.h.Ops) + n - 1) / n
 	ranges := func(each func(j, lo, hi int)) {

@@ -25,16 +25,15 @@ type topic struct {
 	cpBy   int32 // -1: no commit yet
 	// where the latest search of coords and of reads ended (search)
 	coordsAt, readsAt int
-	// the sweep's parts write topics side by side in memory: the pad
+	// indexTopics's goroutines write topics side by side in memory: the pad
 	// keeps two topics off one cache line
 	_ cpu.CacheLinePad
 }
 
 // indexTopics gathers each topic's offsets read and resume points. A
 // first pass counts each topic's offsets, so that its reads are allocated
-// once; then, on a large history, the walkers' number of goroutines
-// gather and sort a share of the topics each (those whose id is the
-// part modulo parts), as the sweep splits them.
+// once; then, on a large history, several goroutines gather and sort a
+// share of the topics each (those whose id is the part modulo parts).
 func (c *checker) indexTopics() {
 	c.topics = make([]*topic, len(c.h.Keys))
 	counts := make([]int, len(c.h.Keys))
@@ -49,16 +48,10 @@ func (c *checker) indexTopics() {
 		}
 		counts[p.topic] += int(p.offs.N)
 	}
-	c.inTopicParts(func(part, parts uint32) { c.indexPart(counts, part, parts) })
-}
-
-// inTopicParts runs each on the walkers' number of goroutines, each with
-// its part of the topics: those whose id is part modulo parts.
-func (c *checker) inTopicParts(each func(part, parts uint32)) {
-	n := walkers(len(c.polls))
+	n := workers(len(c.polls))
 	var g par.Group
 	for j := range n {
-		g.Go(func() { each(uint32(j), uint32(n)) })
+		g.Go(func() { c.indexPart(counts, uint32(j), uint32(n)) })
 	}
 	g.Wait()
 }
@@ -153,37 +146,22 @@ func (c *checker) resumePoint(k int32) (int64, bool) {
 // position, and the largest resume point at or below its first offset.
 //
 // A poll's invocation (its completion, for one without) is an op of its
-// own, so the polls with offsets are put in history order of their
-// invocations by position, without sorting: O(ops). Topics are
-// independent: on a large history, the walkers' number of goroutines
-// sweep a share of the topics each, in parallel.
-func (c *checker) sweep() {
-	byPos := make([]int32, len(c.h.Ops)) // 1 + the poll with offsets invoked there
-	for k := range c.polls {
-		if p := &c.polls[k]; p.hasOffsets() {
-			at := p.inv
-			if at < 0 {
-				at = p.comp
-			}
-			byPos[at] = int32(k) + 1
-		}
-	}
-	c.inTopicParts(func(part, parts uint32) { c.sweepPart(byPos, part, parts) })
-}
-
-// sweepPart is the sweep of the topics whose id is part modulo parts: it
-// writes only their polls and topic states.
-func (c *checker) sweepPart(byPos []int32, part, parts uint32) {
-	mine := func(k int32) bool { return uint32(c.polls[k].topic)%parts == part }
+// own: byPos holds, at each position of the ops, 1 + the poll with
+// offsets invoked there, so the polls are met in history order of their
+// invocations without sorting: O(ops). progress, when not nil, gets
+// every progressStep positions the position up to which the sweep is
+// done (sweepAndWalk).
+func (c *checker) sweep(byPos []int32, progress chan<- int) {
 	u := int32(0)
 	for at, q := range byPos {
-		if q == 0 || !mine(q-1) {
+		if progress != nil && at&(progressStep-1) == 0 && at > 0 {
+			progress <- at
+		}
+		if q == 0 {
 			continue
 		}
 		for ; int(u) < len(c.polls) && c.polls[u].comp < int32(at); u++ {
-			if mine(u) {
-				c.update(u)
-			}
+			c.update(u)
 		}
 		c.query(&c.polls[q-1])
 	}

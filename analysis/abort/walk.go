@@ -2,7 +2,6 @@ package abort
 
 import (
 	"runtime"
-	"slices"
 
 	"golang.org/x/sys/cpu"
 
@@ -11,140 +10,116 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// found is an instance a walker found at poll at, to be added to the
-// result in the order a single walk adds them.
-type found struct {
-	at  int32
-	typ string
-	in  analysis.Instance
-}
+// parallelMin is the number of polls from which collect and the topic
+// index run on more than one core, and the sweep and the walk side by
+// side (the tests lower it).
+var parallelMin = 1 << 15
 
-// walkersMin is the number of polls from which the walk runs on more
-// than one core (the tests lower it).
-var walkersMin = 1 << 15
-
-// walkers is the number of walkers for a history of n polls.
-func walkers(n int) int {
-	if n < walkersMin {
+// workers is the number of goroutines collect and indexTopics use for a
+// history of n polls.
+func workers(n int) int {
+	if n < parallelMin {
 		return 1
 	}
 	return min(runtime.GOMAXPROCS(0), 4)
 }
 
+// progressStep is how many positions of the ops the sweep goes through
+// between two reports of its progress to the walk.
+const progressStep = 1 << 12
+
+// sweepAndWalk runs the sweep (resume.go) and the walk; on a large
+// history, the one beside the other, on a goroutine each. The walk
+// pairs a poll at its completion and needs what the sweep gave it at its
+// invocation (at its completion, for one without), which is never later:
+// the sweep reports every progressStep positions how far it has got, and
+// the walk waits until the sweep has passed the op it is at. The result
+// does not depend on whether they overlap.
+//
+// Each runs on one goroutine. Until 2026-12-07 each was split among the
+// cores instead, the sweep by topic and the walk by process, one after
+// the other; but each share still scanned every op and every poll. On
+// the 1M-poll history of bench/bench.sh (HINDSIGHT_PHASES=time), the
+// sweep, topic index included, took 104-128 ms so split against 119-121
+// on one core, and the walk 104-121 ms against 102; side by side, after
+// the topic index (33-34 ms), they take 112-123 ms.
+func (c *checker) sweepAndWalk() {
+	byPos := make([]int32, len(c.h.Ops)) // 1 + the poll with offsets invoked there
+	for k := range c.polls {
+		if p := &c.polls[k]; p.hasOffsets() {
+			at := p.inv
+			if at < 0 {
+				at = p.comp
+			}
+			byPos[at] = int32(k) + 1
+		}
+	}
+	// the walker writes its own copy of the checker all along, while the
+	// sweep reads this one: the pad keeps the copy off the cache lines of
+	// whatever follows it
+	pw := &struct {
+		checker
+		_ cpu.CacheLinePad
+	}{checker: *c}
+	w := &pw.checker
+	w.insts, w.words, w.keyVals = nil, nil, nil
+	if len(c.polls) < parallelMin {
+		c.sweep(byPos, nil)
+		w.walk(nil)
+	} else {
+		// room for every report: the sweep never waits for the walk
+		progress := make(chan int, len(byPos)/progressStep+1)
+		var g par.Group
+		g.Go(func() {
+			defer close(progress) // also if it panics: the walk goes on to the end
+			c.sweep(byPos, progress)
+		})
+		w.walk(progress)
+		g.Wait()
+	}
+	c.counts, c.pairs = w.counts, w.pairs
+}
+
+// add reports an instance found at the poll being walked.
+func (c *checker) add(typ string, in analysis.Instance) { c.res.Add(typ, in) }
+
 // walk pairs each process's consecutive polls with offsets on one topic
 // (docs/abort.md#pairs), types each pair and counts it, and reports polls
 // whose offsets do not strictly increase. A crash, or an assign or
-// subscribe of another topic, starts the process afresh.
-//
-// Processes are independent: on a large history, walkers (copies of the
-// checker with counts, slabs and findings of their own) walk a share of
-// the processes each, in parallel, and their findings are then added to
-// the result in the order of the polls they were found at, the order a
-// single walk adds them: the result does not depend on the number of
-// walkers. O(walkers · ops) time; each walker's is O(ops / walkers) but
-// for the scan of the ops.
-func (c *checker) walk() {
-	n := walkers(len(c.polls))
-	// a walker's findings: room for about one instance in four polls
-	room := len(c.polls)/(4*n) + 16
-	ws := make([]*checker, n)
-	var g par.Group
-	for j := range ws {
-		// a walker writes its own copy of the checker all along: the pad
-		// keeps two copies off one cache line
-		pw := &struct {
-			checker
-			_ cpu.CacheLinePad
-		}{checker: *c}
-		w := &pw.checker
-		w.part, w.parts = uint32(j), uint32(n)
-		w.insts, w.words, w.keyVals, w.found = nil, nil, nil, make([]found, 0, room)
-		w.counts, w.pairs = [3][4][2]int64{}, 0
-		ws[j] = w
-		g.Go(w.walkPart)
+// subscribe of another topic, starts the process afresh. progress, when
+// not nil, brings the positions of the ops up to which the sweep is done
+// (before each, once it is done with it); its closing means the sweep is
+// done. O(ops) time.
+func (c *checker) walk(progress <-chan int) {
+	swept := len(c.h.Ops)
+	if progress != nil {
+		swept = 0
 	}
-	g.Wait()
-	// merge: each walker's findings are in poll order; each type's list
-	// is sized first
-	sizes := map[string]int{}
-	for _, w := range ws {
-		for _, f := range w.found {
-			sizes[f.typ]++
-		}
-	}
-	if len(sizes) > 0 && c.res.Anomalies == nil {
-		c.res.Anomalies = make(map[string][]analysis.Instance, len(sizes))
-	}
-	for typ, k := range sizes {
-		c.res.Anomalies[typ] = slices.Grow(c.res.Anomalies[typ], k)
-	}
-	next := make([]int, n)
-	for {
-		best := -1
-		for j, w := range ws {
-			if next[j] < len(w.found) && (best < 0 || w.found[next[j]].at < ws[best].found[next[best]].at) {
-				best = j
-			}
-		}
-		if best < 0 {
-			break
-		}
-		f := ws[best].found[next[best]]
-		ws[best].found[next[best]] = found{}
-		next[best]++
-		c.res.Add(f.typ, f.in)
-	}
-	for _, w := range ws {
-		c.pairs += w.pairs
-		for o := range c.counts {
-			for k := range c.counts[o] {
-				for r := range c.counts[o][k] {
-					c.counts[o][k][r] += w.counts[o][k][r]
-				}
-			}
-		}
-	}
-}
-
-// walks reports whether the walker walks process p.
-func (c *checker) walks(p int32) bool { return uint32(p)%c.parts == c.part }
-
-// add keeps an instance found at the poll being walked.
-func (c *checker) add(typ string, in analysis.Instance) {
-	c.found = append(c.found, found{at: c.at, typ: typ, in: in})
-}
-
-// walkPart is the walk of the walker's processes.
-func (c *checker) walkPart() {
-	procs := map[int32]*procState{}
-	state := func(p int32) *procState {
-		s := procs[p]
-		if s == nil {
-			s = &procState{last: -1}
-			procs[p] = s
-		}
-		return s
-	}
+	var procs procStates
 	k := 0
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
 		for k < len(c.polls) && c.polls[k].comp == int32(i) {
-			if p := c.polls[k].proc; c.walks(p) {
-				c.at = int32(k)
-				c.step(state(p), int32(k))
+			for swept <= i {
+				if at, ok := <-progress; ok {
+					swept = at
+				} else {
+					swept = len(c.h.Ops)
+				}
 			}
+			c.step(procs.of(c.polls[k].proc), int32(k))
 			k++
 		}
-		if !op.IsClient() || !c.walks(op.Process) {
+		if !op.IsClient() {
 			continue
 		}
 		switch {
 		case op.F == model.FCrash:
-			delete(procs, op.Process)
+			*procs.of(op.Process) = procState{last: -1}
 		case (op.F == model.FAssign || op.F == model.FSubscribe) && op.Type == model.OK:
 			c.records(int32(i), func(r *model.ExtRec) {
-				s := procs[op.Process]
-				if r.Kind != recTopic || s == nil || s.last < 0 {
+				s := procs.of(op.Process)
+				if r.Kind != recTopic || s.last < 0 {
 					return
 				}
 				if ks := c.h.ExtKeysOf(r); len(ks) == 1 && ks[0] != c.polls[s.last].topic {
@@ -153,4 +128,36 @@ func (c *checker) walkPart() {
 			})
 		}
 	}
+}
+
+// procStates holds the walk's state of each process, a fresh one
+// ({last: -1}) for a process not met yet: in a slice for the small
+// non-negative numbers Jepsen gives processes, in a map for any other.
+// On the 1M-poll history of bench/bench.sh, the map alone took 30 ms of
+// the walk's 105 (cpuprofile).
+type procStates struct {
+	small []procState
+	other map[int32]*procState
+}
+
+// smallProcs bounds the slice of procStates: 2 MiB at most.
+const smallProcs = 1 << 16
+
+// of is process p's state; it stays valid until the next call.
+func (ps *procStates) of(p int32) *procState {
+	if uint32(p) < smallProcs {
+		for int(p) >= len(ps.small) {
+			ps.small = append(ps.small, procState{last: -1})
+		}
+		return &ps.small[p]
+	}
+	s := ps.other[p]
+	if s == nil {
+		if ps.other == nil {
+			ps.other = map[int32]*procState{}
+		}
+		s = &procState{last: -1}
+		ps.other[p] = s
+	}
+	return s
 }

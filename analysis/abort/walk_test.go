@@ -7,10 +7,12 @@ import (
 )
 
 // TestParallelWalk: the result, instances in order included, does not
-// depend on the number of walkers (nor on collect's and the sweep's
-// number of goroutines, which follow it).
+// depend on whether collect and the topic index run on several
+// goroutines and the sweep and the walk side by side; on one core too,
+// where the walk, started first, can only go on as the sweep reports its
+// progress.
 func TestParallelWalk(t *testing.T) {
-	defer func(m, p int) { walkersMin = m; runtime.GOMAXPROCS(p) }(walkersMin, runtime.GOMAXPROCS(3))
+	defer func(m, p int) { parallelMin = m; runtime.GOMAXPROCS(p) }(parallelMin, runtime.GOMAXPROCS(3))
 	srcs := sources(t)
 	// two committed redeliveries whose lowest witness op and topic are the
 	// commit's: the order they are found in decides theirs
@@ -18,18 +20,42 @@ func TestParallelWalk(t *testing.T) {
 		poll(2, "t1", "fail", o(7), "").poll(2, "t1", "ok", o(2), "").poll(1, "t1", "ok", o(3), "").String()
 	for name, src := range srcs {
 		h, p := readPaired(t, name, src)
-		var outs [2]string
-		for i, m := range []int{1 << 30, 1} {
-			walkersMin = m
+		var outs [3]string
+		for i, run := range []struct{ min, procs int }{{1 << 30, 3}, {1, 3}, {1, 1}} {
+			parallelMin = run.min
+			runtime.GOMAXPROCS(run.procs)
 			res := Check(h, p, Options{Contract: ContractRewind})
 			res.Stats.ElapsedMS = 0
 			outs[i] = encode(t, res)
 		}
-		if outs[0] != outs[1] {
-			t.Errorf("%s: one walker\n%s\nthree\n%s", name, outs[0], outs[1])
+		for i, how := range []string{"side by side", "side by side on one core"} {
+			if outs[0] != outs[i+1] {
+				t.Errorf("%s: one after the other\n%s\n%s\n%s", name, outs[0], how, outs[i+1])
+			}
 		}
 		if !strings.Contains(outs[0], `"anomalies":{`) && name == "generated.edn" {
 			t.Errorf("%s: no instances", name)
 		}
+	}
+}
+
+// TestProcStates: a process's state is fresh until written and then kept,
+// whether its number is small, large or negative.
+func TestProcStates(t *testing.T) {
+	var ps procStates
+	procs := []int32{0, 5, smallProcs - 1, smallProcs, 1 << 30, -3}
+	for i, p := range procs {
+		if s := ps.of(p); s.last != -1 || s.carried != nil {
+			t.Fatalf("process %d: fresh state %+v", p, *s)
+		}
+		ps.of(p).last = int32(i)
+	}
+	for i, p := range procs {
+		if got := ps.of(p).last; got != int32(i) {
+			t.Errorf("process %d: last %d, want %d", p, got, i)
+		}
+	}
+	if len(ps.small) != smallProcs || len(ps.other) != 3 {
+		t.Errorf("%d small, %d other states", len(ps.small), len(ps.other))
 	}
 }
