@@ -76,6 +76,30 @@ func (s *Store[T]) Len() int {
 	return n
 }
 
+// Positions numbers the elements a store holds 0 to Len()-1, chunk after
+// chunk, for an array that keeps something for each stored element: Of
+// maps a span's start to its number. It is valid until the store grows.
+type Positions struct {
+	base []int32 // by chunk: the number of its first element
+}
+
+// Positions returns the numbering of the elements s holds now.
+func (s *Store[T]) Positions() Positions {
+	base := make([]int32, len(s.chunks))
+	n := int32(0)
+	for i, c := range s.chunks {
+		base[i] = n
+		n += int32(len(c))
+	}
+	return Positions{base: base}
+}
+
+// Of is the number of the element at start, the Start of a non-empty span
+// of the store.
+func (p Positions) Of(start int32) int32 {
+	return p.base[start>>chunkBits] + start&(chunkSize-1)
+}
+
 // maxChunks is the number of chunks a Span can address.
 const maxChunks = 1 << (31 - chunkBits)
 

@@ -44,3 +44,36 @@ func TestReadOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestPositions: every element stored gets its own number, 0 to Len()-1,
+// in chunk order, a run longer than a chunk included.
+func TestPositions(t *testing.T) {
+	var s Store[int32]
+	var spans []Span
+	for i, n := range []int{3, chunkSize - 2, 5, chunkSize + 7, 1, 4096} {
+		sp := s.Put(make([]int32, n)...)
+		spans = append(spans, sp)
+		if i == 3 && sp.Start&(chunkSize-1) != 0 {
+			t.Fatalf("long run at offset %d", sp.Start&(chunkSize-1))
+		}
+	}
+	pos := s.Positions()
+	seen := make([]bool, s.Len())
+	for _, sp := range spans {
+		at := pos.Of(sp.Start)
+		for i := range sp.N {
+			if at+i < 0 || int(at+i) >= len(seen) || seen[at+i] {
+				t.Fatalf("span %+v: number %d taken or out of 0..%d", sp, at+i, len(seen)-1)
+			}
+			seen[at+i] = true
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			t.Fatalf("number %d of %d unused", i, len(seen))
+		}
+	}
+	if len(s.chunks) < 4 {
+		t.Fatalf("%d chunks: the test wants several", len(s.chunks))
+	}
+}

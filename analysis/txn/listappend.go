@@ -83,6 +83,13 @@ type listAppend struct {
 	// clean: every read of the key, repeats dropped, is a prefix of its
 	// version order, so no read contradicts any of its order pairs
 	clean []bool
+	// runs, by the number of a stored element (runAt) that starts some
+	// read's span: -(1 + the index of the first element of the run from
+	// there that a per-txn check reports), the run being as long as the
+	// longest such read (cleanKeys); 0 elsewhere. Dropped with the per-txn
+	// checks' scratch.
+	runs  []int32
+	runAt model.Positions
 	// pairs: the order pairs the reads of an unclean key show, built when
 	// a step first needs them
 	pairs map[model.KeyID]*pairIndex

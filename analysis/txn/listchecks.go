@@ -56,7 +56,11 @@ func (la *listAppend) abortedAndIntermediate(s *txnChecks, r int32, mops []model
 		}
 		var mv *analysis.Mop
 		var ml *int64
-		for _, e := range es {
+		g1a := es
+		if la.plainRead(m) {
+			g1a = nil // known to hold none
+		}
+		for _, e := range g1a {
 			if w := la.writer[e]; w >= 0 && c.recs[w].vertex < 0 {
 				if mv == nil {
 					mv, ml = c.cutMop(m)
@@ -135,7 +139,7 @@ func (la *listAppend) duplicateElements(s *txnChecks, r int32, mops []model.Mop)
 	for i := range mops {
 		m := &mops[i]
 		es, ok := la.elems(r, m)
-		if !ok || len(es) < 2 {
+		if !ok || len(es) < 2 || la.plainRead(m) {
 			continue
 		}
 		count.reset()

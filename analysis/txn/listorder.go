@@ -191,23 +191,83 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 // cleanKeys marks the keys every read of which, repeats dropped, is a prefix
 // of the key's version order (clean). Each key is judged on its own, the
 // keys split among the workers (par.EachRange).
+//
+// Reads that share a span's start are prefixes of one run of stored
+// elements (readRef), and a prefix of a list that passes is a prefix that
+// passes: so each run is scanned once, at the length of its longest read,
+// where a scan of every read went through each element a dozen times (on
+// histgen's 1M list-append txns, 14.5M elements read, in 52k runs of 1.1M
+// elements). The scan also notes where the run first holds an element a
+// per-txn check reports (runs, plainRead). A run belongs to one key (its
+// elements are that key's messages), so the workers write apart.
 func (la *listAppend) cleanKeys() {
 	c := la.c
 	nk := len(c.h.Keys)
 	la.clean = make([]bool, nk)
+	la.runAt = c.h.ElemStore.Positions()
+	la.runs = make([]int32, c.h.ElemStore.Len())
 	par.EachRange(nk, minRange, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
+			reads := la.keyReads[la.keyStart[k]:la.keyStart[k+1]]
+			for _, i := range reads { // each run's length: its longest read's
+				if sp := la.reads[i].es; sp.N > 0 {
+					p := la.runAt.Of(sp.Start)
+					la.runs[p] = max(la.runs[p], sp.N)
+				}
+			}
 			la.clean[k] = true
-			for _, i := range la.keyReads[la.keyStart[k]:la.keyStart[k+1]] {
-				rd := &la.reads[i]
-				es := la.list(rd)
-				if !la.prefixOfOrder(model.KeyID(k), es) {
-					la.clean[k] = false
-					break
+			for _, i := range reads {
+				sp := la.reads[i].es
+				if sp.N == 0 {
+					continue
+				}
+				p := la.runAt.Of(sp.Start)
+				if n := la.runs[p]; n > 0 { // not scanned yet
+					ok, issue := la.scanRun(model.KeyID(k), c.h.ElemStore.Get(model.Span{Start: sp.Start, N: n}))
+					la.runs[p] = -(issue + 1)
+					la.clean[k] = la.clean[k] && ok
 				}
 			}
 		}
 	})
+}
+
+// scanRun reports whether es, with repeated elements dropped, is a prefix
+// of key k's version order, and the index of es's first element that is
+// a repeat, that no txn appended, or that a failed txn appended: what
+// duplicate-elements, garbage-read and G1a report. When es is no such
+// prefix, the index is at most where it stops being one. O(len(es)).
+func (la *listAppend) scanRun(k model.KeyID, es []model.MsgID) (prefix bool, issue int32) {
+	o := la.order[k]
+	j := int32(0)
+	issue = int32(len(es))
+	for x, e := range es {
+		switch i := la.pos[e]; {
+		case i >= 0 && i < j && o[i] == e: // a repeat of an element already matched
+			issue = min(issue, int32(x))
+		case int(j) < len(o) && o[j] == e:
+			j++
+			if w := la.writer[e]; w < 0 || la.c.recs[w].vertex < 0 {
+				issue = min(issue, int32(x))
+			}
+		default:
+			return false, min(issue, int32(x))
+		}
+	}
+	return true, issue
+}
+
+// plainRead reports whether read micro-op m's list is known to hold no
+// element that G1a, garbage-read or duplicate-elements reports: it is
+// shorter than the first such element of the run cleanKeys scanned from
+// its start. Those checks skip its elements then. False before cleanKeys
+// and for every other read.
+func (la *listAppend) plainRead(m *model.Mop) bool {
+	if m.Kind != model.MopReadList || la.runs == nil {
+		return false
+	}
+	sp := la.c.h.SpanOf(m)
+	return sp.N > 0 && -la.runs[la.runAt.Of(sp.Start)] > sp.N
 }
 
 // shownByReads finds, for each element, the first read in history order
@@ -340,22 +400,5 @@ func (la *listAppend) state(k model.KeyID, es []model.MsgID) int32 {
 // release drops what only the non-cycle checks use, once they have run.
 func (la *listAppend) release() {
 	la.txnChecks.release()
-	la.interm, la.dups, la.readOrder = nil, nil, nil
-}
-
-// prefixOfOrder reports whether es, with repeated elements dropped, is a
-// prefix of key k's version order. O(len(es)).
-func (la *listAppend) prefixOfOrder(k model.KeyID, es []model.MsgID) bool {
-	o := la.order[k]
-	j := int32(0)
-	for _, e := range es {
-		switch i := la.pos[e]; {
-		case i >= 0 && i < j && o[i] == e: // a repeat of an element already matched
-		case int(j) < len(o) && o[j] == e:
-			j++
-		default:
-			return false
-		}
-	}
-	return true
+	la.interm, la.dups, la.readOrder, la.runs = nil, nil, nil, nil
 }

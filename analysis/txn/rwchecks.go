@@ -101,6 +101,9 @@ func (rw *rwRegister) overwrites() bool { return true }
 // certain: a value written by more than one txn is not (usable).
 func (rw *rwRegister) certain(es []model.MsgID) bool { return len(es) == 0 || rw.usable(es[0]) }
 
+// plainRead: a read holds one value, so none is known plain beforehand.
+func (rw *rwRegister) plainRead(*model.Mop) bool { return false }
+
 // written: by one txn or more.
 func (rw *rwRegister) written(e model.MsgID) bool { return rw.writer[e] != noWriter }
 

@@ -34,6 +34,10 @@ type txnView interface {
 	certain(es []model.MsgID) bool
 	// written reports whether some op in the history wrote element e.
 	written(e model.MsgID) bool
+	// plainRead reports whether read micro-op m is known to hold no
+	// element garbage-read (or, list-append's, G1a or duplicate-elements)
+	// reports, so that they need not look through it.
+	plainRead(m *model.Mop) bool
 	// stateVal renders a state for an instance: a list, or a register's
 	// value (nil for none); isNil renders a list read as nil as nil.
 	stateVal(es []model.MsgID, isNil bool) analysis.Value
@@ -256,7 +260,7 @@ func (tc *txnChecks) garbage(r int32, mops []model.Mop) {
 	for i := range mops {
 		m := &mops[i]
 		es, _, ok := v.readOf(r, m)
-		if !ok {
+		if !ok || v.plainRead(m) {
 			continue
 		}
 		if !v.overwrites() {
