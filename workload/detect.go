@@ -36,10 +36,10 @@ type sightings struct {
 // another workload is where two meet, as in one pass in history order.
 // O(ops + mops).
 func Detect(h *model.History) (*Workload, error) {
-	rs := recognisers(h)
+	rs, own := recognisers(h), owners()
 	pieces := make([]sightings, (len(h.Ops)+detectPiece-1)/detectPiece)
 	par.Pieces(len(h.Ops), detectPiece, func() func(i, lo, hi int) {
-		return func(i, lo, hi int) { pieces[i] = sight(h, rs, lo, hi) }
+		return func(i, lo, hi int) { pieces[i] = sight(h, rs, own, lo, hi) }
 	})
 	var found *sighting
 	nilReads := false
@@ -73,7 +73,7 @@ func Detect(h *model.History) (*Workload, error) {
 
 // sight looks through ops [lo, hi) for the first sighting of each
 // workload, with the recognisers rs.
-func sight(h *model.History, rs []*Workload, lo, hi int) sightings {
+func sight(h *model.History, rs []*Workload, own *ownerTable, lo, hi int) sightings {
 	var out sightings
 	note := func(w *Workload, pos int, mop model.MopKind, form string) {
 		for _, s := range out.first {
@@ -103,7 +103,7 @@ func sight(h *model.History, rs []*Workload, lo, hi int) sightings {
 				out.nilReads = true
 				continue
 			}
-			if w := owner(m); w != nil {
+			if w := own.of(m); w != nil {
 				note(w, i, m.Kind, "")
 			}
 		}
