@@ -239,8 +239,10 @@
 //   - List-append version orders: a sort of the reads by key and list,
 //     O(r log r) comparisons for r reads, each O(1) for two reads of one
 //     stored span (reads of one state mostly are), else at most their
-//     common prefix (O(L · r log r) for lists of L); the prefix test of
-//     each key's distinct reads and the shownBy pass, O(read elements).
+//     common prefix (O(L · r log r) for lists of L); the prefix test,
+//     once per run of stored elements (the reads sharing a span's start,
+//     at the longest one's length), O(stored elements); the shownBy pass,
+//     O(read elements).
 //     Each key's sort, order and clean test run on their own, the keys
 //     split among GOMAXPROCS workers (internal/par); what they find is
 //     reported after, in key order, so the result is the same for any
@@ -248,7 +250,11 @@
 //   - G1a, G1b, internal, future-read, duplicate-elements, garbage-read:
 //     O(mops + read elements) in all; a read's instances share one copy of
 //     it (garbage-read is one instance per read), so memory and output are
-//     O(read) too. The txns are checked in pieces on every core, each
+//     O(read) too. A list read shorter than where its run's prefix test
+//     met the first element G1a, garbage-read or duplicate-elements would
+//     report is not looked through again (plainRead), and a txn that
+//     touches each key once skips internal, future-read and lost-update,
+//     which need a key met twice (keysRepeat). The txns are checked in pieces on every core, each
 //     worker with scratch of its own (8 bytes a message and 16 a key);
 //     the pieces' instances are reported in txn order.
 //   - lost-update: O(mops), plus a sort of the candidates (on every core,
