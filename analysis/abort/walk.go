@@ -74,8 +74,10 @@ func (c *checker) sweepAndWalk() {
 			defer close(progress) // also if it panics: the walk goes on to the end
 			c.sweep(byPos, progress)
 		})
+		// waited for also if the walk panics: the sweep is not left
+		// writing the polls of a check that is over
+		defer g.Wait()
 		w.walk(progress)
-		g.Wait()
 	}
 	c.counts, c.pairs = w.counts, w.pairs
 }
