@@ -834,7 +834,8 @@ func (d *decoder) finishOp(op model.Op, index, t int64, line int, start srcPos, 
 	d.lines.Append(int64(line))
 	d.times.Append(t)
 	if held != nil {
-		d.pending.put(op.Process, pendingInv{op: at, pos: d.n, mops: held})
+		pi, _ := d.pending.Ref(op.Process)
+		*pi = pendingInv{op: at, pos: d.n, mops: held}
 	}
 	d.n++
 	return nil

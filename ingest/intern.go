@@ -358,81 +358,23 @@ type pendingInv struct {
 	mops []model.Mop
 }
 
-// pendingSet holds the pending invocations by process: small non-negative
-// process ids in a slice, the others in a map.
-type pendingSet struct {
-	small []pendingInv // by process; op nil: none
-	other map[int32]pendingInv
-	n     int
-}
-
-const maxSmallProcess = 1 << 16
-
-func (s *pendingSet) get(p int32) (pendingInv, bool) {
-	if p >= 0 && p < maxSmallProcess {
-		if int(p) < len(s.small) && s.small[p].op != nil {
-			return s.small[p], true
-		}
-		return pendingInv{}, false
-	}
-	pi, ok := s.other[p]
-	return pi, ok
-}
-
-func (s *pendingSet) put(p int32, pi pendingInv) {
-	if _, ok := s.get(p); !ok {
-		s.n++
-	}
-	if p >= 0 && p < maxSmallProcess {
-		if int(p) >= len(s.small) {
-			s.small = append(s.small, make([]pendingInv, int(p)+1-len(s.small))...)
-		}
-		s.small[p] = pi
-		return
-	}
-	if s.other == nil {
-		s.other = map[int32]pendingInv{}
-	}
-	s.other[p] = pi
-}
-
-func (s *pendingSet) del(p int32) {
-	s.n--
-	if p >= 0 && p < maxSmallProcess {
-		s.small[p] = pendingInv{}
-		return
-	}
-	delete(s.other, p)
-}
-
-// processes lists the processes with a pending invocation, in order.
-func (s *pendingSet) processes() []int32 {
-	ps := make([]int32, 0, s.n)
-	for p := range s.other {
-		ps = append(ps, p)
-	}
-	for p := range s.small {
-		if s.small[p].op != nil {
-			ps = append(ps, int32(p))
-		}
-	}
-	slices.Sort(ps)
-	return ps
-}
+// pendingSet holds the pending invocations by process.
+type pendingSet = model.ByProcess[pendingInv]
 
 // settle decides the fate of process p's pending invocation when the next
 // op of p arrives (or the input ends): the invocation keeps its micro-ops
 // when keep is set, that is unless the next op is a completion that carries
 // its own.
 func (d *decoder) settle(p int32, keep bool) {
-	if d.pending.n == 0 {
+	if d.pending.Len() == 0 {
 		return
 	}
-	pi, ok := d.pending.get(p)
+	pp, ok := d.pending.Get(p)
 	if !ok {
 		return
 	}
-	d.pending.del(p)
+	pi := *pp
+	d.pending.Delete(p)
 	if keep {
 		pi.op.Mops = d.b.StoreMops(pi.mops...)
 	}
@@ -442,7 +384,7 @@ func (d *decoder) settle(p int32, keep bool) {
 // settleAll keeps the micro-ops of every invocation still pending at the
 // end of the input, in a fixed order.
 func (d *decoder) settleAll() {
-	for _, p := range d.pending.processes() {
+	for _, p := range d.pending.Processes() {
 		d.settle(p, true)
 	}
 }

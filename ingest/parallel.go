@@ -500,8 +500,8 @@ func (pr *parallelRead) decode(b *block, r *room) *part {
 		r.pending, r.freeMops = pendingSet{}, nil // left unsettled: not for another block
 		return nil
 	}
-	for _, p := range d.pending.processes() {
-		pi, _ := d.pending.get(p)
+	for _, p := range d.pending.Processes() {
+		pi, _ := d.pending.Get(p)
 		d.part.pending = append(d.part.pending, pendingAt{p, pi.pos})
 	}
 	d.settleAll() // kept for now; merge drops those a later block completes

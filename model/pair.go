@@ -61,7 +61,7 @@ func (e *ValidationError) Error() string {
 // uniqueness check).
 func Pair(h *History) (Pairing, error) {
 	p := Pairing{Partner: make([]int32, len(h.Ops))}
-	var open openInvocations // process -> position of its open invocation
+	var open ByProcess[int32] // process -> position of its open invocation
 	probs := duplicateIndices(h)
 	for i := range h.Ops {
 		op := &h.Ops[i]
@@ -69,15 +69,17 @@ func Pair(h *History) (Pairing, error) {
 		if !op.IsClient() {
 			continue
 		}
-		j, isOpen := open.get(op.Process)
+		jp, isOpen := open.Get(op.Process)
 		if op.Type == Invoke {
 			if isOpen {
+				j := *jp
 				pi, oi := h.Index(int(j)), h.Index(i)
 				probs = append(probs, Problem{Line: int32(h.Line(i)), Ops: []int64{pi, oi},
 					Msg: fmt.Sprintf("process %d invoked op %d (line %d) before its op %d (line %d) completed",
 						op.Process, oi, h.Line(i), pi, h.Line(int(j)))})
 			}
-			open.set(op.Process, int32(i))
+			v, _ := open.Ref(op.Process)
+			*v = int32(i)
 			continue
 		}
 		if !isOpen {
@@ -87,7 +89,8 @@ func Pair(h *History) (Pairing, error) {
 					oi, op.Process, op.Type)})
 			continue
 		}
-		open.clear(op.Process)
+		j := *jp
+		open.Delete(op.Process)
 		p.Partner[i] = j
 		p.Partner[j] = int32(i)
 	}
@@ -95,48 +98,6 @@ func Pair(h *History) (Pairing, error) {
 		return p, &ValidationError{Source: h.Source, Problems: probs}
 	}
 	return p, nil
-}
-
-// openInvocations maps processes to the position of their open invocation:
-// small non-negative process ids through a slice, others through a map.
-type openInvocations struct {
-	small []int32 // position+1; 0: none
-	other map[int32]int32
-}
-
-const maxSmallProcess = 1 << 16
-
-func (o *openInvocations) get(p int32) (int32, bool) {
-	if p >= 0 && p < maxSmallProcess {
-		if int(p) < len(o.small) && o.small[p] != 0 {
-			return o.small[p] - 1, true
-		}
-		return 0, false
-	}
-	j, ok := o.other[p]
-	return j, ok
-}
-
-func (o *openInvocations) set(p, pos int32) {
-	if p >= 0 && p < maxSmallProcess {
-		if int(p) >= len(o.small) {
-			o.small = append(o.small, make([]int32, int(p)+1-len(o.small))...)
-		}
-		o.small[p] = pos + 1
-		return
-	}
-	if o.other == nil {
-		o.other = map[int32]int32{}
-	}
-	o.other[p] = pos
-}
-
-func (o *openInvocations) clear(p int32) {
-	if p >= 0 && p < maxSmallProcess {
-		o.small[p] = 0
-		return
-	}
-	delete(o.other, p)
 }
 
 // duplicateIndices reports ops that reuse an :index. Histories almost always

@@ -62,7 +62,6 @@ func (c *checker) sweepAndWalk() {
 		_ cpu.CacheLinePad
 	}{checker: *c}
 	w := &pw.checker
-	w.insts, w.words, w.keyVals = nil, nil, nil
 	if len(c.polls) < parallelMin {
 		c.sweep(byPos, nil)
 		w.walk(nil)
@@ -97,7 +96,7 @@ func (c *checker) walk(progress <-chan int) {
 	if progress != nil {
 		swept = 0
 	}
-	var procs procStates
+	var procs model.ByProcess[procState] // a process's state, fresh ({last: -1}) when it has none
 	k := 0
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
@@ -109,7 +108,11 @@ func (c *checker) walk(progress <-chan int) {
 					swept = len(c.h.Ops)
 				}
 			}
-			c.step(procs.of(c.polls[k].proc), int32(k))
+			s, isNew := procs.Ref(c.polls[k].proc)
+			if isNew {
+				s.last = -1
+			}
+			c.step(s, int32(k))
 			k++
 		}
 		if !op.IsClient() {
@@ -117,11 +120,11 @@ func (c *checker) walk(progress <-chan int) {
 		}
 		switch {
 		case op.F == model.FCrash:
-			*procs.of(op.Process) = procState{last: -1}
+			procs.Delete(op.Process)
 		case (op.F == model.FAssign || op.F == model.FSubscribe) && op.Type == model.OK:
 			c.records(int32(i), func(r *model.ExtRec) {
-				s := procs.of(op.Process)
-				if r.Kind != recTopic || s.last < 0 {
+				s, ok := procs.Get(op.Process)
+				if r.Kind != recTopic || !ok || s.last < 0 {
 					return
 				}
 				if ks := c.h.ExtKeysOf(r); len(ks) == 1 && ks[0] != c.polls[s.last].topic {
@@ -130,36 +133,4 @@ func (c *checker) walk(progress <-chan int) {
 			})
 		}
 	}
-}
-
-// procStates holds the walk's state of each process, a fresh one
-// ({last: -1}) for a process not met yet: in a slice for the small
-// non-negative numbers Jepsen gives processes, in a map for any other.
-// On the 1M-poll history of bench/bench.sh, the map alone took 30 ms of
-// the walk's 105 (cpuprofile).
-type procStates struct {
-	small []procState
-	other map[int32]*procState
-}
-
-// smallProcs bounds the slice of procStates: 2 MiB at most.
-const smallProcs = 1 << 16
-
-// of is process p's state; it stays valid until the next call.
-func (ps *procStates) of(p int32) *procState {
-	if uint32(p) < smallProcs {
-		for int(p) >= len(ps.small) {
-			ps.small = append(ps.small, procState{last: -1})
-		}
-		return &ps.small[p]
-	}
-	s := ps.other[p]
-	if s == nil {
-		if ps.other == nil {
-			ps.other = map[int32]*procState{}
-		}
-		s = &procState{last: -1}
-		ps.other[p] = s
-	}
-	return s
 }

@@ -38,24 +38,3 @@ func TestParallelWalk(t *testing.T) {
 		}
 	}
 }
-
-// TestProcStates: a process's state is fresh until written and then kept,
-// whether its number is small, large or negative.
-func TestProcStates(t *testing.T) {
-	var ps procStates
-	procs := []int32{0, 5, smallProcs - 1, smallProcs, 1 << 30, -3}
-	for i, p := range procs {
-		if s := ps.of(p); s.last != -1 || s.carried != nil {
-			t.Fatalf("process %d: fresh state %+v", p, *s)
-		}
-		ps.of(p).last = int32(i)
-	}
-	for i, p := range procs {
-		if got := ps.of(p).last; got != int32(i) {
-			t.Errorf("process %d: last %d, want %d", p, got, i)
-		}
-	}
-	if len(ps.small) != smallProcs || len(ps.other) != 3 {
-		t.Errorf("%d small, %d other states", len(ps.small), len(ps.other))
-	}
-}

@@ -97,7 +97,7 @@ func (c *checker) records(p model.Pairing) {
 	own.Messages = int64(len(c.h.Msgs))
 	vertices := int32(0)
 	c.recs = make([]rec, 0, len(c.h.Ops)/2+1)
-	var slots procSlots
+	var slots model.ByProcess[int32] // process -> its dense number
 	c.ordered = c.h.Indices.Increasing()
 	for i := range c.h.Ops {
 		op := &c.h.Ops[i]
@@ -124,10 +124,12 @@ func (c *checker) records(p model.Pairing) {
 			st.FailOps++
 		}
 		r.vertex = -1
-		var isNew bool
-		if r.proc, isNew = slots.slot(op.Process); isNew {
+		slot, isNew := slots.Ref(op.Process)
+		if isNew { // numbered in order of first appearance
+			*slot = int32(len(c.procIDs))
 			c.procIDs = append(c.procIDs, op.Process)
 		}
+		r.proc = *slot
 		switch op.F {
 		case model.FSend:
 			own.Sends++
@@ -143,40 +145,6 @@ func (c *checker) records(p model.Pairing) {
 		}
 		c.recs = append(c.recs, r)
 	}
-}
-
-// procSlots numbers process ids densely, in order of first appearance:
-// small non-negative ids through a slice, others through a map.
-type procSlots struct {
-	small []int32 // slot+1 of process p
-	other map[int32]int32
-	n     int32
-}
-
-// maxSmallProc bounds the process ids procSlots numbers through its slice.
-const maxSmallProc = 1 << 16
-
-// slot returns p's number, and whether p is new.
-func (s *procSlots) slot(p int32) (int32, bool) {
-	if p >= 0 && p < maxSmallProc {
-		if int(p) >= len(s.small) {
-			s.small = append(s.small, make([]int32, int(p)+1-len(s.small))...)
-		}
-		if v := s.small[p]; v != 0 {
-			return v - 1, false
-		}
-		s.small[p] = s.n + 1
-	} else {
-		if v, ok := s.other[p]; ok {
-			return v, false
-		}
-		if s.other == nil {
-			s.other = map[int32]int32{}
-		}
-		s.other[p] = s.n
-	}
-	s.n++
-	return s.n - 1, true
 }
 
 // filled returns n copies of v.
