@@ -63,7 +63,7 @@ type checker struct {
 	keyVals []*analysis.Value // by KeyID: the key as an instance's Value, shared; nil until needed
 	insts   []pairInstance    // room for the next pair instances (alloc.go)
 	// the points of the polls whose offsets do not increase, by poll
-	// (unorderedPoints); nil when there are none
+	// (unorderedPoint); nil when there are none
 	unordered map[int32]int64
 	words     []int64 // room for the next witnesses
 }
@@ -81,7 +81,6 @@ func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Resu
 		Warnings: h.Warnings,
 	}}
 	c.collect()
-	c.unorderedPoints()
 	phase.Mark("abort collect")
 	c.indexTopics()
 	phase.Mark("abort topics")
@@ -101,8 +100,9 @@ func Check(h *model.History, pairing model.Pairing, opts Options) *analysis.Resu
 	return c.res
 }
 
-// collect finds every poll, in history order of completions, and counts
-// the history's ops. On a large history it runs on several cores, each
+// collect finds every poll, in history order of completions, keeps aside
+// the points of those whose offsets do not increase (unorderedPoint), and
+// counts the history's ops. On a large history it runs on several cores, each
 // on a range of the ops: a first pass counts each range's polls, so that
 // c.polls is allocated once and each range fills its own part of it.
 // O(ops).
@@ -131,6 +131,11 @@ func (c *checker) collect() {
 		at += parts[j].polls
 	}
 	ranges(func(j, lo, hi int) { parts[j].collect(c, lo, hi, c.polls[starts[j]:starts[j]+parts[j].polls]) })
+	for j := range parts {
+		for _, k := range parts[j].unordered {
+			c.unorderedPoint(int32(starts[j]) + k)
+		}
+	}
 	st := &c.res.Stats
 	var byType [model.Fail + 1]int64
 	completions := int64(0)
@@ -157,6 +162,7 @@ type opCounts struct {
 	ops, client, open int64
 	completions       int64
 	byType            [model.Fail + 1]int64
+	unordered         []int32 // the range's polls with offsets that do not increase, from its first
 	_                 cpu.CacheLinePad
 }
 
@@ -185,11 +191,15 @@ func (oc *opCounts) collect(c *checker, lo, hi int, dst []poll) {
 		case op.Type != model.Invoke:
 			oc.completions++
 			dst[k] = c.readPoll(partner, int32(i), op.Type)
-			k++
 		case partner < 0:
 			dst[k] = c.readPoll(int32(i), int32(i), model.Info)
-			k++
+		default:
+			continue
 		}
+		if p := &dst[k]; p.hasOffsets() && !p.ordered {
+			oc.unordered = append(oc.unordered, int32(k))
+		}
+		k++
 	}
 }
 

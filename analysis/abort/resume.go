@@ -95,7 +95,7 @@ func (c *checker) indexPart(counts []int, part, parts uint32) {
 // poll's cpBy and rpBy name the polls whose points are its committed
 // position and its resume point, which are not kept. O(1): a poll whose
 // offsets increase has them at its ends, and the others' points are kept
-// aside (unorderedPoints). Every pair asks for the point of the poll that
+// aside (unorderedPoint). Every pair asks for the point of the poll that
 // set its committed position, so a scan of that poll's offsets each time
 // cost O(pairs × offsets): one commit of 200,000 offsets followed by
 // 200,000 aborted polls took 36 s.
@@ -111,23 +111,19 @@ func (c *checker) point(k int32) int64 {
 	return offs[len(offs)-1] + 1
 }
 
-// unorderedPoints keeps aside the point of each poll with offsets that do
-// not increase (an int-nonmonotonic-poll), scanning its offsets once.
-func (c *checker) unorderedPoints() {
-	for k := range c.polls {
-		p := &c.polls[k]
-		if !p.hasOffsets() || p.ordered {
-			continue
-		}
-		if c.unordered == nil {
-			c.unordered = map[int32]int64{}
-		}
-		pt := slices.Max(c.offs(p)) + 1
-		if p.typ == model.Fail {
-			pt = slices.Min(c.offs(p))
-		}
-		c.unordered[int32(k)] = pt
+// unorderedPoint keeps aside the point of poll k, which has offsets that
+// do not increase (an int-nonmonotonic-poll), scanning them once;
+// collect calls it for each such poll.
+func (c *checker) unorderedPoint(k int32) {
+	p := &c.polls[k]
+	if c.unordered == nil {
+		c.unordered = map[int32]int64{}
 	}
+	pt := slices.Max(c.offs(p)) + 1
+	if p.typ == model.Fail {
+		pt = slices.Min(c.offs(p))
+	}
+	c.unordered[k] = pt
 }
 
 // resumePoint is the resume point poll k makes until the next commit (its

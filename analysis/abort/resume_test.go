@@ -63,7 +63,6 @@ func TestPoint(t *testing.T) {
 		h, p := readPaired(t, name, src)
 		c := &checker{source: newSource(h), pairing: p, res: &analysis.Result{}}
 		c.collect()
-		c.unorderedPoints()
 		for k := range c.polls {
 			q := &c.polls[k]
 			if !q.hasOffsets() {
