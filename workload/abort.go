@@ -16,7 +16,7 @@ func registerAbort() {
 	register(&Workload{
 		Name:      abort.Workload,
 		Doc:       abort.Doc,
-		Owns:      func(*model.Mop) bool { return false }, // its polls carry maps, not micro-ops
+		Owns:      func(model.MopKind, bool) bool { return false }, // its polls carry maps, not micro-ops
 		Recognise: abort.Recognise,
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return abort.Check(h, p, abortOptions(o))

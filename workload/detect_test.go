@@ -14,7 +14,7 @@ func TestOwnerTable(t *testing.T) {
 	for k := model.MopKind(0); k <= model.MopReadList+1; k++ {
 		for _, done := range []bool{false, true} {
 			m := &model.Mop{Kind: k, Done: done}
-			if got, want := own.of(m), owner(m); got != want {
+			if got, want := own.of(m), owner(m.Kind, m.Done); got != want {
 				t.Errorf("kind %v done %v: table %v, owner %v", k, done, got, want)
 			}
 			seen[own.of(m)] = true

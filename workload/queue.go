@@ -11,7 +11,7 @@ func init() {
 	register(&Workload{
 		Name: queue.Workload,
 		Doc:  queue.Doc,
-		Owns: func(m *model.Mop) bool { return m.Kind == model.MopSend || m.Kind == model.MopPoll },
+		Owns: func(k model.MopKind, _ bool) bool { return k == model.MopSend || k == model.MopPoll },
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return queue.Check(h, p, queueOptions(o))
 		},

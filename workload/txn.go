@@ -13,7 +13,7 @@ func init() {
 	register(&Workload{
 		Name: txn.ListAppend,
 		Doc:  txn.ListAppendDoc,
-		Owns: func(m *model.Mop) bool { return m.Kind == model.MopAppend || m.Kind == model.MopReadList },
+		Owns: func(k model.MopKind, _ bool) bool { return k == model.MopAppend || k == model.MopReadList },
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return txn.CheckListAppend(h, p, txnOptions(o))
 		},
@@ -27,7 +27,7 @@ func init() {
 	register(&Workload{
 		Name: txn.RWRegister,
 		Doc:  txn.RWRegisterDoc,
-		Owns: func(m *model.Mop) bool { return m.Kind == model.MopWrite || m.Kind == model.MopRead && m.Done },
+		Owns: func(k model.MopKind, done bool) bool { return k == model.MopWrite || k == model.MopRead && done },
 		Check: func(h *model.History, p model.Pairing, o Options) *analysis.Result {
 			return txn.CheckRWRegister(h, p, txnOptions(o))
 		},
