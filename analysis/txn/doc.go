@@ -235,7 +235,12 @@
 //
 //   - Transactions, writers, intermediate appends or writes, external
 //     reads: O(mops); a txn's keys and elements are indexed by dense id
-//     (scratch.go), never by scanning its earlier micro-ops.
+//     (scratch.go), never by scanning its earlier micro-ops. An
+//     rw-register txn's touches (one per key, its external read and last
+//     write) are not kept but derived from its micro-ops each time a pass
+//     asks, O(its mops): comparing keys pairwise in a txn of at most 8
+//     micro-ops that repeats a key; a longer one that does has its
+//     touches kept (rwRegister.touchesOf).
 //   - List-append version orders: a sort of the reads by key and list,
 //     O(r log r) comparisons for r reads, each O(1) for two reads of one
 //     stored span (reads of one state mostly are), else at most their

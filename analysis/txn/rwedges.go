@@ -20,8 +20,9 @@ import (
 func (rw *rwRegister) readers() {
 	c := rw.c
 	rw.byState.build(len(c.h.Msgs)+len(c.h.Keys), len(c.vrec), func(lo, hi int, f func(st, r int32)) {
+		var buf []touch
 		for _, r := range c.vrec[lo:hi] {
-			for _, t := range rw.touchesOf(r) {
+			for _, t := range rw.touchesOf(r, &buf) {
 				if t.read != noVal && !rw.dupKey[t.key] {
 					f(rw.nodeOf(t.key, t.read), r)
 				}
@@ -65,8 +66,9 @@ func (rw *rwRegister) edges() graph.Edges {
 // so ranges can be emitted at once.
 func (rw *rwRegister) emitWR(lo, hi int, add graph.AddFunc) {
 	c := rw.c
+	var buf []touch
 	for v := int32(lo); v < int32(hi); v++ {
-		for _, t := range rw.touchesOf(c.vrec[v]) {
+		for _, t := range rw.touchesOf(c.vrec[v], &buf) {
 			if t.read < 0 || rw.dupKey[t.key] {
 				continue
 			}
@@ -173,7 +175,7 @@ func (rw *rwRegister) rwBudget() {
 			addCost(nm+int32(k), succ)
 		}
 	}
-	budget := 8*int64(len(rw.touches)) + 1<<20
+	budget := 8*rw.nTouches + 1<<20
 	if total <= budget {
 		return
 	}
@@ -216,11 +218,12 @@ func (rw *rwRegister) explain(u, v int32, rel graph.Rel) analysis.Step {
 	// v up in u's touches would cost O(keys²) on two huge txns
 	uAt := &rw.keyMarks
 	uAt.reset()
-	tus := rw.touchesOf(u)
+	var bu, bv []touch
+	tus := rw.touchesOf(u, &bu)
 	for j := range tus {
 		uAt.set(int32(tus[j].key), int32(j))
 	}
-	for _, tv := range rw.touchesOf(v) {
+	for _, tv := range rw.touchesOf(v, &bv) {
 		if rw.dupKey[tv.key] {
 			continue
 		}
@@ -289,7 +292,8 @@ func (rw *rwRegister) extMops(r int32, k model.KeyID) (read, write int) {
 			read = i
 		}
 	}
-	if t := rw.touchOf(r, k); t == nil || t.read == noVal {
+	var buf []touch
+	if t, ok := rw.touchOf(r, k, &buf); !ok || t.read == noVal {
 		read = -1
 	}
 	return read, write

@@ -145,9 +145,16 @@ type rwRegister struct {
 	// the checker, and the scratch of the per-txn checks (rwRegister is
 	// their txnView)
 	txnChecks
-	// per rec: its touches, tstart[r]..tstart[r+1] in touches
-	tstart  []int32
-	touches []touch
+	// touches (touchesOf): repeats has bit r set when rec r touches a key
+	// with more than one micro-op; big lists, sorted, those of them with
+	// more than pairwiseMops micro-ops, whose touches are kept: big[i]'s
+	// are bigTouches[bigStart[i]:bigStart[i+1]]. nTouches counts every
+	// rec's touches.
+	repeats    []uint64
+	big        []int32
+	bigStart   []int32
+	bigTouches []touch
+	nTouches   int64
 	// per message: the rec that wrote it (noWriter, ambiguous), and
 	// whether that write is not its writer's last write of the key
 	writer []int32
@@ -204,19 +211,69 @@ func (rw *rwRegister) valueOf(n int32) analysis.Value {
 	return rw.c.msgVal(model.MsgID(n))
 }
 
-func (rw *rwRegister) touchesOf(r int32) []touch {
-	return rw.touches[rw.tstart[r]:rw.tstart[r+1]]
+// touchesOf returns rec r's touches: one per key it reads or writes, in
+// the order of the key's first such micro-op, with the value that micro-op
+// read (if it reads) and the last value the txn wrote to the key
+// (deriveTouches). Most are derived from the micro-ops into *buf, where
+// the next call with buf overwrites them: a txn that touches each key once
+// has one touch per read or write, and one that repeats a key among at
+// most pairwiseMops micro-ops is merged by comparing keys. The touches of
+// a larger one that repeats a key are kept (index). O(micro-ops), or
+// O(log big) for a kept one.
+func (rw *rwRegister) touchesOf(r int32, buf *[]touch) []touch {
+	mops := rw.c.mops(r)
+	repeat := rw.repeats[r>>6]&(1<<(r&63)) != 0
+	if repeat && len(mops) > pairwiseMops {
+		i, _ := slices.BinarySearch(rw.big, r)
+		return rw.bigTouches[rw.bigStart[i]:rw.bigStart[i+1]]
+	}
+	typ := model.Fail // a read's value depends on the type only when not Done
+	out := (*buf)[:0]
+	for i := range mops {
+		m := &mops[i]
+		if m.Kind != model.MopWrite && m.Kind != model.MopRead {
+			continue
+		}
+		if repeat && mergeTouch(out, m) {
+			continue
+		}
+		t := touch{key: m.Key, read: noVal, write: noVal}
+		if m.Kind == model.MopWrite {
+			t.write = m.Msg
+		} else {
+			if !m.Done && typ == model.Fail {
+				typ = rw.c.typOf(&rw.c.recs[r])
+			}
+			t.read = readValue(m, typ)
+		}
+		out = append(out, t)
+	}
+	*buf = out
+	return out
 }
 
-// touchOf finds rec r's touch of key k.
-func (rw *rwRegister) touchOf(r int32, k model.KeyID) *touch {
-	ts := rw.touchesOf(r)
-	for i := range ts {
-		if ts[i].key == k {
-			return &ts[i]
+// mergeTouch merges micro-op m into its key's touch in ts, if there is
+// one, and reports whether there was.
+func mergeTouch(ts []touch, m *model.Mop) bool {
+	for j := range ts {
+		if ts[j].key == m.Key {
+			if m.Kind == model.MopWrite {
+				ts[j].write = m.Msg
+			}
+			return true
 		}
 	}
-	return nil
+	return false
+}
+
+// touchOf finds rec r's touch of key k; buf as for touchesOf.
+func (rw *rwRegister) touchOf(r int32, k model.KeyID, buf *[]touch) (touch, bool) {
+	for _, t := range rw.touchesOf(r, buf) {
+		if t.key == k {
+			return t, true
+		}
+	}
+	return touch{}, false
 }
 
 // first is the first value of its key a txn of type typ interacted with,

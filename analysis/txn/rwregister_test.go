@@ -89,3 +89,99 @@ func TestMergeVedges(t *testing.T) {
 		}
 	}
 }
+
+// TestTouchesOf: the touches touchesOf derives (or index kept) are, for
+// every rec, one per key the txn reads or writes, in the order of the
+// key's first micro-op, with the value that micro-op read and the txn's
+// last write of the key, as a plain pass with a map finds them; on random
+// txns of 1 to 20 micro-ops over 6 keys, so that keys repeat in txns of at
+// most pairwiseMops micro-ops (merged pairwise) and in longer ones (kept),
+// with reads in invocation form in ok, info and open txns.
+func TestTouchesOf(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 21))
+	b := model.NewBuilder("touches")
+	var keys []model.KeyID
+	for k := range 6 {
+		keys = append(keys, b.Key(model.IntAtom(int64(k))))
+	}
+	idx, val := int64(0), int64(0)
+	add := func(typ model.OpType, proc int32, mops []model.Mop) {
+		b.Add(idx, model.NoTime, model.Op{Type: typ, Process: proc, F: model.FTxn, Mops: b.StoreMops(mops...)})
+		idx++
+	}
+	for i := range 3000 {
+		mops := make([]model.Mop, 1+rnd.IntN(20))
+		for j := range mops {
+			k := keys[rnd.IntN(len(keys))]
+			if rnd.IntN(2) == 0 {
+				val++
+				mops[j] = model.Mop{Kind: model.MopWrite, Key: k, Done: true, Msg: b.Msg(k, b.Value(model.IntAtom(val)))}
+				continue
+			}
+			mops[j] = model.Mop{Kind: model.MopRead, Key: k, Msg: model.NoMsg}
+			if rnd.IntN(3) > 0 {
+				val++
+				mops[j].Done, mops[j].Msg = true, b.Msg(k, b.Value(model.IntAtom(val)))
+			}
+		}
+		proc := int32(i)
+		add(model.Invoke, proc, mops)
+		switch rnd.IntN(4) {
+		case 0: // left open: info
+		case 1:
+			add(model.Info, proc, mops)
+		case 2:
+			add(model.Fail, proc, mops)
+		default:
+			add(model.OK, proc, mops)
+		}
+	}
+	h := b.History()
+	p, _ := model.Pair(h)
+	c := newChecker(h, p, DefaultOptions(), "rw-register")
+	rw := &rwRegister{}
+	rw.txnChecks = newTxnChecks(c, rw)
+	c.inf = rw
+	rw.index()
+	var buf []touch
+	var total int64
+	merged, kept := 0, 0
+	for r := range c.recs {
+		r := int32(r)
+		var want []touch
+		at := map[model.KeyID]int{}
+		rwMops := 0
+		for _, m := range c.mops(r) {
+			rwMops++
+			j, ok := at[m.Key]
+			if !ok {
+				j = len(want)
+				at[m.Key] = j
+				want = append(want, touch{key: m.Key, read: noVal, write: noVal})
+				if m.Kind == model.MopRead {
+					want[j].read = readValue(&m, c.typOf(&c.recs[r]))
+				}
+			}
+			if m.Kind == model.MopWrite {
+				want[j].write = m.Msg
+			}
+		}
+		if len(want) < rwMops {
+			if rwMops > pairwiseMops {
+				kept++
+			} else {
+				merged++
+			}
+		}
+		total += int64(len(want))
+		if got := rw.touchesOf(r, &buf); !slices.Equal(got, want) {
+			t.Fatalf("rec %d (%d micro-ops): touches %v, want %v", r, rwMops, got, want)
+		}
+	}
+	if merged == 0 || kept == 0 || len(rw.big) != kept {
+		t.Errorf("%d recs merged pairwise, %d kept (index kept %d): want both", merged, kept, len(rw.big))
+	}
+	if rw.nTouches != total {
+		t.Errorf("nTouches %d, want %d", rw.nTouches, total)
+	}
+}

@@ -83,8 +83,9 @@ func (rw *rwRegister) initialEdges() ([]model.MsgID, []uint64) {
 	nm, nk := len(c.h.Msgs), len(c.h.Keys)
 	seen := make([]uint32, (nm+31)/32)
 	par.EachRange(len(c.vrec), 1<<12, func(lo, hi int) {
+		var buf []touch
 		for _, r := range c.vrec[lo:hi] {
-			for _, t := range rw.touchesOf(r) {
+			for _, t := range rw.touchesOf(r, &buf) {
 				for _, m := range [2]model.MsgID{t.read, t.write} {
 					if m >= 0 && atomic.LoadUint32(&seen[m>>5])&(1<<(m&31)) == 0 {
 						atomic.OrUint32(&seen[m>>5], 1<<(m&31))
@@ -175,11 +176,12 @@ func (rw *rwRegister) eachVer(f func(e *vedge)) {
 // not.
 func (rw *rwRegister) wfr(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
 	c := rw.c
+	var buf []touch
 	for r := range c.recs {
 		if c.typOf(&c.recs[r]) != model.OK {
 			continue
 		}
-		for _, t := range rw.touchesOf(int32(r)) {
+		for _, t := range rw.touchesOf(int32(r), &buf) {
 			if t.read >= 0 && t.write >= 0 {
 				add(t.key, t.read, t.write, int32(r), -1)
 			}
@@ -195,16 +197,19 @@ func (rw *rwRegister) wfr(add func(k model.KeyID, from, to model.MsgID, a, b int
 // touch the key). O(mops).
 func (rw *rwRegister) sequential(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
 	c := rw.c
-	type last struct{ rec, t int32 }
+	type last struct {
+		rec   int32
+		final model.MsgID
+	}
 	prev := map[uint64]last{}
+	var buf []touch
 	for r, p := range c.okTxns() {
-		for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
-			t := &rw.touches[j]
+		for _, t := range rw.touchesOf(r, &buf) {
 			key := uint64(uint32(p))<<32 | uint64(uint32(t.key))
 			if q, ok := prev[key]; ok {
-				add(t.key, final(&rw.touches[q.t], model.OK), first(t, model.OK), q.rec, r)
+				add(t.key, q.final, first(&t, model.OK), q.rec, r)
 			}
-			prev[key] = last{r, j}
+			prev[key] = last{r, final(&t, model.OK)}
 		}
 	}
 }
@@ -225,7 +230,10 @@ func (rw *rwRegister) sequential(add func(k model.KeyID, from, to model.MsgID, a
 func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID, a, b int32)) {
 	c := rw.c
 	nk := len(c.h.Keys)
-	type member struct{ rec, t int32 }
+	type member struct {
+		rec   int32
+		final model.MsgID
+	}
 	type window struct {
 		key    model.KeyID
 		lo, hi int32
@@ -235,11 +243,11 @@ func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID,
 	members := make([][]member, nk) // per key, in completion order
 	frontier := make([]graph.Frontier, nk)
 	var windows []window
+	var buf []touch
 	c.eachVertexEvent(c.recAtPos(), func(i, r int32, rc *rec) {
 		if i == rc.inv {
-			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
-				t := &rw.touches[j]
-				if v2 := first(t, c.typOf(rc)); v2 != noVal {
+			for _, t := range rw.touchesOf(r, &buf) {
+				if v2 := first(&t, c.typOf(rc)); v2 != noVal {
 					if lo, hi := frontier[t.key].Window(); lo < hi {
 						windows = append(windows, window{t.key, int32(lo), int32(hi), r, v2})
 					}
@@ -247,10 +255,9 @@ func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID,
 			}
 		}
 		if i == rc.comp && c.typOf(rc) == model.OK {
-			for j := rw.tstart[r]; j < rw.tstart[r+1]; j++ {
-				k := rw.touches[j].key
-				frontier[k].Complete(rc.inv, i)
-				members[k] = append(members[k], member{r, j})
+			for _, t := range rw.touchesOf(r, &buf) {
+				frontier[t.key].Complete(rc.inv, i)
+				members[t.key] = append(members[t.key], member{r, final(&t, model.OK)})
 			}
 		}
 	})
@@ -264,7 +271,7 @@ func (rw *rwRegister) linearizable(add func(k model.KeyID, from, to model.MsgID,
 			continue
 		}
 		for _, f := range members[w.key][w.lo:w.hi] {
-			add(w.key, final(&rw.touches[f.t], model.OK), w.first, f.rec, w.rec)
+			add(w.key, f.final, w.first, f.rec, w.rec)
 		}
 	}
 }
@@ -282,7 +289,7 @@ func (rw *rwRegister) orderBudget(s source, cost []int64, what string) []bool {
 	for _, n := range cost {
 		total += n
 	}
-	budget := 8*int64(len(rw.touches)) + 1<<20
+	budget := 8*rw.nTouches + 1<<20
 	dropped := make([]bool, len(cost))
 	if total <= budget {
 		return dropped
@@ -323,6 +330,7 @@ func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, 
 		write model.MsgID
 	}
 	var ws []pw
+	var buf []touch
 	for r := range c.recs {
 		if c.recs[r].vertex < 0 {
 			continue
@@ -331,7 +339,7 @@ func (rw *rwRegister) txnOrder(add func(k model.KeyID, from, to model.MsgID, a, 
 		if !ok {
 			continue
 		}
-		for _, t := range rw.touchesOf(int32(r)) {
+		for _, t := range rw.touchesOf(int32(r), &buf) {
 			if t.write >= 0 {
 				ws = append(ws, pw{key: t.key, pos: pos, rec: int32(r), write: t.write})
 			}

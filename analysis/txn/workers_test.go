@@ -283,6 +283,7 @@ func TestRWIndexMatchesSerial(t *testing.T) {
 		c.inf = rw
 		rw.index()
 		writers := map[model.MsgID][]int32{}
+		var buf []touch
 		for r := range c.recs {
 			r := int32(r)
 			var want []touch
@@ -307,7 +308,7 @@ func TestRWIndexMatchesSerial(t *testing.T) {
 					}
 				}
 			}
-			if got := rw.touchesOf(r); !slices.Equal(got, want) {
+			if got := rw.touchesOf(r, &buf); !slices.Equal(got, want) {
 				t.Fatalf("GOMAXPROCS=%d: rec %d touches %v, want %v", procs, r, got, want)
 			}
 		}
@@ -332,7 +333,7 @@ func TestRWIndexMatchesSerial(t *testing.T) {
 		// read or wrote externally, by key, then value
 		seen := make([]bool, len(h.Msgs))
 		for _, r := range c.vrec {
-			for _, t := range rw.touchesOf(r) {
+			for _, t := range rw.touchesOf(r, &buf) {
 				for _, m := range [2]model.MsgID{t.read, t.write} {
 					if m >= 0 {
 						seen[m] = true
