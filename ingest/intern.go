@@ -291,20 +291,30 @@ func (d *decoder) val(a *satom) model.ValID {
 				return id - 1
 			}
 		}
-		next := d.b.NumValues()
-		if a.i < 0 || i < 0 || i >= 2*int64(next)+1024+d.slack() {
+		bound := 2*int64(d.b.NumValues()) + 1024 + d.slack()
+		if a.i < 0 || i < 0 || i >= bound {
 			return d.b.Value(model.IntAtom(a.i)) // too sparse: the builder's map
+		}
+		if l := int64(len(d.smallVals)); i >= l {
+			// doubled, unless that passes the bound: then to the bound,
+			// if that is half as large again, else the value goes to the
+			// map (grown just to the bound, the table was copied whole
+			// every thousand values or so of values that step by 2, whose
+			// bound grows as fast as they do: see cover)
+			n := max(2*l, i+1, 1024)
+			if n > bound {
+				if bound < l+l/2 {
+					return d.b.Value(model.IntAtom(a.i))
+				}
+				n = bound
+			}
+			nv := make([]model.ValID, n)
+			copy(nv, d.smallVals)
+			d.smallVals = nv
 		}
 		id, ok := d.b.LookupIntValue(a.i)
 		if !ok {
 			id = d.b.AppendIntValue(a.i)
-		}
-		if i >= int64(len(d.smallVals)) {
-			n := max(2*len(d.smallVals), int(i)+1, 1024)
-			n = min(max(n, int(i)+1), 2*next+1024+int(d.slack()))
-			nv := make([]model.ValID, n)
-			copy(nv, d.smallVals)
-			d.smallVals = nv
 		}
 		d.smallVals[i] = id + 1
 		return id
