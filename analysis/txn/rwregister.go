@@ -227,29 +227,36 @@ func (rw *rwRegister) touchesOf(r int32, buf *[]touch) []touch {
 		i, _ := slices.BinarySearch(rw.big, r)
 		return rw.bigTouches[rw.bigStart[i]:rw.bigStart[i+1]]
 	}
+	out := *buf
+	if cap(out) < len(mops) {
+		out = make([]touch, len(mops), 2*len(mops))
+		*buf = out // only here: a store through buf costs a write barrier
+	}
+	out = out[:len(mops)]
+	n := 0
 	typ := model.Fail // a read's value depends on the type only when not Done
-	out := (*buf)[:0]
 	for i := range mops {
 		m := &mops[i]
-		if m.Kind != model.MopWrite && m.Kind != model.MopRead {
+		if m.Kind != model.MopWrite && m.Kind != model.MopRead || repeat && mergeTouch(out[:n], m) {
 			continue
 		}
-		if repeat && mergeTouch(out, m) {
-			continue
-		}
-		t := touch{key: m.Key, read: noVal, write: noVal}
-		if m.Kind == model.MopWrite {
-			t.write = m.Msg
-		} else {
-			if !m.Done && typ == model.Fail {
+		v := m.Msg
+		if !m.Done && m.Kind == model.MopRead { // rare: a read in invocation form
+			if typ == model.Fail {
 				typ = rw.c.typOf(&rw.c.recs[r])
 			}
-			t.read = readValue(m, typ)
+			v = readValue(m, typ)
 		}
-		out = append(out, t)
+		// without a branch on the kind, which reads and writes mixed at
+		// random mispredict
+		rd, wr := v, noVal
+		if m.Kind == model.MopWrite {
+			rd, wr = noVal, v
+		}
+		out[n] = touch{key: m.Key, read: rd, write: wr}
+		n++
 	}
-	*buf = out
-	return out
+	return out[:n]
 }
 
 // mergeTouch merges micro-op m into its key's touch in ts, if there is
