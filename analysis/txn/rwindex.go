@@ -24,9 +24,10 @@ import (
 // Keeping every txn's touches took 12 bytes a micro-op, alive at the
 // check's peak in the graph build: 32.5 MB of the 169 MB live heap there
 // on 1M rw-register txns of histgen's defaults (a quarter of whose txns
-// repeat a key, none with more than 8 micro-ops). Deriving them took the
-// check's peak RSS from 202 to 166 MiB, for 1.14 against 1.17 s of wall
-// time and 1.75 against 1.87 s of user time (bench/ab.sh, 5 rounds).
+// repeat a key, none with more than 8 micro-ops). Deriving them (as
+// touchesOf does since 738e6fb) took that check's peak RSS from 196 to 165
+// MiB, for 1.15 against 1.17 s of wall time and 1.79 against 1.89 s of
+// user time (bench/ab.sh --rounds 5, against 3d03fe6).
 func (rw *rwRegister) index() {
 	c := rw.c
 	h := c.h
