@@ -260,3 +260,30 @@ func TestLimitFollowerDropsWithTheLiveHeap(t *testing.T) {
 		t.Errorf("limit %d after falling from %d: below the least slack %d", low, high, followSlackBase)
 	}
 }
+
+// TestGCStorm: a follower gives the pace to GOGC only once it has seen
+// stormMinGCs collections take more than stormGCShare of the CPU. The
+// shares are those measured after each collection of 1M rw-register txns
+// of histgen's defaults (at most 0.08) and of 300k whose every read saw a
+// value nobody wrote (0.23, 0.32, 0.35, ...).
+func TestGCStorm(t *testing.T) {
+	for _, tc := range []struct {
+		gcs   int
+		share float64
+		want  bool
+	}{
+		{2, 0.02, false}, {3, 0.08, false}, {10, 0.04, false}, {40, 0.19, false},
+		{2, 0.23, false}, {3, 0.32, false}, {4, 0.35, true}, {15, 0.37, true},
+		{100, 0.9, true}, {4, 0, false},
+	} {
+		if got := gcStorm(tc.gcs, tc.share*10, 10); got != tc.want {
+			t.Errorf("%d collections, %.2f of the CPU: storm %v, want %v", tc.gcs, tc.share, got, tc.want)
+		}
+	}
+	if gcStorm(10, 0, 0) {
+		t.Error("a storm with no CPU time counted")
+	}
+	if stormHeadroom <= raiseHeadroom {
+		t.Errorf("storm headroom %.2f is not above the follower's %.2f", stormHeadroom, raiseHeadroom)
+	}
+}
