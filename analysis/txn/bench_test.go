@@ -97,11 +97,7 @@ func res0(h *model.History) int {
 // without appending) took it from 42-43 to 38-39 ns a txn.
 func BenchmarkTouchesOf(b *testing.B) {
 	h, p := benchTxnHistory(b, rwBenchConfig())
-	c := newChecker(h, p, DefaultOptions(), "rw-register")
-	rw := &rwRegister{}
-	rw.txnChecks = newTxnChecks(c, rw)
-	c.inf = rw
-	rw.index()
+	c, rw := indexedRW(h, p)
 	var buf []touch
 	reads := 0
 	for b.Loop() {

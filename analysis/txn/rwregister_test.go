@@ -138,34 +138,14 @@ func TestTouchesOf(t *testing.T) {
 	}
 	h := b.History()
 	p, _ := model.Pair(h)
-	c := newChecker(h, p, DefaultOptions(), "rw-register")
-	rw := &rwRegister{}
-	rw.txnChecks = newTxnChecks(c, rw)
-	c.inf = rw
-	rw.index()
+	c, rw := indexedRW(h, p)
 	var buf []touch
 	var total int64
 	merged, kept := 0, 0
 	for r := range c.recs {
 		r := int32(r)
-		var want []touch
-		at := map[model.KeyID]int{}
-		rwMops := 0
-		for _, m := range c.mops(r) {
-			rwMops++
-			j, ok := at[m.Key]
-			if !ok {
-				j = len(want)
-				at[m.Key] = j
-				want = append(want, touch{key: m.Key, read: noVal, write: noVal})
-				if m.Kind == model.MopRead {
-					want[j].read = readValue(&m, c.typOf(&c.recs[r]))
-				}
-			}
-			if m.Kind == model.MopWrite {
-				want[j].write = m.Msg
-			}
-		}
+		want := plainTouches(c, r)
+		rwMops := len(c.mops(r)) // reads and writes only
 		if len(want) < rwMops {
 			if rwMops > pairwiseMops {
 				kept++
@@ -184,4 +164,41 @@ func TestTouchesOf(t *testing.T) {
 	if rw.nTouches != total {
 		t.Errorf("nTouches %d, want %d", rw.nTouches, total)
 	}
+}
+
+// indexedRW is the rw-register inference of h, paired by p, once index
+// has run.
+func indexedRW(h *model.History, p model.Pairing) (*checker, *rwRegister) {
+	c := newChecker(h, p, DefaultOptions(), "rw-register")
+	rw := &rwRegister{}
+	rw.txnChecks = newTxnChecks(c, rw)
+	c.inf = rw
+	rw.index()
+	return c, rw
+}
+
+// plainTouches is rec r's touches as a plain pass with a map finds them:
+// one per key it reads or writes, in the order of the key's first such
+// micro-op, with the value that micro-op read and the txn's last write.
+func plainTouches(c *checker, r int32) []touch {
+	var ts []touch
+	at := map[model.KeyID]int{}
+	for _, m := range c.mops(r) {
+		if m.Kind != model.MopWrite && m.Kind != model.MopRead {
+			continue
+		}
+		j, ok := at[m.Key]
+		if !ok {
+			j = len(ts)
+			at[m.Key] = j
+			ts = append(ts, touch{key: m.Key, read: noVal, write: noVal})
+			if m.Kind == model.MopRead {
+				ts[j].read = readValue(&m, c.typOf(&c.recs[r]))
+			}
+		}
+		if m.Kind == model.MopWrite {
+			ts[j].write = m.Msg
+		}
+	}
+	return ts
 }

@@ -277,38 +277,19 @@ func TestRWIndexMatchesSerial(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, procs := range []int{1, 4} {
 		runtime.GOMAXPROCS(procs)
-		c := newChecker(h, p, DefaultOptions(), "rw-register")
-		rw := &rwRegister{}
-		rw.txnChecks = newTxnChecks(c, rw)
-		c.inf = rw
-		rw.index()
+		c, rw := indexedRW(h, p)
 		writers := map[model.MsgID][]int32{}
 		var buf []touch
 		for r := range c.recs {
 			r := int32(r)
-			var want []touch
-			at := map[model.KeyID]int{}
 			for _, m := range c.mops(r) {
-				if m.Kind != model.MopWrite && m.Kind != model.MopRead {
-					continue
-				}
-				j, ok := at[m.Key]
-				if !ok {
-					j = len(want)
-					at[m.Key] = j
-					want = append(want, touch{key: m.Key, read: noVal, write: noVal})
-					if m.Kind == model.MopRead {
-						want[j].read = readValue(&m, c.typOf(&c.recs[r]))
-					}
-				}
 				if m.Kind == model.MopWrite {
-					want[j].write = m.Msg
 					if ws := writers[m.Msg]; len(ws) == 0 || ws[len(ws)-1] != r {
 						writers[m.Msg] = append(ws, r)
 					}
 				}
 			}
-			if got := rw.touchesOf(r, &buf); !slices.Equal(got, want) {
+			if got, want := rw.touchesOf(r, &buf), plainTouches(c, r); !slices.Equal(got, want) {
 				t.Fatalf("GOMAXPROCS=%d: rec %d touches %v, want %v", procs, r, got, want)
 			}
 		}
