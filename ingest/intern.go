@@ -64,7 +64,12 @@ func (d *decoder) buildMopsInto(mops []model.Mop) []model.Mop {
 			if n := int(sm.p1 - sm.p0); n > 0 {
 				d.elemBuf = d.elemBuf[:0]
 				if sm.ints {
-					for _, v := range d.readInts[sm.p0:sm.p1] {
+					vs := d.readInts[sm.p0:sm.p1]
+					if same := d.runPrefix(m.Key, vs); same > 0 {
+						d.elemBuf = append(d.elemBuf, d.lists[m.Key].run[:same]...)
+						vs = vs[same:]
+					}
+					for _, v := range vs {
 						d.elemBuf = append(d.elemBuf, d.msgInt(m.Key, v))
 					}
 				} else {

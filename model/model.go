@@ -835,6 +835,13 @@ func (b *Builder) AppendMsg(k KeyID, v ValID) MsgID {
 // NumMsgs is the number of messages interned so far.
 func (b *Builder) NumMsgs() int { return len(b.h.Msgs) }
 
+// MsgInt returns the value of message m, interned so far, when it is an
+// integer; ok is false when it is not.
+func (b *Builder) MsgInt(m MsgID) (v int64, ok bool) {
+	a := &b.h.Values[b.h.Msgs[m].Val]
+	return a.Int, a.Kind == KInt
+}
+
 // ExpectMsgs tells the builder that the history will hold about n
 // messages in all: the next time its message table is full, it grows to
 // n instead of doubling, if n is at least an eighth more than the table
