@@ -561,6 +561,9 @@ func TestSparseValuesLinear(t *testing.T) {
 	// the table of values, over every key: a few thousand values are too
 	// few to show how it grew
 	sparseValuesLinear(t, "even values, a key each", 50000, func(i int) int { return i }, func(i int) int { return 2 * i })
+	// and grown downward (coverVal), from the first value met
+	sparseValuesLinear(t, "falling even values, a key each", 50000, func(i int) int { return i }, func(i int) int { return 1_000_000 - 2*i })
+	sparseValuesLinear(t, "falling values, a key each", 50000, func(i int) int { return i }, func(i int) int { return 1_000_000 - i })
 }
 
 // sparseValuesLinear fails t when reading 4n txns, the ith writing

@@ -296,27 +296,10 @@ func (d *decoder) val(a *satom) model.ValID {
 				return id - 1
 			}
 		}
-		bound := 2*int64(d.b.NumValues()) + 1024 + d.slack()
-		if a.i < 0 || i < 0 || i >= bound {
+		if a.i < 0 || !d.coverVal(a.i) {
 			return d.b.Value(model.IntAtom(a.i)) // too sparse: the builder's map
 		}
-		if l := int64(len(d.smallVals)); i >= l {
-			// doubled, unless that passes the bound: then to the bound,
-			// if that is half as large again, else the value goes to the
-			// map (grown just to the bound, the table was copied whole
-			// every thousand values or so of values that step by 2, whose
-			// bound grows as fast as they do: see cover)
-			n := max(2*l, i+1, 1024)
-			if n > bound {
-				if bound < l+l/2 {
-					return d.b.Value(model.IntAtom(a.i))
-				}
-				n = bound
-			}
-			nv := make([]model.ValID, n)
-			copy(nv, d.smallVals)
-			d.smallVals = nv
-		}
+		i = a.i - d.valLo
 		id, ok := d.b.LookupIntValue(a.i)
 		if !ok {
 			id = d.b.AppendIntValue(a.i)
@@ -325,6 +308,43 @@ func (d *decoder) val(a *satom) model.ValID {
 		return id
 	}
 	return d.b.ValueBytes(a.kind, d.atomText(a))
+}
+
+// coverVal grows the dense table of values to cover the non-negative
+// integer x, as cover does a key's, and reports whether it did. The table
+// grows by doubling, up or down (a parallel read's block starts its table
+// a little below the first value it meets, and its list reads hold older
+// values, which went to the map when the table could not grow down), but
+// never past its bound: twice the values interned plus 1024 (plus the
+// window's slack in a block). When doubling would pass the bound it grows
+// to the bound, if that covers x and is half as large again (grown just to
+// the bound, the table was copied whole every thousand values or so of
+// values that step by 2, whose bound grows as fast as they do); else x
+// goes to the builder's map.
+func (d *decoder) coverVal(x int64) bool {
+	lo, l := d.valLo, int64(len(d.smallVals))
+	if x >= lo && x < lo+l {
+		return true
+	}
+	bound := 2*int64(d.b.NumValues()) + 1024 + d.slack()
+	nlo, nhi := lo, max(x+1, lo+max(2*l, 1024)) // up
+	if x < lo {
+		nlo, nhi = max(0, min(x, lo-max(l, 1024))), lo+l // down
+	}
+	if nhi-nlo > bound {
+		if max(x+1, lo+l)-min(x, lo) > bound || bound < l+l/2 {
+			return false
+		}
+		if x < lo {
+			nlo = max(0, lo+l-bound)
+		} else {
+			nhi = lo + bound
+		}
+	}
+	nv := make([]model.ValID, nhi-nlo)
+	copy(nv[lo-nlo:], d.smallVals)
+	d.smallVals, d.valLo = nv, nlo
+	return true
 }
 
 // opChunks collects ops in chunks of growing size and joins them once at the
