@@ -544,7 +544,7 @@ func TestManyKeysMemory(t *testing.T) {
 // whole every value or two for a key whose values step by 2 or 3 or leave
 // one in ten out (checking 100k txns writing the even numbers took 18.0 s,
 // 200k 48.9 s): reading 4n such txns allocated 15 to 16 times what n did.
-// Here 4n may allocate at most 6 times.
+// Here 4n may allocate at most 6 times, and at most 4 KB a txn.
 func TestSparseValuesLinear(t *testing.T) {
 	oneKey := func(int) int { return 1 }
 	for _, shape := range []struct {
@@ -561,13 +561,16 @@ func TestSparseValuesLinear(t *testing.T) {
 	// the table of values, over every key: a few thousand values are too
 	// few to show how it grew
 	sparseValuesLinear(t, "even values, a key each", 50000, func(i int) int { return i }, func(i int) int { return 2 * i })
-	// and grown downward (coverVal), from the first value met
-	sparseValuesLinear(t, "falling even values, a key each", 50000, func(i int) int { return i }, func(i int) int { return 1_000_000 - 2*i })
-	sparseValuesLinear(t, "falling values, a key each", 50000, func(i int) int { return i }, func(i int) int { return 1_000_000 - i })
+	// and grown downward (coverVal), from the first value a block of a
+	// parallel read meets
+	sparseValuesLinear(t, "falling even values, a key each, in blocks", 50000, func(i int) int { return i }, func(i int) int { return 1_000_000 - 2*i })
+	sparseValuesLinear(t, "falling values, a key each, in blocks", 50000, func(i int) int { return i }, func(i int) int { return 1_000_000 - i })
 }
 
 // sparseValuesLinear fails t when reading 4n txns, the ith writing
-// value(i) to key(i), allocates more than 6 times what reading n does.
+// value(i) to key(i), allocates more than 6 times what reading n does, or
+// more than 4 KB a txn. A name ending in "in blocks" reads them in blocks
+// of a parallel read.
 func sparseValuesLinear(t *testing.T, name string, n int, key, value func(int) int) {
 	t.Helper()
 	alloc := func(n int) uint64 {
@@ -579,15 +582,32 @@ func sparseValuesLinear(t *testing.T, name string, n int, key, value func(int) i
 		}
 		var h *model.History
 		var err error
-		got := allocated(func() { h, err = Read(bytes.NewReader(b.Bytes()), "h", Options{}) })
+		got := allocated(func() {
+			if strings.HasSuffix(name, "in blocks") {
+				// blocks of 1 MiB, read on two workers: each block's
+				// table starts at the first value it meets
+				var ok bool
+				h, ok, err = readBlocks(b.Bytes(), "h", Options{}, 2, 1<<20)
+				if !ok {
+					t.Fatalf("%s: read sequentially", name)
+				}
+				return
+			}
+			h, err = Read(bytes.NewReader(b.Bytes()), "h", Options{})
+		})
 		if err != nil || len(h.Msgs) != n {
 			t.Fatalf("%s: %v, %d messages, want %d", name, err, len(h.Msgs), n)
 		}
 		return got
 	}
 	small, large := alloc(n), alloc(4*n)
-	t.Logf("%s: %.1f times", name, float64(large)/float64(small))
+	t.Logf("%s: %.1f times, %d bytes a txn", name, float64(large)/float64(small), large/uint64(4*n))
 	if large > 6*small {
 		t.Errorf("%s: %d txns allocated %d bytes, %d txns %d: %.1f times", name, n, small, 4*n, large, float64(large)/float64(small))
+	}
+	// a table regrown too often within each block grows with the block,
+	// not with the txns: 15 to 30 KB a txn in 1 MiB blocks, against 1.3
+	if per := large / uint64(4*n); per > 4096 {
+		t.Errorf("%s: %d bytes allocated a txn", name, per)
 	}
 }
