@@ -546,6 +546,9 @@ func TestManyKeysMemory(t *testing.T) {
 // 200k 48.9 s): reading 4n such txns allocated 15 to 16 times what n did.
 // Here 4n may allocate at most 6 times, and at most 4 KB a txn.
 func TestSparseValuesLinear(t *testing.T) {
+	if testBlock > 0 {
+		t.Skip("measures the reader's own block sizes, not TestPackageInBlocks' tiny ones")
+	}
 	oneKey := func(int) int { return 1 }
 	for _, shape := range []struct {
 		name  string
