@@ -119,6 +119,13 @@ func FuzzEDN(f *testing.F) {
 		"{:type :ok, :value [[:r 5 [1 -2 3]] [:r 5 [1 :a \"b\" 4]] [:r 6 [:a 1 2]] [:r 7 []]], :process 3}\n" +
 			"{:type :ok, :value [[:r 5 [1 -2 3 5]] [:r 6 [:a 1 2 -7]] [:r 8 [1 99999999999999999999]]], :process 4}\n" +
 			"{:type :invoke, :value [[:r 5 nil] [:r 5 [1 x]]], :process 5}\n",
+		// reads of one key that begin its run, extend it, leave it and
+		// disagree with it (runPrefix), values that step by 3 (cover,
+		// coverVal) and fall below the first one met
+		"{:type :ok, :value [[:append 9 300] [:r 9 [300]]], :process 1}\n" +
+			"{:type :ok, :value [[:append 9 303] [:r 9 [300 303]] [:r 9 [300]]], :process 1}\n" +
+			"{:type :ok, :value [[:r 9 [300 303 306]] [:r 9 [300 306]] [:r 9 [\"300\" 303]]], :process 2}\n" +
+			"{:type :ok, :value [[:r 9 [300 303 306 9]] [:r 9 [3 6 9]] [:w 4 12] [:w 4 15] [:w 4 6]], :process 2}\n",
 		// hostile shapes: deep nesting, CR-only lines, NUL-padded tails
 		strings.Repeat("{", MaxNesting+2),
 		"{:type :ok :value " + strings.Repeat("#{", MaxNesting) + "}",
