@@ -170,7 +170,14 @@ const (
 	// MopReadList is [:r k [v1 v2 ...]]: list-append's read of a whole
 	// list, its elements in History.ElemsOf. Done is always true.
 	MopReadList
+
+	// mopKindsEnd follows the last kind: a new kind goes before it.
+	mopKindsEnd
 )
+
+// MopKinds is the number of micro-op kinds: every kind is below it, so a
+// table by kind has MopKinds entries.
+const MopKinds = int(mopKindsEnd)
 
 // String names the kind as a history spells it ("send", "append", "r", ...).
 func (k MopKind) String() string {

@@ -11,7 +11,7 @@ import (
 func TestOwnerTable(t *testing.T) {
 	own := owners()
 	seen := map[*Workload]bool{}
-	for k := model.MopKind(0); k <= model.MopReadList+1; k++ {
+	for k := model.MopKind(0); int(k) <= model.MopKinds; k++ {
 		for _, done := range []bool{false, true} {
 			m := &model.Mop{Kind: k, Done: done}
 			if got, want := own.of(m), owner(m.Kind, m.Done); got != want {
