@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -286,4 +287,71 @@ func TestGCStorm(t *testing.T) {
 	if stormHeadroom <= raiseHeadroom {
 		t.Errorf("storm headroom %.2f is not above the follower's %.2f", stormHeadroom, raiseHeadroom)
 	}
+}
+
+// TestPeekWorkload: the first ops of a history say its workload, and a
+// check of an abort history of 8 MB or more collects at
+// twiceFileGCPercent while it is read, until restore; a list-append
+// history keeps the collector's target.
+func TestPeekWorkload(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	for _, tc := range []struct {
+		fixture string
+		want    string
+		gc      int
+	}{
+		{"../../testdata/abort/abort-other-invalid.edn", "abort", twiceFileGCPercent},
+		{"../../testdata/list-append/" + firstEDN(t, "../../testdata/list-append"), "list-append", gcPercent},
+	} {
+		src, err := os.ReadFile(tc.fixture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := peekWorkload(tc.fixture); w == nil || w.Name != tc.want {
+			t.Errorf("%s: peeked %v, want %s", tc.fixture, w, tc.want)
+		}
+		// the same ops, then NUL padding to 8 MB (sparse: no disk used)
+		path := filepath.Join(t.TempDir(), "h.edn")
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, txnBudgetMinFile); err != nil {
+			t.Fatal(err)
+		}
+		before := debug.SetGCPercent(gcPercent)
+		restore, _ := memoryBudget(path, budgetRatio, &memCap{limit: 1 << 50})
+		if got := debug.SetGCPercent(-1); got != tc.gc {
+			t.Errorf("%s: GC percent %d while read, want %d", tc.want, got, tc.gc)
+		} else {
+			debug.SetGCPercent(got)
+		}
+		restore()
+		if got := debug.SetGCPercent(before); got != gcPercent {
+			t.Errorf("%s: restore left GC percent %d, want %d", tc.want, got, gcPercent)
+		}
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage.edn")
+	if err := os.WriteFile(garbage, []byte("{{{{ not a history"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w := peekWorkload(garbage); w != nil {
+		t.Errorf("garbage peeked as %s", w.Name)
+	}
+}
+
+// firstEDN names the first .edn file in dir.
+func firstEDN(t *testing.T, dir string) string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if strings.HasSuffix(e.Name(), ".edn") {
+			return e.Name()
+		}
+	}
+	t.Fatalf("no .edn file in %s", dir)
+	return ""
 }
