@@ -230,6 +230,9 @@ type limitRaiser struct {
 	// all CPU time when it started (gcStorm)
 	gcs             int
 	gcCPU0, allCPU0 float64
+	// floor is the least limit a follower sets until its live heap first
+	// needs more (followLiveHeap); 0 once it has
+	floor int64
 }
 
 // An analysis whose live heap keeps growing with pointerful objects (an
@@ -286,8 +289,20 @@ func raiseWithLiveHeap(limit int64, headroom float64, slack int64, mc *memCap) *
 // that drops large arrays between its peaks (the transactional checks'
 // graph build, then their cycle search) would otherwise fill, in the
 // second, the limit the first set.
+//
+// Until the live heap first needs more, the limit stays at least at the
+// memory the process holds when the follower starts (heldMemory: the
+// read's heap, most of it garbage once the history is read). Lowering it
+// there had the runtime hand back at once the pages the read had freed
+// (58 MB at 1M list-append txns, in madvise calls that interrupt the other
+// core) and the analysis fault them in again as it grew back past them.
+// With the floor the analysis reuses them, and the peak, later and higher,
+// is what it was: on histgen's 1M list-append txns (bench/ab.sh, 12 runs
+// each, 2026-12-07) 1.37 s and 196 MiB without it, 1.33 s and 194 MiB with
+// it, system time 0.29 against 0.24 s; 1M rw-register txns 1.02 s and 162
+// MiB, 0.99 s and 162 MiB; 100k of either within 0.01 s and 1 MiB.
 func followLiveHeap(headroom float64, slack int64, mc *memCap) *limitRaiser {
-	return startRaiser(&limitRaiser{headroom: headroom, slack: slack, mc: mc, follow: true})
+	return startRaiser(&limitRaiser{headroom: headroom, slack: slack, mc: mc, follow: true, floor: mc.soft(heldMemory())})
 }
 
 // startRaiser checks r's limit now and arms it for the next collection.
@@ -332,7 +347,13 @@ func (r *limitRaiser) check() bool {
 			headroom = max(headroom, stormHeadroom)
 		}
 	}
-	if need := r.mc.soft(int64(headroom*float64(live)) + slack); need > r.limit || r.follow && need < r.limit {
+	need := r.mc.soft(int64(headroom*float64(live)) + slack)
+	if need < r.floor {
+		need = r.floor
+	} else {
+		r.floor = 0 // the live heap has reached it: from now on, followed alone
+	}
+	if need > r.limit || r.follow && need < r.limit {
 		r.limit = need
 		debug.SetMemoryLimit(need)
 	}
@@ -377,4 +398,16 @@ func textSize(path string) int64 {
 	}
 	defer f.Close()
 	return ingest.TextSize(f, fi.Size())
+}
+
+// heldMemory is the memory the runtime holds from the OS, less what it
+// has handed back: what the soft memory limit is compared with. 0 when
+// the runtime does not say.
+func heldMemory() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }

@@ -176,7 +176,8 @@ func TestLimitRaiserFollowsTheLiveHeap(t *testing.T) {
 
 // TestMemoryBudgetOfATxnHistory checks that once a list-append or
 // rw-register history is read the limit follows the live heap (about
-// raiseHeadroom times it), not the file, whatever the file's size down to
+// raiseHeadroom times it, or the memory held then if more:
+// followLiveHeap's floor), not the file, whatever the file's size down to
 // txnBudgetMinFile, and that a queue history of that size keeps the
 // defaults.
 func TestMemoryBudgetOfATxnHistory(t *testing.T) {
@@ -214,11 +215,12 @@ func TestMemoryBudgetOfATxnHistory(t *testing.T) {
 			if !ok {
 				t.Fatalf("no workload %s", tc.workload)
 			}
+			held := heldMemory()
 			after(w)
 			got, live := debug.SetMemoryLimit(-1), int64(liveHeap())
 			switch {
-			case tc.follows && (got < live || got > 2*live+raiseSlack):
-				t.Errorf("limit %d with %d bytes live, want about %.2f times that plus %d", got, live, raiseHeadroom, raiseSlack)
+			case tc.follows && (got < live || got > max(2*live+raiseSlack, held+held/8)):
+				t.Errorf("limit %d with %d bytes live and %d held, want about %.2f times the live plus %d, or the held", got, live, held, raiseHeadroom, raiseSlack)
 			case !tc.follows && got != math.MaxInt64:
 				t.Errorf("limit %d, want the default", got)
 			}
@@ -260,6 +262,35 @@ func TestLimitFollowerDropsWithTheLiveHeap(t *testing.T) {
 	if low < followSlackBase {
 		t.Errorf("limit %d after falling from %d: below the least slack %d", low, high, followSlackBase)
 	}
+}
+
+// TestLimitFollowerFloor: a follower keeps its limit at its floor (the
+// memory held when it started) while the live heap needs less, and
+// follows the live heap alone from the first time it needs more, lower
+// than the floor after that if the live heap falls.
+func TestLimitFollowerFloor(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	runtime.GC()
+	live := int64(liveHeap())
+	if live == 0 {
+		t.Skip("the runtime does not give the live heap")
+	}
+	if held := heldMemory(); held < live {
+		t.Errorf("held memory %d below the live heap %d", held, live)
+	}
+	const floor = 1 << 30 // far above what this test process needs
+	r := &limitRaiser{headroom: raiseHeadroom, slack: raiseSlack, mc: &memCap{limit: 1 << 50}, follow: true, floor: floor}
+	r.check()
+	if got := debug.SetMemoryLimit(-1); got != floor {
+		t.Fatalf("limit %d with %d bytes live, want the floor %d", got, live, floor)
+	}
+	r.floor = 1 << 20 // below what the live heap needs: dropped
+	r.check()
+	if got := debug.SetMemoryLimit(-1); got >= floor || got < live || r.floor != 0 {
+		t.Fatalf("limit %d (floor now %d) with %d bytes live, want the live heap's need and no floor", got, r.floor, live)
+	}
+	r.stop()
 }
 
 // TestGCStorm: a follower gives the pace to GOGC only once it has seen
