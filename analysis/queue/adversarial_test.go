@@ -205,10 +205,32 @@ var adversarials = []scaling.Case{
 		}
 		return &l
 	}, Want: analysis.Valid, Types: []string{}},
+	// one consumer assigned n keys, polling after each of n/2 sends to one
+	// of them and reading it: it holds n keys at each poll, which a sweep
+	// (lagsweep.go) samples every one of, n²/2 in all, past its budget;
+	// lag.go samples the key each poll reads
+	{Name: "consumer-assigned-many-keys", Gen: func(n int) *testhist.Lines {
+		var l testhist.Lines
+		var keys strings.Builder
+		for k := range n {
+			fmt.Fprintf(&keys, " %d", k)
+		}
+		l.Pair(0, "assign", "["+keys.String()+"]", "ok", "["+keys.String()+"]")
+		for i := 0; i < n; i += 2 {
+			l.Pair(1, "send", fmt.Sprintf("[[:send %d %d]]", i, i), "ok", fmt.Sprintf("[[:send %d [0 %d]]]", i, i))
+			l.Pair(0, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {%d [[0 %d]]}]]", i, i))
+		}
+		return &l
+	}, Want: analysis.Valid, Types: []string{}},
 }
 
 // cases are the adversarials as scaling runs them: checked with
-// write-write edges and the series on.
+// write-write edges and the series on; and those that try the realtime
+// lag's sweep (lagsweep.go), which runs only without the series, once
+// more as a check runs them (their names end in "/check"), four times as
+// large: the sweep then gives up at every size the tests compare, where
+// at n = 300 it finished and at 3,000 gave up, and the growth between
+// the two measured the switch to lag.go, not either's growth.
 func cases() []scaling.Case {
 	cs := slices.Clone(adversarials)
 	for i := range cs {
@@ -217,6 +239,16 @@ func cases() []scaling.Case {
 			opts.WWDeps, opts.Series = true, true
 			return Check(h, p, opts)
 		}
+	}
+	for _, a := range adversarials {
+		if a.Name != "one-process-many-keys" && a.Name != "consumer-assigned-many-keys" {
+			continue
+		}
+		a.Name += "/check"
+		gen := a.Gen
+		a.Gen = func(n int) *testhist.Lines { return gen(4 * n) }
+		a.Check = func(h *model.History, p model.Pairing) *analysis.Result { return Check(h, p, DefaultOptions()) }
+		cs = append(cs, a)
 	}
 	return cs
 }

@@ -246,8 +246,13 @@ func (ls *lagState) sample(p, i int32) {
 // only with Options.Series), the worst lag, and stalled-consumer. It walks
 // the history by position, so acks count only before a poll's invocation.
 // See the comment at the top of this file for how, and what it costs, and
-// lagparts.go for how the keys are shared among the cores.
+// lagparts.go for how the keys are shared among the cores. Without the
+// series it sweeps instead (lagsweep.go), unless the sweep would cost more
+// than a budget linear in the history.
 func (c *checker) lagAndStalls() {
+	if !c.opts.Series && c.lagBySweep() {
+		return // lagsweep.go
+	}
 	ev, acks := c.events(), c.ackLogs()
 	polls, start := c.lagPolls(ev)
 	parts := c.lagPartCount()

@@ -1,0 +1,250 @@
+package queue
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"github.com/hindsight-dev/hindsight/internal/par"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// The realtime lag by sweep. lag.go samples a key explicitly only where
+// its state may have changed, and accounts for the polls in between at
+// once, so that its cost does not grow with the keys a consumer holds
+// times its polls. On the histories consumers usually make, a dozen keys
+// held per consumer, that bookkeeping costs more than it saves: sampling
+// every held key at every poll, as the definition reads (docs/queue.md,
+// stalled-consumer), took 0.39 s of one core on bench/bench.sh's 1.39M-op
+// history where lag.go took 0.49 s on two (about 0.9 CPU-seconds; 0.57
+// and 0.63 s on the crash-heavy one), and the whole check, 1.47 s, spent
+// a third of its CPU in lag.go.
+//
+// So a check without the series (Options.Series: the HTML report's
+// charts, which keep lag.go's runs, a sample at each end, not one at
+// every poll) first sweeps: it walks the history as lag.go does, the keys
+// split into the same parts (lagparts.go) on the cores, and samples every
+// key a process holds at each of its ok polls, giving the worst lag and
+// the stalled-consumer instances lag.go gives (TestLagSweep compares
+// them, and TestLagReference compares lag.go with the same definition).
+// Its cost is the keys it visits, which a consumer holding many keys and
+// polling often makes quadratic; so it gives up past sweepBudget visits,
+// a budget linear in the history, and lag.go runs instead. Either way the
+// cost is O((ops + reads) log n).
+
+// sweepVisitsPerOp is the sweep's budget: the keys it may visit (at a
+// poll, those the poll lists and those the process holds; at an assign,
+// those the process has an entry for) per op of the history, in each
+// part. The histories of bench/bench.sh visit 4.9 a part per op (the 280k-
+// and 1.39M-op ones: a poll lists a few keys, a consumer holds a dozen)
+// and 9.6 (the crash-heavy one: every poll lists all sixteen keys); a
+// consumer holding n keys and polling n times visits n² and gives up as
+// soon as that passes the budget.
+const sweepVisitsPerOp = 24
+
+// sweepBudget is the most keys a sweep of a history of ops ops visits; it
+// gives up before a poll or assign that would visit more. The tests
+// replace it.
+var sweepBudget = func(ops int) int64 { return sweepVisitsPerOp * int64(ops) }
+
+// lagBySweep computes the worst lag and stalled-consumer as lagAndStalls
+// does without the series, by sweep; false, with nothing reported, when a
+// part of the sweep passed the budget.
+func (c *checker) lagBySweep() bool {
+	ev, acks := c.events(), c.ackLogs()
+	parts := c.lagPartCount()
+	budget := sweepBudget(len(c.h.Ops))
+	states := make([]*lagState, parts)
+	var over atomic.Bool
+	par.Each(parts, parts, func() func(int) {
+		return func(part int) {
+			states[part] = c.sweepPart(ev, acks, part, parts, budget, &over)
+		}
+	})
+	if over.Load() {
+		return false
+	}
+	for k, i := range acks.at {
+		if i > 0 {
+			acks.logs[i] = states[lagOwner(model.KeyID(k), parts)].acks.logs[i] // as its sweep left it
+		}
+	}
+	c.reportLag(states)
+	c.reportStalls(states, acks)
+	return true
+}
+
+// sweepPart sweeps the keys of one part (those whose number is part
+// modulo parts), with its own copy of the ackLogs' headers as lagPart
+// has, and stops, setting over, before a poll or assign that would take
+// its visits past budget, or once another part has.
+func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget int64, over *atomic.Bool) *lagState {
+	nk := len(c.h.Keys)
+	ls := &lagState{c: c, nk: nk, acks: keyAcks{at: acks.at, logs: slices.Clone(acks.logs)}, procs: make([]lagProc, len(c.procIDs)),
+		inPoll: make([]uint32, nk), inAssign: make([]uint32, nk), part: part, parts: parts}
+	visits := int64(0)
+	stopped := false
+	spend := func(n int) {
+		if visits += int64(n); visits > budget {
+			over.Store(true)
+		}
+		stopped = over.Load()
+	}
+	var keys []model.KeyID // the keys sampled at one poll
+	poll := func(hp int32, op *model.Op, ri int32) {
+		if stopped {
+			return
+		}
+		t := c.h.Time(int(hp))
+		if ri < 0 || c.recs[ri].typ != model.OK || t == model.NoTime {
+			return
+		}
+		comp := c.op(c.recs[ri].comp)
+		if comp.F != model.FPoll && comp.F != model.FTxn {
+			return
+		}
+		p := c.recs[ri].proc
+		lp := &ls.procs[p]
+		mops := c.h.MopsOf(comp)
+		// the keys it visits: those the poll lists, and those it holds
+		cost, polled := 0, false
+		for mi := range mops {
+			if mops[mi].Kind == model.MopPoll {
+				polled = true
+				cost += len(c.h.PollsOf(&mops[mi]))
+			}
+		}
+		if !polled {
+			return
+		}
+		if lp.hasAssign {
+			cost += len(lp.assigned)
+		} else {
+			cost += len(lp.keys)
+		}
+		if spend(cost); stopped {
+			return
+		}
+		keys = keys[:0]
+		ls.stamp++
+		for mi := range mops {
+			if mops[mi].Kind != model.MopPoll {
+				continue
+			}
+			kps := c.h.PollsOf(&mops[mi])
+			for j := range kps {
+				k := kps[j].Key
+				if !ls.mine(k) {
+					continue
+				}
+				if ls.inPoll[k] != ls.stamp {
+					ls.inPoll[k] = ls.stamp
+					keys = append(keys, k)
+				}
+				if rs := c.h.ReadsOf(&kps[j]); len(rs) > 0 {
+					e := &lp.keys[lp.entry(k, nk)]
+					e.pos, e.hasPos = rs[len(rs)-1].Offset(), true
+				}
+			}
+		}
+		// the keys it holds: those assigned, or before any assign those it
+		// has a position on
+		if lp.hasAssign {
+			for _, k := range lp.assigned {
+				if ls.mine(k) && ls.inPoll[k] != ls.stamp {
+					ls.inPoll[k] = ls.stamp
+					keys = append(keys, k)
+				}
+			}
+		} else {
+			for j := range lp.keys {
+				if k := lp.keys[j].key; lp.keys[j].hasPos && ls.inPoll[k] != ls.stamp {
+					ls.inPoll[k] = ls.stamp
+					keys = append(keys, k)
+				}
+			}
+		}
+		pr := lagPollRec{time: t, opIndex: c.idx(c.recs[ri].comp), hp: hp, rec: ri}
+		for _, k := range keys {
+			ls.sweepSample(lp, &pr, op.Process, k)
+		}
+	}
+	assign := func(ri int32, op *model.Op) {
+		if stopped {
+			return
+		}
+		lp := &ls.procs[c.recs[ri].proc]
+		if spend(len(lp.keys)); stopped {
+			return
+		}
+		lp.hasAssign = true
+		lp.assigned = c.h.KeysOf(int(c.recs[ri].comp))
+		ls.astamp++
+		for _, k := range lp.assigned {
+			ls.inAssign[k] = ls.astamp
+		}
+		for j := range lp.keys {
+			if e := &lp.keys[j]; e.hasPos && ls.inAssign[e.key] != ls.astamp {
+				e.hasPos = false
+			}
+		}
+	}
+	acknowledge := func(ri int32, op *model.Op) {
+		if stopped {
+			return
+		}
+		t := c.h.Time(int(c.recs[ri].comp))
+		if op.Type != model.OK || t == model.NoTime {
+			return
+		}
+		mops := c.h.MopsOf(op)
+		for i := range mops {
+			if m := &mops[i]; acknowledges(m) && ls.mine(m.Key) {
+				ls.acks.of(m.Key).add(c.h.Offset(m), t, ri)
+			}
+		}
+	}
+	c.lagEvents(ev, poll, assign, acknowledge)
+	return ls
+}
+
+// sweepSample samples key k of process lp (process id proc) at poll pr:
+// its lag, offered as the worst, and its stall, opened, extended or
+// closed (a closed one kept if it is reportable), as refLagAndStalls and
+// lagState.sample have them.
+func (ls *lagState) sweepSample(lp *lagProc, pr *lagPollRec, proc int32, k model.KeyID) {
+	pos := int64(-1)
+	var e *lagKey
+	if i := lp.get(k, ls.nk); i >= 0 {
+		e = &lp.keys[i]
+		if e.hasPos {
+			pos = e.pos
+		}
+	}
+	a := ls.acks.of(k)
+	aj := a.next(pos, -1)
+	lag := int64(0)
+	if aj >= 0 {
+		lag = pr.time - a.times[aj]
+	}
+	ls.candidate(lag, pr, proc, k)
+	if e != nil && e.inStall && (e.st.pos != pos || lag <= 0) {
+		if ls.c.reportable(&e.st) {
+			x := closedStall{hp: pr.hp, proc: proc, key: k, st: e.st}
+			x.acked, x.hasAcked = a.highest()
+			ls.closed = append(ls.closed, x)
+		}
+		e.inStall = false
+	}
+	if lag <= 0 {
+		return
+	}
+	if e == nil {
+		e = &lp.keys[lp.entry(k, ls.nk)]
+	}
+	if !e.inStall {
+		e.inStall = true
+		e.st = stall{pos: pos, since: pr.time, fromRec: pr.rec, ackRec: a.ops[aj]}
+	}
+	e.st.lastTime, e.st.lastRec = pr.time, pr.rec
+	e.st.polls++
+}
