@@ -250,7 +250,7 @@ func (ls *lagState) sample(p, i int32) {
 // series it sweeps instead (lagsweep.go), unless the sweep would cost more
 // than a budget linear in the history.
 func (c *checker) lagAndStalls() {
-	if !c.opts.Series && c.lagBySweep() {
+	if !c.opts.Series && c.lagBySweep(c.sweepPartCount()) {
 		return // lagsweep.go
 	}
 	ev, acks := c.events(), c.ackLogs()

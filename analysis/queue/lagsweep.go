@@ -22,10 +22,11 @@ import (
 // So a check without the series (Options.Series: the HTML report's
 // charts, which keep lag.go's runs, a sample at each end, not one at
 // every poll) first sweeps: it walks the history as lag.go does, the keys
-// split into the same parts (lagparts.go) on the cores, and samples every
-// key a process holds at each of its ok polls, giving the worst lag and
-// the stalled-consumer instances lag.go gives (TestLagSweep compares
-// them, and TestLagReference compares lag.go with the same definition).
+// in parts as lag.go splits them (lagparts.go; one part per four cores,
+// sweepPartCount), and samples every key a process holds at each of its
+// ok polls, giving the worst lag and the stalled-consumer instances
+// lag.go gives (TestLagSweep compares them, and TestLagReference compares
+// lag.go with the same definition).
 // Its cost is the keys it visits, which a consumer holding many keys and
 // polling often makes quadratic; so it gives up past sweepBudget visits,
 // a budget linear in the history, and lag.go runs instead. Either way the
@@ -41,17 +42,28 @@ import (
 // soon as that passes the budget.
 const sweepVisitsPerOp = 24
 
+// sweepPartCount is how many parts a sweep splits the keys into: one per
+// four cores. Each part walks the whole history and every key a poll
+// lists or a process holds, taking its own, so two parts cost half as
+// much CPU again as one; the check's other groups of checks keep the
+// other cores busy meanwhile (check.go). On two cores one part took
+// bench/bench.sh's 1.39M-op history from 1.58 to 1.49 s and the
+// crash-heavy one from 2.17 to 2.10 s against one part per core
+// (bench/ab.sh, medians of eight runs, 2026-12-07); more cores were not
+// measured.
+func (c *checker) sweepPartCount() int { return max(1, (c.lagPartCount()+3)/4) }
+
 // sweepBudget is the most keys a sweep of a history of ops ops visits; it
 // gives up before a poll or assign that would visit more. The tests
 // replace it.
 var sweepBudget = func(ops int) int64 { return sweepVisitsPerOp * int64(ops) }
 
 // lagBySweep computes the worst lag and stalled-consumer as lagAndStalls
-// does without the series, by sweep; false, with nothing reported, when a
-// part of the sweep passed the budget.
-func (c *checker) lagBySweep() bool {
+// does without the series, by sweep, with the keys in parts parts (of
+// lag.go's split, lagparts.go); false, with nothing reported, when a part
+// of the sweep passed the budget.
+func (c *checker) lagBySweep(parts int) bool {
 	ev, acks := c.events(), c.ackLogs()
-	parts := c.lagPartCount()
 	budget := sweepBudget(len(c.h.Ops))
 	states := make([]*lagState, parts)
 	var over atomic.Bool

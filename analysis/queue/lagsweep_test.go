@@ -13,13 +13,15 @@ import (
 )
 
 // sweepOf runs the sweep alone on a fresh checker of h, with the keys in
-// parts parts (0: one per core), and reports whether it finished within
-// its budget.
+// parts parts (0: as many as a check takes), and reports whether it
+// finished within its budget.
 func sweepOf(h *model.History, p model.Pairing, opts Options, parts int) (*analysis.Result, bool) {
 	c := check(h, p, opts)
-	opts.Cores = parts
 	c2 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs, procIDs: c.procIDs}
-	ok := c2.lagBySweep()
+	if parts == 0 {
+		parts = c2.sweepPartCount()
+	}
+	ok := c2.lagBySweep(max(1, min(parts, len(h.Keys))))
 	return c2.res, ok
 }
 
