@@ -110,8 +110,8 @@
 // through the ops once for the order checks (order.go: int-*, poll-skip,
 // nonmonotonic-*) and ends with lost-write, unseen and torn-transaction
 // (lost.go). The second computes the series and the realtime lag
-// (series.go; lag.go, with lagkeys.go, acks.go and stalls.go, or, in a
-// check without the series, lagsweep.go) and then the
+// (series.go; lagsweep.go, or lag.go with lagkeys.go; acks.go and
+// stalls.go) and then the
 // dependency graph and its cycles (depgraph.go, cycles.go). The third
 // finds the reads' writers (reads.go: G1a, precommitted-read,
 // garbage-read). The anomaly types are in types.go, their catalogue
@@ -144,11 +144,11 @@
 // takes a sample explicitly only where a key's state may have changed and
 // accounts for the runs of polls between at once (lag.go), so one consumer
 // polling n keys one at a time costs O(n log n) (the adversarial history
-// one-process-many-keys). A check without the series samples every held
-// key explicitly (lagsweep.go), cheaper where consumers hold a few keys,
-// within a budget of key visits linear in the history, past which lag.go
-// runs instead (the adversarials one-process-many-keys/check and
-// consumer-assigned-many-keys/check). The realtime edges share the txn workloads'
+// one-process-many-keys). It first samples every held key explicitly
+// (lagsweep.go), cheaper where consumers hold a few keys, within a budget
+// of key visits linear in the history, past which lag.go runs instead (the
+// adversarials one-process-many-keys and consumer-assigned-many-keys, and
+// their /check runs). The realtime edges share the txn workloads'
 // limit: k ops concurrent with each other and all followed by k more make
 // k² edges (analysis/txn's package doc says why and what would fix it).
 package queue

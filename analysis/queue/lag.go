@@ -246,11 +246,11 @@ func (ls *lagState) sample(p, i int32) {
 // only with Options.Series), the worst lag, and stalled-consumer. It walks
 // the history by position, so acks count only before a poll's invocation.
 // See the comment at the top of this file for how, and what it costs, and
-// lagparts.go for how the keys are shared among the cores. Without the
-// series it sweeps instead (lagsweep.go), unless the sweep would cost more
-// than a budget linear in the history.
+// lagparts.go for how the keys are shared among the cores. It sweeps
+// instead (lagsweep.go), unless the sweep would cost more than a budget
+// linear in the history.
 func (c *checker) lagAndStalls() {
-	if !c.opts.Series && c.lagBySweep(c.sweepPartCount()) {
+	if c.lagBySweep(c.sweepPartCount()) {
 		return // lagsweep.go
 	}
 	ev, acks := c.events(), c.ackLogs()

@@ -42,53 +42,104 @@ func lagParts(h *model.History, p model.Pairing, opts Options, ref bool, parts i
 // process and key's first and last.
 func TestLagReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	defer withoutSweep()()
 	for i := range 600 {
 		h, p, opts := lagCase(t, rng, i)
-		got, want := lagOf(h, p, opts, false), lagOf(h, p, opts, true)
-		name := fmt.Sprintf("history %d", i)
-		if !reflect.DeepEqual(got.Stats, want.Stats) {
-			t.Fatalf("%s: stats %+v, want %+v", name, got.Stats, want.Stats)
+		sameLag(t, fmt.Sprintf("history %d", i), lagOf(h, p, opts, false), lagOf(h, p, opts, true))
+	}
+}
+
+// withoutSweep makes the realtime lag's sweep (lagsweep.go) give up at
+// once, so that lagAndStalls runs lag.go, until the function it returns
+// is called.
+func withoutSweep() func() {
+	old := sweepBudget
+	sweepBudget = func(int) int64 { return -1 }
+	return func() { sweepBudget = old }
+}
+
+// sameLag fails unless got has want's worst lag and stalled-consumer
+// instances, and its series is want's with some samples inside runs left
+// out, keeping each process and key's first and last (want being the
+// reference's, which samples every held key at every poll).
+func sameLag(t *testing.T, name string, got, want *analysis.Result) {
+	t.Helper()
+	if !reflect.DeepEqual(got.Stats, want.Stats) {
+		t.Fatalf("%s: stats %+v, want %+v", name, got.Stats, want.Stats)
+	}
+	gj, _ := json.Marshal(got.Anomalies)
+	wj, _ := json.Marshal(want.Anomalies)
+	if string(gj) != string(wj) {
+		t.Fatalf("%s: stalls\n got %s\nwant %s", name, gj, wj)
+	}
+	var gs, ws []analysis.LagPoint
+	for _, x := range got.Series.Lag.All() {
+		gs = append(gs, x)
+	}
+	for _, x := range want.Series.Lag.All() {
+		ws = append(ws, x)
+	}
+	type pk struct {
+		proc int32
+		key  model.KeyID
+	}
+	first, last := map[pk]int{}, map[pk]int{}
+	for j, x := range ws {
+		if _, ok := first[pk{x.Process, x.Key}]; !ok {
+			first[pk{x.Process, x.Key}] = j
 		}
-		gj, _ := json.Marshal(got.Anomalies)
-		wj, _ := json.Marshal(want.Anomalies)
-		if string(gj) != string(wj) {
-			t.Fatalf("%s: stalls\n got %s\nwant %s", name, gj, wj)
-		}
-		var gs, ws []analysis.LagPoint
-		for _, x := range got.Series.Lag.All() {
-			gs = append(gs, x)
-		}
-		for _, x := range want.Series.Lag.All() {
-			ws = append(ws, x)
-		}
-		type pk struct {
-			proc int32
-			key  model.KeyID
-		}
-		first, last := map[pk]int{}, map[pk]int{}
-		for j, x := range ws {
-			if _, ok := first[pk{x.Process, x.Key}]; !ok {
-				first[pk{x.Process, x.Key}] = j
-			}
-			last[pk{x.Process, x.Key}] = j
-		}
-		kept := map[int]bool{}
-		j := 0
-		for _, x := range gs {
-			for j < len(ws) && ws[j] != x {
-				j++
-			}
-			if j == len(ws) {
-				t.Fatalf("%s: series point %+v is not the reference's, or out of order\n got %v\nwant %v", name, x, gs, ws)
-			}
-			kept[j] = true
+		last[pk{x.Process, x.Key}] = j
+	}
+	kept := map[int]bool{}
+	j := 0
+	for _, x := range gs {
+		for j < len(ws) && ws[j] != x {
 			j++
 		}
-		for k, f := range first {
-			if !kept[f] || !kept[last[k]] {
-				t.Fatalf("%s: series lacks the first or last sample of %v\n got %v\nwant %v", name, k, gs, ws)
+		if j == len(ws) {
+			t.Fatalf("%s: series point %+v is not the reference's, or out of order\n got %v\nwant %v", name, x, gs, ws)
+		}
+		kept[j] = true
+		j++
+	}
+	for k, f := range first {
+		if !kept[f] || !kept[last[k]] {
+			t.Fatalf("%s: series lacks the first or last sample of %v\n got %v\nwant %v", name, k, gs, ws)
+		}
+	}
+	// each sample left out lies on the line between the samples kept on
+	// either side of it (of its process and key): a lag that grows with
+	// the time, or one that stays put
+	prev := map[pk]int{} // the last kept sample of each process and key
+	var dropped []int
+	for j, x := range ws {
+		k := pk{x.Process, x.Key}
+		if !kept[j] {
+			dropped = append(dropped, j)
+			continue
+		}
+		if a, ok := prev[k]; ok {
+			for _, d := range dropped {
+				y := ws[d]
+				if y.Process != x.Process || y.Key != x.Key {
+					continue
+				}
+				p, q := ws[a], x
+				grows := y.LagNS-p.LagNS == y.Time-p.Time && q.LagNS-p.LagNS == q.Time-p.Time
+				stays := y.LagNS == p.LagNS && q.LagNS == p.LagNS
+				if !grows && !stays {
+					t.Fatalf("%s: the series leaves out %+v, off the line from %+v to %+v", name, y, p, q)
+				}
 			}
 		}
+		kept := dropped[:0]
+		for _, d := range dropped {
+			if ws[d].Process != x.Process || ws[d].Key != x.Key {
+				kept = append(kept, d)
+			}
+		}
+		dropped = kept
+		prev[k] = j
 	}
 }
 
@@ -98,6 +149,7 @@ func TestLagReference(t *testing.T) {
 // byte, with the keys in 2, 3 or 7 parts as in one.
 func TestLagParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
+	defer withoutSweep()()
 	for i := range 300 {
 		h, p, opts := lagCase(t, rng, i)
 		want := lagJSON(t, lagParts(h, p, opts, false, 1))

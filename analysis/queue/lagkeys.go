@@ -19,6 +19,8 @@ type lagProc struct {
 	polls     []lagPollRec
 	n         int32
 	unordered bool // a poll's time went back: sample every held key at each poll
+	// the sweep's series (lagsweep.go): the time of the process's last poll
+	prevTime int64
 }
 
 // lagKey is one key of a lagProc.
@@ -26,17 +28,24 @@ type lagKey struct {
 	key       model.KeyID
 	hasPos    bool
 	inPosKeys bool
-	pos       int64 // offset of the last read
-	held      bool  // sampled at each poll (assigned, or has a position before any assign)
-	dirty     bool
-	ver       uint32 // bumped whenever its lagIndex references go stale
-	last      int32  // index in polls of its last sample, explicit or accounted
-	aj        int    // at the last sample: the next acknowledged offset's index, or -1
-	above     int32  // at the last held sample: the first of the key's offsets above pos, the next search's hint
-	ackTime   int64  // and its acknowledgement time and rec
-	ackRec    int32
-	inStall   bool
-	st        stall
+	// the sweep's series (lagsweep.go): whether the entry's last sample
+	// starts or continues a run (its poll's index in last, its next
+	// acknowledgement in aj and ackTime), and whether that run's last
+	// sample (at poll ackRec, of lag pendingLag) waits to go in the series
+	inRun, hasPending bool
+	pos               int64 // offset of the last read
+	held              bool  // sampled at each poll (assigned, or has a position before any assign)
+	dirty             bool
+	ver               uint32 // bumped whenever its lagIndex references go stale
+	last              int32  // index in polls of its last sample, explicit or accounted
+	aj                int    // at the last sample: the next acknowledged offset's index, or -1
+	above             int32  // at the last held sample: the first of the key's offsets above pos, the next search's hint
+	ackTime           int64  // and its acknowledgement time and rec
+	ackRec            int32
+	inStall           bool
+	st                stall
+	// the sweep's pending sample's lag (inRun above)
+	pendingLag int64
 }
 
 // denseKeys is the most keys for which a keyIndex indexes keys by an

@@ -19,18 +19,18 @@ import (
 // and 0.63 s on the crash-heavy one), and the whole check, 1.47 s, spent
 // a third of its CPU in lag.go.
 //
-// So a check without the series (Options.Series: the HTML report's
-// charts, which keep lag.go's runs, a sample at each end, not one at
-// every poll) first sweeps: it walks the history as lag.go does, the keys
+// So the lag first sweeps: it walks the history as lag.go does, the keys
 // in parts as lag.go splits them (lagparts.go; one part per four cores,
 // sweepPartCount), and samples every key a process holds at each of its
 // ok polls, giving the worst lag and the stalled-consumer instances
 // lag.go gives (TestLagSweep compares them, and TestLagReference compares
-// lag.go with the same definition).
-// Its cost is the keys it visits, which a consumer holding many keys and
-// polling often makes quadratic; so it gives up past sweepBudget visits,
-// a budget linear in the history, and lag.go runs instead. Either way the
-// cost is O((ops + reads) log n).
+// lag.go with the same definition). With the series (the HTML report's
+// charts) it keeps, as lag.go does, only the two ends of each run of
+// samples whose lags lie on one line (sweepPoint). Its cost is the keys
+// it visits, which a consumer holding many keys and polling often makes
+// quadratic; so it gives up past sweepBudget visits, a budget linear in
+// the history, and lag.go runs instead. Either way the cost is
+// O((ops + reads) log n).
 
 // sweepVisitsPerOp is the sweep's budget: the keys it may visit (at a
 // poll, those the poll lists and those the process holds; at an assign,
@@ -41,6 +41,11 @@ import (
 // consumer holding n keys and polling n times visits n² and gives up as
 // soon as that passes the budget.
 const sweepVisitsPerOp = 24
+
+// sweepSlackOps is the ops' worth of visits a sweep may spend ahead of
+// the ops it has walked (spend in sweepPart): the start of a history may
+// poll more densely than the whole.
+const sweepSlackOps = 1 << 14
 
 // sweepPartCount is how many parts a sweep splits the keys into: one per
 // four cores. Each part walks the whole history and every key a poll
@@ -58,10 +63,10 @@ func (c *checker) sweepPartCount() int { return max(1, (c.lagPartCount()+3)/4) }
 // replace it.
 var sweepBudget = func(ops int) int64 { return sweepVisitsPerOp * int64(ops) }
 
-// lagBySweep computes the worst lag and stalled-consumer as lagAndStalls
-// does without the series, by sweep, with the keys in parts parts (of
-// lag.go's split, lagparts.go); false, with nothing reported, when a part
-// of the sweep passed the budget.
+// lagBySweep computes the realtime lag (its series with Options.Series),
+// the worst lag and stalled-consumer as lagAndStalls does, by sweep, with
+// the keys in parts parts (of lag.go's split, lagparts.go); false, with
+// nothing reported, when a part of the sweep passed the budget.
 func (c *checker) lagBySweep(parts int) bool {
 	ev, acks := c.events(), c.ackLogs()
 	budget := sweepBudget(len(c.h.Ops))
@@ -95,8 +100,13 @@ func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget in
 		inPoll: make([]uint32, nk), inAssign: make([]uint32, nk), part: part, parts: parts}
 	visits := int64(0)
 	stopped := false
-	spend := func(n int) {
-		if visits += int64(n); visits > budget {
+	// spend counts n visits at the op at position pos, and gives up when
+	// they pass the budget, or the budget's share of the ops walked so far
+	// (with sweepSlackOps of slack): a consumer that holds many keys gives
+	// up at its first polls, not after a budget's worth of them
+	spend := func(n int, pos int32) {
+		visits += int64(n)
+		if visits > budget || visits > sweepVisitsPerOp*(int64(pos)+sweepSlackOps) {
 			over.Store(true)
 		}
 		stopped = over.Load()
@@ -133,7 +143,7 @@ func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget in
 		} else {
 			cost += len(lp.keys)
 		}
-		if spend(cost); stopped {
+		if spend(cost, hp); stopped {
 			return
 		}
 		keys = keys[:0]
@@ -154,7 +164,9 @@ func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget in
 				}
 				if rs := c.h.ReadsOf(&kps[j]); len(rs) > 0 {
 					e := &lp.keys[lp.entry(k, nk)]
-					e.pos, e.hasPos = rs[len(rs)-1].Offset(), true
+					pos := rs[len(rs)-1].Offset()
+					e.inRun = e.inRun && e.hasPos && e.pos == pos // a new position ends a run
+					e.pos, e.hasPos = pos, true
 				}
 			}
 		}
@@ -176,16 +188,19 @@ func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget in
 			}
 		}
 		pr := lagPollRec{time: t, opIndex: c.idx(c.recs[ri].comp), hp: hp, rec: ri}
+		lp.n++
+		lp.unordered = lp.n > 1 && t < lp.prevTime // the time went back: every run ends
 		for _, k := range keys {
 			ls.sweepSample(lp, &pr, op.Process, k)
 		}
+		lp.prevTime = t
 	}
 	assign := func(ri int32, op *model.Op) {
 		if stopped {
 			return
 		}
 		lp := &ls.procs[c.recs[ri].proc]
-		if spend(len(lp.keys)); stopped {
+		if spend(len(lp.keys), c.recs[ri].comp); stopped {
 			return
 		}
 		lp.hasAssign = true
@@ -196,7 +211,7 @@ func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget in
 		}
 		for j := range lp.keys {
 			if e := &lp.keys[j]; e.hasPos && ls.inAssign[e.key] != ls.astamp {
-				e.hasPos = false
+				e.hasPos, e.inRun = false, false
 			}
 		}
 	}
@@ -216,6 +231,15 @@ func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget in
 		}
 	}
 	c.lagEvents(ev, poll, assign, acknowledge)
+	if c.opts.Series && !stopped {
+		for p := range ls.procs {
+			for j := range ls.procs[p].keys {
+				if e := &ls.procs[p].keys[j]; e.hasPending {
+					ls.series.Append(seriesPoint{hp: e.ackRec, key: e.key, lag: e.pendingLag})
+				}
+			}
+		}
+	}
 	return ls
 }
 
@@ -234,11 +258,18 @@ func (ls *lagState) sweepSample(lp *lagProc, pr *lagPollRec, proc int32, k model
 	}
 	a := ls.acks.of(k)
 	aj := a.next(pos, -1)
-	lag := int64(0)
+	lag, ackTime := int64(0), int64(0)
 	if aj >= 0 {
-		lag = pr.time - a.times[aj]
+		ackTime = a.times[aj]
+		lag = pr.time - ackTime
 	}
 	ls.candidate(lag, pr, proc, k)
+	if ls.c.opts.Series {
+		if e == nil {
+			e = &lp.keys[lp.entry(k, ls.nk)]
+		}
+		ls.sweepPoint(lp, e, pr, aj, ackTime, lag)
+	}
 	if e != nil && e.inStall && (e.st.pos != pos || lag <= 0) {
 		if ls.c.reportable(&e.st) {
 			x := closedStall{hp: pr.hp, proc: proc, key: k, st: e.st}
@@ -259,4 +290,26 @@ func (ls *lagState) sweepSample(lp *lagProc, pr *lagPollRec, proc int32, k model
 	}
 	e.st.lastTime, e.st.lastRec = pr.time, pr.rec
 	e.st.polls++
+}
+
+// sweepPoint puts the sample of entry e of process lp at poll pr (its
+// next acknowledged offset's index aj and time ackTime, its lag) in the
+// series, with Options.Series, keeping of each run of samples only its
+// first and its last: a run is samples of the entry at consecutive polls
+// of the process, at nondecreasing times, with the same position and
+// next acknowledgement, whose lags lie on one line in the poll's time
+// (the same runs lag.go accounts for at once), so the samples inside it
+// say nothing the two ends do not. The last stays pending until the run
+// ends, or the sweep does (sweepPart).
+func (ls *lagState) sweepPoint(lp *lagProc, e *lagKey, pr *lagPollRec, aj int, ackTime, lag int64) {
+	if e.inRun && e.last == lp.n-2 && !lp.unordered && e.aj == aj && e.ackTime == ackTime {
+		e.ackRec, e.pendingLag, e.hasPending = pr.hp, lag, true // the run goes on
+	} else {
+		if e.hasPending {
+			ls.series.Append(seriesPoint{hp: e.ackRec, key: e.key, lag: e.pendingLag})
+		}
+		ls.series.Append(seriesPoint{hp: pr.hp, key: e.key, lag: lag})
+		e.hasPending = false
+	}
+	e.last, e.aj, e.ackTime, e.inRun = lp.n-1, aj, ackTime, true
 }

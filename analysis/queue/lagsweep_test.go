@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -35,38 +36,59 @@ func withSweepBudget(budget int64, f func()) {
 
 // TestLagSweep compares the sweep (lagsweep.go) with lag.go and with the
 // explicit walk of refLagAndStalls on the cases of TestLagReference (other
-// seeds), the series off as in a check: the worst lag and the
-// stalled-consumer instances must be identical, in one part and in
-// several.
+// seeds), with the series off as in a check and on as in a report: the
+// worst lag and the stalled-consumer instances must be identical to
+// both, the series the reference's with samples inside runs left out
+// (sameLag), and the whole result the same, series included, in one part
+// and in three.
 func TestLagSweep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	stalls := 0
+	stalls, points, refPoints := 0, 0, 0
 	for i := range 600 {
 		h, p, opts := lagCase(t, rng, i)
-		opts.Series = false
-		var viaLag *analysis.Result
-		withSweepBudget(-1, func() { viaLag = lagOf(h, p, opts, false) }) // the sweep gives up at once
-		ref := lagOf(h, p, opts, true)
-		for _, parts := range []int{1, 3} {
-			got, ok := sweepOf(h, p, opts, parts)
-			name := fmt.Sprintf("history %d, %d parts", i, parts)
-			if !ok {
-				t.Fatalf("%s: the sweep passed its budget", name)
+		for _, series := range []bool{false, true} {
+			opts.Series = series
+			var viaLag *analysis.Result
+			withSweepBudget(-1, func() { viaLag = lagOf(h, p, opts, false) }) // the sweep gives up at once
+			ref := lagOf(h, p, opts, true)
+			one := ""
+			for _, parts := range []int{1, 3} {
+				got, ok := sweepOf(h, p, opts, parts)
+				name := fmt.Sprintf("history %d, series %v, %d parts", i, series, parts)
+				if !ok {
+					t.Fatalf("%s: the sweep passed its budget", name)
+				}
+				sameLag(t, name, got, ref)
+				if !reflect.DeepEqual(got.Stats, viaLag.Stats) {
+					t.Fatalf("%s: stats %+v, lag.go's %+v", name, got.Stats, viaLag.Stats)
+				}
+				gj, _ := json.Marshal(got.Anomalies)
+				lj, _ := json.Marshal(viaLag.Anomalies)
+				if string(gj) != string(lj) {
+					t.Fatalf("%s: stalls\n got %.1000s\nlag.go's %.1000s", name, gj, lj)
+				}
+				if j := lagJSON(t, got); one == "" {
+					one = j
+				} else if j != one {
+					t.Fatalf("%s:\n got %.1000s\none part's %.1000s", name, j, one)
+				}
+				if series && parts == 1 {
+					points += got.Series.Lag.Len()
+					refPoints += ref.Series.Lag.Len()
+				}
 			}
-			for _, want := range []*analysis.Result{viaLag, ref} {
-				if !reflect.DeepEqual(got.Stats, want.Stats) {
-					t.Fatalf("%s: stats %+v, want %+v", name, got.Stats, want.Stats)
-				}
-				if gj, wj := lagJSON(t, got), lagJSON(t, want); gj != wj {
-					t.Fatalf("%s:\n got %.1000s\nwant %.1000s", name, gj, wj)
-				}
+			if !series {
+				stalls += len(ref.Anomalies[StalledConsumer])
 			}
 		}
-		stalls += len(ref.Anomalies[StalledConsumer])
 	}
 	if stalls == 0 {
 		t.Fatal("no case had a stalled consumer: the comparison says nothing of stalls")
 	}
+	if points >= refPoints {
+		t.Fatalf("the sweep's series kept %d samples of the reference's %d: no run was shortened", points, refPoints)
+	}
+	t.Logf("%d stalls; the series kept %d of the reference's %d samples", stalls, points, refPoints)
 }
 
 // TestLagSweepBudget: a consumer that holds many keys and polls often
