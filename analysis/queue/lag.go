@@ -247,11 +247,10 @@ func (ls *lagState) sample(p, i int32) {
 // the history by position, so acks count only before a poll's invocation.
 // See the comment at the top of this file for how, and what it costs, and
 // lagparts.go for how the keys are shared among the cores. It sweeps
-// instead (lagsweep.go), unless the sweep would cost more than a budget
-// linear in the history.
+// instead (lagsweep.go) unless that passes a budget linear in the history.
 func (c *checker) lagAndStalls() {
 	if c.lagBySweep(c.sweepPartCount()) {
-		return // lagsweep.go
+		return
 	}
 	ev, acks := c.events(), c.ackLogs()
 	polls, start := c.lagPolls(ev)

@@ -90,6 +90,18 @@ func (c *checker) lagBySweep(parts int) bool {
 	return true
 }
 
+// sweep is one part's sweep: its lagState (lag.go's, of which it uses
+// the per-process entries, the ackLogs, the stamps, the worst lag, the
+// closed stalls and the series) and its budget.
+type sweep struct {
+	ls      *lagState
+	budget  int64
+	visits  int64
+	over    *atomic.Bool // set by the first part to give up
+	stopped bool         // this part has seen over set
+	keys    []model.KeyID
+}
+
 // sweepPart sweeps the keys of one part (those whose number is part
 // modulo parts), with its own copy of the ackLogs' headers as lagPart
 // has, and stops, setting over, before a poll or assign that would take
@@ -98,140 +110,9 @@ func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget in
 	nk := len(c.h.Keys)
 	ls := &lagState{c: c, nk: nk, acks: keyAcks{at: acks.at, logs: slices.Clone(acks.logs)}, procs: make([]lagProc, len(c.procIDs)),
 		inPoll: make([]uint32, nk), inAssign: make([]uint32, nk), part: part, parts: parts}
-	visits := int64(0)
-	stopped := false
-	// spend counts n visits at the op at position pos, and gives up when
-	// they pass the budget, or the budget's share of the ops walked so far
-	// (with sweepSlackOps of slack): a consumer that holds many keys gives
-	// up at its first polls, not after a budget's worth of them
-	spend := func(n int, pos int32) {
-		visits += int64(n)
-		if visits > budget || visits > sweepVisitsPerOp*(int64(pos)+sweepSlackOps) {
-			over.Store(true)
-		}
-		stopped = over.Load()
-	}
-	var keys []model.KeyID // the keys sampled at one poll
-	poll := func(hp int32, op *model.Op, ri int32) {
-		if stopped {
-			return
-		}
-		t := c.h.Time(int(hp))
-		if ri < 0 || c.recs[ri].typ != model.OK || t == model.NoTime {
-			return
-		}
-		comp := c.op(c.recs[ri].comp)
-		if comp.F != model.FPoll && comp.F != model.FTxn {
-			return
-		}
-		p := c.recs[ri].proc
-		lp := &ls.procs[p]
-		mops := c.h.MopsOf(comp)
-		// the keys it visits: those the poll lists, and those it holds
-		cost, polled := 0, false
-		for mi := range mops {
-			if mops[mi].Kind == model.MopPoll {
-				polled = true
-				cost += len(c.h.PollsOf(&mops[mi]))
-			}
-		}
-		if !polled {
-			return
-		}
-		if lp.hasAssign {
-			cost += len(lp.assigned)
-		} else {
-			cost += len(lp.keys)
-		}
-		if spend(cost, hp); stopped {
-			return
-		}
-		keys = keys[:0]
-		ls.stamp++
-		for mi := range mops {
-			if mops[mi].Kind != model.MopPoll {
-				continue
-			}
-			kps := c.h.PollsOf(&mops[mi])
-			for j := range kps {
-				k := kps[j].Key
-				if !ls.mine(k) {
-					continue
-				}
-				if ls.inPoll[k] != ls.stamp {
-					ls.inPoll[k] = ls.stamp
-					keys = append(keys, k)
-				}
-				if rs := c.h.ReadsOf(&kps[j]); len(rs) > 0 {
-					e := &lp.keys[lp.entry(k, nk)]
-					pos := rs[len(rs)-1].Offset()
-					e.inRun = e.inRun && e.hasPos && e.pos == pos // a new position ends a run
-					e.pos, e.hasPos = pos, true
-				}
-			}
-		}
-		// the keys it holds: those assigned, or before any assign those it
-		// has a position on
-		if lp.hasAssign {
-			for _, k := range lp.assigned {
-				if ls.mine(k) && ls.inPoll[k] != ls.stamp {
-					ls.inPoll[k] = ls.stamp
-					keys = append(keys, k)
-				}
-			}
-		} else {
-			for j := range lp.keys {
-				if k := lp.keys[j].key; lp.keys[j].hasPos && ls.inPoll[k] != ls.stamp {
-					ls.inPoll[k] = ls.stamp
-					keys = append(keys, k)
-				}
-			}
-		}
-		pr := lagPollRec{time: t, opIndex: c.idx(c.recs[ri].comp), hp: hp, rec: ri}
-		lp.n++
-		lp.unordered = lp.n > 1 && t < lp.prevTime // the time went back: every run ends
-		for _, k := range keys {
-			ls.sweepSample(lp, &pr, op.Process, k)
-		}
-		lp.prevTime = t
-	}
-	assign := func(ri int32, op *model.Op) {
-		if stopped {
-			return
-		}
-		lp := &ls.procs[c.recs[ri].proc]
-		if spend(len(lp.keys), c.recs[ri].comp); stopped {
-			return
-		}
-		lp.hasAssign = true
-		lp.assigned = c.h.KeysOf(int(c.recs[ri].comp))
-		ls.astamp++
-		for _, k := range lp.assigned {
-			ls.inAssign[k] = ls.astamp
-		}
-		for j := range lp.keys {
-			if e := &lp.keys[j]; e.hasPos && ls.inAssign[e.key] != ls.astamp {
-				e.hasPos, e.inRun = false, false
-			}
-		}
-	}
-	acknowledge := func(ri int32, op *model.Op) {
-		if stopped {
-			return
-		}
-		t := c.h.Time(int(c.recs[ri].comp))
-		if op.Type != model.OK || t == model.NoTime {
-			return
-		}
-		mops := c.h.MopsOf(op)
-		for i := range mops {
-			if m := &mops[i]; acknowledges(m) && ls.mine(m.Key) {
-				ls.acks.of(m.Key).add(c.h.Offset(m), t, ri)
-			}
-		}
-	}
-	c.lagEvents(ev, poll, assign, acknowledge)
-	if c.opts.Series && !stopped {
+	s := &sweep{ls: ls, budget: budget, over: over}
+	c.lagEvents(ev, s.poll, s.assign, s.acknowledge)
+	if c.opts.Series && !s.stopped {
 		for p := range ls.procs {
 			for j := range ls.procs[p].keys {
 				if e := &ls.procs[p].keys[j]; e.hasPending {
@@ -241,6 +122,156 @@ func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget in
 		}
 	}
 	return ls
+}
+
+// spend counts n visits at the op at position pos, and gives up when they
+// pass the budget, or the budget's share of the ops walked so far (with
+// sweepSlackOps of slack): a consumer that holds many keys gives up at its
+// first polls, not after a budget's worth of them. It reports whether the
+// sweep goes on.
+func (s *sweep) spend(n int, pos int32) bool {
+	s.visits += int64(n)
+	if s.visits > s.budget || s.visits > sweepVisitsPerOp*(int64(pos)+sweepSlackOps) {
+		s.over.Store(true)
+	}
+	s.stopped = s.over.Load()
+	return !s.stopped
+}
+
+// poll samples, at the invocation op (position hp) of rec ri, when it is
+// an ok poll or txn that polled and has a time, every key of the part
+// its process holds or the poll lists, after moving the positions the
+// poll read.
+func (s *sweep) poll(hp int32, op *model.Op, ri int32) {
+	ls := s.ls
+	c := ls.c
+	if s.stopped {
+		return
+	}
+	t := c.h.Time(int(hp))
+	if ri < 0 || c.recs[ri].typ != model.OK || t == model.NoTime {
+		return
+	}
+	comp := c.op(c.recs[ri].comp)
+	if comp.F != model.FPoll && comp.F != model.FTxn {
+		return
+	}
+	lp := &ls.procs[c.recs[ri].proc]
+	mops := c.h.MopsOf(comp)
+	// the keys it visits: those the poll lists, and those it holds
+	cost, polled := 0, false
+	for mi := range mops {
+		if mops[mi].Kind == model.MopPoll {
+			polled = true
+			cost += len(c.h.PollsOf(&mops[mi]))
+		}
+	}
+	if !polled {
+		return
+	}
+	if lp.hasAssign {
+		cost += len(lp.assigned)
+	} else {
+		cost += len(lp.keys)
+	}
+	if !s.spend(cost, hp) {
+		return
+	}
+	s.keys = s.keys[:0]
+	ls.stamp++
+	for mi := range mops {
+		if mops[mi].Kind == model.MopPoll {
+			s.readPolled(lp, c.h.PollsOf(&mops[mi]))
+		}
+	}
+	// the keys it holds: those assigned, or before any assign those it
+	// has a position on
+	if lp.hasAssign {
+		for _, k := range lp.assigned {
+			if ls.mine(k) {
+				s.take(k)
+			}
+		}
+	} else {
+		for j := range lp.keys {
+			if lp.keys[j].hasPos {
+				s.take(lp.keys[j].key)
+			}
+		}
+	}
+	pr := lagPollRec{time: t, opIndex: c.idx(c.recs[ri].comp), hp: hp, rec: ri}
+	lp.n++
+	lp.unordered = lp.n > 1 && t < lp.prevTime // the time went back: every run ends
+	for _, k := range s.keys {
+		ls.sweepSample(lp, &pr, op.Process, k)
+	}
+	lp.prevTime = t
+}
+
+// take adds key k to the keys sampled at the current poll, once.
+func (s *sweep) take(k model.KeyID) {
+	if s.ls.inPoll[k] != s.ls.stamp {
+		s.ls.inPoll[k] = s.ls.stamp
+		s.keys = append(s.keys, k)
+	}
+}
+
+// readPolled takes the part's keys of a poll's result kps and moves the
+// position of each it read; a new position ends the key's run.
+func (s *sweep) readPolled(lp *lagProc, kps []model.KeyPoll) {
+	ls := s.ls
+	for j := range kps {
+		k := kps[j].Key
+		if !ls.mine(k) {
+			continue
+		}
+		s.take(k)
+		if rs := ls.c.h.ReadsOf(&kps[j]); len(rs) > 0 {
+			e := &lp.keys[lp.entry(k, ls.nk)]
+			pos := rs[len(rs)-1].Offset()
+			e.inRun = e.inRun && e.hasPos && e.pos == pos
+			e.pos, e.hasPos = pos, true
+		}
+	}
+}
+
+// assign applies the ok or info assign or subscribe op (rec ri) to its
+// process: the keys it names are those it holds from now on, and it
+// keeps its positions on those only.
+func (s *sweep) assign(ri int32, _ *model.Op) {
+	ls, c := s.ls, s.ls.c
+	lp := &ls.procs[c.recs[ri].proc]
+	if s.stopped || !s.spend(len(lp.keys), c.recs[ri].comp) {
+		return
+	}
+	lp.hasAssign = true
+	lp.assigned = c.h.KeysOf(int(c.recs[ri].comp))
+	ls.astamp++
+	for _, k := range lp.assigned {
+		ls.inAssign[k] = ls.astamp
+	}
+	for j := range lp.keys {
+		if e := &lp.keys[j]; e.hasPos && ls.inAssign[e.key] != ls.astamp {
+			e.hasPos, e.inRun = false, false
+		}
+	}
+}
+
+// acknowledge adds the offsets the ok send or txn op (rec ri)
+// acknowledged, of the part's keys, to their keys' ackLogs, at its
+// completion time.
+func (s *sweep) acknowledge(ri int32, op *model.Op) {
+	ls, c := s.ls, s.ls.c
+	t := c.h.Time(int(c.recs[ri].comp))
+	if s.stopped || op.Type != model.OK || t == model.NoTime {
+		return
+	}
+	mops := c.h.MopsOf(op)
+	for i := range mops {
+		if m := &mops[i]; acknowledges(m) && ls.mine(m.Key) {
+			ls.acks.of(m.Key).add(c.h.Offset(m), t, ri)
+		}
+	}
 }
 
 // sweepSample samples key k of process lp (process id proc) at poll pr:
