@@ -104,15 +104,16 @@
 //
 // # The code
 //
-// Check (check.go) numbers the ops as records (checker.go) and runs three
+// Check (check.go) numbers the ops as records (checker.go) and runs five
 // groups of passes at once. The first scans the messages and builds the
 // log (log.go: positions, inconsistent-offsets, duplicate), then goes
-// through the ops once for the order checks (order.go: int-*, poll-skip,
-// nonmonotonic-*) and ends with lost-write, unseen and torn-transaction
-// (lost.go). The second computes the series and the realtime lag
-// (series.go; lagsweep.go, or lag.go with lagkeys.go; acks.go and
-// stalls.go) and then the
-// dependency graph and its cycles (depgraph.go, cycles.go). The third
+// through the ops once for the process-level order checks (order.go:
+// poll-skip, nonmonotonic-*) and ends with lost-write, unseen and
+// torn-transaction (lost.go). The second computes the series and the
+// realtime lag (series.go; lagsweep.go, or lag.go with lagkeys.go;
+// acks.go and stalls.go). The third, once the log is built, the
+// dependency graph and its cycles (depgraph.go, cycles.go); the fourth,
+// then too, the order checks within one op (order.go: int-*). The fifth
 // finds the reads' writers (reads.go: G1a, precommitted-read,
 // garbage-read). The anomaly types are in types.go, their catalogue
 // entries in catalogue.go, their wording in explain.go. An instance is an
