@@ -98,7 +98,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	// from when the messages' writers are known; and the int-* checks on
 	// c5, once the version order is built. The groups add
 	// anomalies of different types, each in the order a sequential run
-	// adds them, into results of their own. (Four groups on two cores:
+	// adds them, into results of their own. (Five groups on two cores:
 	// the scheduler spreads them over the time the others leave. The
 	// cycles had waited for the lag on one goroutine: on the crash-heavy
 	// history of bench/bench.sh, running them apart took the check from

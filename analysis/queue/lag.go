@@ -217,22 +217,7 @@ func (ls *lagState) sample(p, i int32) {
 	}
 	ls.point(pr, e.key, lag)
 	ls.candidate(lag, pr, proc, e.key)
-	if e.inStall && (e.st.pos != pos || lag <= 0) {
-		if ls.c.reportable(&e.st) { // the others would be dropped when reported
-			x := closedStall{hp: pr.hp, proc: proc, key: e.key, st: e.st}
-			x.acked, x.hasAcked = a.highest()
-			ls.closed = append(ls.closed, x)
-		}
-		e.inStall = false
-	}
-	if lag > 0 {
-		if !e.inStall {
-			e.inStall = true
-			e.st = stall{pos: pos, since: pr.time, fromRec: pr.rec, ackRec: a.ops[aj]}
-		}
-		e.st.lastTime, e.st.lastRec = pr.time, pr.rec
-		e.st.polls++
-	}
+	ls.stallAt(e, pr, proc, pos, a, aj, lag)
 	e.last, e.aj = u, aj
 	if aj >= 0 {
 		e.ackTime, e.ackRec = a.times[aj], a.ops[aj]

@@ -52,11 +52,7 @@ func TestLagReference(t *testing.T) {
 // withoutSweep makes the realtime lag's sweep (lagsweep.go) give up at
 // once, so that lagAndStalls runs lag.go, until the function it returns
 // is called.
-func withoutSweep() func() {
-	old := sweepBudget
-	sweepBudget = func(int) int64 { return -1 }
-	return func() { sweepBudget = old }
-}
+func withoutSweep() func() { return setSweepBudget(-1) }
 
 // sameLag fails unless got has want's worst lag and stalled-consumer
 // instances, and its series is want's with some samples inside runs left
@@ -125,13 +121,13 @@ func sameLag(t *testing.T, name string, got, want *analysis.Result) {
 				}
 			}
 		}
-		kept := dropped[:0]
+		others := dropped[:0] // the left-out samples of other processes and keys
 		for _, d := range dropped {
 			if ws[d].Process != x.Process || ws[d].Key != x.Key {
-				kept = append(kept, d)
+				others = append(others, d)
 			}
 		}
-		dropped = kept
+		dropped = others
 		prev[k] = j
 	}
 }

@@ -31,7 +31,8 @@ type lagKey struct {
 	// the sweep's series (lagsweep.go): whether the entry's last sample
 	// starts or continues a run (its poll's index in last, its next
 	// acknowledgement in aj and ackTime), and whether that run's last
-	// sample (at poll ackRec, of lag pendingLag) waits to go in the series
+	// sample (at poll pendingHP, of lag pendingLag) waits to go in the
+	// series
 	inRun, hasPending bool
 	pos               int64 // offset of the last read
 	held              bool  // sampled at each poll (assigned, or has a position before any assign)
@@ -44,7 +45,8 @@ type lagKey struct {
 	ackRec            int32
 	inStall           bool
 	st                stall
-	// the sweep's pending sample's lag (inRun above)
+	// the sweep's pending sample (inRun above)
+	pendingHP  int32
 	pendingLag int64
 }
 

@@ -116,7 +116,7 @@ func (c *checker) sweepPart(ev []int32, acks keyAcks, part, parts int, budget in
 		for p := range ls.procs {
 			for j := range ls.procs[p].keys {
 				if e := &ls.procs[p].keys[j]; e.hasPending {
-					ls.series.Append(seriesPoint{hp: e.ackRec, key: e.key, lag: e.pendingLag})
+					ls.series.Append(seriesPoint{hp: e.pendingHP, key: e.key, lag: e.pendingLag})
 				}
 			}
 		}
@@ -148,26 +148,17 @@ func (s *sweep) poll(hp int32, op *model.Op, ri int32) {
 	if s.stopped {
 		return
 	}
-	t := c.h.Time(int(hp))
-	if ri < 0 || c.recs[ri].typ != model.OK || t == model.NoTime {
-		return
-	}
-	comp := c.op(c.recs[ri].comp)
-	if comp.F != model.FPoll && comp.F != model.FTxn {
+	mops, ok := c.lagPoll(hp, ri)
+	if !ok {
 		return
 	}
 	lp := &ls.procs[c.recs[ri].proc]
-	mops := c.h.MopsOf(comp)
 	// the keys it visits: those the poll lists, and those it holds
-	cost, polled := 0, false
+	cost := 0
 	for mi := range mops {
 		if mops[mi].Kind == model.MopPoll {
-			polled = true
 			cost += len(c.h.PollsOf(&mops[mi]))
 		}
-	}
-	if !polled {
-		return
 	}
 	if lp.hasAssign {
 		cost += len(lp.assigned)
@@ -199,11 +190,12 @@ func (s *sweep) poll(hp int32, op *model.Op, ri int32) {
 			}
 		}
 	}
+	t := c.h.Time(int(hp))
 	pr := lagPollRec{time: t, opIndex: c.idx(c.recs[ri].comp), hp: hp, rec: ri}
 	lp.n++
-	lp.unordered = lp.n > 1 && t < lp.prevTime // the time went back: every run ends
+	back := lp.n > 1 && t < lp.prevTime // the time went back: every run ends
 	for _, k := range s.keys {
-		ls.sweepSample(lp, &pr, op.Process, k)
+		ls.sweepSample(lp, &pr, op.Process, k, back)
 	}
 	lp.prevTime = t
 }
@@ -274,11 +266,11 @@ func (s *sweep) acknowledge(ri int32, op *model.Op) {
 	}
 }
 
-// sweepSample samples key k of process lp (process id proc) at poll pr:
-// its lag, offered as the worst, and its stall, opened, extended or
-// closed (a closed one kept if it is reportable), as refLagAndStalls and
-// lagState.sample have them.
-func (ls *lagState) sweepSample(lp *lagProc, pr *lagPollRec, proc int32, k model.KeyID) {
+// sweepSample samples key k of process lp (process id proc) at poll pr
+// (whose time went back from the process's poll before, when back): its
+// lag, offered as the worst, its point in the series, and its stall
+// (stallAt), as refLagAndStalls and lagState.sample have them.
+func (ls *lagState) sweepSample(lp *lagProc, pr *lagPollRec, proc int32, k model.KeyID, back bool) {
 	pos := int64(-1)
 	var e *lagKey
 	if i := lp.get(k, ls.nk); i >= 0 {
@@ -299,28 +291,14 @@ func (ls *lagState) sweepSample(lp *lagProc, pr *lagPollRec, proc int32, k model
 		if e == nil {
 			e = &lp.keys[lp.entry(k, ls.nk)]
 		}
-		ls.sweepPoint(lp, e, pr, aj, ackTime, lag)
+		ls.sweepPoint(lp, e, pr, aj, ackTime, lag, back)
 	}
-	if e != nil && e.inStall && (e.st.pos != pos || lag <= 0) {
-		if ls.c.reportable(&e.st) {
-			x := closedStall{hp: pr.hp, proc: proc, key: k, st: e.st}
-			x.acked, x.hasAcked = a.highest()
-			ls.closed = append(ls.closed, x)
-		}
-		e.inStall = false
+	if e == nil && lag > 0 {
+		e = &lp.keys[lp.entry(k, ls.nk)] // a stall opens
 	}
-	if lag <= 0 {
-		return
+	if e != nil {
+		ls.stallAt(e, pr, proc, pos, a, aj, lag)
 	}
-	if e == nil {
-		e = &lp.keys[lp.entry(k, ls.nk)]
-	}
-	if !e.inStall {
-		e.inStall = true
-		e.st = stall{pos: pos, since: pr.time, fromRec: pr.rec, ackRec: a.ops[aj]}
-	}
-	e.st.lastTime, e.st.lastRec = pr.time, pr.rec
-	e.st.polls++
 }
 
 // sweepPoint puts the sample of entry e of process lp at poll pr (its
@@ -331,13 +309,13 @@ func (ls *lagState) sweepSample(lp *lagProc, pr *lagPollRec, proc int32, k model
 // next acknowledgement, whose lags lie on one line in the poll's time
 // (the same runs lag.go accounts for at once), so the samples inside it
 // say nothing the two ends do not. The last stays pending until the run
-// ends, or the sweep does (sweepPart).
-func (ls *lagState) sweepPoint(lp *lagProc, e *lagKey, pr *lagPollRec, aj int, ackTime, lag int64) {
-	if e.inRun && e.last == lp.n-2 && !lp.unordered && e.aj == aj && e.ackTime == ackTime {
-		e.ackRec, e.pendingLag, e.hasPending = pr.hp, lag, true // the run goes on
+// ends, or the sweep does (sweepPart). back: the poll's time went back.
+func (ls *lagState) sweepPoint(lp *lagProc, e *lagKey, pr *lagPollRec, aj int, ackTime, lag int64, back bool) {
+	if e.inRun && e.last == lp.n-2 && !back && e.aj == aj && e.ackTime == ackTime {
+		e.pendingHP, e.pendingLag, e.hasPending = pr.hp, lag, true // the run goes on
 	} else {
 		if e.hasPending {
-			ls.series.Append(seriesPoint{hp: e.ackRec, key: e.key, lag: e.pendingLag})
+			ls.series.Append(seriesPoint{hp: e.pendingHP, key: e.key, lag: e.pendingLag})
 		}
 		ls.series.Append(seriesPoint{hp: pr.hp, key: e.key, lag: lag})
 		e.hasPending = false

@@ -26,10 +26,16 @@ func sweepOf(h *model.History, p model.Pairing, opts Options, parts int) (*analy
 
 // withSweepBudget runs f with the sweep's budget replaced by budget.
 func withSweepBudget(budget int64, f func()) {
-	old := sweepBudget
-	defer func() { sweepBudget = old }()
-	sweepBudget = func(int) int64 { return budget }
+	defer setSweepBudget(budget)()
 	f()
+}
+
+// setSweepBudget replaces the sweep's budget by budget until the function
+// it returns is called.
+func setSweepBudget(budget int64) func() {
+	old := sweepBudget
+	sweepBudget = func(int) int64 { return budget }
+	return func() { sweepBudget = old }
 }
 
 // TestLagSweep compares the sweep (lagsweep.go) with lag.go and with the

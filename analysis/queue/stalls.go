@@ -30,6 +30,31 @@ type closedStall struct {
 	hasAcked bool
 }
 
+// stallAt moves the stall of entry e (of process proc, at position pos)
+// on at its explicit sample at poll pr, of lag lag, aj being the index of
+// its next acknowledged offset in a: it closes an open stall whose
+// position moved or whose lag fell to zero (keeping it if reportable: the
+// others would be dropped when reported), and opens or extends one while
+// the lag is positive.
+func (ls *lagState) stallAt(e *lagKey, pr *lagPollRec, proc int32, pos int64, a *ackLog, aj int, lag int64) {
+	if e.inStall && (e.st.pos != pos || lag <= 0) {
+		if ls.c.reportable(&e.st) {
+			x := closedStall{hp: pr.hp, proc: proc, key: e.key, st: e.st}
+			x.acked, x.hasAcked = a.highest()
+			ls.closed = append(ls.closed, x)
+		}
+		e.inStall = false
+	}
+	if lag > 0 {
+		if !e.inStall {
+			e.inStall = true
+			e.st = stall{pos: pos, since: pr.time, fromRec: pr.rec, ackRec: a.ops[aj]}
+		}
+		e.st.lastTime, e.st.lastRec = pr.time, pr.rec
+		e.st.polls++
+	}
+}
+
 // reportStalls reports stalled-consumer for the stalls lagAndStalls found:
 // first those closed during the history, in the order a walk sampling every
 // key at every poll would close them (by poll, then key), then those still
