@@ -3,10 +3,13 @@ package txn
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/gen"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
+	"github.com/hindsight-dev/hindsight/model"
 )
 
 // TestReadStatesAcrossRanges: readStates splits the reads into ranges of
@@ -34,18 +37,8 @@ func TestReadStatesAcrossRanges(t *testing.T) {
 		l.Pair(2, "txn", fmt.Sprintf("[[:r %d nil]]", i), "ok", fmt.Sprintf("[[:r %d [%d]]]", i, i))
 	}
 	h, p := testhist.Read(t, bytes.NewReader(l.Bytes()), "ranges.edn")
-	c := newChecker(h, p, DefaultOptions(), "list-append")
-	la := &listAppend{}
-	la.txnChecks = newTxnChecks(c, la)
-	la.marksPool.New = func() any { m := newMarks(len(h.Keys)); return &m }
-	c.inf = la
-	// index's steps up to readers
-	la.writer = filledInt32(len(h.Msgs), -1)
-	la.interm = make([]bool, len(h.Msgs))
-	la.dupKey = make([]bool, len(h.Keys))
-	ap, reads := la.writers()
-	la.recordReads(reads)
-	la.versionOrders(ap)
+	la := orderedListAppend(h, p)
+	c := la.c
 	if len(la.reads) != before+2*keys+after {
 		t.Fatalf("%d reads recorded, want %d", len(la.reads), before+2*keys+after)
 	}
@@ -84,5 +77,92 @@ func TestReadStatesAcrossRanges(t *testing.T) {
 	// every read is external but the big txn's reads of its own appends
 	if want := before + keys + after; external != want {
 		t.Errorf("%d external reads, want %d", external, want)
+	}
+}
+
+// orderedListAppend runs index's steps on h up to the version orders.
+func orderedListAppend(h *model.History, p model.Pairing) *listAppend {
+	c := newChecker(h, p, DefaultOptions(), "list-append")
+	la := &listAppend{}
+	la.txnChecks = newTxnChecks(c, la)
+	la.marksPool.New = func() any { m := newMarks(len(h.Keys)); return &m }
+	c.inf = la
+	la.writer = filledInt32(len(h.Msgs), -1)
+	la.interm = make([]bool, len(h.Msgs))
+	la.dupKey = make([]bool, len(h.Keys))
+	ap, reads := la.writers()
+	la.recordReads(reads)
+	la.versionOrders(ap)
+	return la
+}
+
+// TestShownByInHistoryOrder: shownByReads, which goes key by key through
+// the reads sorted by list, gives each element of an order the rec of the
+// first read in history order that showed it in place (its list, repeats
+// dropped when longer than the order, a prefix of the order reaching it),
+// on generated histories clean and with every fault (incompatible orders
+// and duplicate elements among them), and on reads with repeats.
+func TestShownByInHistoryOrder(t *testing.T) {
+	var hs []string
+	faults := [][]gen.TxnFault{nil}
+	for _, k := range gen.TxnFaultKinds() {
+		faults = append(faults, []gen.TxnFault{{Kind: k, Count: 5}})
+	}
+	for _, f := range faults {
+		cfg := txnConfig(gen.ListAppend, 7)
+		cfg.Faults = f
+		var buf bytes.Buffer
+		if _, err := gen.WriteTxn(&buf, cfg); err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, buf.String())
+	}
+	var l testhist.Lines // repeats: the later reads show the order
+	l.Pair(0, "txn", "[[:append 1 1] [:append 1 2]]", "ok", "[[:append 1 1] [:append 1 2]]")
+	l.Pair(1, "txn", "[[:r 1 nil]]", "ok", "[[:r 1 [1 1]]]")
+	l.Pair(1, "txn", "[[:r 1 nil]]", "ok", "[[:r 1 [1 1 2]]]")
+	l.Pair(1, "txn", "[[:r 1 nil]]", "ok", "[[:r 1 [1]]]")
+	l.Pair(0, "txn", "[[:append 1 3]]", "ok", "[[:append 1 3]]")
+	l.Pair(1, "txn", "[[:r 1 nil]]", "ok", "[[:r 1 [1 2 3]]]")
+	// a longer read before a shorter one shows the shorter one's elements
+	l.Pair(0, "txn", "[[:append 2 5] [:append 2 6]]", "ok", "[[:append 2 5] [:append 2 6]]")
+	l.Pair(1, "txn", "[[:r 2 nil]]", "ok", "[[:r 2 [5 6]]]")
+	l.Pair(1, "txn", "[[:r 2 nil]]", "ok", "[[:r 2 [5]]]")
+	// two lists showing one prefix: the first read wins, not the first list
+	l.Pair(0, "txn", "[[:append 3 7] [:append 3 8]]", "ok", "[[:append 3 7] [:append 3 8]]")
+	l.Pair(1, "txn", "[[:r 3 nil]]", "ok", "[[:r 3 [7 8]]]")
+	l.Pair(1, "txn", "[[:r 3 nil]]", "ok", "[[:r 3 [7 8 8]]]")
+	hs = append(hs, string(l.Bytes()))
+	shown := 0
+	for n, text := range hs {
+		h, p := testhist.Read(t, strings.NewReader(text), fmt.Sprintf("h%d.edn", n))
+		la := orderedListAppend(h, p)
+		la.cleanKeys()
+		la.shownByReads()
+		want := filledInt32(len(h.Msgs), -1)
+		for i := range la.reads {
+			rd := &la.reads[i]
+			o, es := la.order[rd.key], la.list(rd)
+			if len(es) > len(o) {
+				es = withoutRepeats(es)
+			}
+			if len(es) > len(o) || !slices.Equal(es, o[:len(es)]) {
+				continue
+			}
+			for _, e := range es {
+				if want[e] < 0 {
+					want[e] = rd.rec
+					shown++
+				}
+			}
+		}
+		for e := range want {
+			if la.shownBy[e] != want[e] {
+				t.Fatalf("history %d: element %d shown by rec %d, want %d", n, e, la.shownBy[e], want[e])
+			}
+		}
+	}
+	if shown == 0 {
+		t.Fatal("no element shown by any read")
 	}
 }
