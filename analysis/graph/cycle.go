@@ -2,6 +2,7 @@ package graph
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -44,17 +45,71 @@ func (g *Graph) components() [][]int32 {
 }
 
 // componentsOf is components, walking the vertices rindex does not leave
-// out (pearce).
+// out (pearce). Where acyclicOut left vertices out, the graph is cut at
+// some of them into about sccChunks stretches per core, walked on every
+// core at once: a cycle's vertices lie within one run of vertices that
+// are not left out (acyclicOut), so no component spans two stretches, and
+// an edge from one stretch into another is on no cycle and is not
+// followed (chunk). The components are sorted after, so the result does
+// not depend on the number of workers.
 func (g *Graph) componentsOf(rindex []int32) [][]int32 {
-	var comps [][]int32
-	pearce(rindex, whole{g},
-		func(members []int32) {
-			comp := slices.Clone(members)
-			slices.Sort(comp)
-			comps = append(comps, comp)
-		})
+	cuts := sccCuts(rindex, runtime.GOMAXPROCS(0)*sccChunks)
+	found := make([][][]int32, len(cuts)-1)
+	par.Each(len(cuts)-1, 0, func() func(int) {
+		return func(i int) {
+			lo, hi := cuts[i], cuts[i+1]
+			pearce(rindex[lo:hi], chunk{g, lo, hi}, func(members []int32) {
+				comp := make([]int32, len(members))
+				for j, v := range members {
+					comp[j] = v + lo
+				}
+				slices.Sort(comp)
+				found[i] = append(found[i], comp)
+			})
+		}
+	})
+	comps := slices.Concat(found...)
 	slices.SortFunc(comps, func(a, b []int32) int { return int(a[0] - b[0]) })
 	return comps
+}
+
+// sccChunks is how many stretches per core componentsOf aims for, so that
+// the cores end at about the same time.
+const sccChunks = 4
+
+// sccCuts cuts the vertices 0..n-1 (n the length of rindex) into about
+// want stretches, each cut at a vertex acyclicOut left out (it starts the
+// next stretch), and returns the stretches' bounds: 0, the cuts, n. A
+// graph with no vertex left out is one stretch.
+func sccCuts(rindex []int32, want int) []int32 {
+	n := int32(len(rindex))
+	cuts := []int32{0}
+	step := max(n/int32(max(want, 1)), 1)
+	for next := step; next < n; next += step {
+		for next < n && rindex[next] != leftOut {
+			next++
+		}
+		if next >= n {
+			break
+		}
+		cuts = append(cuts, next)
+	}
+	return append(cuts, n)
+}
+
+// chunk is the vertices lo..hi-1 of a Graph, numbered from 0, for pearce:
+// an edge out of them is left out.
+type chunk struct {
+	g      *Graph
+	lo, hi int32
+}
+
+func (c chunk) row(v int32) (int32, int32) { return c.g.start[c.lo+v], c.g.start[c.lo+v+1] }
+func (c chunk) to(e int32) int32 {
+	if t := c.g.target(e); t >= c.lo && t < c.hi {
+		return t - c.lo
+	}
+	return -1
 }
 
 // acyclicOut marks in rindex, for pearce, the vertices that no cycle goes
@@ -231,12 +286,6 @@ type sccView interface {
 	row(v int32) (lo, hi int32)
 	to(e int32) int32
 }
-
-// whole is a Graph's own vertices and edges, for pearce.
-type whole struct{ g *Graph }
-
-func (w whole) row(v int32) (int32, int32) { return w.g.start[v], w.g.start[v+1] }
-func (w whole) to(e int32) int32           { return w.g.target(e) }
 
 // AnyCycle returns some cycle of comp, a strongly connected component from
 // SCC, found by walking from its first vertex along the first edge that
