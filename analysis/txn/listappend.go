@@ -29,9 +29,11 @@ func CheckListAppend(h *model.History, pairing model.Pairing, opts Options) *ana
 	la.marksPool.New = func() any { m := newMarks(nk); return &m }
 	c.inf = la
 	la.index()
+	c.collect() // the reads, now indexed
 	la.nonCycle()
 	phase.Mark("list-append non-cycle checks")
 	la.release()
+	c.collect() // the per-txn checks' indexes, before the graph's arrays
 	if opts.Series {
 		for k, o := range la.order {
 			if len(o) == 0 {
