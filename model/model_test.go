@@ -2,6 +2,9 @@ package model
 
 import (
 	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,5 +292,91 @@ func TestExpectMsgs(t *testing.T) {
 	b3.Msg(1, 5000)
 	if c := cap(b3.h.Msgs); c != 3000 {
 		t.Errorf("Msg grew the table to %d, want 3000", c)
+	}
+}
+
+// TestPairParallel: on histories large enough to be paired on every core,
+// with invocations completed many ops later (across the pieces), processes
+// that crash and never complete, nemesis ops and process numbers past
+// ByProcess's slice, pairParallel pairs as pairSerial does; on one that
+// pairSerial finds a problem in (wherever it is), it declines, and Pair
+// returns pairSerial's problems.
+func TestPairParallel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	gen := func(n int) *History {
+		h := &History{Source: "t.edn"}
+		var open []int32 // processes with an open invocation
+		next := int32(0)
+		add := func(op Op) {
+			h.Ops = append(h.Ops, op)
+			h.Indices.Append(int64(len(h.Ops) - 1))
+			h.Lines.Append(int64(len(h.Ops)))
+		}
+		for len(h.Ops) < n {
+			switch x := r.IntN(100); {
+			case x < 2:
+				add(Op{Type: Info, Process: NoProcess})
+			case x < 50 && len(open) < 40:
+				p := next
+				if r.IntN(50) == 0 {
+					p += 1 << 24 // through ByProcess's map
+				}
+				next++
+				add(Op{Type: Invoke, Process: p})
+				open = append(open, p)
+			case len(open) > 0:
+				k := r.IntN(len(open))
+				p := open[k]
+				open = append(open[:k], open[k+1:]...)
+				if r.IntN(100) == 0 {
+					continue // crashed: never completed
+				}
+				add(Op{Type: []OpType{OK, Info, Fail}[r.IntN(3)], Process: p})
+			}
+		}
+		return h
+	}
+	problems := 0
+	for _, n := range []int{pairParallelMin, 5 * pairParallelMin} {
+		h := gen(n)
+		want, err := pairSerial(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := pairParallel(h)
+		if !ok {
+			t.Fatalf("%d ops: pairParallel declined a valid history", n)
+		}
+		if !slices.Equal(got.Partner, want.Partner) {
+			t.Fatalf("%d ops: pairings differ", n)
+		}
+		// a problem at any place: a second invocation, a stray completion;
+		// at a piece's start, the process's state comes from the pieces
+		// before it
+		size := pairPieceSize(n, runtime.GOMAXPROCS(0))
+		for _, at := range []int{1, n / 3, size, 2 * size, n - 1} {
+			for _, typ := range []OpType{Invoke, OK} {
+				bad := &History{Source: h.Source, Ops: slices.Clone(h.Ops), Indices: h.Indices, Lines: h.Lines}
+				p := bad.Ops[at].Process
+				if p == NoProcess {
+					p = 0
+				}
+				bad.Ops = slices.Insert(bad.Ops[:len(bad.Ops)-1], at, Op{Type: typ, Process: p})
+				_, werr := pairSerial(bad)
+				if werr == nil {
+					continue // the inserted op happened to fit
+				}
+				problems++
+				if _, ok := pairParallel(bad); ok {
+					t.Fatalf("%d ops, %v at %d: pairParallel paired a history with a problem", n, typ, at)
+				}
+				if _, err := Pair(bad); err == nil || err.Error() != werr.Error() {
+					t.Fatalf("%d ops, %v at %d: Pair said %v, want %v", n, typ, at, err, werr)
+				}
+			}
+		}
+	}
+	if problems < 10 {
+		t.Fatalf("only %d of 20 insertions made a problem", problems)
 	}
 }
