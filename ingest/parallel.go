@@ -248,10 +248,10 @@ func ReadsInParallel(path string, opts Options) bool {
 
 // blockSize is the block size for a file of size bytes.
 //
-// The read holds workers+2 buffers of a block and a quarter each, in use
-// or waiting: 20 MiB with 4 MiB blocks, most of the read's memory for a
-// file of a few tens of MB (and half of its transient peak), so blocks
-// shrink with the file.
+// The read holds workers+1 buffers of a block and a quarter each, in use
+// or waiting: 15 MiB with 4 MiB blocks on two cores, most of the read's
+// memory for a file of a few tens of MB (and half of its transient peak),
+// so blocks shrink with the file.
 func blockSize(size int64) int {
 	bs := min(max(int(size/32), blockFloor), blockCap)
 	return max(bs, int(size/int64(maxBlocks))+1)
@@ -307,8 +307,11 @@ func readParallel(r io.Reader, name string, size int64, opts Options, workers, b
 	pr.gi = newDecoder(&lexer{}, pr.gb, name)
 
 	blocks := make(chan *block, workers)
-	pool := make(chan []byte, workers+2)
-	for range workers + 2 {
+	// a buffer for each worker's block and one the cutter fills: one more
+	// (a block cut ahead) saved no time and held 2 to 5 MiB more at the
+	// peak (1M rw-register and list-append txns, bench/ab.sh, 2026-12-07)
+	pool := make(chan []byte, workers+1)
+	for range workers + 1 {
 		pool <- nil
 	}
 	var wg sync.WaitGroup
