@@ -117,21 +117,30 @@ func TestShownByInHistoryOrder(t *testing.T) {
 		}
 		hs = append(hs, buf.String())
 	}
-	var l testhist.Lines // repeats: the later reads show the order
-	l.Pair(0, "txn", "[[:append 1 1] [:append 1 2]]", "ok", "[[:append 1 1] [:append 1 2]]")
-	l.Pair(1, "txn", "[[:r 1 nil]]", "ok", "[[:r 1 [1 1]]]")
-	l.Pair(1, "txn", "[[:r 1 nil]]", "ok", "[[:r 1 [1 1 2]]]")
-	l.Pair(1, "txn", "[[:r 1 nil]]", "ok", "[[:r 1 [1]]]")
-	l.Pair(0, "txn", "[[:append 1 3]]", "ok", "[[:append 1 3]]")
-	l.Pair(1, "txn", "[[:r 1 nil]]", "ok", "[[:r 1 [1 2 3]]]")
+	var l testhist.Lines
+	appends := func(k int, vs ...int) { // one ok txn appending vs to k
+		var m strings.Builder
+		for _, v := range vs {
+			fmt.Fprintf(&m, "[:append %d %d]", k, v)
+		}
+		l.Pair(0, "txn", "["+m.String()+"]", "ok", "["+m.String()+"]")
+	}
+	reads := func(k int, lists ...string) { // one ok txn per list read of k
+		for _, list := range lists {
+			l.Pair(1, "txn", fmt.Sprintf("[[:r %d nil]]", k), "ok", fmt.Sprintf("[[:r %d %s]]", k, list))
+		}
+	}
+	// repeats: the later reads show the order
+	appends(1, 1, 2)
+	reads(1, "[1 1]", "[1 1 2]", "[1]")
+	appends(1, 3)
+	reads(1, "[1 2 3]")
 	// a longer read before a shorter one shows the shorter one's elements
-	l.Pair(0, "txn", "[[:append 2 5] [:append 2 6]]", "ok", "[[:append 2 5] [:append 2 6]]")
-	l.Pair(1, "txn", "[[:r 2 nil]]", "ok", "[[:r 2 [5 6]]]")
-	l.Pair(1, "txn", "[[:r 2 nil]]", "ok", "[[:r 2 [5]]]")
+	appends(2, 5, 6)
+	reads(2, "[5 6]", "[5]")
 	// two lists showing one prefix: the first read wins, not the first list
-	l.Pair(0, "txn", "[[:append 3 7] [:append 3 8]]", "ok", "[[:append 3 7] [:append 3 8]]")
-	l.Pair(1, "txn", "[[:r 3 nil]]", "ok", "[[:r 3 [7 8]]]")
-	l.Pair(1, "txn", "[[:r 3 nil]]", "ok", "[[:r 3 [7 8 8]]]")
+	appends(3, 7, 8)
+	reads(3, "[7 8]", "[7 8 8]")
 	hs = append(hs, string(l.Bytes()))
 	shown := 0
 	for n, text := range hs {
