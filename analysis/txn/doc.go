@@ -248,10 +248,10 @@
 //     once per run of stored elements (the reads sharing a span's start,
 //     at the longest one's length), O(stored elements); the shownBy pass,
 //     O(read elements).
-//     Each key's sort, order and clean test run on their own, the keys
-//     split among GOMAXPROCS workers (internal/par); what they find is
-//     reported after, in key order, so the result is the same for any
-//     number of workers.
+//     Each key's sort, order, clean test and shownBy pass run on their
+//     own, the keys split among GOMAXPROCS workers (internal/par); what
+//     they find is reported after, in key order, so the result is the
+//     same for any number of workers.
 //   - G1a, G1b, internal, future-read, duplicate-elements, garbage-read:
 //     O(mops + read elements) in all; a read's instances share one copy of
 //     it (garbage-read is one instance per read), so memory and output are
@@ -265,7 +265,8 @@
 //   - lost-update: O(mops), plus a sort of the candidates (on every core,
 //     internal/par.SortFunc); a group whose lists hash alike but differ is
 //     sorted apart, O(L · g log g).
-//   - dirty-update: O(elements of the version orders).
+//   - dirty-update: O(elements of the version orders), the keys in
+//     pieces on every core, reported in key order.
 //   - RW-register version orders: O(mops) per source, plus a sort of
 //     their edges (on every core) and an SCC pass per source.
 //     linearizable-keys and transaction-order can ask for a complete
