@@ -33,7 +33,6 @@ func (la *listAppend) index() {
 	la.versionOrders(ap)
 	phase.Mark("list-append version orders")
 	la.cleanKeys()
-	la.shownByReads()
 	phase.Mark("list-append clean keys")
 	la.readers()
 	la.keepUncleanReads()
@@ -199,37 +198,46 @@ func (la *listAppend) versionOrders(ap keyAppends) {
 // histgen's 1M list-append txns, 14.5M elements read, in 52k runs of 1.1M
 // elements). The scan also notes where the run first holds an element a
 // per-txn check reports (runs, plainRead). A run belongs to one key (its
-// elements are that key's messages), so the workers write apart.
+// elements are that key's messages), so the workers write apart. The same
+// walk of each key's reads fills shownBy (shownByKey).
 func (la *listAppend) cleanKeys() {
 	c := la.c
 	nk := len(c.h.Keys)
 	la.clean = make([]bool, nk)
 	la.runAt = c.h.ElemStore.Positions()
 	la.runs = make([]int32, c.h.ElemStore.Len())
+	la.shownBy = filledInt32(len(c.h.Msgs), -1)
 	par.EachRange(nk, minRange, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			reads := la.keyReads[la.keyStart[k]:la.keyStart[k+1]]
-			for _, i := range reads { // each run's length: its longest read's
-				if sp := la.reads[i].es; sp.N > 0 {
-					p := la.runAt.Of(sp.Start)
-					la.runs[p] = max(la.runs[p], sp.N)
-				}
-			}
-			la.clean[k] = true
-			for _, i := range reads {
-				sp := la.reads[i].es
-				if sp.N == 0 {
-					continue
-				}
-				p := la.runAt.Of(sp.Start)
-				if n := la.runs[p]; n > 0 { // not scanned yet
-					ok, issue := la.scanRun(model.KeyID(k), c.h.ElemStore.Get(model.Span{Start: sp.Start, N: n}))
-					la.runs[p] = -(issue + 1)
-					la.clean[k] = la.clean[k] && ok
-				}
-			}
+		var first []int32 // shownByKey's scratch
+		for k := model.KeyID(lo); k < model.KeyID(hi); k++ {
+			la.cleanKey(k)
+			first = la.shownByKey(k, first)
 		}
 	})
+}
+
+// cleanKey judges key k for cleanKeys.
+func (la *listAppend) cleanKey(k model.KeyID) {
+	reads := la.keyReads[la.keyStart[k]:la.keyStart[k+1]]
+	for _, i := range reads { // each run's length: its longest read's
+		if sp := la.reads[i].es; sp.N > 0 {
+			p := la.runAt.Of(sp.Start)
+			la.runs[p] = max(la.runs[p], sp.N)
+		}
+	}
+	la.clean[k] = true
+	for _, i := range reads {
+		sp := la.reads[i].es
+		if sp.N == 0 {
+			continue
+		}
+		p := la.runAt.Of(sp.Start)
+		if n := la.runs[p]; n > 0 { // not scanned yet
+			ok, issue := la.scanRun(k, la.c.h.ElemStore.Get(model.Span{Start: sp.Start, N: n}))
+			la.runs[p] = -(issue + 1)
+			la.clean[k] = la.clean[k] && ok
+		}
+	}
 }
 
 // scanRun reports whether es, with repeated elements dropped, is a prefix
@@ -270,30 +278,17 @@ func (la *listAppend) plainRead(m *model.Mop) bool {
 	return sp.N > 0 && -la.runs[la.runAt.Of(sp.Start)] > sp.N
 }
 
-// shownByReads finds, for each element, the first read in history order
-// that showed it at its place in the order (shownBy): for position p of a
-// key's order, the first of the reads whose list (repeats dropped, when
-// longer than the order) is a prefix of the order longer than p. Each key
-// is done on its own, the keys split among the workers (par.EachRange):
-// its reads are sorted by list, and then by history order (versionOrders),
-// so each distinct list is tested once, by its first read, and first[L]
-// keeps the first read showing a prefix of length L. (It was one pass over
-// all the reads in history order, on one core: 20 to 30 ms of a 1M-txn
-// check during which the other core had nothing to do.) O(read elements).
-func (la *listAppend) shownByReads() {
-	c := la.c
-	nk := len(c.h.Keys)
-	la.shownBy = filledInt32(len(c.h.Msgs), -1)
-	par.EachRange(nk, minRange, func(lo, hi int) {
-		var first []int32 // by prefix length: a position in reads, or -1
-		for k := lo; k < hi; k++ {
-			first = la.shownByKey(model.KeyID(k), first)
-		}
-	})
-}
-
-// shownByKey sets shownBy for the elements of key k's order, as
-// shownByReads says, with first as its scratch (returned for reuse).
+// shownByKey finds, for each element of key k's order, the first read in
+// history order that showed it at its place in the order (shownBy): for
+// position p, the first of the reads whose list (repeats dropped, when
+// longer than the order) is a prefix of the order longer than p. The key's
+// reads are sorted by list, and then by history order (versionOrders), so
+// each distinct list is tested once, by its first read, and first[L]
+// keeps the first read showing a prefix of length L; first is the
+// caller's scratch, returned for reuse. cleanKeys calls it for each key,
+// on every core. (It was one pass over all the reads in history order, on
+// one core: 20 to 30 ms of a 1M-txn check during which the other core had
+// nothing to do.) O(the key's reads and read elements).
 func (la *listAppend) shownByKey(k model.KeyID, first []int32) []int32 {
 	o := la.order[k]
 	idx := la.keyReads[la.keyStart[k]:la.keyStart[k+1]]

@@ -96,7 +96,7 @@ func orderedListAppend(h *model.History, p model.Pairing) *listAppend {
 	return la
 }
 
-// TestShownByInHistoryOrder: shownByReads, which goes key by key through
+// TestShownByInHistoryOrder: shownByKey, which goes key by key through
 // the reads sorted by list, gives each element of an order the rec of the
 // first read in history order that showed it in place (its list, repeats
 // dropped when longer than the order, a prefix of the order reaching it),
@@ -147,7 +147,6 @@ func TestShownByInHistoryOrder(t *testing.T) {
 		h, p := testhist.Read(t, strings.NewReader(text), fmt.Sprintf("h%d.edn", n))
 		la := orderedListAppend(h, p)
 		la.cleanKeys()
-		la.shownByReads()
 		want := filledInt32(len(h.Msgs), -1)
 		for i := range la.reads {
 			rd := &la.reads[i]
