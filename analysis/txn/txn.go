@@ -157,6 +157,58 @@ func (c *checker) startRealtime() {
 	c.rtGroup.Go(func() { c.rt = c.realtimeWindows() })
 }
 
+// records collects the transactions: every client completion, and every
+// client invocation never completed, whose micro-ops are transactional.
+// The checker does not keep p: the records hold each transaction's
+// invocation and completion, and the pairing (4 bytes an op) is garbage
+// once they are built, before the heap's peak.
+func (c *checker) records(p model.Pairing) {
+	h := c.h
+	st := &c.res.Stats
+	st.Ops = int64(len(h.Ops))
+	// a txn is at least one op: sized once, not grown (a copy per doubling)
+	c.recs = make([]rec, 0, len(h.Ops)/2+1)
+	c.vrec = make([]int32, 0, len(h.Ops)/2+1)
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if !op.IsClient() {
+			continue
+		}
+		st.ClientOps++
+		var r rec
+		var typ model.OpType
+		switch {
+		case op.Type != model.Invoke && p.Partner[i] >= 0:
+			r, typ = rec{inv: p.Partner[i], comp: int32(i)}, op.Type
+		case op.Type == model.Invoke && p.Partner[i] < 0:
+			r, typ = rec{inv: int32(i), comp: int32(i)}, model.Info
+		default:
+			continue
+		}
+		if !isTxn(h.MopsOf(op)) && !(r.inv != r.comp && isTxn(h.MopsOf(&h.Ops[r.inv]))) {
+			continue
+		}
+		switch {
+		case r.inv == r.comp:
+			st.OpenOps++
+		case typ == model.OK:
+			st.OKOps++
+		case typ == model.Info:
+			st.InfoOps++
+		case typ == model.Fail:
+			st.FailOps++
+		}
+		r.vertex = -1
+		if typ != model.Fail {
+			r.vertex = int32(len(c.vrec))
+			c.vrec = append(c.vrec, int32(len(c.recs)))
+		}
+		c.recs = append(c.recs, r)
+	}
+	analysis.OwnStats[Stats](c.res).Txns = int64(len(c.recs))
+	st.Keys = int64(len(h.Keys))
+}
+
 // recAtPos returns recAt, building it when it was dropped. O(ops).
 func (c *checker) recAtPos() []int32 {
 	if c.recAt == nil {
