@@ -10,6 +10,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report"
 )
@@ -113,6 +114,8 @@ var clock = time.Now
 func writeReport(path string, w io.Writer, res *analysis.Result, h *model.History, opts report.ViewOptions) error {
 	opts.Made = clock()
 	v := report.BuildView(res, h, opts)
+	phase.Mark("report view")
+	defer phase.Mark("report page")
 	if w != nil {
 		return report.WriteHTML(w, v)
 	}

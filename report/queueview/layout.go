@@ -102,7 +102,8 @@ func (b *builder) queueView(v *page.View) {
 	var series seriesCharts
 	var drawing par.Group
 	drawing.Go(func() {
-		series = seriesCharts{Unseen: cb.unseenChart(v.FinalReads), LagKey: cb.lagChart(true, v.FinalReads), LagProcess: cb.lagChart(false, v.FinalReads)}
+		series.Unseen = cb.unseenChart(v.FinalReads)
+		series.LagKey, series.LagProcess = cb.lagCharts(v.FinalReads)
 	})
 	v.Timeline = b.timeline()
 	keyIndex := map[string]int{}

@@ -3,14 +3,11 @@ package queueview
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
@@ -373,128 +370,3 @@ func (b *builder) unseenData(ch *page.Chart, rank *seriesRank[model.KeyID]) [][]
 // palette colours the series of the unseen chart, bottom up (ECharts'
 // default palette).
 var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
-
-// lagChart draws res.Series.Lag: the realtime lag of consumers, by key
-// (byKey) or by process, each point the worst sample in its time bucket.
-func (b *builder) lagChart(byKey bool, fr *page.Span) page.Chart {
-	ch := page.Chart{ID: "chart-lag-process", Kind: "lag-process", Title: "Realtime lag per process (worst over its keys)",
-		Dims: []string{b.Clock.AxisName(), "lag", "op", "key"}}
-	what := "processes"
-	if byKey {
-		ch = page.Chart{ID: "chart-lag-key", Kind: "lag-key", Title: "Realtime lag per key (worst over consumers)",
-			Dims: []string{b.Clock.AxisName(), "lag", "op", "process"}}
-		what = "keys"
-	}
-	samples := &b.Res.Series.Lag
-	group := func(p analysis.LagPoint) int64 {
-		if byKey {
-			return int64(p.Key)
-		}
-		return int64(p.Process)
-	}
-	peak := map[int64]int64{}
-	for _, p := range samples.All() {
-		g := group(p)
-		if v, ok := peak[g]; !ok || p.LagNS > v {
-			peak[g] = p.LagNS
-		}
-	}
-	rank := rankSeries(peak, b.O.MaxSeries)
-	nSeries := rank.n
-	names := make([]string, nSeries)
-	for i, g := range rank.groups[:rank.own] {
-		if byKey {
-			names[i] = "key " + b.KeyName(model.KeyID(g))
-		} else {
-			names[i] = "process " + strconv.FormatInt(g, 10)
-		}
-	}
-	if nSeries > rank.own {
-		names[rank.own] = fmt.Sprintf("%d other %s (worst)", rank.others(), what)
-		b.Omissions = append(b.Omissions, fmt.Sprintf("%s: %d %s with lower peaks are merged into one series (their worst lag).", ch.Title, rank.others(), what))
-	}
-	seriesOf := func(p analysis.LagPoint) int { return rank.of[group(p)] }
-	c := charts.NewLine()
-	b.lagSeries(&ch, c, names, seriesOf, byKey)
-	if nSeries == 0 {
-		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{Name: "no lag samples", Type: "line", Data: []any{}})
-		ch.Note = "No ok poll was sampled: the history has no ok polls with times."
-	}
-	b.finalSeries(&c.RectChart, fr)
-	ch.Option = page.JSONOption(c)
-	ch.Series = len(c.MultiSeries)
-	return ch
-}
-
-// lagSeries adds to c one series per name, each sample of res.Series.Lag
-// going to its seriesOf: every sample, or with too many the worst of each
-// time bucket per series, which ch's note then says. Cost: O(samples).
-func (b *builder) lagSeries(ch *page.Chart, c *charts.Line, names []string, seriesOf func(analysis.LagPoint) int, byKey bool) {
-	samples := &b.Res.Series.Lag
-	nSeries := len(names)
-	maxLag := int64(0)
-	lo, hi := math.Inf(1), math.Inf(-1)
-	perSeries := make([]int, nSeries)
-	for _, p := range samples.All() {
-		x := b.pointX(p.OpIndex, p.Time)
-		lo, hi = min(lo, x), max(hi, x)
-		maxLag = max(maxLag, p.LagNS)
-		perSeries[seriesOf(p)]++
-	}
-	if samples.Len() == 0 {
-		lo, hi = 0, 0
-	}
-	lagUnit, lagScale := page.UnitFor(maxLag)
-	ch.Dims[1] = "lag (" + lagUnit + ")"
-	grid := min(b.O.MaxPoints, int(float64(b.O.MaxTotalPoints)*lagShare)/max(1, nSeries))
-	bucketed := slices.Max(append(perSeries, 0)) > grid
-	bucketOf := func(x float64) float64 {
-		if !bucketed || hi <= lo {
-			return x
-		}
-		return float64(min(grid-1, int(float64(grid)*(x-lo)/(hi-lo))))
-	}
-	// best sample per (series, bucket), in time order; a sample's x is
-	// computed again where needed rather than held for the millions of
-	// samples of a large history
-	type cell struct {
-		bucket float64
-		at     int   // sample index of the worst lag
-		lag    int64 // its lag
-	}
-	cells := make([][]cell, nSeries)
-	for i, p := range samples.All() {
-		s := seriesOf(p)
-		bk := bucketOf(b.pointX(p.OpIndex, p.Time))
-		cs := cells[s]
-		if n := len(cs); n > 0 && cs[n-1].bucket == bk {
-			if p.LagNS > cs[n-1].lag {
-				cs[n-1].at, cs[n-1].lag = i, p.LagNS
-			}
-			continue
-		}
-		cells[s] = append(cs, cell{bk, i, p.LagNS})
-	}
-	d, ld := b.Clock.Decimals, page.DecimalsFor(float64(maxLag)/lagScale)
-	b.baseRect(&c.RectChart, ch.Dims[1], "item", false)
-	for s := range nSeries {
-		data := make([]any, 0, len(cells[s]))
-		for _, cl := range cells[s] {
-			smp := samples.At(cl.at)
-			var extra any = int64(smp.Process)
-			if !byKey {
-				extra = page.Elide(b.KeyName(smp.Key), 40)
-			}
-			data = append(data, []any{page.Num(b.pointX(smp.OpIndex, smp.Time), d), page.Num(float64(smp.LagNS)/lagScale, ld), smp.OpIndex, extra})
-		}
-		c.MultiSeries = append(c.MultiSeries, charts.SingleSeries{
-			Name: names[s], Type: "line", Data: data, ShowSymbol: opts.Bool(true), SymbolSize: 3,
-			LineStyle: &opts.LineStyle{Width: 1.2},
-		})
-	}
-	if bucketed {
-		ch.Note = fmt.Sprintf("Downsampled from %s samples: each point is the worst lag within %s %s.",
-			page.Thousands(int64(samples.Len())), page.Num((hi-lo)/float64(grid), d), b.Clock.Unit)
-		b.Omissions = append(b.Omissions, ch.Title+": "+ch.Note)
-	}
-}
