@@ -92,6 +92,37 @@ func zstdWithSize(t *testing.T, b []byte) []byte {
 	return enc.EncodeAll(b, nil)
 }
 
+// TestReadyForLargeHeap: memoryBudget readies the process for a large
+// heap (readyForLargeHeap) for standard input and a file of
+// largeHeapMinFile or more, and not for a smaller file.
+func TestReadyForLargeHeap(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	readied := 0
+	defer func(f func()) { readyForLargeHeap = f }(readyForLargeHeap)
+	readyForLargeHeap = func() { readied++ }
+	large := filepath.Join(t.TempDir(), "large.edn")
+	if err := os.WriteFile(large, []byte(`{:type :invoke, :f :send, :value [[:send 1 1]], :process 0, :index 0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(large, largeHeapMinFile); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want int
+	}{{incident, 0}, {"-", 1}, {large, 1}} {
+		readied = 0
+		restore, _ := memoryBudget(tc.path, budgetRatio, &memCap{limit: 1 << 50})
+		restore()
+		if readied != tc.want {
+			t.Errorf("%s: readied %d times, want %d", tc.path, readied, tc.want)
+		}
+	}
+	if fi, err := os.Stat(incident); err != nil || fi.Size() >= largeHeapMinFile {
+		t.Fatalf("the small history is not small: %v %v", fi, err)
+	}
+}
+
 func TestMemoryBudgetLeavesSmallFilesAlone(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	before := debug.SetMemoryLimit(-1)

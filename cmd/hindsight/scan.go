@@ -78,6 +78,7 @@ interrupted (the finished rows are in the part files; run again to finish).`,
 			if err != nil {
 				return err
 			}
+			readyForLargeHeap() // many histories, several at once
 			o.Check = opts
 			switch {
 			case shard == "auto":

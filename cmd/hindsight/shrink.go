@@ -36,6 +36,7 @@ standard output) and prints how many ops remain.`,
 		Args: cobra.ExactArgs(1),
 	}, &f, stderr, firstArg,
 		func(_ *cobra.Command, args []string, opts check.Options, _ *memCap) error {
+			readyForLargeHeap() // it checks the history again and again
 			var (
 				h   *model.History
 				err error
