@@ -66,8 +66,7 @@ const (
 // keyPlan is the series of one key's timeline: which process has series of
 // its own, each series' name, kind and size, and the points kept of each.
 type keyPlan struct {
-	slot   map[int32]int // process -> its series of its own, 1-based
-	own    []int32
+	own    []int32 // the processes with series of their own, in order
 	rest   int
 	series []planSeries
 	// index in series of each kind of point: per own process (sends,
@@ -231,27 +230,32 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 // budget of points among them (allocate).
 func (b *builder) planKey(line *keyLine, budget int) *keyPlan {
 	// processes by how much they did on this key; the busiest get series
-	ranked := make([]int32, 0, len(line.procs))
-	for p := range line.procs {
-		ranked = append(ranked, p)
+	// each process with its work, so that the sort compares numbers
+	// rather than looking both up at every comparison
+	type procWork struct {
+		p    int32
+		work int
 	}
-	work := func(p int32) int { return line.procs[p][ptSend] + line.procs[p][ptPoll] }
-	slices.SortFunc(ranked, func(a, c int32) int {
-		if d := cmp.Compare(work(c), work(a)); d != 0 {
+	byWork := make([]procWork, 0, len(line.procs))
+	for p, c := range line.procs {
+		byWork = append(byWork, procWork{p, c[ptSend] + c[ptPoll]})
+	}
+	slices.SortFunc(byWork, func(a, c procWork) int {
+		if d := cmp.Compare(c.work, a.work); d != 0 {
 			return d
 		}
-		return cmp.Compare(a, c)
+		return cmp.Compare(a.p, c.p)
 	})
+	ranked := make([]int32, len(byWork))
+	for i, pw := range byWork {
+		ranked[i] = pw.p
+	}
 	plan := &keyPlan{own: ranked, otherSend: -1, otherPoll: -1, infoAt: -1, failAt: -1, infoFailPollAt: -1}
 	if len(ranked) > b.O.MaxSeries+1 {
 		plan.own = ranked[:b.O.MaxSeries]
 	}
 	slices.Sort(plan.own)
 	plan.rest = len(ranked) - len(plan.own)
-	plan.slot = make(map[int32]int, len(plan.own))
-	for i, p := range plan.own {
-		plan.slot[p] = i + 1
-	}
 	var sizes []int
 	add := func(name, kind string, n int) int {
 		if n == 0 {
@@ -263,7 +267,7 @@ func (b *builder) planKey(line *keyLine, budget int) *keyPlan {
 	}
 	var otherSends, otherPolls int
 	for p, c := range line.procs {
-		if plan.slot[p] == 0 {
+		if plan.slot(p) == 0 {
 			otherSends += c[ptSend]
 			otherPolls += c[ptPoll]
 		}
@@ -288,12 +292,22 @@ func (b *builder) planKey(line *keyLine, budget int) *keyPlan {
 	return plan
 }
 
+// slot is process p's series of its own, 1-based; 0 when it has none.
+// own is sorted and at most MaxSeries+1 long: a binary search costs less
+// than a map lookup, at every point of the key.
+func (plan *keyPlan) slot(p int32) int {
+	if i, ok := slices.BinarySearch(plan.own, p); ok {
+		return i + 1
+	}
+	return 0
+}
+
 // add takes one point of the key, in history order.
 func (plan *keyPlan) add(kind int, p timelinePoint) {
 	at := -1
 	switch kind {
 	case ptSend, ptPoll:
-		i := plan.slot[p.proc]
+		i := plan.slot(p.proc)
 		switch {
 		case i > 0 && kind == ptSend:
 			at = plan.sendOf[i-1]
