@@ -121,9 +121,15 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	}()
 	var groups par.Group
 	groups.Go(func() {
-		c2.seriesAndStalls()
+		c2.lagAndStalls()
 		c2.ev = nil // c4 keeps it as long as it needs it
 	})
+	// the unseen series (Options.Series) has a group of its own: after the
+	// lag's, it made the end of a report's check wait for it
+	c6 := &checker{h: h, opts: opts, res: &analysis.Result{}, recs: c.recs}
+	if opts.Series {
+		groups.Go(c6.unseenSeries)
+	}
 	groups.Go(func() {
 		// The graph waits for the version order: ww edges and their
 		// explanations need it, and its working space is freed once the
@@ -154,6 +160,7 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	groups.Wait()
 	phase.Mark("queue other groups")
 	c.join(c2, c4)
+	c.res.Series.Unseen = c6.res.Series.Unseen
 	c.joinAnomalies(c3)
 	c.joinAnomalies(&c5)
 	if own := analysis.OwnStats[Stats](c5.res); own.Unpositioned > 0 {

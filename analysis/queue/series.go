@@ -19,15 +19,6 @@ func (c *checker) events() []int32 {
 	return c.ev
 }
 
-// seriesAndStalls computes the unseen-over-time and realtime-lag series
-// (docs/queue.md#unseen), the worst lag, and stalled-consumer.
-func (c *checker) seriesAndStalls() {
-	if c.opts.Series {
-		c.unseenSeries()
-	}
-	c.lagAndStalls()
-}
-
 // unseenSeries computes the unseen count per key after each ok op, as
 // change points (docs/queue.md#unseen).
 func (c *checker) unseenSeries() {
