@@ -92,8 +92,9 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	}}
 	c.records(pairing)
 	phase.Mark("queue records")
-	// The checks run as five groups at once: the message and log checks
-	// here; the series and stalls on c2; the cycles on c4, once the
+	// The checks run as five groups at once (six with Options.Series):
+	// the message and log checks here; the lag, its series and the stalls
+	// on c2; the unseen series on c6; the cycles on c4, once the
 	// version order is built; the reads' writers (checkReads) on c3,
 	// from when the messages' writers are known; and the int-* checks on
 	// c5, once the version order is built. The groups add
