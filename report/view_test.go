@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -467,5 +468,33 @@ func TestTextCutsHugeInstances(t *testing.T) {
 	}
 	if !strings.Contains(js.String(), fmt.Sprintf(",%d,%d]", 2*n-2, 2*n-1)) {
 		t.Error("the JSON witness is not whole")
+	}
+}
+
+// TestQueueViewSameOnAnyCores: a queue history large enough that the
+// timelines' two passes split their work among the cores
+// (queueview/timelinepass.go) gets the same timelines, charts and
+// omissions with one core as with four.
+func TestQueueViewSameOnAnyCores(t *testing.T) {
+	h := synthHistory(60_000, 8, 16)
+	res, err := check.History(h, checkOpts(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := func(cores int) string {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cores))
+		v := BuildView(res, h, ViewOptions{MaxTotalPoints: 3000})
+		b, err := json.Marshal([]any{v.Timeline, v.Charts, v.Omissions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	one, four := view(1), view(4)
+	if one != four {
+		t.Errorf("the view differs: %d bytes with one core, %d with four", len(one), len(four))
+	}
+	if !strings.Contains(one, "downsampled") {
+		t.Errorf("the timelines were not downsampled, so the test shows less than it should: %.300s", one)
 	}
 }

@@ -104,24 +104,7 @@ func (b *builder) timeline() page.Timeline {
 	}
 	// First pass: count each key's points, so that the second keeps only
 	// those drawn, never all of them (millions in a large history).
-	untimed := b.timelinePoints(func(k model.KeyID, kind int, p timelinePoint) {
-		line := &lines[k]
-		switch kind {
-		case ptSend, ptPoll:
-			c := line.procs[p.proc]
-			if c == nil {
-				c = new([2]int)
-				line.procs[p.proc] = c
-			}
-			c[kind]++
-		case ptInfo:
-			line.info++
-		case ptFail:
-			line.fail++
-		case ptIfp:
-			line.infoFailPolls++
-		}
-	})
+	untimed := b.countPoints(lines)
 	if untimed > 0 {
 		b.Omissions = append(b.Omissions, fmt.Sprintf("Offset timelines: %s completions without a :time are not drawn.", page.Thousands(int64(untimed))))
 	}
@@ -146,11 +129,7 @@ func (b *builder) timeline() page.Timeline {
 		lines[k].plan = b.planKey(&lines[k], perKey)
 	}
 	// Second pass: each drawn key's points, downsampled as they come.
-	b.timelinePoints(func(k model.KeyID, kind int, p timelinePoint) {
-		if plan := lines[k].plan; plan != nil {
-			plan.add(kind, p)
-		}
-	})
+	b.placePoints(lines)
 	var total, kept int
 	for _, k := range order {
 		tk := b.keyTimeline(k, &lines[k])
@@ -173,10 +152,12 @@ func (b *builder) timeline() page.Timeline {
 // point for each point of a timeline: an ok send at its offset (ptSend),
 // the position a poll left a consumer at (ptPoll, ok polls; ptIfp, info and
 // fail polls), an info or fail send (ptInfo, ptFail; at offset -1 unless
-// acknowledged). It returns how many completions have no time.
-func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelinePoint)) int {
+// acknowledged): of the ops at positions lo to hi, and of the keys whose
+// number is part modulo parts. It returns how many completions among
+// those ops have no time.
+func (b *builder) timelinePoints(lo, hi, part, parts int, point func(k model.KeyID, kind int, p timelinePoint)) int {
 	untimed := 0
-	for i := range b.H.Ops {
+	for i := lo; i < hi; i++ {
 		op := &b.H.Ops[i]
 		if op.Type == model.Invoke || !op.IsClient() || op.Mops.Empty() {
 			continue
@@ -192,6 +173,9 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 			m := &mops[mi]
 			switch m.Kind {
 			case model.MopSend:
+				if int(m.Key)%parts != part {
+					continue
+				}
 				p := timelinePoint{x: x, y: -1, op: idx, proc: op.Process, msg: m.Msg}
 				if m.Done && m.HasOffset() {
 					p.y = float64(b.H.Offset(m))
@@ -206,6 +190,9 @@ func (b *builder) timelinePoints(point func(k model.KeyID, kind int, p timelineP
 				}
 			case model.MopPoll:
 				for _, kp := range b.H.PollsOf(m) {
+					if int(kp.Key)%parts != part {
+						continue
+					}
 					reads := b.H.ReadsOf(&kp)
 					if len(reads) == 0 {
 						continue
