@@ -32,6 +32,9 @@ type builder struct {
 	l Layout
 	// tclock places ops on the transaction timeline.
 	tclock txnClock
+	// barMarks holds, by bar, the marks of the transaction timeline it is
+	// in (markTxns); most bars are in none
+	barMarks map[int][]int
 }
 
 // Page fills v with the transactional view: stats, models, the

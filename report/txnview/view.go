@@ -327,10 +327,9 @@ func (c txnClock) x(h *model.History, pos int) float64 {
 
 // txnBar is one transaction of the timeline.
 type txnBar struct {
-	inv, comp int // positions in h.Ops; comp is -1 for a txn never completed
-	lane      int
-	status    int
-	marks     []int
+	inv, comp int32 // positions in h.Ops; comp is -1 for a txn never completed
+	lane      int32
+	status    int32
 }
 
 // barItem is a bar as the chart gets it: its numbers, its micro-ops as
@@ -400,7 +399,7 @@ func (b *builder) txnBars() (bars []txnBar, barOf []int32, procs []int32) {
 		if op.Type != model.Invoke || !op.IsClient() {
 			continue
 		}
-		tb := txnBar{inv: i, comp: int(partner[i]), status: StatusOpen}
+		tb := txnBar{inv: int32(i), comp: int32(partner[i]), status: StatusOpen}
 		if tb.comp >= 0 {
 			switch b.H.Ops[tb.comp].Type {
 			case model.OK:
@@ -421,7 +420,8 @@ func (b *builder) txnBars() (bars []txnBar, barOf []int32, procs []int32) {
 	}
 	slices.Sort(procs)
 	for i := range bars {
-		bars[i].lane, _ = slices.BinarySearch(procs, b.H.Ops[bars[i].inv].Process)
+		lane, _ := slices.BinarySearch(procs, b.H.Ops[bars[i].inv].Process)
+		bars[i].lane = int32(lane)
 	}
 	return bars, barOf, procs
 }
@@ -430,16 +430,17 @@ func (b *builder) txnBars() (bars []txnBar, barOf []int32, procs []int32) {
 // transaction never completed lasts to the end.
 func (b *builder) barXs(tb *txnBar) (float64, float64) {
 	c := b.tclock
-	x0 := c.x(b.H, tb.inv)
+	x0 := c.x(b.H, int(tb.inv))
 	if tb.comp < 0 {
 		return x0, max(x0, c.end)
 	}
-	return x0, max(x0, c.x(b.H, tb.comp))
+	return x0, max(x0, c.x(b.H, int(tb.comp)))
 }
 
 // markTxns adds to tl a mark for each instance v shows, over the bars of
 // its witness ops, and sets the instance's OnTimeline.
 func (b *builder) markTxns(v *page.View, tl *page.TxnTimeline, bars []txnBar, barOf []int32) {
+	b.barMarks = map[int][]int{}
 	for si := range v.Sections {
 		sec := &v.Sections[si]
 		for ii := range sec.Instances {
@@ -461,7 +462,7 @@ func (b *builder) markTxns(v *page.View, tl *page.TxnTimeline, bars []txnBar, ba
 			for _, id := range ids {
 				x0, x1 := b.barXs(&bars[id])
 				m.From, m.To = min(m.From, x0), max(m.To, x1)
-				bars[id].marks = append(bars[id].marks, len(tl.Marks))
+				b.barMarks[id] = append(b.barMarks[id], len(tl.Marks))
 			}
 			iv.OnTimeline = true
 			tl.Marks = append(tl.Marks, m)
@@ -473,17 +474,21 @@ func (b *builder) markTxns(v *page.View, tl *page.TxnTimeline, bars []txnBar, ba
 // at most what MaxTxns leaves, sampled evenly over the lanes (which tl's
 // note and the omissions then say).
 func (b *builder) drawnTxns(tl *page.TxnTimeline, bars []txnBar, lanes int) (marked, keep []int) {
-	var others []int
-	for i := range bars {
-		if len(bars[i].marks) > 0 {
-			marked = append(marked, i)
-		} else {
-			others = append(others, i)
+	for id := range b.barMarks {
+		marked = append(marked, id)
+	}
+	slices.Sort(marked)
+	others := make([]int, 0, len(bars)-len(marked))
+	for i, m := 0, 0; i < len(bars); i++ {
+		if m < len(marked) && marked[m] == i {
+			m++
+			continue
 		}
+		others = append(others, i)
 	}
 	keep = others
 	if room := max(0, b.O.MaxTxns-len(marked)); len(others) > room {
-		keep = sampleLanes(others, room, lanes, func(i int) int { return bars[i].lane })
+		keep = sampleLanes(others, room, lanes, func(i int) int { return int(bars[i].lane) })
 		how := fmt.Sprintf("%s of %s", page.Thousands(int64(len(keep))), page.Thousands(int64(len(others))))
 		if len(marked) > 0 {
 			how = fmt.Sprintf("all %s that take part in the anomalies shown, and %s of the other %s",
@@ -505,14 +510,14 @@ func (b *builder) txnChart(lanes []string, bars []txnBar, marked, keep []int) *c
 		tb := &bars[id]
 		x0, x1 := b.barXs(tb)
 		comp := int64(-1)
-		pos := tb.inv
+		pos := int(tb.inv)
 		if tb.comp >= 0 {
-			comp, pos = b.H.Index(tb.comp), tb.comp
+			comp, pos = b.H.Index(int(tb.comp)), int(tb.comp)
 		}
 		return barItem{
-			Value: []any{page.Num(x0, c.decimals), page.Num(x1, c.decimals), tb.lane, tb.status, b.H.Index(tb.inv), comp},
+			Value: []any{page.Num(x0, c.decimals), page.Num(x1, c.decimals), int(tb.lane), int(tb.status), b.H.Index(int(tb.inv)), comp},
 			Text:  page.Elide(strings.Join(b.mopTexts(pos, nodeMops*2, barTextChars), " "), barTextChars),
-			Marks: tb.marks,
+			Marks: b.barMarks[id],
 		}
 	}
 	ch := charts.NewCustom()
