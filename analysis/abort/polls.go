@@ -1,6 +1,8 @@
 package abort
 
 import (
+	"iter"
+
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/model"
 )
@@ -26,20 +28,24 @@ type Poll struct {
 	Rebalance bool
 }
 
-// Polls lists the polls of h (an abort history read with the abort
+// Polls yields the polls of h (an abort history read with the abort
 // decoder installed) in the order of their completions, as the check
-// walks them. pairing must come from model.Pair(h). O(ops).
-func Polls(h *model.History, pairing model.Pairing) []Poll {
-	c := &checker{source: newSource(h), pairing: pairing}
-	c.res = &analysis.Result{}
-	c.collect()
-	out := make([]Poll, len(c.polls))
-	for i := range c.polls {
-		p := &c.polls[i]
-		out[i] = Poll{Op: h.Index(int(p.comp)), Pos: int(p.comp), Process: int64(p.proc), Topic: p.topic,
-			HasTopic: p.hasTopic, Outcome: Outcomes[outcome(p.typ)], Offsets: c.offs(p), Rebalance: p.reb}
+// walks them. pairing must come from model.Pair(h). A poll's Offsets
+// alias the history. O(ops), and memory for the polls' own records, not
+// for a Poll each: a report keeps only the few thousand it draws.
+func Polls(h *model.History, pairing model.Pairing) iter.Seq[Poll] {
+	return func(yield func(Poll) bool) {
+		c := &checker{source: newSource(h), pairing: pairing}
+		c.res = &analysis.Result{}
+		c.collect()
+		for i := range c.polls {
+			p := &c.polls[i]
+			if !yield(Poll{Op: h.Index(int(p.comp)), Pos: int(p.comp), Process: int64(p.proc), Topic: p.topic,
+				HasTopic: p.hasTopic, Outcome: Outcomes[outcome(p.typ)], Offsets: c.offs(p), Rebalance: p.reb}) {
+				return
+			}
+		}
 	}
-	return out
 }
 
 // OpText renders what the abort decoder kept of the op at position i of

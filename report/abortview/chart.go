@@ -23,10 +23,12 @@ var outcomeColor = map[string]string{abort.Committed: "#2ca02c", abort.Aborted: 
 
 // topicPolls is one topic's chart in the making.
 type topicPolls struct {
-	topic model.KeyID
-	polls []abort.Poll
-	cut   int // polls left out
-	x     map[int64]int
+	topic  model.KeyID
+	polls  []abort.Poll
+	cut    int // polls left out
+	x      map[int64]int
+	arrows []any // the pairs drawn (pairArrows)
+	pcut   int   // pairs left out
 }
 
 // pollCharts draws one chart per topic: its polls as offset ranges by
@@ -35,7 +37,7 @@ type topicPolls struct {
 func pollCharts(b *page.Builder) []page.Chart {
 	var topics []*topicPolls
 	byTopic := map[model.KeyID]*topicPolls{}
-	for _, p := range abort.Polls(b.H, *b.Pairing()) {
+	for p := range abort.Polls(b.H, *b.Pairing()) {
 		if !p.HasTopic {
 			continue
 		}
@@ -56,6 +58,7 @@ func pollCharts(b *page.Builder) []page.Chart {
 		b.Omissions = append(b.Omissions, fmt.Sprintf("Polls: charts of the first %d of %d topics.", maxTopicCharts, len(topics)))
 		topics = topics[:maxTopicCharts]
 	}
+	pairArrows(b.Res, topics)
 	var charts []page.Chart
 	for i, t := range topics {
 		charts = append(charts, t.chart(b, i))
@@ -105,7 +108,7 @@ func (t *topicPolls) chart(b *page.Builder, i int) page.Chart {
 	}
 	series = append(series, map[string]any{"name": "rebalance", "type": "scatter", "symbol": "triangle", "symbolSize": 11,
 		"data": reb, "itemStyle": map[string]any{"color": "#1f77b4"}})
-	arrows, cut := t.arrows(b.Res)
+	arrows, cut := t.arrows, t.pcut
 	series = append(series, map[string]any{"name": "pairs", "type": "line", "data": []any{},
 		"markLine": map[string]any{"symbol": []string{"none", "arrow"}, "data": arrows,
 			"lineStyle": map[string]any{"color": "#555", "type": "solid"}, "label": map[string]any{"show": true}}})
@@ -142,32 +145,41 @@ func (t *topicPolls) chart(b *page.Builder, i int) page.Chart {
 	return c
 }
 
-// arrows are the pairs of res's instances on this topic's chart, each from
-// P's last offset to N's first, labelled by its class; cut counts those
-// past the cap.
-func (t *topicPolls) arrows(res *analysis.Result) (arrows []any, cut int) {
+// pairArrows gives each topic's chart the pairs of res's instances drawn
+// on it (both P's and N's completions among its polls), each an arrow from
+// P's last offset to N's first, labelled by its class: the first
+// maxChartPairs in type and instance order, the rest counted. One pass
+// over the instances, whatever the number of topics.
+func pairArrows(res *analysis.Result, topics []*topicPolls) {
+	type place struct{ t, x int }
+	at := map[int64]place{} // a drawn poll's completion: its chart and place
+	for ti, t := range topics {
+		for op, x := range t.x {
+			at[op] = place{ti, x}
+		}
+	}
 	for _, typ := range res.AnomalyTypes {
 		for _, in := range res.Anomalies[typ] {
 			pOp, nOp, pLast, nFirst, class, ok := abort.PairEnds(in)
 			if !ok {
 				continue
 			}
-			xp, okP := t.x[pOp]
-			xn, okN := t.x[nOp]
-			if !okP || !okN {
+			p, okP := at[pOp]
+			n, okN := at[nOp]
+			if !okP || !okN || p.t != n.t {
 				continue
 			}
-			if len(arrows) == maxChartPairs {
-				cut++
+			t := topics[p.t]
+			if len(t.arrows) == maxChartPairs {
+				t.pcut++
 				continue
 			}
-			arrows = append(arrows, []any{
-				map[string]any{"coord": []any{xp, pLast}, "name": typ},
-				map[string]any{"coord": []any{xn, nFirst}, "label": map[string]any{"formatter": class}},
+			t.arrows = append(t.arrows, []any{
+				map[string]any{"coord": []any{p.x, pLast}, "name": typ},
+				map[string]any{"coord": []any{n.x, nFirst}, "label": map[string]any{"formatter": class}},
 			})
 		}
 	}
-	return arrows, cut
 }
 
 // minMax returns the smallest and largest of offs (not empty).
