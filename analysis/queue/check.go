@@ -167,7 +167,14 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	if own := analysis.OwnStats[Stats](c5.res); own.Unpositioned > 0 {
 		analysis.OwnStats[Stats](c.res).Unpositioned += own.Unpositioned
 	}
-	if h.Truncated {
+	c.finish(start)
+	return c
+}
+
+// finish gives the result of a check begun at start its reasons for an
+// unknown verdict, its verdict and its elapsed time.
+func (c *checker) finish(start time.Time) {
+	if c.h.Truncated {
 		c.res.UnknownReasons = append(c.res.UnknownReasons,
 			"the input was cut off in the middle of an op; only the complete ops before it were analysed")
 	}
@@ -177,7 +184,6 @@ func check(h *model.History, pairing model.Pairing, opts Options) *checker {
 	}
 	c.res.Finish(func(typ string, in analysis.Instance) bool { return IsBad(typ, in.InstanceEvidence().Allowed) })
 	c.res.Stats.ElapsedMS = time.Since(start).Milliseconds()
-	return c
 }
 
 // join takes in what the lag group (lag) and the cycle group (cyc) found:
