@@ -34,7 +34,10 @@
 // 203 -> 194 (1.71 and 1.60 s), 1M rw-register 218 -> 209 (1.15 and 1.19
 // s), six runs each; bench/bench.sh's 1.39M-op queue history 347 -> 337
 // (1.54 s both) and its 1M-poll abort history 293 -> 287 (0.92 and 0.89
-// s), four runs each. The release itself reads /proc/self/smaps once.
+// s), four runs each. The release itself reads /proc/self/smaps once,
+// which took about 9 ms of a 47 ms one-op check on that guest
+// (2026-12-07), so hindsight releases only for a history of 1 MB or
+// more (cmd/hindsight's readyForLargeHeap).
 //
 // On systems other than Linux Release does nothing.
 package exepages
