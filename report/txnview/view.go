@@ -392,7 +392,7 @@ func (b *builder) txnBars() (bars []txnBar, barOf []int32, procs []int32) {
 		}
 	}
 	bars = make([]txnBar, 0, n)
-	seen := map[int32]bool{}
+	var seen model.ByProcess[struct{}]
 	for i := range b.H.Ops {
 		barOf[i] = -1
 		op := &b.H.Ops[i]
@@ -413,8 +413,7 @@ func (b *builder) txnBars() (bars []txnBar, barOf []int32, procs []int32) {
 		}
 		barOf[i] = int32(len(bars))
 		bars = append(bars, tb)
-		if !seen[op.Process] {
-			seen[op.Process] = true
+		if _, isNew := seen.Ref(op.Process); isNew {
 			procs = append(procs, op.Process)
 		}
 	}
@@ -570,7 +569,15 @@ func (b *builder) txnChart(lanes []string, bars []txnBar, marked, keep []int) *c
 // would alias with processes that take turns. lane gives an id's lane, in
 // [0, lanes). The result is in the order of ids. Cost: O(len(ids)).
 func sampleLanes(ids []int, n, lanes int, lane func(int) int) []int {
+	// each lane's ids, counted first so that each slice is made once
+	count := make([]int, lanes)
+	for _, id := range ids {
+		count[lane(id)]++
+	}
 	per := make([][]int, lanes)
+	for l, n := range count {
+		per[l] = make([]int, 0, n)
+	}
 	for _, id := range ids {
 		per[lane(id)] = append(per[lane(id)], id)
 	}
