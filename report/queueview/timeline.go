@@ -279,9 +279,8 @@ func (b *builder) planKey(line *keyLine, budget int) *keyPlan {
 	return plan
 }
 
-// slot is process p's series of its own, 1-based; 0 when it has none.
-// own is sorted and at most MaxSeries+1 long: a binary search costs less
-// than a map lookup, at every point of the key.
+// slot is process p's series of its own, 1-based; 0 when it has none
+// (own is sorted, and at most MaxSeries+1 long).
 func (plan *keyPlan) slot(p int32) int {
 	if i, ok := slices.BinarySearch(plan.own, p); ok {
 		return i + 1
