@@ -19,9 +19,10 @@ import (
 // what both need (the x range, the largest lag, each group's peak and
 // count), the second puts each sample in its bucket of both charts. Groups
 // are numbered densely (a key is its KeyID, a process its order of first
-// sample), so that a sample costs slice lookups, not map lookups: drawn one
-// after the other in three passes each, with maps, the two took 1.1 s of
-// CPU on the crash-heavy history of bench/bench.sh.
+// sample, through model.ByProcess), so that a sample costs slice lookups:
+// drawn one after the other in three passes each, with a map lookup per
+// sample, the two took 1.1 s of CPU on the crash-heavy history of
+// bench/bench.sh.
 
 // lagGroup is what the lag charts need of one group of samples (a key, or
 // a process): its worst lag and its number of samples.
@@ -37,31 +38,23 @@ type lagSummary struct {
 	keys   []lagGroup // by KeyID; count 0: the key has no samples
 	procs  []lagGroup // by dense process number
 	procID []int32    // the process of each dense number
-	procOf map[int32]int32
-	// the process of the last sample and its number: a poll's samples
-	// come one after the other and share it
-	lastProc, lastNum int32
+	procOf model.ByProcess[int32]
 }
 
 // procNum is the dense number of process p, given one if it has none.
 func (s *lagSummary) procNum(p int32) int32 {
-	if len(s.procID) > 0 && p == s.lastProc {
-		return s.lastNum
-	}
-	n, ok := s.procOf[p]
-	if !ok {
-		n = int32(len(s.procID))
-		s.procOf[p] = n
+	n, isNew := s.procOf.Ref(p)
+	if isNew {
+		*n = int32(len(s.procID))
 		s.procID = append(s.procID, p)
 		s.procs = append(s.procs, lagGroup{})
 	}
-	s.lastProc, s.lastNum = p, n
-	return n
+	return *n
 }
 
 // summarizeLag is the first pass over the lag samples. Cost: O(samples).
 func (b *builder) summarizeLag() *lagSummary {
-	s := &lagSummary{lo: math.Inf(1), hi: math.Inf(-1), procOf: map[int32]int32{}}
+	s := &lagSummary{lo: math.Inf(1), hi: math.Inf(-1)}
 	add := func(g *lagGroup, lag int64) {
 		if g.count == 0 || lag > g.peak {
 			g.peak = lag
