@@ -100,7 +100,7 @@ func (b *builder) timeline() page.Timeline {
 	}
 	lines := make([]keyLine, len(b.H.Keys))
 	for i := range lines {
-		lines[i] = keyLine{procs: map[int32]*[2]int{}, marks: map[string][]mark{}, markTotal: map[string]int{}}
+		lines[i] = keyLine{marks: map[string][]mark{}, markTotal: map[string]int{}}
 	}
 	// First pass: count each key's points, so that the second keeps only
 	// those drawn, never all of them (millions in a large history).

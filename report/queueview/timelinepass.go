@@ -20,8 +20,9 @@ import (
 const timelineMinOps = 1 << 14
 
 // countPoints is the first pass: each key's points counted into lines (by
-// process for sends and positions), which hold none yet. It returns how
-// many completions have no time.
+// process for sends and positions, a key's map made at its first such
+// point), which hold none yet. It returns how many completions have no
+// time.
 func (b *builder) countPoints(lines []keyLine) int {
 	n := len(b.H.Ops)
 	parts := max(1, min(runtime.GOMAXPROCS(0), n/timelineMinOps))
