@@ -168,6 +168,10 @@ func readTransactionOrder(path string) (map[int64]int64, error) {
 	return order, nil
 }
 
+// The version template's function: cobra's template functions are global
+// to the process, so it is registered once, not at every run.
+func init() { cobra.AddTemplateFunc("hindsightVersion", versionLine) }
+
 // versionLine says which build this is, for --version: the module version
 // and VCS revision from the build information, and the ECharts the HTML
 // report embeds.
@@ -210,7 +214,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// the embedded ECharts script (a megabyte) for its version, which
 	// took 14 % of the CPU of checking a one-line history.
 	root.Version = "(see --version)" // not empty: cobra adds --version
-	cobra.AddTemplateFunc("hindsightVersion", versionLine)
 	root.SetVersionTemplate("{{hindsightVersion}}\n")
 	root.SetArgs(args)
 	root.SetIn(stdin)
