@@ -778,6 +778,7 @@ func (b *Builder) Value(a Atom) ValID {
 		if id, ok := b.intVals[a.Int]; ok {
 			return id
 		}
+		b.roomForValue()
 		id := ValID(len(b.h.Values))
 		b.h.Values = append(b.h.Values, a)
 		b.intVals[a.Int] = id
@@ -798,6 +799,7 @@ func (b *Builder) ValueBytes(k AtomKind, t []byte) ValID {
 		return id
 	}
 	s := string(t)
+	b.roomForValue()
 	id := ValID(len(b.h.Values))
 	b.h.Values = append(b.h.Values, Atom{Kind: k, Text: s})
 	m[s] = id
@@ -819,6 +821,7 @@ func (b *Builder) LookupIntValue(i int64) (ValID, bool) {
 // LookupIntValue, so that the builder's maps need not hold a million
 // entries while a history is read.
 func (b *Builder) AppendIntValue(i int64) ValID {
+	b.roomForValue()
 	id := ValID(len(b.h.Values))
 	b.h.Values = append(b.h.Values, IntAtom(i))
 	return id
@@ -875,6 +878,17 @@ func (b *Builder) roomForMsg() {
 		c = b.msgGoal
 	}
 	b.h.Msgs = append(make([]Msg, 0, c), b.h.Msgs...)
+}
+
+// roomForValue makes room for one more value, doubling the table when it
+// is full, as roomForMsg does and for the same reason: append grows a
+// large slice by a quarter, so a table of millions of values (a history
+// whose reads list millions of distinct integers) was copied about five
+// times over into fresh memory.
+func (b *Builder) roomForValue() {
+	if n := len(b.h.Values); n == cap(b.h.Values) {
+		b.h.Values = append(make([]Atom, 0, 2*n+1024), b.h.Values...)
+	}
 }
 
 // Msg interns the message (k, v).
