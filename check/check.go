@@ -12,10 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/archive"
 	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/internal/phase"
 	"github.com/hindsight-dev/hindsight/internal/version"
@@ -107,6 +109,9 @@ func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 	h, err := ReadHistory(path, opts)
 	phase.Mark("read")
 	if err != nil {
+		if a := archiveGiven(path); a != nil {
+			err = a
+		}
 		return nil, nil, inputError(err) // the digest is not waited for
 	}
 	if t := opts.tee; t != nil {
@@ -120,6 +125,23 @@ func File(path string, opts Options) (*analysis.Result, *model.History, error) {
 	hashing.Wait()
 	digest.Set(res)
 	return res, h, err
+}
+
+// archiveGiven is the error for a history that could not be read because
+// path is itself a tar or zip archive (`hindsight check runs.zip`): the
+// parser's own error would point at its first bytes. Nil for any other
+// path. Asked only once the read failed, so it costs a good file nothing.
+func archiveGiven(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, _, err := archive.DetectFile(path)
+	if err != nil || f == archive.NotArchive {
+		return nil
+	}
+	return fmt.Errorf("%s: a %s archive, not a history: name one history in it as %s, or check them all with hindsight scan %s",
+		path, f, archive.Join(path, "path/to/history.edn"), path)
 }
 
 // readOptions are ingest's options for opts, with every workload's value
