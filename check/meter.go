@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -98,18 +97,14 @@ func ReadHistory(path string, opts Options) (*model.History, error) {
 				return nil, err
 			}
 			defer rc.Close()
-			return ReadHistoryFrom(rc, path, opts)
+			return ReadHistoryFrom(rc, rc.Name, opts)
 		}
 		return nil, err
 	}
 	if fi.IsDir() {
-		// ingest.ReadFile finds the store folder's history file; the meter
-		// needs to know which.
-		for _, n := range []string{"history.edn", "history.json", "history.jsonl"} {
-			p := filepath.Join(path, n)
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
-				return ReadHistory(p, opts)
-			}
+		// the meter needs to know which file ingest.ReadFile would read
+		if p, ok := ingest.StoreFile(path); ok {
+			return ReadHistory(p, opts)
 		}
 		return ingest.ReadFile(path, iopts) // its error
 	}

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/hindsight-dev/hindsight/internal/archive"
+	"github.com/hindsight-dev/hindsight/internal/storename"
 	"github.com/hindsight-dev/hindsight/model"
 )
 
@@ -132,13 +132,9 @@ func limit(r io.Reader, max int64) io.Reader {
 	return &limitReader{r: r, left: max, limit: max}
 }
 
-// storeFiles are the names looked for in a Jepsen store directory, in order.
-var storeFiles = []string{"history.edn", "history.json", "history.jsonl"}
-
 // ReadFile reads the history at path: a file (plain, gzip or zstd), "-" for
-// standard input, a Jepsen store directory, from which it reads
-// history.edn, or history.json or history.jsonl when there is no
-// history.edn, or a member of a tar or zip archive, named ARCHIVE!/NAME
+// standard input, a Jepsen store directory, from which it reads its
+// history file (StoreFile), or a member of a tar or zip archive, named ARCHIVE!/NAME
 // (package internal/archive; read in place, never unpacked to disk).
 // Errors opening the file are returned as they are; errors in its content
 // are *Error.
@@ -155,16 +151,9 @@ func ReadFile(path string, opts Options) (*model.History, error) {
 	}
 	if fi.IsDir() {
 		dir := path
-		path = ""
-		for _, n := range storeFiles {
-			p := filepath.Join(dir, n)
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
-				path = p
-				break
-			}
-		}
-		if path == "" {
-			return nil, fmt.Errorf("%s: a directory without history.edn, history.json or history.jsonl (to check every history below it, use hindsight scan)", dir)
+		var ok bool
+		if path, ok = StoreFile(dir); !ok {
+			return nil, fmt.Errorf("%s: a directory without %s; to check every history below it, use hindsight scan", dir, storename.Listed)
 		}
 	}
 	f, err := os.Open(path)
@@ -186,7 +175,7 @@ func readMember(path string, opts Options) (*model.History, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	return read(rc, path, opts, 0)
+	return read(rc, rc.Name, opts, 0)
 }
 
 // lineHint counts the lines of a plain regular file: an upper bound on the

@@ -170,6 +170,9 @@ func TestReadFile(t *testing.T) {
 	write("store/c/history.jsonl", `{"type": "invoke", "process": 8}`)
 	write("store/d/results.edn", `{:valid? true}`)
 	gz := write("h.edn.zst", string(testpack.Gzip(t, []byte(threeOps))))
+	// compressed in the store folder, beside a JSON history: EDN first
+	storeGz := write("store/e/history.edn.gz", string(testpack.Gzip(t, []byte(threeOps))))
+	write("store/e/history.json", `{"type": "invoke", "process": 9}`)
 
 	tests := []struct {
 		name, path, source string
@@ -181,6 +184,7 @@ func TestReadFile(t *testing.T) {
 		{"store directory with history.json only - reads it", filepath.Join(dir, "store/b"), filepath.Join(dir, "store/b/history.json"), 1, "0 invoke p9 other:"},
 		{"store directory with history.jsonl only - reads it", filepath.Join(dir, "store/c"), filepath.Join(dir, "store/c/history.jsonl"), 1, "0 invoke p8 other:"},
 		{"gzip named .zst - read by magic", gz, gz, 3, `0 invoke p0 send send("a",1) t=1`},
+		{"store directory with history.edn.gz and history.json - reads the EDN", filepath.Join(dir, "store/e"), storeGz, 3, `0 invoke p0 send send("a",1) t=1`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hindsight-dev/hindsight/internal/archive"
+	"github.com/hindsight-dev/hindsight/internal/storename"
 )
 
 // Input is one history found in the arguments of a scan.
@@ -35,14 +36,9 @@ type Input struct {
 }
 
 // storeNames are the history files of a Jepsen store folder, in order of
-// preference; a folder holding any of them is a store folder.
-var storeNames = func() []string {
-	var names []string
-	for _, base := range []string{"history.edn", "history.json", "history.jsonl"} {
-		names = append(names, base, base+".gz", base+".zst")
-	}
-	return names
-}()
+// preference (package internal/storename); a folder holding any of them is
+// a store folder.
+var storeNames = storename.Names
 
 // IsHistoryName reports whether a file called name is taken for a loose
 // history when a directory is walked: it ends in .edn, .json or .jsonl,

@@ -276,8 +276,9 @@ func checkCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Use:   "check [flags] HISTORY...",
 		Short: "Analyse histories and print a verdict (exit 0 valid, 1 invalid, 2 unknown, 3 unreadable, 4 over the memory cap)",
 		Long: `Analyse each HISTORY (an .edn, .json or .jsonl file, optionally gzip- or
-zstd-compressed, a Jepsen store directory holding history.edn, or - for
-standard input) and print a summary, or with --format json one JSON object per
+zstd-compressed, a Jepsen store directory holding history.edn, history.json or
+history.jsonl, a file or store directory inside an archive named
+ARCHIVE!/path/in/archive, or - for standard input) and print a summary, or with --format json one JSON object per
 history (JSON Lines). The exit status is the worst over all histories.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

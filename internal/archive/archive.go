@@ -62,6 +62,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/hindsight-dev/hindsight/internal/storename"
 )
 
 // Sep separates an archive's path from the name of a member inside it.
@@ -729,7 +731,12 @@ func Split(p string) (archivePath, member string, ok bool) {
 type ReadCloser struct {
 	io.Reader
 	// Size is the member's size (see Member.Size).
-	Size    int64
+	Size int64
+	// Name is the path the member is known by: the one Open was given,
+	// or, when that named a Jepsen store folder in the archive, its
+	// history file's (ARCHIVE!/store/history.edn), as a store folder on
+	// disk is read.
+	Name    string
 	closers []func()
 }
 
@@ -760,19 +767,30 @@ func Open(p string) (*ReadCloser, error) {
 	rc, err := openMember(arch, member)
 	var rl *relink
 	if errors.As(err, &rl) {
-		// The second read, to the regular member the link resolves to.
+		// The second read, to the regular member the link (or the store
+		// folder) resolves to.
+		store := rl.store
 		rc, err = openMember(arch, rl.member)
 		if errors.As(err, &rl) {
 			err = fmt.Errorf("%s: resolves to %s, which the archive no longer holds as a file (did it change?)", p, Join(arch, rl.member))
+		} else if err == nil && store {
+			rc.Name = Join(arch, rl.member)
 		}
+	}
+	if rc != nil && rc.Name == "" {
+		rc.Name = p
 	}
 	return rc, err
 }
 
 // relink is the answer of a first read of an archive that found the
-// member asked for to be a link: member names its target (with the nested
-// path, if any, as for Open).
-type relink struct{ member string }
+// member asked for to be a link, or a Jepsen store folder: member names
+// the link's target or the folder's history file (with the nested path, if
+// any, as for Open), and store says which.
+type relink struct {
+	member string
+	store  bool
+}
 
 func (r *relink) Error() string { return "a link to " + r.member }
 
@@ -864,6 +882,20 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 		}
 		return &relink{member: target}
 	}
+	// notFoundIn is the answer for a want no regular member or link has:
+	// the history file of want as a store folder (package storename),
+	// read on a second pass, or notFound.
+	notFoundIn := func(t *linkTable) error {
+		if rest == "" {
+			if target, ok := t.storeIn(want); ok {
+				return &relink{member: target, store: true}
+			}
+			if t.isDir(want) {
+				return fmt.Errorf("%s: a folder of %s holding no %s: %w", Join(name, want), name, storename.Listed, fs.ErrNotExist)
+			}
+		}
+		return notFound
+	}
 	switch format {
 	case Zip:
 		if ra == nil {
@@ -894,10 +926,11 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 		}
 		// A symbolic link, or a name in a symlinked folder: the zip's
 		// index gives the target's entry directly.
-		target, err := zipTable(zr.File).resolveName(name, want)
+		table := zipTable(zr.File)
+		target, err := table.resolveName(name, want)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return notFound
+			return notFoundIn(table)
 		case err != nil:
 			return err
 		}
@@ -954,7 +987,7 @@ func openIn(rc *ReadCloser, name string, ra io.ReaderAt, src io.Reader, size int
 		target, err := links.resolveName(name, want)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return notFound
+			return notFoundIn(links)
 		case err != nil:
 			return err
 		}

@@ -350,3 +350,52 @@ func TestDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenStore: a Jepsen store folder named in an archive reads its
+// history file, as a store folder on disk does (package storename: EDN
+// before JSON, a plain file before its compressed copies), in a tar read
+// twice and in a zip alike, nested too; Name says which file. A folder
+// holding no history file is not found, and says it is a folder.
+func TestOpenStore(t *testing.T) {
+	dir := t.TempDir()
+	files := []file{
+		{Name: "runs/a/history.json", Body: "json"},
+		{Name: "runs/a/history.edn.gz", Body: "edn.gz"},
+		{Name: "runs/a/results.edn", Body: "results"},
+		{Name: "runs/b/history.jsonl", Body: "jsonl"},
+		{Name: "runs/b/history.jsonl.zst", Body: "jsonl.zst"},
+		{Name: "runs/c/test.edn", Body: "test"},
+	}
+	tgz := write(t, dir, "runs.tar.gz", testpack.Gzip(t, testpack.Tar(t, files)))
+	zp := write(t, dir, "runs.zip", testpack.Zip(t, files, zip.Deflate))
+	outer := write(t, dir, "ci.zip", testpack.Zip(t, []file{{Name: "in.tar.gz", Body: string(testpack.Gzip(t, testpack.Tar(t, files)))}}, zip.Deflate))
+	for _, c := range []struct{ path, name, want string }{
+		{tgz + "!/runs/a", tgz + "!/runs/a/history.edn.gz", "edn.gz"},
+		{tgz + "!/runs/b/", tgz + "!/runs/b/history.jsonl", "jsonl"},
+		{zp + "!/runs/a", zp + "!/runs/a/history.edn.gz", "edn.gz"},
+		{zp + "!/runs/b", zp + "!/runs/b/history.jsonl", "jsonl"},
+		{outer + "!/in.tar.gz!/runs/b", outer + "!/in.tar.gz!/runs/b/history.jsonl", "jsonl"},
+		{zp + "!/runs/a/history.json", zp + "!/runs/a/history.json", "json"},
+	} {
+		rc, err := Open(c.path)
+		if err != nil {
+			t.Errorf("Open(%s): %v", c.path, err)
+			continue
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || string(b) != c.want || rc.Name != c.name {
+			t.Errorf("Open(%s) = %q (%s), %v; want %q (%s)", c.path, b, rc.Name, err, c.want, c.name)
+		}
+	}
+	for _, bad := range []string{tgz + "!/runs/c", zp + "!/runs/c", zp + "!/runs", tgz + "!/runs/d"} {
+		_, err := Open(bad)
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open(%s) = %v, want fs.ErrNotExist", bad, err)
+			continue
+		}
+		if folder := !strings.HasSuffix(bad, "/d"); folder != strings.Contains(err.Error(), "a folder of") {
+			t.Errorf("Open(%s) = %v: says it is a folder: %v, want %v", bad, err, !folder, folder)
+		}
+	}
+}

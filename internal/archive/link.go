@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/hindsight-dev/hindsight/internal/storename"
 )
 
 // MaxLinks is the most links followed to resolve one link member (a
@@ -267,4 +269,22 @@ func shorten(s string) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:200], "") + "..."
+}
+
+// storeIn returns the history file of want when want is a folder of the
+// archive that is a Jepsen store folder (the first of storename.Names it
+// holds, followed through links like any name), and whether it is one.
+func (t *linkTable) storeIn(want string) (string, bool) {
+	if !t.isDir(want) {
+		return "", false
+	}
+	var file string
+	_, ok := storename.Pick(func(n string) bool {
+		p, err := t.resolvePath(path.Join(want, n), 0)
+		if err == nil {
+			file = p
+		}
+		return err == nil
+	})
+	return file, ok
 }
