@@ -92,8 +92,9 @@ type VersionStep struct {
 // it has cycles, and Evidence, each at the place their fields take in the
 // JSON result, among its own fields: encoding/json then writes exactly the
 // fields of docs/README.md#json-output in their order, with no custom
-// marshalling. A Result holds pointers to them; the methods below are
-// promoted from the embedded pieces.
+// marshalling. A Result holds pointers to them, or a Lazy instance that
+// stands for one; the methods below are promoted from the embedded
+// pieces.
 type Instance interface {
 	// InstanceKey is the key (or topic) the instance is about, nil if none.
 	InstanceKey() *Value
@@ -103,6 +104,30 @@ type Instance interface {
 	// InstanceCycle is the instance's cycle, nil for an instance that is
 	// not a cycle.
 	InstanceCycle() *CycleFields
+}
+
+// Lazy is implemented by instances kept compact, which stand for a full
+// instance built only when an output asks for it: the abort workload's
+// pairs, the transactional checks' garbage reads. An anomaly a history
+// holds by the hundred thousand (every read of a system returning junk)
+// then costs tens of bytes until it is written, not the kilobyte of its
+// workload's Instance, with a Value of tens of bytes for every element of
+// the read it quotes. A Lazy answers the Instance methods itself (its key,
+// witness and cycle); everything else about it is read from Full, which
+// builds the workload's own instance afresh on every call, and MarshalJSON
+// writes that instance's JSON.
+type Lazy interface {
+	Instance
+	Full() Instance
+}
+
+// Full returns in itself, or the full instance a Lazy instance stands for,
+// built afresh.
+func Full(in Instance) Instance {
+	if l, ok := in.(Lazy); ok {
+		return l.Full()
+	}
+	return in
 }
 
 // Listed is implemented by the instance types whose instances list

@@ -296,12 +296,13 @@ func lowest(w []int64) int64 {
 }
 
 // InstancesOf returns the instances of type typ that are of the workload
-// instance type T, in the result's order (the others left out). O(n) in
-// the type's instances.
+// instance type T, in the result's order (the others left out), a Lazy
+// instance as the full one it stands for (built afresh). O(n) in the
+// type's instances.
 func InstancesOf[T Instance](r *Result, typ string) []T {
 	var out []T
 	for _, in := range r.Anomalies[typ] {
-		if t, ok := in.(T); ok {
+		if t, ok := Full(in).(T); ok {
 			out = append(out, t)
 		}
 	}

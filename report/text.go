@@ -146,7 +146,7 @@ func appendInstances(b []byte, ins []analysis.Instance, comma bool) ([]byte, err
 			enc.SetEscapeHTML(false)
 		}
 		buf.Reset()
-		if err := enc.Encode(in); err != nil {
+		if err := enc.Encode(analysis.Full(in)); err != nil {
 			return b, err
 		}
 		b = append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)

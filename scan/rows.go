@@ -196,6 +196,7 @@ func anomalyRow(path, typ string, in analysis.Instance, badType bool) (AnomalyRo
 		*dst = append(*dst, string(b))
 		return err
 	}
+	in = analysis.Full(in)
 	if l, ok := in.(analysis.Listed); ok {
 		values, skipped := l.ListedValues()
 		for _, v := range values {

@@ -141,19 +141,19 @@ func (x *pairInstance) fill(box *pairBox) {
 	}
 }
 
+// Full builds the Instance x stands for, afresh (analysis.Lazy).
+func (x *pairInstance) Full() analysis.Instance {
+	box := &pairBox{}
+	x.fill(box)
+	return &box.in
+}
+
 // AsInstance returns in as an *Instance: itself if it is one, the Instance
 // a pair instance stands for (built afresh on every call), and nil for an
 // instance of another workload.
 func AsInstance(in analysis.Instance) *Instance {
-	switch x := in.(type) {
-	case *Instance:
-		return x
-	case *pairInstance:
-		box := &pairBox{}
-		x.fill(box)
-		return &box.in
-	}
-	return nil
+	x, _ := analysis.Full(in).(*Instance)
+	return x
 }
 
 // PairEnds returns, for an instance of a pair type, the :index of P's and

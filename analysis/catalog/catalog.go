@@ -273,7 +273,7 @@ func FirstDifference(a, b analysis.Value) int {
 // never reports, gets its witness ops (as Fallback words them).
 func Own[T analysis.Instance](explain func(T, OpLookup) string) func(analysis.Instance, OpLookup) string {
 	return func(in analysis.Instance, lookup OpLookup) string {
-		own, ok := in.(T)
+		own, ok := analysis.Full(in).(T)
 		if !ok {
 			return Fallback("instance", in)
 		}

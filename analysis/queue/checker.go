@@ -87,7 +87,7 @@ func (c *checker) keyVal(k model.KeyID) *analysis.Value { return analysis.AtomVa
 func (c *checker) msgVal(m model.MsgID) analysis.Value { return analysis.AtomValue(c.h.MsgValue(m)) }
 
 // msgValP returns a pointer to msgVal(m), for Instance fields.
-func (c *checker) msgValP(m model.MsgID) *analysis.Value { v := c.msgVal(m); return &v }
+func (c *checker) msgValP(m model.MsgID) *analysis.Value { return msgValue(c.h, m) }
 
 // records builds the record list and the op statistics.
 func (c *checker) records(p model.Pairing) {

@@ -94,13 +94,9 @@ func (c *checker) checkLost() [][]model.MsgID {
 		if o := sentOff[m]; o != model.NoOffset {
 			off = o
 		}
-		c.res.Add(LostWrite, &Instance{
-			Subject: analysis.Subject{Key: c.keyVal(k)}, Value: c.msgValP(m), Offset: analysis.IntPtr(off),
-			Index: analysis.IntPtr(int64(c.first[m])), MaxReadIndex: analysis.IntPtr(int64(maxFirst[k])),
-			Writer: analysis.IntPtr(c.compIdx(w)), MaxRead: analysis.IntPtr(c.compIdx(maxReader[k])),
-			MaxReadOffset: analysis.IntPtr(c.offsets[k][maxFirst[k]]),
-			Evidence:      analysis.Evidence{Witness: c.witness(w, maxReader[k])},
-		})
+		c.res.Add(LostWrite, &lostWrite{ev: analysis.Evidence{Witness: c.witness(w, maxReader[k])}, h: c.h,
+			key: k, msg: m, off: off, index: int64(c.first[m]), maxReadIndex: int64(maxFirst[k]),
+			writer: c.compIdx(w), maxRead: c.compIdx(maxReader[k]), maxReadOffset: c.offsets[k][maxFirst[k]]})
 	}
 	return unseen
 }

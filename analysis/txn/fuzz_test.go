@@ -188,7 +188,7 @@ func checkFuzzResult(t *testing.T, res *analysis.Result, extra func(typ string, 
 	t.Helper()
 	for typ, ins := range res.Anomalies {
 		for _, ai := range ins {
-			in, ok := ai.(*Instance)
+			in, ok := analysis.Full(ai).(*Instance)
 			if !ok {
 				t.Fatalf("%s instance of type %T", typ, ai)
 			}

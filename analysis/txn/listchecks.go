@@ -282,8 +282,3 @@ func (la *listAppend) stateVal(es []model.MsgID, isNil bool) analysis.Value {
 	}
 	return la.c.listVal(es)
 }
-
-// garbageFields: the first unwritten element of the read, and all of them.
-func (la *listAppend) garbageFields(in *Instance, bad []analysis.Value) {
-	in.Element, in.Values = &bad[0], bad
-}

@@ -114,8 +114,5 @@ func (rw *rwRegister) stateVal(es []model.MsgID, _ bool) analysis.Value {
 	return rw.c.msgVal(es[0])
 }
 
-// garbageFields: the value (a read holds one).
-func (rw *rwRegister) garbageFields(in *Instance, bad []analysis.Value) { in.Value = &bad[0] }
-
 // readChecks: none besides garbage-read.
 func (rw *rwRegister) readChecks(*txnChecks, int32, []model.Mop) {}

@@ -291,7 +291,7 @@ func (c *checker) mopVal(m *model.Mop) *analysis.Mop {
 }
 
 // add records an instance of typ.
-func (c *checker) add(typ string, in *Instance) { c.res.Add(typ, in) }
+func (c *checker) add(typ string, in analysis.Instance) { c.res.Add(typ, in) }
 
 // graph builds the dependency graph on the vertices (ok and info txns):
 // the workload's data edges plus process or realtime order.

@@ -41,9 +41,6 @@ type txnView interface {
 	// stateVal renders a state for an instance: a list, or a register's
 	// value (nil for none); isNil renders a list read as nil as nil.
 	stateVal(es []model.MsgID, isNil bool) analysis.Value
-	// garbageFields fills in a garbage-read instance from the unwritten
-	// elements of one read (list-append) or one value (rw-register).
-	garbageFields(in *Instance, bad []analysis.Value)
 	// abortedAndIntermediate reports G1a and G1b for the reads of ok rec
 	// r, futureRead future-read, and readChecks the workload's further
 	// checks of the reads of vertex rec r (list-append:
@@ -68,6 +65,8 @@ type txnChecks struct {
 	firsts  []firstRead
 	// lost-update candidates, grouped by lostUpdates
 	lost []lostCand
+	// what garbage reads are built from (garbageRead)
+	garbageSrc *garbageSource
 	// unwritten elements of one read (garbage)
 	unwritten []model.MsgID
 	// found holds a perTxn worker's instances, in the order found (add;
@@ -79,17 +78,20 @@ type txnChecks struct {
 // is done.
 type found struct {
 	typ string
-	in  *Instance
+	in  analysis.Instance
 }
 
 // add keeps an instance a per-txn check found (perTxn reports it).
-func (tc *txnChecks) add(typ string, in *Instance) { tc.found = append(tc.found, found{typ, in}) }
+func (tc *txnChecks) add(typ string, in analysis.Instance) {
+	tc.found = append(tc.found, found{typ, in})
+}
 
 // newTxnChecks makes the shared checks of workload v, with marks for its
 // keys and messages.
 func newTxnChecks(c *checker, v txnView) txnChecks {
 	nk, nm := len(c.h.Keys), len(c.h.Msgs)
-	return txnChecks{c: c, v: v, keyMarks: newMarks(nk), keyMarks2: newMarks(nk), msgMarks: newMarks(nm)}
+	return txnChecks{c: c, v: v, keyMarks: newMarks(nk), keyMarks2: newMarks(nk), msgMarks: newMarks(nm),
+		garbageSrc: &garbageSource{h: c.h, recs: c.recs, list: !v.overwrites()}}
 }
 
 // release drops the per-message scratch of the checks once they have run,
@@ -310,13 +312,7 @@ func (tc *txnChecks) garbage(r int32, mops []model.Mop) {
 		if len(bad) == 0 {
 			continue
 		}
-		// made once at its size, not regrown (a Value is tens of bytes)
-		vals := make([]analysis.Value, len(bad))
-		for j, e := range bad {
-			vals[j] = c.msgVal(e)
-		}
-		in := &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Evidence: analysis.Evidence{Witness: c.witness(r)}}
-		v.garbageFields(in, vals)
-		tc.add(GarbageRead, in)
+		tc.add(GarbageRead, &garbageRead{ev: analysis.Evidence{Witness: c.witness(r)}, src: tc.garbageSrc,
+			r: r, mop: int32(i), key: m.Key, bad: slices.Clone(bad)})
 	}
 }

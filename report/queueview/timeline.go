@@ -408,7 +408,7 @@ func (b *builder) markAnomalies(lines []keyLine) {
 	for _, typ := range b.Res.AnomalyTypes {
 		ins := b.Res.Anomalies[typ]
 		for i := range ins {
-			in, ok := ins[i].(*queue.Instance)
+			in, ok := analysis.Full(ins[i]).(*queue.Instance)
 			if !ok {
 				continue
 			}

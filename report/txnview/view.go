@@ -115,7 +115,7 @@ func optionFacts(res *analysis.Result) []page.Fact {
 // incompatible order side by side.
 func (b *builder) txnInstance(iv *page.InstanceView, typ string, ai analysis.Instance) {
 	iv.ID = fmt.Sprintf("%s-%d", page.Anchor(typ), iv.N)
-	in, ok := ai.(*txn.Instance)
+	in, ok := analysis.Full(ai).(*txn.Instance)
 	if !ok {
 		return
 	}

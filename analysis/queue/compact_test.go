@@ -1,0 +1,82 @@
+package queue
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/internal/testhist"
+)
+
+// massLoss is a history with n values of :x sent and acknowledged and n
+// values of :y read that nobody sent; one consumer reads only :x's last
+// value: n-1 lost writes and n garbage reads.
+func massLoss(n int) *testhist.Lines {
+	var l testhist.Lines
+	for i := range n {
+		l.Pair(0, "send", fmt.Sprintf("[[:send :x %d]]", i), "ok", fmt.Sprintf("[[:send :x [%d %d]]]", i, i))
+	}
+	l.Pair(1, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {:x [[%d %d]], :y [%s]}]]", n-1, n-1, testhist.Ints(0, n, "[%d %d]")))
+	return &l
+}
+
+// TestCompactInstances: garbage-read and lost-write instances are kept
+// compact (analysis.Lazy), and each writes, through MarshalJSON, the JSON
+// of the Instance its Full builds, with the fields the types document.
+func TestCompactInstances(t *testing.T) {
+	h, p := testhist.Read(t, bytes.NewReader(massLoss(5).Bytes()), "mass")
+	res := Check(h, p, DefaultOptions())
+	for typ, want := range map[string]struct {
+		n     int
+		first string
+	}{
+		GarbageRead: {5, `{"key":":y","value":0,"offset":0,"reader":11,"witness":[10,11]}`},
+		LostWrite:   {4, `{"key":":x","value":0,"offset":0,"index":0,"max_read_index":4,"writer":1,"max_read":11,"max_read_offset":4,"witness":[0,1,10,11]}`},
+	} {
+		ins := res.Anomalies[typ]
+		if len(ins) != want.n {
+			t.Fatalf("%s: %d instances, want %d", typ, len(ins), want.n)
+		}
+		for i, in := range ins {
+			if _, ok := in.(analysis.Lazy); !ok {
+				t.Fatalf("%s #%d: a %T, not kept compact", typ, i, in)
+			}
+			lazy, err := json.Marshal(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := json.Marshal(analysis.Full(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(lazy, full) {
+				t.Errorf("%s #%d: %s, its full instance %s", typ, i, lazy, full)
+			}
+			if i == 0 && string(full) != want.first {
+				t.Errorf("%s #0: %s, want %s", typ, full, want.first)
+			}
+		}
+	}
+}
+
+// BenchmarkCompactInstances reports the heap a check's result holds per
+// garbage-read or lost-write instance (B/instance), with 100k of each.
+func BenchmarkCompactInstances(b *testing.B) {
+	const n = 100000
+	h, p := testhist.Read(b, bytes.NewReader(massLoss(n).Bytes()), "mass")
+	var per float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res := Check(h, p, DefaultOptions())
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		per = float64(after.HeapAlloc-before.HeapAlloc) / float64(len(res.Anomalies[GarbageRead])+len(res.Anomalies[LostWrite]))
+		runtime.KeepAlive(res)
+	}
+	b.ReportMetric(per, "B/instance")
+}

@@ -1,0 +1,69 @@
+package txn
+
+import (
+	"encoding/json"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/model"
+)
+
+// garbageRead is a garbage-read instance kept compact (analysis.Lazy):
+// which read of which txn, and which elements of it no txn wrote. Its
+// Instance quotes the whole read and a Value (tens of bytes) for each
+// unwritten element: about a kilobyte for a read of one element, which a
+// history whose reads return unwritten values by the hundred thousand (a
+// system returning junk, a history recorded without its writes) held for
+// every read, 350 MB at the peak of one of 44 MB with 300k of them. This
+// holds a hundred-odd bytes until an output builds the Instance (Full).
+type garbageRead struct {
+	ev  analysis.Evidence
+	src *garbageSource
+	r   int32         // the reading txn's rec
+	mop int32         // the read's place among the txn's micro-ops (checker.mops)
+	key model.KeyID   // the read's key
+	bad []model.MsgID // the unwritten elements, in the read's order
+}
+
+// garbageSource is what a check's garbage reads are built from: the
+// history and its txns (not the checker, whose indexes are garbage once
+// it is done), and whether a read is a list (list-append) or one value.
+type garbageSource struct {
+	h    *model.History
+	recs []rec
+	list bool
+}
+
+// InstanceKey returns the read's key, made afresh.
+func (g *garbageRead) InstanceKey() *analysis.Value {
+	return analysis.AtomValuePtr(g.src.h.Keys[g.key])
+}
+
+// InstanceEvidence returns the witness: the reading txn's ops.
+func (g *garbageRead) InstanceEvidence() *analysis.Evidence { return &g.ev }
+
+// InstanceCycle returns nil: a garbage read is no cycle.
+func (*garbageRead) InstanceCycle() *analysis.CycleFields { return nil }
+
+// Full builds the Instance g stands for, as the check built it before it
+// was kept compact: the read, its key, the reading op, and the unwritten
+// elements (list-append: the first as element and all as values;
+// rw-register: the value read).
+func (g *garbageRead) Full() analysis.Instance {
+	c := &checker{h: g.src.h, recs: g.src.recs}
+	m := &c.mops(g.r)[g.mop]
+	vals := make([]analysis.Value, len(g.bad))
+	for j, e := range g.bad {
+		vals[j] = c.msgVal(e)
+	}
+	in := &Instance{Op: analysis.IntPtr(c.idx(g.r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
+		Evidence: analysis.Evidence{Allowed: g.ev.Allowed, Truncated: g.ev.Truncated, Witness: g.ev.Witness}}
+	if g.src.list {
+		in.Element, in.Values = &vals[0], vals
+	} else {
+		in.Value = &vals[0]
+	}
+	return in
+}
+
+// MarshalJSON writes the Instance g stands for.
+func (g *garbageRead) MarshalJSON() ([]byte, error) { return json.Marshal(g.Full()) }
