@@ -2,12 +2,9 @@ package queue
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"runtime"
 	"testing"
 
-	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 )
 
@@ -41,22 +38,8 @@ func TestCompactInstances(t *testing.T) {
 			t.Fatalf("%s: %d instances, want %d", typ, len(ins), want.n)
 		}
 		for i, in := range ins {
-			if _, ok := in.(analysis.Lazy); !ok {
-				t.Fatalf("%s #%d: a %T, not kept compact", typ, i, in)
-			}
-			lazy, err := json.Marshal(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			full, err := json.Marshal(analysis.Full(in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(lazy, full) {
-				t.Errorf("%s #%d: %s, its full instance %s", typ, i, lazy, full)
-			}
-			if i == 0 && string(full) != want.first {
-				t.Errorf("%s #0: %s, want %s", typ, full, want.first)
+			if got := testhist.LazyJSON(t, in); i == 0 && got != want.first {
+				t.Errorf("%s #0: %s, want %s", typ, got, want.first)
 			}
 		}
 	}
@@ -67,16 +50,8 @@ func TestCompactInstances(t *testing.T) {
 func BenchmarkCompactInstances(b *testing.B) {
 	const n = 100000
 	h, p := testhist.Read(b, bytes.NewReader(massLoss(n).Bytes()), "mass")
-	var per float64
-	for b.Loop() {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
+	testhist.ReportHeapPer(b, func() (any, int) {
 		res := Check(h, p, DefaultOptions())
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		per = float64(after.HeapAlloc-before.HeapAlloc) / float64(len(res.Anomalies[GarbageRead])+len(res.Anomalies[LostWrite]))
-		runtime.KeepAlive(res)
-	}
-	b.ReportMetric(per, "B/instance")
+		return res, len(res.Anomalies[GarbageRead]) + len(res.Anomalies[LostWrite])
+	})
 }

@@ -2,12 +2,9 @@ package txn
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"runtime"
 	"testing"
 
-	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 )
 
@@ -50,22 +47,8 @@ func TestCompactGarbageReads(t *testing.T) {
 			t.Fatalf("list %v: %d garbage reads, want 6", c.list, len(ins))
 		}
 		for i, in := range ins {
-			if _, ok := in.(analysis.Lazy); !ok {
-				t.Fatalf("list %v #%d: a %T, not kept compact", c.list, i, in)
-			}
-			lazy, err := json.Marshal(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			full, err := json.Marshal(analysis.Full(in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(lazy, full) {
-				t.Errorf("list %v #%d: %s, its full instance %s", c.list, i, lazy, full)
-			}
-			if i == 0 && string(full) != c.first {
-				t.Errorf("list %v #0: %s, want %s", c.list, full, c.first)
+			if got := testhist.LazyJSON(t, in); i == 0 && got != c.first {
+				t.Errorf("list %v #0: %s, want %s", c.list, got, c.first)
 			}
 		}
 	}
@@ -76,16 +59,8 @@ func TestCompactGarbageReads(t *testing.T) {
 func BenchmarkCompactGarbageReads(b *testing.B) {
 	const n = 100000
 	h, p := testhist.Read(b, bytes.NewReader(junkReads(n, true).Bytes()), "junk")
-	var per float64
-	for b.Loop() {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
+	testhist.ReportHeapPer(b, func() (any, int) {
 		res := CheckListAppend(h, p, DefaultOptions())
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		per = float64(after.HeapAlloc-before.HeapAlloc) / float64(len(res.Anomalies[GarbageRead]))
-		runtime.KeepAlive(res)
-	}
-	b.ReportMetric(per, "B/instance")
+		return res, len(res.Anomalies[GarbageRead])
+	})
 }

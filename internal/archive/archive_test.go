@@ -310,14 +310,7 @@ func TestOpen(t *testing.T) {
 		{p + "!/run.tar.gz!/store/t/1/history.edn", "{:a 1}"},
 		{p + "!/z.zip!/loose/x.json", "[]"},
 	} {
-		rc, err := Open(c.path)
-		if err != nil {
-			t.Errorf("Open(%s): %v", c.path, err)
-			continue
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil || string(b) != c.want {
+		if b, _, err := openRead(c.path); err != nil || b != c.want {
 			t.Errorf("Open(%s) = %q, %v; want %q", c.path, b, err, c.want)
 		}
 	}
@@ -377,15 +370,8 @@ func TestOpenStore(t *testing.T) {
 		{outer + "!/in.tar.gz!/runs/b", outer + "!/in.tar.gz!/runs/b/history.jsonl", "jsonl"},
 		{zp + "!/runs/a/history.json", zp + "!/runs/a/history.json", "json"},
 	} {
-		rc, err := Open(c.path)
-		if err != nil {
-			t.Errorf("Open(%s): %v", c.path, err)
-			continue
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil || string(b) != c.want || rc.Name != c.name {
-			t.Errorf("Open(%s) = %q (%s), %v; want %q (%s)", c.path, b, rc.Name, err, c.want, c.name)
+		if b, name, err := openRead(c.path); err != nil || b != c.want || name != c.name {
+			t.Errorf("Open(%s) = %q (%s), %v; want %q (%s)", c.path, b, name, err, c.want, c.name)
 		}
 	}
 	for _, bad := range []string{tgz + "!/runs/c", zp + "!/runs/c", zp + "!/runs", tgz + "!/runs/d"} {
@@ -398,4 +384,16 @@ func TestOpenStore(t *testing.T) {
 			t.Errorf("Open(%s) = %v: says it is a folder: %v, want %v", bad, err, !folder, folder)
 		}
 	}
+}
+
+// openRead opens the member at path and reads it whole: its content and
+// the name it is known by (ReadCloser.Name).
+func openRead(path string) (body, name string, err error) {
+	rc, err := Open(path)
+	if err != nil {
+		return "", "", err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	return string(b), rc.Name, err
 }

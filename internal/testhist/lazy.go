@@ -1,0 +1,51 @@
+package testhist
+
+import (
+	"bytes"
+	"encoding/json"
+	"runtime"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+)
+
+// LazyJSON checks that in is kept compact (analysis.Lazy) and that its
+// MarshalJSON writes what the full instance it stands for writes, and
+// returns that JSON.
+func LazyJSON(t testing.TB, in analysis.Instance) string {
+	t.Helper()
+	if _, ok := in.(analysis.Lazy); !ok {
+		t.Fatalf("a %T, not kept compact", in)
+	}
+	lazy, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := json.Marshal(analysis.Full(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(lazy, full) {
+		t.Errorf("compact %s, full %s", lazy, full)
+	}
+	return string(full)
+}
+
+// ReportHeapPer runs check once per benchmark iteration and reports, as
+// B/instance, the heap the result it returns holds (measured between two
+// collections) divided by the instances check says it holds.
+func ReportHeapPer(b *testing.B, check func() (result any, instances int)) {
+	b.Helper()
+	var per float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res, n := check()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		per = float64(after.HeapAlloc-before.HeapAlloc) / float64(max(n, 1))
+		runtime.KeepAlive(res)
+	}
+	b.ReportMetric(per, "B/instance")
+}
