@@ -659,3 +659,37 @@ func TestScanSurvivesAPanic(t *testing.T) {
 		t.Errorf("rerun: %d cached, %d errors, %d valid; want 2, 0 and 3", sum.Cached, sum.Errors, sum.Valid)
 	}
 }
+
+// TestSummaryErrors: the text summary names the error rows with the first
+// paths, whatever order they finished in, each by its error's first line
+// (with its path when the error does not start with it), and counts the
+// rest.
+func TestSummaryErrors(t *testing.T) {
+	var sum Summary
+	n := MaxListedErrors + 3
+	for i := n - 1; i >= 0; i-- {
+		p := fmt.Sprintf("runs/%02d/history.edn", i)
+		msg := p + ":1:2: expected an op map\n  [1 2]\n  ^"
+		if i == 1 {
+			msg = "no such file"
+		}
+		sum.add(&HistoryRow{Path: p, Verdict: VerdictError, Error: msg}, false, map[string]*TypeSummary{})
+	}
+	sum.add(&HistoryRow{Path: "runs/ok/history.edn", Verdict: VerdictValid}, false, map[string]*TypeSummary{})
+	var sb strings.Builder
+	if err := sum.WriteText(&sb, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	for _, want := range []string{
+		fmt.Sprintf("%d histories could not be checked:\n  runs/00/history.edn:1:2: expected an op map\n  runs/01/history.edn: no such file\n", n),
+		fmt.Sprintf("  runs/%02d/history.edn:1:2: expected an op map\n  ... and 3 more", MaxListedErrors-1),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, fmt.Sprintf("runs/%02d", MaxListedErrors)) || strings.Contains(out, "^") {
+		t.Errorf("summary lists more than the first %d errors, or an excerpt:\n%s", MaxListedErrors, out)
+	}
+}

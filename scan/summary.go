@@ -66,7 +66,22 @@ type Summary struct {
 	Reports int      `json:"html_reports"`
 	// Elapsed is the wall time of the scan.
 	Elapsed time.Duration `json:"-"`
+	// FirstErrors are the error rows with the first paths (at most
+	// MaxListedErrors, sorted by path, whatever order the histories
+	// finished in): the text summary names them, so that a scan that
+	// exits 3 says which histories it could not check and why without a
+	// query of the histories table, which holds them all.
+	FirstErrors []ErrorRow `json:"-"`
 }
+
+// ErrorRow is a history that could not be read, parsed or checked: its
+// path and its error.
+type ErrorRow struct {
+	Path, Error string
+}
+
+// MaxListedErrors is how many error rows the text summary lists.
+const MaxListedErrors = 10
 
 // MarshalJSON writes the summary with elapsed_ms.
 func (s *Summary) MarshalJSON() ([]byte, error) {
@@ -126,6 +141,7 @@ func (s *Summary) add(r *HistoryRow, cached bool, types map[string]*TypeSummary)
 		if strings.Contains(r.Error, check.MemoryCapPhrase) {
 			s.OverMemory++
 		}
+		s.noteError(ErrorRow{r.Path, r.Error})
 	}
 	for typ, n := range r.Counts {
 		if n == 0 {
@@ -141,6 +157,19 @@ func (s *Summary) add(r *HistoryRow, cached bool, types map[string]*TypeSummary)
 		if slices.Contains(r.BadTypes, typ) {
 			t.Invalidating++
 		}
+	}
+}
+
+// noteError keeps e among FirstErrors if its path is among the first
+// MaxListedErrors: O(MaxListedErrors) a row.
+func (s *Summary) noteError(e ErrorRow) {
+	i, _ := slices.BinarySearchFunc(s.FirstErrors, e.Path, func(x ErrorRow, p string) int { return strings.Compare(x.Path, p) })
+	if i >= MaxListedErrors {
+		return
+	}
+	s.FirstErrors = slices.Insert(s.FirstErrors, i, e)
+	if len(s.FirstErrors) > MaxListedErrors {
+		s.FirstErrors = s.FirstErrors[:MaxListedErrors]
 	}
 }
 
@@ -204,6 +233,7 @@ func (s *Summary) WriteText(w io.Writer, maxTypes int) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	s.writeErrors(&b)
 	if len(s.Types) == 0 {
 		b.WriteString("no anomalies found\n")
 	} else {
@@ -235,6 +265,33 @@ func (s *Summary) WriteText(w io.Writer, maxTypes int) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
+
+// writeErrors lists the first error rows, each error's first line cut
+// at maxErrorChars, and says how many more the histories table holds.
+func (s *Summary) writeErrors(b *bytes.Buffer) {
+	if s.Errors == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%d %s could not be checked:\n", s.Errors, plural(s.Errors, "history", "histories"))
+	for _, e := range s.FirstErrors {
+		// the first line: a parse error's excerpt and caret follow it
+		msg, _, _ := strings.Cut(e.Error, "\n")
+		if len(msg) > maxErrorChars {
+			msg = strings.ToValidUTF8(msg[:maxErrorChars], "") + " ..."
+		}
+		if !strings.HasPrefix(msg, e.Path) {
+			msg = e.Path + ": " + msg // most errors name their file first
+		}
+		fmt.Fprintf(b, "  %s\n", msg)
+	}
+	if more := s.Errors - len(s.FirstErrors); more > 0 {
+		fmt.Fprintf(b, "  ... and %d more (the histories table's error column holds every one)\n", more)
+	}
+}
+
+// maxErrorChars cuts an error row's message in the text summary: a parse
+// error quotes the op it stopped in, which may be megabytes long.
+const maxErrorChars = 300
 
 // skippedCounts splits the skipped files by reason.
 func (s *Summary) skippedCounts() (notHistory, duplicate int) {
