@@ -54,3 +54,13 @@ func TestArchiveGiven(t *testing.T) {
 		t.Errorf("bad.edn: error %v, want the parser's, with its line", err)
 	}
 }
+
+// TestMissingFileError: a history that cannot be opened is an input error
+// that names the file and why, without the system call ("stat h.edn: ...").
+func TestMissingFileError(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "gone.edn")
+	_, _, err := File(p, Options{})
+	if !IsInputError(err) || err.Error() != p+": no such file or directory" {
+		t.Errorf("error %v, want an input error %q", err, p+": no such file or directory")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -65,7 +66,14 @@ func DefaultOptions() Options { return Options{Analysis: workload.DefaultOptions
 // malformed or of an unsupported workload): exit status 3.
 type InputError struct{ Err error }
 
-func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Error() string {
+	// a file that cannot be opened: "h.edn: no such file or directory",
+	// not the system call's "stat h.edn: ..."
+	if pe, ok := e.Err.(*fs.PathError); ok {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return e.Err.Error()
+}
 
 // Unwrap returns the underlying error.
 func (e *InputError) Unwrap() error { return e.Err }
