@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -115,15 +114,15 @@ var etc = AtomValue(model.Atom{Kind: model.KOther, Text: "..."})
 // MarshalJSON writes integers as numbers, nil as null, lists as arrays and
 // everything else as strings.
 func (v Value) MarshalJSON() ([]byte, error) {
-	return v.appendJSON(nil), nil
+	return v.AppendJSON(nil), nil
 }
 
-// appendJSON appends the JSON of v to b.
-func (v Value) appendJSON(b []byte) []byte {
+// AppendJSON appends the JSON of v to b, as MarshalJSON writes it.
+func (v Value) AppendJSON(b []byte) []byte {
 	if l := v.list; l != nil {
 		b = append(b, '[')
 		if l.etc {
-			b = etc.appendJSON(b)
+			b = etc.AppendJSON(b)
 		}
 		for i := range v.Len() {
 			if i > 0 || l.etc {
@@ -133,7 +132,7 @@ func (v Value) appendJSON(b []byte) []byte {
 				b = strconv.AppendInt(b, l.ints[i], 10)
 				continue
 			}
-			b = l.elems[i].appendJSON(b)
+			b = l.elems[i].AppendJSON(b)
 		}
 		return append(b, ']')
 	}
@@ -145,8 +144,7 @@ func (v Value) appendJSON(b []byte) []byte {
 	case model.KNil:
 		return append(b, "null"...)
 	}
-	s, _ := json.Marshal(v.Text) // a string always marshals
-	return append(b, s...)
+	return AppendJSONString(b, v.Text, true) // json.Marshal's, which escapes HTML
 }
 
 // String renders the value for people: atoms as model.Atom.String, lists
@@ -187,7 +185,15 @@ type Mop struct {
 
 // MarshalJSON writes the micro-op as a three-element array.
 func (m Mop) MarshalJSON() ([]byte, error) {
-	return json.Marshal([]any{m.F, m.Key, m.Value})
+	return m.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the micro-op's JSON to b, as MarshalJSON writes it:
+// what json.Marshal writes for [F, Key, Value].
+func (m Mop) AppendJSON(b []byte) []byte {
+	b = AppendJSONString(append(b, '['), m.F, true)
+	b = m.Key.AppendJSON(append(b, ','))
+	return append(m.Value.AppendJSON(append(b, ',')), ']')
 }
 
 // String renders the micro-op as EDN does: [:append :x 3].

@@ -12,9 +12,12 @@ import (
 // without its producers) and lost-write (every acknowledged value a
 // consumer skipped past: a log that lost a range), are kept compact
 // (analysis.Lazy): their fields as plain numbers, the Instance built when
-// an output asks for it. An Instance of either, with its pointers and
-// Values, took about 500 bytes: one poll of a million unwritten values
-// (16 MB of EDN) peaked at 670 MB. These take about 100.
+// an output asks for it, and the JSON written straight from the numbers
+// (AppendJSON). An Instance of either, with its pointers and Values, took
+// about 500 bytes: one poll of a million unwritten values (16 MB of EDN)
+// peaked at 670 MB. These take about 100, and the million of them are
+// written in a fraction of the time encoding/json took (the whole check
+// 2.8 -> 1.9 s).
 
 // garbageRead is a garbage-read instance: a value of key read at offset
 // by the op at index reader, which no send wrote.
@@ -57,6 +60,18 @@ func (g *garbageRead) Full() analysis.Instance {
 // MarshalJSON writes the Instance g stands for.
 func (g *garbageRead) MarshalJSON() ([]byte, error) { return json.Marshal(g.Full()) }
 
+// AppendJSON appends the JSON of the Instance g stands for, as report.JSON
+// writes it, without building it.
+func (g *garbageRead) AppendJSON(b []byte) []byte {
+	f := analysis.NewJSONFields(b)
+	f.Value("key", analysis.AtomValue(g.h.Keys[g.key]))
+	f.Value("value", analysis.AtomValue(g.h.MsgValue(g.msg)))
+	f.Int("offset", g.off)
+	f.Int("reader", g.reader)
+	f.Evidence(&g.ev)
+	return f.End()
+}
+
 // InstanceKey returns the key, made afresh.
 func (l *lostWrite) InstanceKey() *analysis.Value { return analysis.AtomValuePtr(l.h.Keys[l.key]) }
 
@@ -80,6 +95,22 @@ func (l *lostWrite) Full() analysis.Instance {
 
 // MarshalJSON writes the Instance l stands for.
 func (l *lostWrite) MarshalJSON() ([]byte, error) { return json.Marshal(l.Full()) }
+
+// AppendJSON appends the JSON of the Instance l stands for, as report.JSON
+// writes it, without building it.
+func (l *lostWrite) AppendJSON(b []byte) []byte {
+	f := analysis.NewJSONFields(b)
+	f.Value("key", analysis.AtomValue(l.h.Keys[l.key]))
+	f.Value("value", analysis.AtomValue(l.h.MsgValue(l.msg)))
+	f.Int("offset", l.off)
+	f.Int("index", l.index)
+	f.Int("max_read_index", l.maxReadIndex)
+	f.Int("writer", l.writer)
+	f.Int("max_read", l.maxRead)
+	f.Int("max_read_offset", l.maxReadOffset)
+	f.Evidence(&l.ev)
+	return f.End()
+}
 
 // msgValue is a pointer to message m's value, for an Instance field.
 func msgValue(h *model.History, m model.MsgID) *analysis.Value {

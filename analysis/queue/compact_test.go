@@ -45,6 +45,25 @@ func TestCompactInstances(t *testing.T) {
 	}
 }
 
+// TestCompactInstancesOddValues: compact instances write keys and values
+// that need escaping, big integers and keywords as encoding/json does.
+func TestCompactInstancesOddValues(t *testing.T) {
+	var l testhist.Lines
+	l.Pair(0, "send", `[[:send "k<&>" "a"]]`, "ok", `[[:send "k<&>" [0 "a"]]]`)
+	l.Pair(0, "send", `[[:send "k<&>" "b"]]`, "ok", `[[:send "k<&>" [1 "b"]]]`)
+	l.Pair(1, "poll", "[[:poll]]", "ok", `[[:poll {"k<&>" [[1 "b"]], :y<1> [[0 "v<&>\"é"] [1 123456789012345678901234] [2 :kw<2>] [3 nil]]}]]`)
+	h, p := testhist.Read(t, bytes.NewReader(l.Bytes()), "odd")
+	res := Check(h, p, DefaultOptions())
+	if len(res.Anomalies[GarbageRead]) != 4 || len(res.Anomalies[LostWrite]) != 1 {
+		t.Fatalf("%d garbage reads and %d lost writes, want 4 and 1", len(res.Anomalies[GarbageRead]), len(res.Anomalies[LostWrite]))
+	}
+	for _, typ := range []string{GarbageRead, LostWrite} {
+		for _, in := range res.Anomalies[typ] {
+			testhist.LazyJSON(t, in)
+		}
+	}
+}
+
 // BenchmarkCompactInstances reports the heap a check's result holds per
 // garbage-read or lost-write instance (B/instance), with 100k of each.
 func BenchmarkCompactInstances(b *testing.B) {

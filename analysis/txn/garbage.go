@@ -14,7 +14,9 @@ import (
 // history whose reads return unwritten values by the hundred thousand (a
 // system returning junk, a history recorded without its writes) held for
 // every read, 350 MB at the peak of one of 44 MB with 300k of them. This
-// holds a hundred-odd bytes until an output builds the Instance (Full).
+// holds a hundred-odd bytes until an output builds the Instance (Full),
+// or writes its JSON without it (AppendJSON: 1.8M of them, with 300k
+// internal instances, were written in 0.59 s instead of 3.0 s).
 type garbageRead struct {
 	ev  analysis.Evidence
 	src *garbageSource
@@ -67,3 +69,30 @@ func (g *garbageRead) Full() analysis.Instance {
 
 // MarshalJSON writes the Instance g stands for.
 func (g *garbageRead) MarshalJSON() ([]byte, error) { return json.Marshal(g.Full()) }
+
+// AppendJSON appends the JSON of the Instance g stands for, as report.JSON
+// writes it, without building the Instance (the read is built, to write
+// it).
+func (g *garbageRead) AppendJSON(b []byte) []byte {
+	c := &checker{h: g.src.h, recs: g.src.recs}
+	m := &c.mops(g.r)[g.mop]
+	bad := func(b []byte, i int) []byte { return c.msgVal(g.bad[i]).AppendJSON(b) }
+	f := analysis.NewJSONFields(b)
+	f.Value("key", analysis.AtomValue(c.h.Keys[m.Key]))
+	if g.src.list {
+		f.Name("values")
+		f.B = analysis.AppendJSONList(f.B, len(g.bad), bad)
+	} else {
+		f.Name("value")
+		f.B = bad(f.B, 0)
+	}
+	f.Int("op", c.idx(g.r))
+	f.Name("mop")
+	f.B = c.mopVal(m).AppendJSON(f.B)
+	if g.src.list {
+		f.Name("element")
+		f.B = bad(f.B, 0)
+	}
+	f.Evidence(&g.ev)
+	return f.End()
+}

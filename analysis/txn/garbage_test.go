@@ -54,6 +54,35 @@ func TestCompactGarbageReads(t *testing.T) {
 	}
 }
 
+// TestCompactGarbageReadsOddValues: compact garbage reads write keys and
+// values that need escaping, big integers and keywords as encoding/json
+// does, in list-append and rw-register alike.
+func TestCompactGarbageReadsOddValues(t *testing.T) {
+	for _, list := range []bool{true, false} {
+		var l testhist.Lines
+		vals := []string{`"v<&>\"é"`, "123456789012345678901234", ":kw<2>"}
+		for i, v := range vals {
+			if list {
+				l.Pair(i, "txn", `[[:r "k<&>" nil]]`, "ok", fmt.Sprintf(`[[:r "k<&>" [%s %s]]]`, v, vals[(i+1)%len(vals)]))
+			} else {
+				l.Pair(i, "txn", `[[:r "k<&>" nil]]`, "ok", fmt.Sprintf(`[[:r "k<&>" %s]]`, v))
+			}
+		}
+		h, p := testhist.Read(t, bytes.NewReader(l.Bytes()), "odd")
+		check := CheckRWRegister
+		if list {
+			check = CheckListAppend
+		}
+		ins := check(h, p, DefaultOptions()).Anomalies[GarbageRead]
+		if len(ins) != len(vals) {
+			t.Fatalf("list %v: %d garbage reads, want %d", list, len(ins), len(vals))
+		}
+		for _, in := range ins {
+			testhist.LazyJSON(t, in)
+		}
+	}
+}
+
 // BenchmarkCompactGarbageReads reports the heap a list-append check's
 // result holds per garbage-read instance (B/instance), with 100k of them.
 func BenchmarkCompactGarbageReads(b *testing.B) {

@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 )
 
-// LazyJSON checks that in is kept compact (analysis.Lazy) and that its
-// MarshalJSON writes what the full instance it stands for writes, and
-// returns that JSON.
+// LazyJSON checks that in is kept compact (analysis.Lazy), that its
+// MarshalJSON writes what the full instance it stands for writes, and its
+// AppendJSON, when it has one, what report.JSON's encoder writes for the
+// full instance; it returns the full instance's JSON.
 func LazyJSON(t testing.TB, in analysis.Instance) string {
 	t.Helper()
 	if _, ok := in.(analysis.Lazy); !ok {
@@ -27,6 +29,12 @@ func LazyJSON(t testing.TB, in analysis.Instance) string {
 	}
 	if !bytes.Equal(lazy, full) {
 		t.Errorf("compact %s, full %s", lazy, full)
+	}
+	if a, ok := in.(interface{ AppendJSON([]byte) []byte }); ok {
+		want := "x" + strings.TrimSuffix(JSONLine(t, analysis.Full(in)), "\n")
+		if got := string(a.AppendJSON([]byte("x"))); got != want {
+			t.Errorf("AppendJSON %s, encoding/json %s", got[1:], want[1:])
+		}
 	}
 	return string(full)
 }
