@@ -63,10 +63,7 @@ func (g *garbageRead) MarshalJSON() ([]byte, error) { return json.Marshal(g.Full
 // AppendJSON appends the JSON of the Instance g stands for, as report.JSON
 // writes it, without building it.
 func (g *garbageRead) AppendJSON(b []byte) []byte {
-	f := analysis.NewJSONFields(b)
-	f.Value("key", analysis.AtomValue(g.h.Keys[g.key]))
-	f.Value("value", analysis.AtomValue(g.h.MsgValue(g.msg)))
-	f.Int("offset", g.off)
+	f := keyValueFields(b, g.h, g.key, g.msg, g.off)
 	f.Int("reader", g.reader)
 	f.Evidence(&g.ev)
 	return f.End()
@@ -99,10 +96,7 @@ func (l *lostWrite) MarshalJSON() ([]byte, error) { return json.Marshal(l.Full()
 // AppendJSON appends the JSON of the Instance l stands for, as report.JSON
 // writes it, without building it.
 func (l *lostWrite) AppendJSON(b []byte) []byte {
-	f := analysis.NewJSONFields(b)
-	f.Value("key", analysis.AtomValue(l.h.Keys[l.key]))
-	f.Value("value", analysis.AtomValue(l.h.MsgValue(l.msg)))
-	f.Int("offset", l.off)
+	f := keyValueFields(b, l.h, l.key, l.msg, l.off)
 	f.Int("index", l.index)
 	f.Int("max_read_index", l.maxReadIndex)
 	f.Int("writer", l.writer)
@@ -110,6 +104,16 @@ func (l *lostWrite) AppendJSON(b []byte) []byte {
 	f.Int("max_read_offset", l.maxReadOffset)
 	f.Evidence(&l.ev)
 	return f.End()
+}
+
+// keyValueFields starts the JSON of an instance of a value of key at
+// offset, on b: its key, value and offset fields.
+func keyValueFields(b []byte, h *model.History, key model.KeyID, msg model.MsgID, off int64) analysis.JSONFields {
+	f := analysis.NewJSONFields(b)
+	f.Value("key", analysis.AtomValue(h.Keys[key]))
+	f.Value("value", analysis.AtomValue(h.MsgValue(msg)))
+	f.Int("offset", off)
+	return f
 }
 
 // msgValue is a pointer to message m's value, for an Instance field.
