@@ -108,7 +108,8 @@ type Instance interface {
 
 // Lazy is implemented by instances kept compact, which stand for a full
 // instance built only when an output asks for it: the abort workload's
-// pairs, the transactional checks' garbage reads. An anomaly a history
+// pairs, the transactional checks' garbage reads, the queue's garbage
+// reads and lost writes. An anomaly a history
 // holds by the hundred thousand (every read of a system returning junk)
 // then costs tens of bytes until it is written, not the kilobyte of its
 // workload's Instance, with a Value of tens of bytes for every element of

@@ -57,8 +57,7 @@ func (g *garbageRead) Full() analysis.Instance {
 	for j, e := range g.bad {
 		vals[j] = c.msgVal(e)
 	}
-	in := &Instance{Op: analysis.IntPtr(c.idx(g.r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
-		Evidence: analysis.Evidence{Allowed: g.ev.Allowed, Truncated: g.ev.Truncated, Witness: g.ev.Witness}}
+	in := &Instance{Op: analysis.IntPtr(c.idx(g.r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Evidence: g.ev}
 	if g.src.list {
 		in.Element, in.Values = &vals[0], vals
 	} else {
