@@ -778,9 +778,7 @@ func (b *Builder) Value(a Atom) ValID {
 		if id, ok := b.intVals[a.Int]; ok {
 			return id
 		}
-		b.roomForValue()
-		id := ValID(len(b.h.Values))
-		b.h.Values = append(b.h.Values, a)
+		id := b.addValue(a)
 		b.intVals[a.Int] = id
 		return id
 	}
@@ -799,9 +797,7 @@ func (b *Builder) ValueBytes(k AtomKind, t []byte) ValID {
 		return id
 	}
 	s := string(t)
-	b.roomForValue()
-	id := ValID(len(b.h.Values))
-	b.h.Values = append(b.h.Values, Atom{Kind: k, Text: s})
+	id := b.addValue(Atom{Kind: k, Text: s})
 	m[s] = id
 	return id
 }
@@ -820,12 +816,7 @@ func (b *Builder) LookupIntValue(i int64) (ValID, bool) {
 // (ingest) that keeps its own dense index of small values and has checked
 // LookupIntValue, so that the builder's maps need not hold a million
 // entries while a history is read.
-func (b *Builder) AppendIntValue(i int64) ValID {
-	b.roomForValue()
-	id := ValID(len(b.h.Values))
-	b.h.Values = append(b.h.Values, IntAtom(i))
-	return id
-}
+func (b *Builder) AppendIntValue(i int64) ValID { return b.addValue(IntAtom(i)) }
 
 // LookupMsg finds (k, v) among the messages interned with Msg.
 func (b *Builder) LookupMsg(k KeyID, v ValID) (MsgID, bool) {
@@ -880,15 +871,17 @@ func (b *Builder) roomForMsg() {
 	b.h.Msgs = append(make([]Msg, 0, c), b.h.Msgs...)
 }
 
-// roomForValue makes room for one more value, doubling the table when it
-// is full, as roomForMsg does and for the same reason: append grows a
-// large slice by a quarter, so a table of millions of values (a history
-// whose reads list millions of distinct integers) was copied about five
-// times over into fresh memory.
-func (b *Builder) roomForValue() {
+// addValue appends a to the values table, unindexed, and returns its id.
+// The table doubles when it is full, as roomForMsg's does and for the same
+// reason: append grows a large slice by a quarter, so a table of millions
+// of values (a history whose reads list millions of distinct integers)
+// was copied about five times over into fresh memory.
+func (b *Builder) addValue(a Atom) ValID {
 	if n := len(b.h.Values); n == cap(b.h.Values) {
 		b.h.Values = append(make([]Atom, 0, 2*n+1024), b.h.Values...)
 	}
+	b.h.Values = append(b.h.Values, a)
+	return ValID(len(b.h.Values) - 1)
 }
 
 // Msg interns the message (k, v).
