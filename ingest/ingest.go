@@ -134,8 +134,9 @@ func limit(r io.Reader, max int64) io.Reader {
 
 // ReadFile reads the history at path: a file (plain, gzip or zstd), "-" for
 // standard input, a Jepsen store directory, from which it reads its
-// history file (StoreFile), or a member of a tar or zip archive, named ARCHIVE!/NAME
-// (package internal/archive; read in place, never unpacked to disk).
+// history file (StoreFile), or a member of a tar or zip archive, named
+// ARCHIVE!/NAME (package internal/archive; read in place, never unpacked
+// to disk).
 // Errors opening the file are returned as they are; errors in its content
 // are *Error.
 func ReadFile(path string, opts Options) (*model.History, error) {

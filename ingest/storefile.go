@@ -10,8 +10,8 @@ import (
 // StoreFile returns the file ReadFile reads for path: for a Jepsen store
 // directory its history file (the first of storename.Names it holds, a
 // compressed one too), else path itself. ok is false for a directory
-// holding none of them. It lets a caller hash the very bytes a history was read from
-// (package check's digest).
+// holding none of them. It lets a caller hash the very bytes a history
+// was read from (package check's digest).
 func StoreFile(path string) (file string, ok bool) {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.IsDir() {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/ingest"
 	"github.com/hindsight-dev/hindsight/internal/archive"
+	"github.com/hindsight-dev/hindsight/internal/storename"
 )
 
 // SkippedFile is a file the scan did not take for a history.
@@ -217,13 +218,13 @@ func IsMemberHistory(name string) bool {
 
 // supersededNames applies the store folder rule of Discover to the names
 // of an archive's files: in a folder holding a Jepsen history file (the
-// first of storeNames), that file is the one input, and nothing else in
+// first of storename.Names), that file is the one input, and nothing else in
 // the folder or below it is; the shallowest such folder wins. It returns
 // the names so dropped.
 func supersededNames(names []string) []string {
 	pref := map[string]int{} // folder -> rank of its best store file
 	for _, n := range names {
-		if r := slices.Index(storeNames, path.Base(n)); r >= 0 {
+		if r := slices.Index(storename.Names, path.Base(n)); r >= 0 {
 			d := path.Dir(n)
 			if old, ok := pref[d]; !ok || r < old {
 				pref[d] = r
@@ -246,7 +247,7 @@ func supersededNames(names []string) []string {
 				break
 			}
 		}
-		if found && n != path.Join(store, storeNames[pref[store]]) {
+		if found && n != path.Join(store, storename.Names[pref[store]]) {
 			out = append(out, n)
 		}
 	}

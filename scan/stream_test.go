@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/gen"
+	"github.com/hindsight-dev/hindsight/internal/storename"
 	"github.com/hindsight-dev/hindsight/internal/testpack"
 )
 
@@ -342,12 +343,12 @@ func lastCount(t *testing.T, out string) (done, total int) {
 }
 
 // preferredBeside reports whether member a is a store folder's history
-// file that another of its folder, preferred to it (storeNames), has a
+// file that another of its folder, preferred to it (storename.Names), has a
 // row for in rows: the one the store's rule keeps.
 func preferredBeside(rows map[string]map[string]any, a string) bool {
 	dir, base := path.Split(a)
-	i := slices.Index(storeNames, base)
-	for _, n := range storeNames[:max(i, 0)] {
+	i := slices.Index(storename.Names, base)
+	for _, n := range storename.Names[:max(i, 0)] {
 		if rows[dir+n] != nil {
 			return true
 		}

@@ -35,11 +35,6 @@ type Input struct {
 	Only string
 }
 
-// storeNames are the history files of a Jepsen store folder, in order of
-// preference (package internal/storename); a folder holding any of them is
-// a store folder.
-var storeNames = storename.Names
-
 // IsHistoryName reports whether a file called name is taken for a loose
 // history when a directory is walked: it ends in .edn, .json or .jsonl,
 // optionally followed by .gz or .zst, and is none of the files Jepsen and
@@ -213,7 +208,7 @@ func (w *walker) dir(dir string) {
 		// ReadDir returns what it could read before the error; go on with it.
 		w.fail(dir, err)
 	}
-	for _, n := range storeNames {
+	for _, n := range storename.Names {
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == n }) {
 			w.statFile(filepath.Join(dir, n))
 			return
