@@ -244,6 +244,11 @@ func Plural(n int64, one, many string) string {
 	return many
 }
 
+// Count is n followed by one or many: "1 key", "3 keys".
+func Count(n int64, one, many string) string {
+	return fmt.Sprintf("%d %s", n, Plural(n, one, many))
+}
+
 // Contradict says who contradicts an order: "op 3 contradicts", "ops 3, 5
 // contradict", "some read contradicts".
 func Contradict(ops []int64) string {

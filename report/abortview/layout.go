@@ -15,6 +15,7 @@ import (
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/analysis/abort"
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
 
@@ -83,8 +84,9 @@ func (Layout) Head(r *analysis.Result) string {
 func (Layout) Summary(r *analysis.Result) string {
 	s := r.Stats
 	o := analysis.OwnOf[abort.Stats](s)
-	return fmt.Sprintf("\n%d ops (%d client: %d ok, %d info, %d fail, %d never completed), %d polls; %d ms\n",
-		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, o.Polls, s.ElapsedMS)
+	return fmt.Sprintf("\n%s (%d client: %d ok, %d info, %d fail, %d never completed), %s; %d ms\n",
+		catalog.Count(s.Ops, "op", "ops"), s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps,
+		catalog.Count(o.Polls, "poll", "polls"), s.ElapsedMS)
 }
 
 // statFacts are the history's figures and its count table, a row per

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 )
 
 // ViewOptions bound how much of a result and history the HTML page holds.
@@ -323,6 +325,24 @@ func NonNil(s []string) []string {
 	}
 	return s
 }
+
+// Cyclic says how many cyclic components a dependency graph has and the
+// size of its largest, in vertices named one or many, each number
+// formatted by num: "0 cyclic components", "1 cyclic component of 4 txns",
+// "3 cyclic components, the largest of 12 txns".
+func Cyclic(n, largest int64, num func(int64) string, one, many string) string {
+	size := num(largest) + " " + catalog.Plural(largest, one, many)
+	switch n {
+	case 0:
+		return num(0) + " cyclic components"
+	case 1:
+		return num(1) + " cyclic component of " + size
+	}
+	return num(n) + " cyclic components, the largest of " + size
+}
+
+// Decimal formats n in decimal, without separators.
+func Decimal(n int64) string { return strconv.FormatInt(n, 10) }
 
 // Thousands formats n with commas: 1234567 -> "1,234,567".
 func Thousands(n int64) string {

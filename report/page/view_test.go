@@ -26,6 +26,27 @@ func TestElideAndThousands(t *testing.T) {
 	}
 }
 
+// TestCyclic checks the summaries' count of cyclic components: singular
+// for one, the largest's size in its unit, no size when there are none.
+func TestCyclic(t *testing.T) {
+	for _, tc := range []struct {
+		n, largest int64
+		want       string
+	}{
+		{0, 0, "0 cyclic components"},
+		{1, 1, "1 cyclic component of 1 txn"},
+		{1, 4, "1 cyclic component of 4 txns"},
+		{3, 1200, "3 cyclic components, the largest of 1,200 txns"},
+	} {
+		if got := Cyclic(tc.n, tc.largest, Thousands, "txn", "txns"); got != tc.want {
+			t.Errorf("Cyclic(%d, %d) = %q, want %q", tc.n, tc.largest, got, tc.want)
+		}
+	}
+	if got := catalog.Count(1, "key", "keys") + ", " + catalog.Count(0, "key", "keys"); got != "1 key, 0 keys" {
+		t.Errorf("Count = %q", got)
+	}
+}
+
 // TestExplanationCut checks that an explanation longer than
 // MaxExplanationChars is cut on the page, with an omission saying so and
 // pointing to the JSON, and that a shorter one is shown whole.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/analysis/queue"
 	"github.com/hindsight-dev/hindsight/internal/par"
 	"github.com/hindsight-dev/hindsight/report/page"
@@ -68,10 +69,18 @@ func (Layout) Head(*analysis.Result) string { return "" }
 func (Layout) Summary(r *analysis.Result) string {
 	s := r.Stats
 	o := analysis.OwnOf[queue.Stats](s)
-	return fmt.Sprintf("\n%d ops (%d client: %d ok, %d info, %d fail, %d never completed), %d keys, %d messages; "+
-		"graph %d ops, %d edges, %d cyclic components; worst realtime lag %s; %d ms\n",
-		s.Ops, s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, o.Messages,
-		s.GraphVertices, s.GraphEdges, s.Components, worstLag(o), s.ElapsedMS)
+	count := catalog.Count
+	return fmt.Sprintf("\n%s (%d client: %d ok, %d info, %d fail, %d never completed), %s, %s; "+
+		"graph %s, %s, %s; worst realtime lag %s; %d ms\n",
+		count(s.Ops, "op", "ops"), s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps,
+		count(s.Keys, "key", "keys"), count(o.Messages, "message", "messages"),
+		count(s.GraphVertices, "op", "ops"), count(s.GraphEdges, "edge", "edges"), cyclicCount(s.Components), worstLag(o), s.ElapsedMS)
+}
+
+// cyclicCount is the text summary's count of cyclic components (the
+// queue's names no size: its cycles are few and listed as anomalies).
+func cyclicCount(n int64) string {
+	return catalog.Count(n, "cyclic component", "cyclic components")
 }
 
 // worstLag is the worst realtime lag as the summaries say it: none was
@@ -138,7 +147,8 @@ func statFacts(res *analysis.Result) []page.Fact {
 		{Label: "keys", Value: n(s.Keys)},
 		{Label: "messages", Value: n(o.Messages)},
 		{Label: "sends / polls / transactions", Value: fmt.Sprintf("%s / %s / %s", n(o.Sends), n(o.Polls), n(o.Txns))},
-		{Label: "dependency graph", Value: fmt.Sprintf("%s ops, %s edges, %s cyclic components (largest %s)", n(s.GraphVertices), n(s.GraphEdges), n(s.Components), n(s.LargestComponent))},
+		{Label: "dependency graph", Value: fmt.Sprintf("%s %s, %s %s, %s", n(s.GraphVertices), catalog.Plural(s.GraphVertices, "op", "ops"),
+			n(s.GraphEdges), catalog.Plural(s.GraphEdges, "edge", "edges"), page.Cyclic(s.Components, s.LargestComponent, n, "op", "ops"))},
 		{Label: "comparisons skipped (value never positioned)", Value: n(o.Unpositioned)},
 	}
 	worst := worstLag(o)

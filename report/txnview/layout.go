@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 	"github.com/hindsight-dev/hindsight/analysis/txn"
 	"github.com/hindsight-dev/hindsight/report/page"
 )
@@ -87,10 +88,11 @@ func (l Layout) Summary(r *analysis.Result) string {
 			fmt.Fprintf(&b, "\nversion orders from: %s", srcs)
 		}
 	}
-	fmt.Fprintf(&b, "\n%d ops, %d txns (%d ok, %d info, %d fail, %d never completed), %d keys, %d %s; "+
-		"graph %d txns, %d edges, %d cyclic components (largest %d); %d ms\n",
-		s.Ops, o.Txns, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps, s.Keys, o.Messages, l.Unit,
-		s.GraphVertices, s.GraphEdges, s.Components, s.LargestComponent, s.ElapsedMS)
+	count := catalog.Count
+	fmt.Fprintf(&b, "\n%s, %s (%d ok, %d info, %d fail, %d never completed), %s, %s; graph %s, %s, %s; %d ms\n",
+		count(s.Ops, "op", "ops"), count(o.Txns, "txn", "txns"), s.OKOps, s.InfoOps, s.FailOps, s.OpenOps,
+		count(s.Keys, "key", "keys"), count(o.Messages, strings.TrimSuffix(l.Unit, "s"), l.Unit),
+		count(s.GraphVertices, "txn", "txns"), count(s.GraphEdges, "edge", "edges"), page.Cyclic(s.Components, s.LargestComponent, page.Decimal, "txn", "txns"), s.ElapsedMS)
 	return b.String()
 }
 
