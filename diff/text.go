@@ -34,8 +34,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		verdict = "WORSE"
 	}
 	fmt.Fprintf(&b, "%s (%s) -> %s (%s): %s\n", r.Old.Name, r.Old.Kind, r.New.Name, r.New.Kind, verdict)
-	fmt.Fprintf(&b, "%d histories in both, %d changed, %d new, %d missing, %d renamed\n",
-		r.Matched, len(r.Changes), len(r.Added), len(r.Missing), len(r.Renamed))
+	both := "histories in both"
+	if r.Matched == 1 {
+		both = "history in both"
+	}
+	fmt.Fprintf(&b, "%d %s, %d changed, %d new, %d missing, %d renamed\n",
+		r.Matched, both, len(r.Changes), len(r.Added), len(r.Missing), len(r.Renamed))
 	for _, c := range r.Changes {
 		name := c.New
 		if c.Old != c.New {

@@ -693,3 +693,25 @@ func TestSummaryErrors(t *testing.T) {
 		t.Errorf("summary lists more than the first %d errors, or an excerpt:\n%s", MaxListedErrors, out)
 	}
 }
+
+// TestSummaryOneHistory checks that a scan of one history says so in the
+// singular, sharded or not.
+func TestSummaryOneHistory(t *testing.T) {
+	for _, tc := range []struct {
+		sum  Summary
+		want string
+	}{
+		{Summary{Histories: 1, Found: 1}, "scanned 1 history, "},
+		{Summary{Histories: 1, Found: 1, Shard: Shard{Index: 0, Count: 2}}, "scanned 1 of 1 history (shard 0/2), "},
+		{Summary{Histories: 1, Found: 3, Shard: Shard{Index: 0, Count: 2}}, "scanned 1 of 3 histories (shard 0/2), "},
+	} {
+		tc.sum.add(&HistoryRow{Path: "runs/ok/history.edn", Verdict: VerdictValid}, false, map[string]*TypeSummary{})
+		var sb strings.Builder
+		if err := tc.sum.WriteText(&sb, 0); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(sb.String(), tc.want) {
+			t.Errorf("summary begins %q, want %q", strings.SplitN(sb.String(), "\n", 2)[0], tc.want)
+		}
+	}
+}

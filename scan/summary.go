@@ -202,9 +202,9 @@ func (s *Summary) setTypes(types map[string]*TypeSummary) {
 // <= 0), then a line on the files written.
 func (s *Summary) WriteText(w io.Writer, maxTypes int) error {
 	var b bytes.Buffer
-	what := fmt.Sprintf("%d histories", s.Histories)
+	what := fmt.Sprintf("%d %s", s.Histories, plural(s.Histories, "history", "histories"))
 	if s.Shard.Sharded() {
-		what = fmt.Sprintf("%d of %d histories (shard %s)", s.Histories, s.Found, s.Shard)
+		what = fmt.Sprintf("%d of %d %s (shard %s)", s.Histories, s.Found, plural(s.Found, "history", "histories"), s.Shard)
 	}
 	fmt.Fprintf(&b, "scanned %s, %s, in %s", what, sizeString(s.Bytes), s.Elapsed.Round(time.Millisecond))
 	if s.Cached > 0 {

@@ -100,7 +100,7 @@ func TestDiffResultsAndHistories(t *testing.T) {
 	}{
 		{"result to history - worse", oldJSON, invalid, 1, "valid -> invalid (worse: verdict valid -> invalid; bad type G1c appeared)"},
 		{"history to result - better", invalid, oldJSON, 0, "invalid -> valid\n  removed: G1c (was 1, bad)"},
-		{"same history - nothing", valid, valid, 0, "1 histories in both, 0 changed"},
+		{"same history - nothing", valid, valid, 0, "1 history in both, 0 changed"},
 		{"missing input - 3", oldJSON, filepath.Join(dir, "nope.json"), 3, ""},
 		{"folder that is neither - 3", oldJSON, dir, 3, ""},
 	}
