@@ -498,3 +498,26 @@ func TestQueueViewSameOnAnyCores(t *testing.T) {
 		t.Errorf("the timelines were not downsampled, so the test shows less than it should: %.300s", one)
 	}
 }
+
+// TestQueueClockOneTime: a queue history whose ops all have one :time (as
+// hand-written ones often do) is drawn by op index, not stacked at time 0;
+// one with times spread over 2 s is drawn in seconds.
+func TestQueueClockOneTime(t *testing.T) {
+	hist := func(t1, t2 int) string {
+		return fmt.Sprintf("{:index 0, :time 0, :type :invoke, :process 0, :f :send, :value [[:send :x 1]]}\n"+
+			"{:index 1, :time %d, :type :ok, :process 0, :f :send, :value [[:send :x [0 1]]]}\n"+
+			"{:index 2, :time %d, :type :invoke, :process 1, :f :poll, :value [[:poll]]}\n"+
+			"{:index 3, :time %d, :type :ok, :process 1, :f :poll, :value [[:poll {:x [[0 1]]}]]}\n", t1, t1, t2)
+	}
+	for _, tc := range []struct {
+		name, text, unit string
+	}{
+		{"one time for all", hist(0, 0), "op"},
+		{"times spread", hist(1_000_000_000, 20_000_000_000), "s"},
+	} {
+		res, h := checkText(t, "clock.edn", tc.text)
+		if v := BuildView(res, h, ViewOptions{}); v.TimeUnit != tc.unit {
+			t.Errorf("%s: time unit %q, want %q", tc.name, v.TimeUnit, tc.unit)
+		}
+	}
+}

@@ -374,8 +374,9 @@ func TestTxnTimelineOutcomes(t *testing.T) {
 	}
 }
 
-// TestTxnClock: the timeline is by :time only when every op has one and
-// they never go backwards, and the axis says why when it is not.
+// TestTxnClock: the timeline is by :time only when every op has one, they
+// never go backwards and not all are the same, and the axis says why when
+// it is not.
 func TestTxnClock(t *testing.T) {
 	line := func(i int, typ, tm string) string {
 		return fmt.Sprintf("{:index %d, %s:type :%s, :process 0, :value [[:append :x %d]]}\n", i, tm, typ, i)
@@ -389,6 +390,7 @@ func TestTxnClock(t *testing.T) {
 		{"no time - op index", line(0, "invoke", "") + line(1, "ok", ""), "op index (op 0 has no :time)", 1},
 		{"a time missing - op index", line(0, "invoke", ":time 0, ") + line(1, "ok", ""), "op index (op 1 has no :time)", 1},
 		{"time backwards - op index", line(0, "invoke", ":time 50, ") + line(1, "ok", ":time 40, "), "op index (:time goes backwards at op 1)", 1},
+		{"one time for all - op index", line(0, "invoke", ":time 0, ") + line(1, "ok", ":time 0, "), "op index (every op has :time 0)", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, h := checkText(t, "clock.edn", tc.text)

@@ -2,6 +2,7 @@ package page
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -176,21 +177,23 @@ func (b *Builder) Key(v *analysis.Value) (model.KeyID, bool) {
 // stay readable, and a number of decimals that resolves about a millionth
 // of the history's duration.
 type Clock struct {
-	Unit     string  // "s", "ms", "µs", "ns" or "op"
+	Unit     string  // "s", "ms", "µs", "ns", or "op" (by :index: no op has a :time, or all the same)
 	Scale    float64 // nanoseconds per unit
 	Decimals int
 	End      float64 // the last op's x
 }
 
 func newClock(h *model.History) Clock {
-	maxT, timed := int64(0), false
+	minT, maxT, timed := int64(math.MaxInt64), int64(0), 0
 	for i := range h.Ops {
 		if t := h.Time(i); t != model.NoTime {
-			timed = true
-			maxT = max(maxT, t)
+			timed++
+			minT, maxT = min(minT, t), max(maxT, t)
 		}
 	}
-	if !timed {
+	// no :time, or one :time for all (as in hand-written histories): a
+	// time axis would put every point at one place
+	if timed == 0 || timed > 1 && minT == maxT {
 		c := Clock{Unit: "op", Scale: 1}
 		if n := len(h.Ops); n > 0 {
 			c.End = float64(h.Index(n - 1))

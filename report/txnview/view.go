@@ -274,8 +274,8 @@ func edgeLabel(st analysis.Step, list bool) string {
 }
 
 // txnClock places ops on the transaction timeline: by :time, measured from
-// the first op, when every op has one and they never go backwards; by
-// :index otherwise.
+// the first op, when every op has one, they never go backwards and not all
+// are the same; by :index otherwise.
 type txnClock struct {
 	byIndex  bool
 	t0       int64
@@ -307,6 +307,11 @@ func newTxnClock(h *model.History) txnClock {
 			return byIndex(fmt.Sprintf(":time goes backwards at op %d", h.Index(i)))
 		}
 		last = t
+	}
+	if last == t0 && len(h.Ops) > 1 {
+		// a history written with one :time for all (elle's hand-made
+		// ones have :time 0): a time axis would stack every bar at 0
+		return byIndex(fmt.Sprintf("every op has :time %d", t0))
 	}
 	unit, scale := page.UnitFor(last - t0)
 	c := txnClock{t0: t0, unit: unit, scale: scale, axis: "time (" + unit + ")"}
