@@ -27,11 +27,11 @@ import (
 // Measured on generated 1M-op histories (EDN with and without
 // transactions and faults, a one-key history, JSON): 1.63-1.86x without
 // the limit, 1.40-1.47x with it, and wall times within 0.2 s. If a history
-// turns out to need more (a live heap near the limit once it is read, or
-// once its analysis has grown), the limit is raised to raiseHeadroom
-// times the live heap plus raiseSlack, checked after every collection from
-// the end of the read on (limitRaiser), so a dense history costs memory,
-// never a collector running flat out. A GOMEMLIMIT in the environment wins.
+// turns out to need more (a live heap near the limit while it is read,
+// once it is read, or once its analysis has grown), the limit is raised to
+// raiseHeadroom times the live heap plus raiseSlack, checked after every
+// collection (limitRaiser), so a dense history costs memory, never a
+// collector running flat out. A GOMEMLIMIT in the environment wins.
 // Every workload's raise is the same. On bench/bench.sh's 1.39M-op
 // histories, in runs alternating with a raise to 1.25 times the live heap
 // (2026-12-05), it held the check's peak at 371-376 MB against 384-390
@@ -70,7 +70,20 @@ import (
 // such figures on one binary.)
 //
 // While the history is read its workload is not known yet, so the read
-// runs under the file's budget (none below budgetMinFile) and GOGC's 30 %.
+// runs under the file's budget (none below budgetMinFile) and GOGC's 30 %,
+// raised like the others' (limitRaiser, never lowered) when the live heap
+// outgrows it. Before 2026-12-07 the read's limit was fixed, and a
+// history whose read holds several times its file (an anomaly storm:
+// 1.8M distinct garbage values in 108 MB of rw-register txns, whose
+// values table alone is 60 MB) had its collector running flat out for
+// the whole read: 206 collections, the read 3.6 s, against 2.6 s with the
+// raiser (two runs each, peak RSS 880-890 MB either way; 2.1 s with no
+// limit at all); an 83 MB queue history of sends that are never read
+// 0.47-0.57 s against 0.34-0.35 s. Histories that fit their budget never
+// reach it: bench/ab.sh --rounds 3 on 1M list-append txns and the two
+// 1.39M-op queue histories, medians 1.37 s and 194 MiB against 1.37 s and
+// 193, 1.92 s and 476 against 1.81 s and 470, 1.17 s and 323 against 1.15
+// s and 318.
 // From 6beece1 to 6c18059 the read had a live-heap follower of its own
 // (1.1 times the live heap plus slack, handed back to the budget from
 // 512 MB live), because 1M list-append txns then peaked in their read
@@ -134,11 +147,13 @@ func memoryBudget(path string, ratio float64, mc *memCap) (restore func(), after
 		}
 	}
 	small := size < budgetMinFile // the defaults, but for a txn analysis after the read
+	var raiser *limitRaiser
 	if !small {
 		limit = mc.soft(int64(ratio*float64(size)) - processFootprint)
 		debug.SetMemoryLimit(limit)
+		// raised, never lowered, while the history is read (see above)
+		raiser = raiseWithLiveHeap(limit, raiseHeadroom, raiseSlack, mc)
 	}
-	var raiser *limitRaiser // none while the history is read
 	stop := func() {
 		if raiser != nil {
 			raiser.stop()

@@ -149,7 +149,8 @@ func TestMemoryBudgetForALargeFile(t *testing.T) {
 	restore, after := memoryBudget(path, reportBudgetRatio, &memCap{limit: 1 << 50})
 	want := int64(reportBudgetRatio*size) - processFootprint
 	// while the history is read, the limit is the file's budget, even
-	// after collections (no follower: memory.go says why)
+	// after collections (no follower: memory.go says why; a raiser, which
+	// this small a live heap leaves alone)
 	runtime.GC()
 	if got := debug.SetMemoryLimit(-1); got != want || after == nil {
 		t.Errorf("limit %d during the read, want the file's budget %d", got, want)
@@ -162,6 +163,48 @@ func TestMemoryBudgetForALargeFile(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != want {
 		t.Errorf("limit %d once a queue history is read, want %d", got, want)
 	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("restore left the limit at %d, want %d", got, before)
+	}
+}
+
+// TestMemoryBudgetRaisedDuringTheRead: a history whose read holds more
+// than its file's budget (an anomaly storm's values) gets the limit
+// raised as its live heap grows, before the read ends, not a collector
+// running flat out under the file's budget.
+func TestMemoryBudgetRaisedDuringTheRead(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	path := filepath.Join(t.TempDir(), "storm.edn")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = budgetMinFile // sparse: no disk is used
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	before := debug.SetMemoryLimit(-1)
+	restore, _ := memoryBudget(path, budgetRatio, &memCap{limit: 1 << 50})
+	budget := int64(budgetRatio*size) - processFootprint
+	keep := make([]byte, 2*budget) // the read's live heap, past the budget
+	for i := range keep {
+		keep[i] = byte(i)
+	}
+	want := int64(len(keep)) + raiseSlack
+	var got int64
+	for range 500 {
+		runtime.GC()
+		if got = debug.SetMemoryLimit(-1); got >= want {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got < want {
+		t.Errorf("limit %d during a read holding %d bytes (budget %d), want at least %d", got, len(keep), budget, want)
+	}
+	runtime.KeepAlive(keep)
 	restore()
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("restore left the limit at %d, want %d", got, before)
