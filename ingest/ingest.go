@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/klauspost/compress/gzip"
@@ -154,7 +155,7 @@ func ReadFile(path string, opts Options) (*model.History, error) {
 		dir := path
 		var ok bool
 		if path, ok = StoreFile(dir); !ok {
-			return nil, fmt.Errorf("%s: a directory without %s; to check every history below it, use hindsight scan", dir, storename.Listed)
+			return nil, noHistoryIn(dir)
 		}
 	}
 	f, err := os.Open(path)
@@ -166,6 +167,20 @@ func ReadFile(path string, opts Options) (*model.History, error) {
 		return h, err
 	}
 	return read(f, path, opts, lineHint(path))
+}
+
+// noHistoryIn is the error for a directory holding no history file. A
+// Jepsen store's root and each test's folder hold a symlink, latest, to
+// the latest run: when it leads to a history, the error names it.
+func noHistoryIn(dir string) error {
+	latest := filepath.Join(dir, "latest")
+	if fi, err := os.Stat(latest); err == nil && fi.IsDir() {
+		if _, ok := StoreFile(latest); ok {
+			return fmt.Errorf("%s: a directory without %s; its latest run is %s (hindsight check %s), and hindsight scan %s checks every history below it",
+				dir, storename.Listed, latest, latest, dir)
+		}
+	}
+	return fmt.Errorf("%s: a directory without %s; to check every history below it, use hindsight scan", dir, storename.Listed)
 }
 
 // readMember reads the history stored as the archive member named by path

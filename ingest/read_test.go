@@ -203,6 +203,20 @@ func TestReadFile(t *testing.T) {
 			t.Errorf("got %v, want an error naming the directory", err)
 		}
 	})
+	t.Run("store root with a latest run - error naming it", func(t *testing.T) {
+		write("store/t/20261207T101010.000Z/history.edn", threeOps)
+		if err := os.Symlink("20261207T101010.000Z", filepath.Join(dir, "store/t/latest")); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		latest := filepath.Join(dir, "store/t/latest")
+		_, err := ReadFile(filepath.Join(dir, "store/t"), Options{})
+		if err == nil || !strings.Contains(err.Error(), "its latest run is "+latest+" (hindsight check "+latest+")") {
+			t.Errorf("got %v, want an error naming %s", err, latest)
+		}
+		if _, err := ReadFile(latest, Options{}); err != nil {
+			t.Errorf("the latest run: %v", err)
+		}
+	})
 	t.Run("missing file - error", func(t *testing.T) {
 		if _, err := ReadFile(filepath.Join(dir, "nope.edn"), Options{}); err == nil {
 			t.Errorf("no error")
