@@ -1,9 +1,9 @@
 package scan
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"github.com/hindsight-dev/hindsight/internal/atomicfile"
 	"io"
@@ -21,8 +21,8 @@ import (
 // content, so a rerun (after an interruption, or over a grown archive)
 // checks only what it has not checked with the same checker and options.
 //
-// An entry is a JSON file DIR/kk/KEY.entry (kk: the key's first two hex
-// digits) holding the history row and its anomaly rows; it is written to a
+// An entry is a file DIR/kk/KEY.entry (kk: the key's first two hex
+// digits) in the format of entryMagic (entry.go); it is written to a
 // temporary name in the same directory and renamed, so a reader never sees
 // half an entry. An entry that cannot be read or decoded is a miss.
 type cache struct {
@@ -30,11 +30,13 @@ type cache struct {
 	salt string // hash of everything but the content that the rows depend on
 }
 
-// cacheEntry is what the cache stores per key.
+// cacheEntry is what the cache stores per key: the history row, the count
+// of its bad anomaly rows, and the anomaly rows (nil when only the head
+// was read).
 type cacheEntry struct {
-	Schema    string       `json:"schema"`
-	Row       HistoryRow   `json:"row"`
-	Anomalies []AnomalyRow `json:"anomalies"`
+	Row       HistoryRow
+	Bad       int64
+	Anomalies []AnomalyRow
 }
 
 // newCache returns the cache in dir for rows computed with opts by the
@@ -58,30 +60,38 @@ func (c *cache) path(key string) string {
 	return filepath.Join(c.dir, key[:2], key+".entry")
 }
 
-// get returns the entry under key, or false on a miss.
+// get returns the entry under key, its anomaly rows included, or false on
+// a miss.
 func (c *cache) get(key string) (*cacheEntry, bool) {
 	b, err := os.ReadFile(c.path(key))
 	if err != nil {
 		return nil, false
 	}
-	var e cacheEntry
-	if json.Unmarshal(b, &e) != nil || e.Schema != SchemaVersion {
+	e, err := decodeEntry(b)
+	return e, err == nil
+}
+
+// head returns the entry under key without its anomaly rows (Bad counts
+// them), reading no more of the file than its head, or false on a miss.
+func (c *cache) head(key string) (*cacheEntry, bool) {
+	f, err := os.Open(c.path(key))
+	if err != nil {
 		return nil, false
 	}
-	return &e, true
+	defer f.Close()
+	e, _, err := readEntryHead(bufio.NewReader(f))
+	return e, err == nil
 }
 
 // put stores an entry under key: a temporary file, then a rename.
 func (c *cache) put(key string, row *HistoryRow, anoms []AnomalyRow) error {
-	b, err := json.Marshal(cacheEntry{Schema: SchemaVersion, Row: *row, Anomalies: nonNil(anoms)})
-	if err != nil {
-		return err
-	}
 	p := c.path(key)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(p, b, false)
+	return writeAtomic(p, false, func(w io.Writer) error {
+		return encodeEntry(w, row, anoms)
+	})
 }
 
 // sweep removes temporary files left in the cache by a scan that was

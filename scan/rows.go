@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -183,36 +184,62 @@ func anomalyRow(path, typ string, in analysis.Instance, badType bool) (AnomalyRo
 	ev := in.InstanceEvidence()
 	a := AnomalyRow{Path: strings.ToValidUTF8(path, "\uFFFD"), Type: typ, Values: []string{}, Skipped: []string{},
 		Witness: nonNil(ev.Witness), Bad: badType && !ev.Allowed}
+	var buf []byte
 	if key := in.InstanceKey(); key != nil {
-		k, err := json.Marshal(key)
+		k, err := marshal(buf, key)
 		if err != nil {
 			return a, err
 		}
 		s := string(k)
-		a.Key = &s
+		a.Key, buf = &s, k
 	}
-	add := func(dst *[]string, v analysis.Value) error {
-		b, err := json.Marshal(v)
-		*dst = append(*dst, string(b))
-		return err
+	// the instance's own JSON first: a compact instance writes it from
+	// its numbers, where Full would build what encoding/json then walks
+	b, err := marshal(buf, in)
+	if err != nil {
+		return a, err
 	}
-	in = analysis.Full(in)
-	if l, ok := in.(analysis.Listed); ok {
+	a.Instance, buf = string(b), b
+	if l, ok := analysis.Full(in).(analysis.Listed); ok {
 		values, skipped := l.ListedValues()
-		for _, v := range values {
-			if err := add(&a.Values, v); err != nil {
-				return a, err
-			}
-		}
-		for _, v := range skipped {
-			if err := add(&a.Skipped, v); err != nil {
-				return a, err
+		for _, list := range []struct {
+			dst *[]string
+			vs  []analysis.Value
+		}{{&a.Values, values}, {&a.Skipped, skipped}} {
+			for _, v := range list.vs {
+				if buf, err = marshal(buf, v); err != nil {
+					return a, err
+				}
+				*list.dst = append(*list.dst, string(buf))
 			}
 		}
 	}
-	b, err := json.Marshal(in)
-	a.Instance = string(b)
-	return a, err
+	return a, nil
+}
+
+// jsonAppender is a value that appends its own JSON (analysis.Value, the
+// compact instances), what encoding/json writes for it, but for HTML
+// escaping where a type's appender skips it (abort's fixed words).
+type jsonAppender interface {
+	AppendJSON(b []byte) []byte
+}
+
+// marshal returns json.Marshal(v), reusing buf: from v's own AppendJSON
+// when it has one, an order of magnitude faster on an anomaly storm's
+// millions of rows, unless what it wrote holds '<', '>' or '&', which
+// json.Marshal escapes (then from json.Marshal, so the rows stay the
+// same). An instance without an appender is marshalled whole
+// (analysis.Full).
+func marshal(buf []byte, v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		if b := a.AppendJSON(buf[:0]); !bytes.ContainsAny(b, "<>&") {
+			return b, nil
+		}
+	}
+	if in, ok := v.(analysis.Instance); ok {
+		v = analysis.Full(in)
+	}
+	return json.Marshal(v)
 }
 
 func nonNil[T any](s []T) []T {

@@ -532,13 +532,13 @@ func (s *scanner) cached(key, path string, size int64, archivePath string) (*res
 	if s.opts.Rescan {
 		return nil, false
 	}
-	e, ok := s.cache.get(key)
+	e, ok := s.cache.head(key) // the rows are read back when the tables are written
 	if !ok {
 		return nil, false
 	}
 	r := &result{row: e.Row, key: key, cached: true}
 	r.row.relocate(path, size, archivePath)
-	r.bad = countBad(e.Anomalies)
+	r.bad = e.Bad
 	if !s.wantsReport(&r.row) {
 		return r, true
 	}

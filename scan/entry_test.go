@@ -1,0 +1,192 @@
+package scan
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hindsight-dev/hindsight/analysis"
+	"github.com/hindsight-dev/hindsight/check"
+	"github.com/hindsight-dev/hindsight/ingest"
+	"github.com/hindsight-dev/hindsight/internal/testpaths"
+)
+
+// entryRows are anomaly rows of every shape an entry holds: with and
+// without a key, lists empty and not, negative and large witnesses, text
+// that JSON escapes and text that is not valid UTF-8.
+func entryRows() []AnomalyRow {
+	k1, k2 := `":x"`, "\"k\\u003cey\xff\""
+	return []AnomalyRow{
+		{Type: "garbage-read", Key: &k1, Values: []string{"1"}, Skipped: []string{}, Witness: []int64{0, 1}, Bad: true, Instance: `{"key":":x"}`},
+		{Type: "G1c", Values: []string{}, Skipped: []string{}, Witness: []int64{}, Instance: `{}`},
+		{Type: "poll-skip", Key: &k2, Values: []string{"2", `"a\"b"`}, Skipped: []string{"3", "4", "5"}, Witness: []int64{-1, 1 << 40, 1<<63 - 1}, Bad: true, Instance: strings.Repeat("é", 300)},
+		{Type: "", Values: []string{""}, Skipped: []string{}, Witness: []int64{7}, Instance: ""},
+	}
+}
+
+func encodedEntry(t testing.TB, row *HistoryRow, anoms []AnomalyRow) []byte {
+	var buf bytes.Buffer
+	if err := encodeEntry(&buf, row, anoms); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestEntryRoundTrip: an entry decodes to the rows it was made of, and its
+// head alone to the history row and the count of bad rows.
+func TestEntryRoundTrip(t *testing.T) {
+	row := HistoryRow{Path: "runs/1/history.edn", SizeBytes: 12, Verdict: VerdictInvalid, BadTypes: []string{"G1c"},
+		Counts: map[string]int64{"G1c": 1}, UnknownReasons: []string{}, AnomalyTypes: []string{"G1c"}, Warnings: []string{}}
+	for _, anoms := range [][]AnomalyRow{entryRows(), {}} {
+		b := encodedEntry(t, &row, anoms)
+		e, err := decodeEntry(bytes.Clone(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(e.Row, row) || !reflect.DeepEqual(e.Anomalies, anoms) || e.Bad != countBad(anoms) {
+			t.Errorf("decoded %+v\nwant row %+v, rows %+v", e, row, anoms)
+		}
+		h, rows, err := readEntryHead(bufio.NewReader(bytes.NewReader(b)))
+		if err != nil || !reflect.DeepEqual(h.Row, row) || h.Bad != countBad(anoms) || rows != int64(len(anoms)) || h.Anomalies != nil {
+			t.Errorf("head %+v, %d rows, %v", h, rows, err)
+		}
+	}
+}
+
+// TestEntryCorrupt: an entry cut anywhere, or with any byte changed, is a
+// miss (an error), never a panic or a huge allocation; the rows' region
+// is checked to its end, so a change there is caught too.
+func TestEntryCorrupt(t *testing.T) {
+	row := HistoryRow{Path: "p", Verdict: VerdictValid}
+	b := encodedEntry(t, &row, entryRows())
+	for n := range len(b) {
+		if _, err := decodeEntry(bytes.Clone(b[:n])); err == nil {
+			t.Errorf("an entry cut to %d of %d bytes decoded", n, len(b))
+		}
+	}
+	if _, err := decodeEntry(append(bytes.Clone(b), 0)); err == nil {
+		t.Error("an entry with a trailing byte decoded")
+	}
+	for i := range b {
+		for _, x := range []byte{0x01, 0x80, 0xff} {
+			c := bytes.Clone(b)
+			c[i] ^= x
+			e, err := decodeEntry(c) // a change in a string's bytes decodes: only no panic is asked
+			if err == nil && len(e.Anomalies) != len(entryRows()) {
+				t.Errorf("byte %d ^ %#x: %d rows decoded", i, x, len(e.Anomalies))
+			}
+		}
+	}
+	if _, err := decodeEntry([]byte("{not json")); err == nil {
+		t.Error("an old JSON entry decoded")
+	}
+}
+
+// TestAnomalyRowJSON: the rows anomalyRow builds through the instances'
+// own JSON appenders are the ones encoding/json gives (json.Marshal, HTML
+// escaping included), for every instance of the specification fixtures
+// and for keys and values that hold '<', '>' and '&'.
+func TestAnomalyRowJSON(t *testing.T) {
+	var files []string
+	for _, w := range []string{"queue", "list-append", "rw-register", "abort"} {
+		m, _ := filepath.Glob(testpaths.Testdata(w, "*.edn"))
+		files = append(files, m...)
+	}
+	files = append(files, "") // the one below
+	rows, escaped := 0, 0
+	for _, f := range files {
+		var h = f
+		var opts ingest.Options
+		var res *analysis.Result
+		var err error
+		if f == "" {
+			h = "escapes.edn"
+			hist, rerr := ingest.Read(strings.NewReader(`{:index 0, :type :invoke, :process 0, :f :txn, :value [[:r "<&>" nil]]}
+{:index 1, :type :ok, :process 0, :f :txn, :value [[:r "<&>" ["a<b" "c&d"]]]}
+`), h, opts)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			res, err = check.History(hist, check.Options{})
+		} else {
+			res, _, err = check.File(f, check.Options{})
+		}
+		if err != nil {
+			continue // an input error: no rows
+		}
+		for typ, ins := range res.Anomalies {
+			for _, in := range ins {
+				got, err := anomalyRow(h, typ, in, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := referenceRow(t, h, typ, in)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s %s:\ngot  %+v\nwant %+v", h, typ, got, want)
+				}
+				rows++
+				if strings.Contains(want.Instance, `\u003c`) {
+					escaped++
+				}
+			}
+		}
+	}
+	if rows < 100 || escaped == 0 {
+		t.Errorf("only %d rows compared, %d with an escaped '<'", rows, escaped)
+	}
+}
+
+// referenceRow is anomalyRow with encoding/json for every field.
+func referenceRow(t *testing.T, path, typ string, in analysis.Instance) AnomalyRow {
+	ev := in.InstanceEvidence()
+	a := AnomalyRow{Path: path, Type: typ, Values: []string{}, Skipped: []string{}, Witness: nonNil(ev.Witness), Bad: !ev.Allowed}
+	js := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if key := in.InstanceKey(); key != nil {
+		s := js(key)
+		a.Key = &s
+	}
+	full := analysis.Full(in)
+	if l, ok := full.(analysis.Listed); ok {
+		values, skipped := l.ListedValues()
+		for _, v := range values {
+			a.Values = append(a.Values, js(v))
+		}
+		for _, v := range skipped {
+			a.Skipped = append(a.Skipped, js(v))
+		}
+	}
+	a.Instance = js(full)
+	return a
+}
+
+// BenchmarkEntryCodec writes and reads back an entry of 300k garbage-read
+// rows (entry.go's figures come from a benchmark of this shape).
+func BenchmarkEntryCodec(b *testing.B) {
+	const n = 300_000
+	anoms := make([]AnomalyRow, n)
+	for i := range anoms {
+		k := fmt.Sprint(i % 1000)
+		anoms[i] = AnomalyRow{Type: "garbage-read", Key: &k, Values: []string{fmt.Sprint(i * 7)}, Skipped: []string{},
+			Witness: []int64{int64(2 * i), int64(2*i + 1)}, Bad: true,
+			Instance: fmt.Sprintf(`{"key":%d,"op":%d,"mop":[":r",%d,%d],"value":%d,"witness":[%d,%d]}`, i%1000, 2*i+1, i%1000, i*7, i*7, 2*i, 2*i+1)}
+	}
+	row := HistoryRow{Path: "storm.edn", Verdict: VerdictInvalid}
+	for b.Loop() {
+		buf := encodedEntry(b, &row, anoms)
+		if _, err := decodeEntry(buf); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(buf))/n, "B/row")
+	}
+}
