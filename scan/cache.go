@@ -3,6 +3,7 @@ package scan
 import (
 	"bufio"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"github.com/hindsight-dev/hindsight/internal/atomicfile"
@@ -79,6 +80,14 @@ func (c *cache) head(key string) (*cacheEntry, bool) {
 		return nil, false
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	var end [entryTrailer]byte
+	if err != nil || fi.Size() < entryTrailer {
+		return nil, false
+	}
+	if _, err := f.ReadAt(end[:], fi.Size()-entryTrailer); err != nil || binary.LittleEndian.Uint64(end[:]) != uint64(fi.Size()) {
+		return nil, false // cut or grown since it was written
+	}
 	e, _, err := readEntryHead(bufio.NewReader(f))
 	return e, err == nil
 }

@@ -21,6 +21,8 @@ import (
 //	         instance's JSON
 //	string   uvarint length, then the bytes
 //
+// and last the entry's length (entryTrailer).
+//
 // Until 2026-12-07 an entry was one JSON document, rows and all, written
 // and read with encoding/json. A history whose check finds millions of
 // instances (an anomaly storm: 1.8M garbage reads and 300k internal reads
@@ -34,6 +36,11 @@ import (
 // code on the same rows, 0.21 to 0.34 s (124.5 bytes a row), most of it
 // zeroing the rows' arrays and the collector.
 const entryMagic = "hindsight.scan cache entry 2\n"
+
+// entryTrailer is the size of an entry's last field: the entry's length in
+// bytes, trailer included (little-endian), so that a cut or grown entry is
+// a miss even where only its head is read (cache.head).
+const entryTrailer = 8
 
 // maxEntryHead bounds the head a reader accepts: a history row is a few
 // kilobytes; a corrupt length must not make a reader allocate gigabytes.
@@ -56,23 +63,23 @@ func encodeEntry(w io.Writer, row *HistoryRow, anoms []AnomalyRow) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
 	b := append(make([]byte, 0, 1<<17), entryMagic...)
 	b = binary.AppendUvarint(b, uint64(len(head)))
 	b = append(b, head...)
+	var n uint64 // written so far
 	for i := range anoms {
 		b = appendAnomalyRow(b, &anoms[i])
 		if len(b) >= 1<<16 {
-			if _, err := bw.Write(b); err != nil {
+			if _, err := w.Write(b); err != nil {
 				return err
 			}
+			n += uint64(len(b))
 			b = b[:0]
 		}
 	}
-	if _, err := bw.Write(b); err != nil {
-		return err
-	}
-	return bw.Flush()
+	b = binary.LittleEndian.AppendUint64(b, n+uint64(len(b))+entryTrailer)
+	_, err = w.Write(b)
+	return err
 }
 
 // appendAnomalyRow appends the encoding of a (all but its Path, which
@@ -139,6 +146,10 @@ func parseEntryHead(head []byte) (*cacheEntry, int64, error) {
 // allocation for all of them, where an anomaly storm's entry holds
 // millions.
 func decodeEntry(b []byte) (*cacheEntry, error) {
+	if len(b) < len(entryMagic)+entryTrailer || binary.LittleEndian.Uint64(b[len(b)-entryTrailer:]) != uint64(len(b)) {
+		return nil, errBadEntry
+	}
+	b = b[:len(b)-entryTrailer]
 	d := entryDecoder{s: unsafe.String(unsafe.SliceData(b), len(b))}
 	if !d.has(len(entryMagic)) || d.s[:len(entryMagic)] != entryMagic {
 		return nil, errBadEntry

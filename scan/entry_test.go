@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -188,5 +189,38 @@ func BenchmarkEntryCodec(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(len(buf))/n, "B/row")
+	}
+}
+
+// TestCacheHeadSeesCuts: the head alone is read for a cached history, and
+// an entry cut or grown since it was written is a miss there too, not an
+// error when the tables are written.
+func TestCacheHeadSeesCuts(t *testing.T) {
+	c := &cache{dir: t.TempDir()}
+	key := c.key(strings.Repeat("ab", 32))
+	row := HistoryRow{Path: "p", Verdict: VerdictInvalid}
+	rows := entryRows()
+	if err := c.put(key, &row, rows); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := c.head(key); !ok || e.Bad != countBad(rows) || e.Row.Path != "p" {
+		t.Fatalf("head %+v, %v", e, ok)
+	}
+	if e, ok := c.get(key); !ok || len(e.Anomalies) != len(rows) {
+		t.Fatalf("get %+v, %v", e, ok)
+	}
+	b, err := os.ReadFile(c.path(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, changed := range [][]byte{b[:len(b)-1], b[:len(b)-entryTrailer-3], append(bytes.Clone(b), '\n')} {
+		if err := os.WriteFile(c.path(key), changed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, okHead := c.head(key)
+		_, okGet := c.get(key)
+		if okHead || okGet {
+			t.Errorf("an entry of %d bytes (written %d): head %v, get %v; want misses", len(changed), len(b), okHead, okGet)
+		}
 	}
 }
