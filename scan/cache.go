@@ -93,7 +93,7 @@ func (c *cache) head(key string) (*cacheEntry, bool) {
 }
 
 // put stores an entry under key: a temporary file, then a rename.
-func (c *cache) put(key string, row *HistoryRow, anoms []AnomalyRow) error {
+func (c *cache) put(key string, row *HistoryRow, anoms rowSource) error {
 	p := c.path(key)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err

@@ -58,8 +58,8 @@ type entryHead struct {
 }
 
 // encodeEntry writes the entry of row and its anomaly rows to w.
-func encodeEntry(w io.Writer, row *HistoryRow, anoms []AnomalyRow) error {
-	head, err := json.Marshal(entryHead{Schema: SchemaVersion, Row: *row, Bad: countBad(anoms), Anomalies: int64(len(anoms))})
+func encodeEntry(w io.Writer, row *HistoryRow, anoms rowSource) error {
+	head, err := json.Marshal(entryHead{Schema: SchemaVersion, Row: *row, Bad: anoms.bad(), Anomalies: anoms.count()})
 	if err != nil {
 		return err
 	}
@@ -67,15 +67,18 @@ func encodeEntry(w io.Writer, row *HistoryRow, anoms []AnomalyRow) error {
 	b = binary.AppendUvarint(b, uint64(len(head)))
 	b = append(b, head...)
 	var n uint64 // written so far
-	for i := range anoms {
-		b = appendAnomalyRow(b, &anoms[i])
-		if len(b) >= 1<<16 {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-			n += uint64(len(b))
-			b = b[:0]
+	err = anoms.each(func(a *AnomalyRow) error {
+		b = appendAnomalyRow(b, a)
+		if len(b) < 1<<16 {
+			return nil
 		}
+		_, err := w.Write(b)
+		n += uint64(len(b))
+		b = b[:0]
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	b = binary.LittleEndian.AppendUint64(b, n+uint64(len(b))+entryTrailer)
 	_, err = w.Write(b)

@@ -32,7 +32,7 @@ func entryRows() []AnomalyRow {
 
 func encodedEntry(t testing.TB, row *HistoryRow, anoms []AnomalyRow) []byte {
 	var buf bytes.Buffer
-	if err := encodeEntry(&buf, row, anoms); err != nil {
+	if err := encodeEntry(&buf, row, rowSlice(anoms)); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -91,7 +91,9 @@ func TestEntryCorrupt(t *testing.T) {
 // TestAnomalyRowJSON: the rows anomalyRow builds through the instances'
 // own JSON appenders are the ones encoding/json gives (json.Marshal, HTML
 // escaping included), for every instance of the specification fixtures
-// and for keys and values that hold '<', '>' and '&'.
+// and for keys and values that hold '<', '>' and '&'; and a result's rows
+// count and count their bad ones without being built as they are when
+// built.
 func TestAnomalyRowJSON(t *testing.T) {
 	var files []string
 	for _, w := range []string{"queue", "list-append", "rw-register", "abort"} {
@@ -119,6 +121,11 @@ func TestAnomalyRowJSON(t *testing.T) {
 		}
 		if err != nil {
 			continue // an input error: no rows
+		}
+		_, ar := rowsOf(h, 1, "", false, res, 0)
+		all, err := allRows(ar)
+		if err != nil || ar.count() != int64(len(all)) || ar.bad() != countBad(all) {
+			t.Errorf("%s: %d rows, %d bad; built %d, %d bad (%v)", h, ar.count(), ar.bad(), len(all), countBad(all), err)
 		}
 		for typ, ins := range res.Anomalies {
 			for _, in := range ins {
@@ -200,7 +207,7 @@ func TestCacheHeadSeesCuts(t *testing.T) {
 	key := c.key(strings.Repeat("ab", 32))
 	row := HistoryRow{Path: "p", Verdict: VerdictInvalid}
 	rows := entryRows()
-	if err := c.put(key, &row, rows); err != nil {
+	if err := c.put(key, &row, rowSlice(rows)); err != nil {
 		t.Fatal(err)
 	}
 	if e, ok := c.head(key); !ok || e.Bad != countBad(rows) || e.Row.Path != "p" {

@@ -601,21 +601,17 @@ func (s *scanner) check(ctx context.Context, open func() (io.Reader, *ctxReader,
 		return &result{row: row}
 	}
 	var (
-		row   HistoryRow
-		anoms []AnomalyRow
-		out   = &result{key: key}
+		row  HistoryRow
+		rows rowSource = rowSlice(nil)
+		out            = &result{key: key}
 	)
 	if err != nil {
 		row = errorRow(path, size, sha, err)
 		row.ElapsedMS = elapsed
 	} else {
-		row, anoms, err = rowsOf(path, size, sha, h.Truncated, res, elapsed)
-		if err != nil {
-			row = errorRow(path, size, sha, err)
-			row.Archive = archivePath
-			return &result{row: row}
-		}
-		out.bad = countBad(anoms)
+		var ar anomalyRows
+		row, ar = rowsOf(path, size, sha, h.Truncated, res, elapsed)
+		rows, out.bad = ar, ar.bad()
 		if s.wantsReport(&row) {
 			name := reportName(row.Path)
 			if err := writeReport(filepath.Join(s.opts.HTMLDir, name), res, h); err != nil {
@@ -628,16 +624,30 @@ func (s *scanner) check(ctx context.Context, open func() (io.Reader, *ctxReader,
 	row.Archive = archivePath
 	out.row = row
 	var ie *internalError
-	if _, ok := check.AsMemoryCapError(err); ok || errors.Is(err, ingest.ErrTooLarge) || errors.As(err, &ie) {
-		// Not the content's verdict: a bigger --max-history-bytes or
-		// --memory reads it, or a build without the bug.
-		out.key, out.anoms = "", nonNil(anoms)
-		return out
+	if _, ok := check.AsMemoryCapError(err); !ok && !errors.Is(err, ingest.ErrTooLarge) && !errors.As(err, &ie) {
+		if s.cache.put(key, &row, rows) == nil {
+			return out // the rows are read back from the entry when the tables are written
+		}
+	} // else not the content's verdict: a bigger --max-history-bytes or
+	// --memory reads it, or a build without the bug; not cached
+	anoms, err := allRows(rows)
+	if err != nil {
+		row = errorRow(path, size, sha, err)
+		row.Archive = archivePath
+		return &result{row: row}
 	}
-	if err := s.cache.put(key, &row, anoms); err != nil {
-		out.key, out.anoms = "", nonNil(anoms)
-	}
+	out.key, out.anoms = "", anoms
 	return out
+}
+
+// allRows builds every row of rows (none: an empty slice, not nil).
+func allRows(rows rowSource) ([]AnomalyRow, error) {
+	out := make([]AnomalyRow, 0, rows.count()) // grown by appends, 2M rows cost 5 s of copying
+	err := rows.each(func(r *AnomalyRow) error {
+		out = append(out, *r)
+		return nil
+	})
+	return out, err
 }
 
 // relocate adapts a cached row to the path and size it was found at now:
