@@ -3,6 +3,7 @@ package txn
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/internal/testhist"
@@ -91,5 +92,75 @@ func BenchmarkCompactGarbageReads(b *testing.B) {
 	testhist.ReportHeapPer(b, func() (any, int) {
 		res := CheckListAppend(h, p, DefaultOptions())
 		return res, len(res.Anomalies[GarbageRead])
+	})
+}
+
+// TestCompactInternalReads: internal instances are kept compact
+// (analysis.Lazy) and write, through MarshalJSON and AppendJSON, the JSON
+// of the Instance their Full builds (testhist.LazyJSON), for an expected
+// state known whole, known by its end only, read as nil, and a register's,
+// with keys and values that need escaping, big integers and keywords.
+func TestCompactInternalReads(t *testing.T) {
+	for _, c := range []struct {
+		list  bool
+		txns  []string // each the completion of an ok txn of process 0
+		wants []string // the JSON of each instance
+	}{
+		{true, []string{
+			`[[:r "k<&>" [1 2]] [:append "k<&>" 3] [:r "k<&>" [1 2]]]`,
+			`[[:append :kw 123456789012345678901234] [:r :kw [5]]]`,
+			`[[:r 7 nil] [:r 7 ["v<\"é>"]]]`,
+		}, []string{
+			`{"key":"k\u003c\u0026\u003e","op":1,"mop":[":r","k\u003c\u0026\u003e",[1,2]],"expected":[1,2,3],"witness":[0,1]}`,
+			`{"key":":kw","op":3,"mop":[":r",":kw",[5]],"expected":["...",123456789012345678901234],"witness":[2,3]}`,
+			`{"key":7,"op":5,"mop":[":r",7,["v\u003c\"é\u003e"]],"expected":null,"witness":[4,5]}`,
+		}},
+		{false, []string{
+			`[[:w "k<&>" 1] [:r "k<&>" 2]]`,
+			`[[:r :kw nil] [:r :kw "v<\"é>"]]`,
+		}, []string{
+			`{"key":"k\u003c\u0026\u003e","op":1,"mop":[":r","k\u003c\u0026\u003e",2],"expected":1,"witness":[0,1]}`,
+			`{"key":":kw","op":3,"mop":[":r",":kw","v\u003c\"é\u003e"],"expected":null,"witness":[2,3]}`,
+		}},
+	} {
+		var l testhist.Lines
+		for _, txn := range c.txns {
+			inv := strings.NewReplacer(" [1 2]]", " nil]", " [5]]", " nil]", ` ["v<\"é>"]]`, " nil]", " 2]", " nil]", ` "v<\"é>"]`, " nil]").Replace(txn)
+			l.Pair(0, "txn", inv, "ok", txn)
+		}
+		h, p := testhist.Read(t, bytes.NewReader(l.Bytes()), "internal")
+		check := CheckRWRegister
+		if c.list {
+			check = CheckListAppend
+		}
+		ins := check(h, p, DefaultOptions()).Anomalies[Internal]
+		if len(ins) != len(c.wants) {
+			t.Fatalf("list %v: %d internal instances, want %d", c.list, len(ins), len(c.wants))
+		}
+		for i, in := range ins {
+			if _, ok := in.(*internalRead); !ok {
+				t.Errorf("list %v #%d: a %T, not kept compact", c.list, i, in)
+			}
+			if got := testhist.LazyJSON(t, in); got != c.wants[i] {
+				t.Errorf("list %v #%d: %s, want %s", c.list, i, got, c.wants[i])
+			}
+		}
+	}
+}
+
+// BenchmarkCompactInternalReads reports the heap a list-append check's
+// result holds per internal instance (B/instance), with 100k of them (each
+// txn reads its key without the element it has just appended).
+func BenchmarkCompactInternalReads(b *testing.B) {
+	const n = 100000
+	var l testhist.Lines
+	for i := range n {
+		l.Pair(i%4, "txn", fmt.Sprintf("[[:append %d %d] [:r %d nil]]", i%3, i, i%3), "ok",
+			fmt.Sprintf("[[:append %d %d] [:r %d []]]", i%3, i, i%3))
+	}
+	h, p := testhist.Read(b, bytes.NewReader(l.Bytes()), "internal")
+	testhist.ReportHeapPer(b, func() (any, int) {
+		res := CheckListAppend(h, p, DefaultOptions())
+		return res, len(res.Anomalies[Internal])
 	})
 }

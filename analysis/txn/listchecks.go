@@ -277,8 +277,5 @@ func (la *listAppend) certain([]model.MsgID) bool { return true }
 func (la *listAppend) written(e model.MsgID) bool { return la.writer[e] >= 0 }
 
 func (la *listAppend) stateVal(es []model.MsgID, isNil bool) analysis.Value {
-	if isNil {
-		return analysis.AtomValue(model.NilAtom)
-	}
-	return la.c.listVal(es)
+	return la.c.stateVal(true, es, isNil)
 }

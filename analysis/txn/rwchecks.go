@@ -107,11 +107,8 @@ func (rw *rwRegister) plainRead(*model.Mop) bool { return false }
 // written: by one txn or more.
 func (rw *rwRegister) written(e model.MsgID) bool { return rw.writer[e] != noWriter }
 
-func (rw *rwRegister) stateVal(es []model.MsgID, _ bool) analysis.Value {
-	if len(es) == 0 {
-		return analysis.AtomValue(model.NilAtom)
-	}
-	return rw.c.msgVal(es[0])
+func (rw *rwRegister) stateVal(es []model.MsgID, isNil bool) analysis.Value {
+	return rw.c.stateVal(false, es, isNil)
 }
 
 // readChecks: none besides garbage-read.

@@ -273,6 +273,19 @@ func (c *checker) listVal(ms []model.MsgID) analysis.Value {
 	return analysis.AtomsValue(len(ms), func(i int) model.Atom { return c.h.MsgValue(ms[i]) })
 }
 
+// stateVal renders a state for an instance (txnView.stateVal): a list
+// (list-append; nil when read as nil), or a register's value (nil for
+// none).
+func (c *checker) stateVal(list bool, es []model.MsgID, isNil bool) analysis.Value {
+	switch {
+	case list && isNil, !list && len(es) == 0:
+		return analysis.AtomValue(model.NilAtom)
+	case list:
+		return c.listVal(es)
+	}
+	return c.msgVal(es[0])
+}
+
 // mopVal renders micro-op m of a txn for JSON: its name as the EDN keyword
 // it is (":r", ":append", ":w"), its key and its value.
 func (c *checker) mopVal(m *model.Mop) *analysis.Mop {

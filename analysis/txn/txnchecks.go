@@ -259,12 +259,8 @@ func (tc *txnChecks) internal(r int32, mops []model.Mop) {
 		if s == nil {
 			s = add(m.Key)
 		} else if !s.matches(es, isNil) {
-			exp := v.stateVal(s.es, s.isNil)
-			if !s.known {
-				exp = exp.KnownByItsEnd()
-			}
-			tc.add(Internal, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
-				Expected: &exp, Evidence: analysis.Evidence{Witness: c.witness(r)}})
+			tc.add(Internal, &internalRead{ev: analysis.Evidence{Witness: c.witness(r)}, src: tc.garbageSrc,
+				r: r, mop: int32(i), key: m.Key, es: slices.Clone(s.es), isNil: s.isNil, known: s.known})
 			return
 		}
 		s.known, s.isNil = true, isNil
