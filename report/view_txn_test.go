@@ -341,7 +341,7 @@ func TestTxnViewIncompatibleOrder(t *testing.T) {
 	for _, f := range append(slices.Clone(v.Stats), v.Options...) {
 		facts[f.Label] = f.Value
 	}
-	for label, want := range map[string]string{"transactions": "5: 5 ok, 0 info, 0 fail, 0 never completed", "elements written": "4",
+	for label, want := range map[string]string{"transactions": "5: 5 ok, 0 info, 0 fail, 0 never completed", "elements (distinct, written or read)": "4",
 		"--model": "strict-serializable", "--cycle-budget": "10s"} {
 		if facts[label] != want {
 			t.Errorf("fact %q = %q, want %q", label, facts[label], want)

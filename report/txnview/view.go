@@ -92,7 +92,7 @@ func (l Layout) statFacts(res *analysis.Result) []page.Fact {
 		{Label: "ops", Value: n(s.Ops)},
 		{Label: "transactions", Value: fmt.Sprintf("%s: %s ok, %s info, %s fail, %s never completed", n(o.Txns), n(s.OKOps), n(s.InfoOps), n(s.FailOps), n(s.OpenOps))},
 		{Label: "keys", Value: n(s.Keys)},
-		{Label: l.Unit + " written", Value: n(o.Messages)},
+		{Label: l.Unit + " (distinct, written or read)", Value: n(o.Messages)},
 		{Label: "dependency graph", Value: fmt.Sprintf("%s %s, %s %s, %s", n(s.GraphVertices), catalog.Plural(s.GraphVertices, "transaction", "transactions"),
 			n(s.GraphEdges), catalog.Plural(s.GraphEdges, "edge", "edges"), page.Cyclic(s.Components, s.LargestComponent, n, "transaction", "transactions"))},
 		{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)},
