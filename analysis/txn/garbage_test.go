@@ -164,3 +164,81 @@ func BenchmarkCompactInternalReads(b *testing.B) {
 		return res, len(res.Anomalies[Internal])
 	})
 }
+
+// TestCompactDirtyReads: G1a and G1b instances are kept compact
+// (dirtyRead) and write, through MarshalJSON and AppendJSON, the JSON of
+// the Instance their Full builds, in list-append (a read cut to its first
+// MaxMopElements elements, with mop_elements) and rw-register, with keys
+// and values that need escaping.
+func TestCompactDirtyReads(t *testing.T) {
+	long := make([]string, MaxMopElements+3)
+	for i := range long {
+		long[i] = fmt.Sprint(100 + i)
+	}
+	for _, c := range []struct {
+		list  bool
+		lines func(l *testhist.Lines)
+		want  map[string]int // instances of each type
+	}{
+		{true, func(l *testhist.Lines) {
+			l.Pair(0, "txn", `[[:append "k<&>" "v<é>"]]`, "fail", `[[:append "k<&>" "v<é>"]]`)
+			l.Pair(1, "txn", `[[:r "k<&>" nil]]`, "ok", `[[:r "k<&>" ["v<é>"]]]`)
+			l.Pair(2, "txn", "[[:append 5 1] [:append 5 2]]", "ok", "[[:append 5 1] [:append 5 2]]")
+			l.Pair(3, "txn", "[[:r 5 nil]]", "ok", "[[:r 5 [1]]]")
+			for _, e := range long {
+				l.Pair(4, "txn", fmt.Sprintf("[[:append 6 %s]]", e), "fail", fmt.Sprintf("[[:append 6 %s]]", e))
+			}
+			l.Pair(5, "txn", "[[:r 6 nil]]", "ok", "[[:r 6 ["+strings.Join(long, " ")+"]]]")
+		}, map[string]int{G1a: 1 + len(long), G1b: 1}},
+		{false, func(l *testhist.Lines) {
+			l.Pair(0, "txn", `[[:w "k<&>" "v<é>"]]`, "fail", `[[:w "k<&>" "v<é>"]]`)
+			l.Pair(1, "txn", `[[:r "k<&>" nil]]`, "ok", `[[:r "k<&>" "v<é>"]]`)
+			l.Pair(2, "txn", "[[:w 5 1] [:w 5 2]]", "ok", "[[:w 5 1] [:w 5 2]]")
+			l.Pair(3, "txn", "[[:r 5 nil]]", "ok", "[[:r 5 1]]")
+		}, map[string]int{G1a: 1, G1b: 1}},
+	} {
+		var l testhist.Lines
+		c.lines(&l)
+		h, p := testhist.Read(t, bytes.NewReader(l.Bytes()), "dirty")
+		check := CheckRWRegister
+		if c.list {
+			check = CheckListAppend
+		}
+		res := check(h, p, DefaultOptions())
+		cut := 0
+		for typ, n := range c.want {
+			ins := res.Anomalies[typ]
+			if len(ins) != n {
+				t.Fatalf("list %v: %d %s instances, want %d", c.list, len(ins), typ, n)
+			}
+			for i, in := range ins {
+				if _, ok := in.(*dirtyRead); !ok {
+					t.Errorf("list %v %s #%d: a %T, not kept compact", c.list, typ, i, in)
+				}
+				if js := testhist.LazyJSON(t, in); strings.Contains(js, fmt.Sprintf(`"mop_elements":%d`, len(long))) {
+					cut++
+				}
+			}
+		}
+		if c.list && cut != len(long) {
+			t.Errorf("%d instances name a cut read's length, want %d", cut, len(long))
+		}
+	}
+}
+
+// BenchmarkCompactDirtyReads reports the heap a list-append check's result
+// holds per G1a instance (B/instance), with 100k of them (each read sees
+// the element of a failed append).
+func BenchmarkCompactDirtyReads(b *testing.B) {
+	const n = 100000
+	var l testhist.Lines
+	for i := range n {
+		l.Pair(i%4, "txn", fmt.Sprintf("[[:append %d %d]]", i%50, i), "fail", fmt.Sprintf("[[:append %d %d]]", i%50, i))
+		l.Pair(4+i%4, "txn", fmt.Sprintf("[[:r %d nil]]", i%50), "ok", fmt.Sprintf("[[:r %d [%d]]]", i%50, i))
+	}
+	h, p := testhist.Read(b, bytes.NewReader(l.Bytes()), "dirty")
+	testhist.ReportHeapPer(b, func() (any, int) {
+		res := CheckListAppend(h, p, DefaultOptions())
+		return res, len(res.Anomalies[G1a])
+	})
+}

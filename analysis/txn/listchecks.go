@@ -44,9 +44,9 @@ func (c *checker) cutMop(m *model.Mop) (*analysis.Mop, *int64) {
 
 // abortedAndIntermediate reports G1a (an element of a failed append) and
 // G1b (a list ending in another txn's intermediate append) for ok rec r.
-// The instances of one read share one copy of it (Mop), cut to its first
-// MaxMopElements elements, so a read of n aborted elements costs O(n)
-// memory and output, not O(n²).
+// Each instance is kept compact (dirtyRead) and shows the read cut to its
+// first MaxMopElements elements, so a read of n aborted elements costs
+// O(n) memory and output, not O(n²).
 func (la *listAppend) abortedAndIntermediate(s *txnChecks, r int32, mops []model.Mop) {
 	c := la.c
 	for i := range mops {
@@ -55,19 +55,13 @@ func (la *listAppend) abortedAndIntermediate(s *txnChecks, r int32, mops []model
 		if !ok {
 			continue
 		}
-		var mv *analysis.Mop
-		var ml *int64
 		g1a := es
 		if la.plainRead(m) {
 			g1a = nil // known to hold none
 		}
 		for _, e := range g1a {
 			if w := la.writer[e]; w >= 0 && c.recs[w].vertex < 0 {
-				if mv == nil {
-					mv, ml = c.cutMop(m)
-				}
-				s.add(G1a, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
-					Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Element: analysis.AtomValuePtr(c.h.MsgValue(e)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
+				s.add(G1a, s.dirtyRead(r, w, int32(i), m.Key, e))
 			}
 		}
 		if len(es) == 0 {
@@ -75,11 +69,7 @@ func (la *listAppend) abortedAndIntermediate(s *txnChecks, r int32, mops []model
 		}
 		last := es[len(es)-1]
 		if w := la.writer[last]; w >= 0 && w != r && la.interm[last] {
-			if mv == nil {
-				mv, ml = c.cutMop(m)
-			}
-			s.add(G1b, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: mv, MopElements: ml, Writer: analysis.IntPtr(c.idx(w)),
-				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Element: analysis.AtomValuePtr(c.h.MsgValue(last)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
+			s.add(G1b, s.dirtyRead(r, w, int32(i), m.Key, last))
 		}
 	}
 }

@@ -41,12 +41,10 @@ func (rw *rwRegister) abortedAndIntermediate(s *txnChecks, r int32, mops []model
 			continue
 		}
 		if c.recs[w].vertex < 0 {
-			s.add(G1a, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
-				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
+			s.add(G1a, s.dirtyRead(r, w, int32(i), m.Key, m.Msg))
 		}
 		if w != r && rw.interm[m.Msg] {
-			s.add(G1b, &Instance{Op: analysis.IntPtr(c.idx(r)), Mop: c.mopVal(m), Writer: analysis.IntPtr(c.idx(w)),
-				Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Value: analysis.AtomValuePtr(c.h.MsgValue(m.Msg)), Evidence: analysis.Evidence{Witness: c.witness(r, w)}})
+			s.add(G1b, s.dirtyRead(r, w, int32(i), m.Key, m.Msg))
 		}
 	}
 }
