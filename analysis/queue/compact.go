@@ -7,13 +7,14 @@ import (
 	"github.com/hindsight-dev/hindsight/model"
 )
 
-// The two types a history can hold by the hundred thousand, garbage-read
+// The types a history can hold by the hundred thousand, garbage-read
 // (every value a consumer read that no send wrote: a history recorded
-// without its producers) and lost-write (every acknowledged value a
-// consumer skipped past: a log that lost a range), are kept compact
+// without its producers), lost-write (every acknowledged value a consumer
+// skipped past: a log that lost a range), duplicate and the int-* steps
+// (every message written twice, and read so), are kept compact
 // (analysis.Lazy): their fields as plain numbers, the Instance built when
 // an output asks for it, and the JSON written straight from the numbers
-// (AppendJSON). An Instance of either, with its pointers and Values, took
+// (AppendJSON). An Instance of any, with its pointers and Values, took
 // about 500 bytes: one poll of a million unwritten values (16 MB of EDN)
 // peaked at 670 MB. These take about 100, and the million of them are
 // written in a fraction of the time encoding/json took (the whole check
@@ -120,4 +121,110 @@ func keyValueFields(b []byte, h *model.History, key model.KeyID, msg model.MsgID
 func msgValue(h *model.History, m model.MsgID) *analysis.Value {
 	v := analysis.AtomValue(h.MsgValue(m))
 	return &v
+}
+
+// duplicate is a duplicate instance: value msg of key at the offsets offs
+// (two or more, sorted). A log that holds every message twice (a producer
+// retrying without idempotence) makes one per message.
+type duplicate struct {
+	ev   analysis.Evidence
+	h    *model.History
+	key  model.KeyID
+	msg  model.MsgID
+	offs []int64
+}
+
+// InstanceKey returns the key, made afresh.
+func (d *duplicate) InstanceKey() *analysis.Value { return analysis.AtomValuePtr(d.h.Keys[d.key]) }
+
+// InstanceEvidence returns the witness: the ops that saw the value at
+// each offset.
+func (d *duplicate) InstanceEvidence() *analysis.Evidence { return &d.ev }
+
+// InstanceCycle returns nil.
+func (*duplicate) InstanceCycle() *analysis.CycleFields { return nil }
+
+// Full builds the Instance d stands for.
+func (d *duplicate) Full() analysis.Instance {
+	return &Instance{Subject: analysis.Subject{Key: d.InstanceKey()}, Value: msgValue(d.h, d.msg),
+		Count: analysis.IntPtr(int64(len(d.offs))), Offsets: d.offs, Evidence: d.ev}
+}
+
+// MarshalJSON writes the Instance d stands for.
+func (d *duplicate) MarshalJSON() ([]byte, error) { return json.Marshal(d.Full()) }
+
+// AppendJSON appends the JSON of the Instance d stands for, as report.JSON
+// writes it, without building it.
+func (d *duplicate) AppendJSON(b []byte) []byte {
+	f := analysis.NewJSONFields(b)
+	f.Value("key", analysis.AtomValue(d.h.Keys[d.key]))
+	f.Value("value", analysis.AtomValue(d.h.MsgValue(d.msg)))
+	f.Name("offsets")
+	f.B = analysis.AppendJSONInts(f.B, d.offs)
+	f.Int("count", int64(len(d.offs)))
+	f.Evidence(&d.ev)
+	return f.End()
+}
+
+// opStep is an int-poll-skip, int-nonmonotonic-poll, int-send-skip or
+// int-nonmonotonic-send instance: within the op at index op, key's value
+// from went to value to, delta positions on, over the values skipped (the
+// first MaxSkipped of them; skippedCount is how many in all when more).
+// One op that reads every message twice makes one per message.
+type opStep struct {
+	ev           analysis.Evidence
+	h            *model.History
+	key          model.KeyID
+	from, to     model.MsgID
+	op, delta    int64
+	skipped      []model.MsgID
+	skippedCount int64 // 0 unless past MaxSkipped
+}
+
+// InstanceKey returns the key, made afresh.
+func (s *opStep) InstanceKey() *analysis.Value { return analysis.AtomValuePtr(s.h.Keys[s.key]) }
+
+// InstanceEvidence returns the witness: the op, and for a skip the op
+// that shows the first value skipped.
+func (s *opStep) InstanceEvidence() *analysis.Evidence { return &s.ev }
+
+// InstanceCycle returns nil.
+func (*opStep) InstanceCycle() *analysis.CycleFields { return nil }
+
+// Full builds the Instance s stands for.
+func (s *opStep) Full() analysis.Instance {
+	in := &Instance{Subject: analysis.Subject{Key: s.InstanceKey()}, Op: analysis.IntPtr(s.op),
+		Values: []analysis.Value{analysis.AtomValue(s.h.MsgValue(s.from)), analysis.AtomValue(s.h.MsgValue(s.to))},
+		Delta:  analysis.IntPtr(s.delta), Evidence: s.ev}
+	for _, m := range s.skipped {
+		in.Skipped = append(in.Skipped, analysis.AtomValue(s.h.MsgValue(m)))
+	}
+	if s.skippedCount > 0 {
+		in.SkippedCount = analysis.IntPtr(s.skippedCount)
+	}
+	return in
+}
+
+// MarshalJSON writes the Instance s stands for.
+func (s *opStep) MarshalJSON() ([]byte, error) { return json.Marshal(s.Full()) }
+
+// AppendJSON appends the JSON of the Instance s stands for, as report.JSON
+// writes it, without building it.
+func (s *opStep) AppendJSON(b []byte) []byte {
+	value := func(b []byte, m model.MsgID) []byte { return analysis.AtomValue(s.h.MsgValue(m)).AppendJSON(b) }
+	f := analysis.NewJSONFields(b)
+	f.Value("key", analysis.AtomValue(s.h.Keys[s.key]))
+	f.Name("values")
+	f.B = analysis.AppendJSONList(f.B, 2, func(b []byte, i int) []byte { return value(b, [2]model.MsgID{s.from, s.to}[i]) })
+	f.Int("op", s.op)
+	f.Int("delta", s.delta)
+	if len(s.skipped) > 0 {
+		f.Name("skipped")
+		f.B = analysis.AppendJSONList(f.B, len(s.skipped), func(b []byte, i int) []byte { return value(b, s.skipped[i]) })
+	}
+	f.Evidence(&s.ev)
+	if s.skippedCount > 0 {
+		f.Int("skipped_count", s.skippedCount)
+	}
+	return f.End()
 }

@@ -3,6 +3,7 @@ package queue
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hindsight-dev/hindsight/internal/testhist"
@@ -72,5 +73,84 @@ func BenchmarkCompactInstances(b *testing.B) {
 	testhist.ReportHeapPer(b, func() (any, int) {
 		res := Check(h, p, DefaultOptions())
 		return res, len(res.Anomalies[GarbageRead]) + len(res.Anomalies[LostWrite])
+	})
+}
+
+// doubled is a history of n values sent to key :x, each of which the log
+// holds twice (offsets 2i and 2i+1), read whole by one poll of process 1:
+// duplicate for each value, int-nonmonotonic-poll for each repeat,
+// int-poll-skip for each step to the next value (past its first copy: a
+// duplicate's position is its last offset, package doc).
+func doubled(n int) *testhist.Lines {
+	var l testhist.Lines
+	var read []string
+	for i := range n {
+		l.Pair(0, "send", fmt.Sprintf("[[:send :x %d]]", i), "ok", fmt.Sprintf("[[:send :x [%d %d]]]", 2*i, i))
+		read = append(read, fmt.Sprintf("[%d %d] [%d %d]", 2*i, i, 2*i+1, i))
+	}
+	l.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x ["+strings.Join(read, " ")+"]}]]")
+	return &l
+}
+
+// TestCompactDuplicatesAndSteps: duplicate and int-* step instances are
+// kept compact and write, through MarshalJSON and AppendJSON, the JSON of
+// the Instance their Full builds (a skip with its skipped values, and
+// with skipped_count past MaxSkipped), keys and values that need escaping
+// included.
+func TestCompactDuplicatesAndSteps(t *testing.T) {
+	h, p := testhist.Read(t, bytes.NewReader(doubled(3).Bytes()), "doubled")
+	res := Check(h, p, DefaultOptions())
+	for typ, want := range map[string]struct {
+		n     int
+		first string
+	}{
+		Duplicate:           {3, `{"key":":x","value":0,"offsets":[0,1],"count":2,"witness":[0,1,6,7]}`},
+		IntNonmonotonicPoll: {3, `{"key":":x","values":[0,0],"op":7,"delta":0,"witness":[6,7]}`},
+		IntPollSkip:         {2, `{"key":":x","values":[0,1],"op":7,"delta":2,"skipped":[1],"witness":[2,3,6,7]}`},
+	} {
+		ins := res.Anomalies[typ]
+		if len(ins) != want.n {
+			t.Fatalf("%s: %d instances, want %d", typ, len(ins), want.n)
+		}
+		for i, in := range ins {
+			switch in.(type) {
+			case *duplicate, *opStep:
+			default:
+				t.Errorf("%s #%d: a %T, not kept compact", typ, i, in)
+			}
+			if got := testhist.LazyJSON(t, in); i == 0 && got != want.first {
+				t.Errorf("%s #0: %s, want %s", typ, got, want.first)
+			}
+		}
+	}
+	// a skip past MaxSkipped values, of odd keys and values
+	var l testhist.Lines
+	var read []string
+	for i := range MaxSkipped + 5 {
+		v := fmt.Sprintf(`"v<&>%d"`, i)
+		l.Pair(0, "send", `[[:send "k<&>" `+v+`]]`, "ok", fmt.Sprintf(`[[:send "k<&>" [%d %s]]]`, i, v))
+		if i == 0 || i == MaxSkipped+4 {
+			read = append(read, fmt.Sprintf("[%d %s]", i, v))
+		}
+	}
+	l.Pair(1, "poll", "[[:poll]]", "ok", `[[:poll {"k<&>" [`+strings.Join(read, " ")+`]}]]`)
+	h, p = testhist.Read(t, bytes.NewReader(l.Bytes()), "skip")
+	ins := Check(h, p, DefaultOptions()).Anomalies[IntPollSkip]
+	if len(ins) != 1 {
+		t.Fatalf("%d int-poll-skip instances, want 1", len(ins))
+	}
+	if got := testhist.LazyJSON(t, ins[0]); !strings.Contains(got, fmt.Sprintf(`"skipped_count":%d}`, MaxSkipped+3)) {
+		t.Errorf("a skip of %d values: %s", MaxSkipped+3, got)
+	}
+}
+
+// BenchmarkCompactDuplicatesAndSteps reports the heap a check's result
+// holds per duplicate or int-* instance (B/instance), of 30k values each
+// held twice.
+func BenchmarkCompactDuplicatesAndSteps(b *testing.B) {
+	h, p := testhist.Read(b, bytes.NewReader(doubled(30000).Bytes()), "doubled")
+	testhist.ReportHeapPer(b, func() (any, int) {
+		res := Check(h, p, DefaultOptions())
+		return res, len(res.Anomalies[Duplicate]) + len(res.Anomalies[IntNonmonotonicPoll]) + len(res.Anomalies[IntPollSkip])
 	})
 }

@@ -282,10 +282,8 @@ func (c *checker) reportDuplicates(dupFirst map[model.MsgID]logEntry, extra []lo
 			recs = append(recs, extra[i].obsR)
 		}
 		slices.Sort(offs)
-		c.res.Add(Duplicate, &Instance{
-			Subject: analysis.Subject{Key: c.keyVal(c.h.Msgs[m].Key)}, Value: c.msgValP(m),
-			Count: analysis.IntPtr(int64(len(offs))), Offsets: offs, Evidence: analysis.Evidence{Witness: c.witness(recs...)},
-		})
+		c.res.Add(Duplicate, &duplicate{ev: analysis.Evidence{Witness: c.witness(recs...)}, h: c.h,
+			key: c.h.Msgs[m].Key, msg: m, offs: offs})
 	}
 }
 

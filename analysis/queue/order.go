@@ -15,13 +15,26 @@ const MaxSkipped = 32
 // when there are more: O(MaxSkipped), so a consumer jumping back and forth
 // over n values k times costs O(k), not O(k·n).
 func (c *checker) setSkipped(in *Instance, k model.KeyID, a, b int32) {
-	n := int64(b - a - 1)
-	for p := a + 1; p < b && p <= a+MaxSkipped; p++ {
-		in.Skipped = append(in.Skipped, c.msgVal(c.kept[k][p]))
+	ms, n := c.skippedOf(k, a, b)
+	for _, m := range ms {
+		in.Skipped = append(in.Skipped, c.msgVal(m))
 	}
-	if n > MaxSkipped {
+	if n > 0 {
 		in.SkippedCount = analysis.IntPtr(n)
 	}
+}
+
+// skippedOf returns the first MaxSkipped values kept between positions a
+// and b of k, and how many there are when that is more (else 0).
+func (c *checker) skippedOf(k model.KeyID, a, b int32) ([]model.MsgID, int64) {
+	var ms []model.MsgID
+	for p := a + 1; p < b && p <= a+MaxSkipped; p++ {
+		ms = append(ms, c.kept[k][p])
+	}
+	if n := int64(b - a - 1); n > MaxSkipped {
+		return ms, n
+	}
+	return ms, 0
 }
 
 // proofOfPos returns the rec that wrote the value kept at position p of k,
@@ -141,12 +154,16 @@ func (c *checker) internalStep(r int32, skipT, nonmonoT string, prev lastSeen, k
 	if delta == 1 || !ordered {
 		return
 	}
-	in := &Instance{
-		Subject: analysis.Subject{Key: c.keyVal(k)}, Op: analysis.IntPtr(c.compIdx(r)),
-		Values: []analysis.Value{c.msgVal(prev.msg), c.msgVal(m)}, Delta: analysis.IntPtr(delta),
-		Evidence: analysis.Evidence{Witness: c.witness(r)},
+	// kept compact (opStep), as addStep would report the Instance
+	in := &opStep{ev: analysis.Evidence{Witness: c.witness(r)}, h: c.h, key: k, from: prev.msg, to: m,
+		op: c.compIdx(r), delta: delta}
+	if delta > 1 {
+		in.skipped, in.skippedCount = c.skippedOf(k, prev.pos, p)
+		in.ev.Witness = append(in.ev.Witness, c.witness(c.proofOfPos(k, prev.pos+1))...)
+		c.res.Add(skipT, in)
+		return
 	}
-	c.addStep(in, k, prev.pos, p, skipT, nonmonoT)
+	c.res.Add(nonmonoT, in)
 }
 
 // procState is what the process-level checks remember per process.
