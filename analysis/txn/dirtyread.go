@@ -14,33 +14,16 @@ import (
 // Instance held its read, writer and element as pointers and Values:
 // about 780 bytes, 223 MiB for the 300k G1a of a 110 MB history.
 type dirtyRead struct {
-	ev  analysis.Evidence
-	src *garbageSource
-	r   int32       // the reading txn's rec
-	w   int32       // the writing txn's rec
-	mop int32       // the read's place among r's micro-ops (checker.mops)
-	key model.KeyID // the read's key
-	e   model.MsgID // the element or value read
+	compactRead
+	w int32       // the writing txn's rec
+	e model.MsgID // the element or value read
 }
-
-// InstanceKey returns the read's key, made afresh.
-func (x *dirtyRead) InstanceKey() *analysis.Value {
-	return analysis.AtomValuePtr(x.src.h.Keys[x.key])
-}
-
-// InstanceEvidence returns the witness: the reading and the writing txns'
-// ops.
-func (x *dirtyRead) InstanceEvidence() *analysis.Evidence { return &x.ev }
-
-// InstanceCycle returns nil: a dirty read is no cycle.
-func (*dirtyRead) InstanceCycle() *analysis.CycleFields { return nil }
 
 // Full builds the Instance x stands for, as the check built it before it
 // was kept compact: a list read's element as Element and the read cut to
 // its first MaxMopElements (cutMop), a register read's value as Value.
 func (x *dirtyRead) Full() analysis.Instance {
-	c := &checker{h: x.src.h, recs: x.src.recs}
-	m := &c.mops(x.r)[x.mop]
+	c, m := x.read()
 	in := &Instance{Op: analysis.IntPtr(c.idx(x.r)), Writer: analysis.IntPtr(c.idx(x.w)),
 		Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Evidence: x.ev}
 	v := analysis.AtomValuePtr(c.h.MsgValue(x.e))
@@ -59,8 +42,7 @@ func (x *dirtyRead) MarshalJSON() ([]byte, error) { return json.Marshal(x.Full()
 // AppendJSON appends the JSON of the Instance x stands for, as report.JSON
 // writes it, without building the Instance.
 func (x *dirtyRead) AppendJSON(b []byte) []byte {
-	c := &checker{h: x.src.h, recs: x.src.recs}
-	m := &c.mops(x.r)[x.mop]
+	c, m := x.read()
 	v := analysis.AtomValue(c.h.MsgValue(x.e))
 	f := analysis.NewJSONFields(b)
 	f.Value("key", analysis.AtomValue(c.h.Keys[m.Key]))
@@ -86,5 +68,5 @@ func (x *dirtyRead) AppendJSON(b []byte) []byte {
 // dirtyRead makes the G1a or G1b instance of rec r's read mop (its place
 // among r's micro-ops) of key k seeing element or value e of rec w.
 func (tc *txnChecks) dirtyRead(r, w, mop int32, k model.KeyID, e model.MsgID) *dirtyRead {
-	return &dirtyRead{ev: analysis.Evidence{Witness: tc.c.witness(r, w)}, src: tc.garbageSrc, r: r, w: w, mop: mop, key: k, e: e}
+	return &dirtyRead{compactRead: tc.newCompactRead(mop, k, r, r, w), w: w, e: e}
 }

@@ -18,11 +18,7 @@ import (
 // or writes its JSON without it (AppendJSON: 1.8M of them, with 300k
 // internal instances, were written in 0.59 s instead of 3.0 s).
 type garbageRead struct {
-	ev  analysis.Evidence
-	src *garbageSource
-	r   int32         // the reading txn's rec
-	mop int32         // the read's place among the txn's micro-ops (checker.mops)
-	key model.KeyID   // the read's key
+	compactRead
 	bad []model.MsgID // the unwritten elements, in the read's order
 }
 
@@ -35,24 +31,47 @@ type garbageSource struct {
 	list bool
 }
 
-// InstanceKey returns the read's key, made afresh.
-func (g *garbageRead) InstanceKey() *analysis.Value {
-	return analysis.AtomValuePtr(g.src.h.Keys[g.key])
+// compactRead is what the compact instances of one read share (garbageRead,
+// internalRead, dirtyRead): the witness, where to build from, and which
+// read of which txn.
+type compactRead struct {
+	ev  analysis.Evidence
+	src *garbageSource
+	r   int32       // the reading txn's rec
+	mop int32       // the read's place among the txn's micro-ops (checker.mops)
+	key model.KeyID // the read's key
 }
 
-// InstanceEvidence returns the witness: the reading txn's ops.
-func (g *garbageRead) InstanceEvidence() *analysis.Evidence { return &g.ev }
+// newCompactRead is the read mop (its place among rec r's micro-ops) of
+// key k, witnessed by the ops of recs.
+func (tc *txnChecks) newCompactRead(mop int32, k model.KeyID, r int32, recs ...int32) compactRead {
+	return compactRead{ev: analysis.Evidence{Witness: tc.c.witness(recs...)}, src: tc.garbageSrc, r: r, mop: mop, key: k}
+}
 
-// InstanceCycle returns nil: a garbage read is no cycle.
-func (*garbageRead) InstanceCycle() *analysis.CycleFields { return nil }
+// InstanceKey returns the read's key, made afresh.
+func (x *compactRead) InstanceKey() *analysis.Value {
+	return analysis.AtomValuePtr(x.src.h.Keys[x.key])
+}
+
+// InstanceEvidence returns the witness.
+func (x *compactRead) InstanceEvidence() *analysis.Evidence { return &x.ev }
+
+// InstanceCycle returns nil: a read is no cycle.
+func (*compactRead) InstanceCycle() *analysis.CycleFields { return nil }
+
+// read returns a checker that renders what x was built from (not the
+// check's own, whose indexes are garbage once it is done) and the read.
+func (x *compactRead) read() (*checker, *model.Mop) {
+	c := &checker{h: x.src.h, recs: x.src.recs}
+	return c, &c.mops(x.r)[x.mop]
+}
 
 // Full builds the Instance g stands for, as the check built it before it
 // was kept compact: the read, its key, the reading op, and the unwritten
 // elements (list-append: the first as element and all as values;
 // rw-register: the value read).
 func (g *garbageRead) Full() analysis.Instance {
-	c := &checker{h: g.src.h, recs: g.src.recs}
-	m := &c.mops(g.r)[g.mop]
+	c, m := g.read()
 	vals := make([]analysis.Value, len(g.bad))
 	for j, e := range g.bad {
 		vals[j] = c.msgVal(e)
@@ -73,8 +92,7 @@ func (g *garbageRead) MarshalJSON() ([]byte, error) { return json.Marshal(g.Full
 // writes it, without building the Instance (the read is built, to write
 // it).
 func (g *garbageRead) AppendJSON(b []byte) []byte {
-	c := &checker{h: g.src.h, recs: g.src.recs}
-	m := &c.mops(g.r)[g.mop]
+	c, m := g.read()
 	bad := func(b []byte, i int) []byte { return c.msgVal(g.bad[i]).AppendJSON(b) }
 	f := analysis.NewJSONFields(b)
 	f.Value("key", analysis.AtomValue(c.h.Keys[m.Key]))
@@ -103,26 +121,11 @@ func (g *garbageRead) AppendJSON(b []byte) []byte {
 // list as Values) took about 585 bytes each: 175 MB for the 300k of a
 // 108 MB history.
 type internalRead struct {
-	ev    analysis.Evidence
-	src   *garbageSource
-	r     int32         // the reading txn's rec
-	mop   int32         // the read's place among the txn's micro-ops (checker.mops)
-	key   model.KeyID   // the read's key
+	compactRead
 	es    []model.MsgID // the expected state (txnChecks.internal)
 	isNil bool          // ... read as nil
 	known bool          // ... known whole, not just by its end
 }
-
-// InstanceKey returns the read's key, made afresh.
-func (x *internalRead) InstanceKey() *analysis.Value {
-	return analysis.AtomValuePtr(x.src.h.Keys[x.key])
-}
-
-// InstanceEvidence returns the witness: the reading txn's ops.
-func (x *internalRead) InstanceEvidence() *analysis.Evidence { return &x.ev }
-
-// InstanceCycle returns nil: an internal read is no cycle.
-func (*internalRead) InstanceCycle() *analysis.CycleFields { return nil }
 
 // expected is the state the txn expected, as the Instance shows it.
 func (x *internalRead) expected(c *checker) analysis.Value {
@@ -136,8 +139,7 @@ func (x *internalRead) expected(c *checker) analysis.Value {
 // Full builds the Instance x stands for, as the check built it before it
 // was kept compact.
 func (x *internalRead) Full() analysis.Instance {
-	c := &checker{h: x.src.h, recs: x.src.recs}
-	m := &c.mops(x.r)[x.mop]
+	c, m := x.read()
 	exp := x.expected(c)
 	return &Instance{Op: analysis.IntPtr(c.idx(x.r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)},
 		Expected: &exp, Evidence: x.ev}
@@ -149,8 +151,7 @@ func (x *internalRead) MarshalJSON() ([]byte, error) { return json.Marshal(x.Ful
 // AppendJSON appends the JSON of the Instance x stands for, as report.JSON
 // writes it, without building the Instance.
 func (x *internalRead) AppendJSON(b []byte) []byte {
-	c := &checker{h: x.src.h, recs: x.src.recs}
-	m := &c.mops(x.r)[x.mop]
+	c, m := x.read()
 	f := analysis.NewJSONFields(b)
 	f.Value("key", analysis.AtomValue(c.h.Keys[m.Key]))
 	f.Int("op", c.idx(x.r))

@@ -216,7 +216,7 @@ type expect struct {
 // between txns, indexed by key (keyMarks); each read is compared once with a
 // state no longer than it, so a txn costs O(mops + elements read).
 func (tc *txnChecks) internal(r int32, mops []model.Mop) {
-	c, v := tc.c, tc.v
+	v := tc.v
 	state := tc.expects[:0]
 	defer func() { tc.expects = state[:0] }()
 	at := &tc.keyMarks
@@ -259,8 +259,8 @@ func (tc *txnChecks) internal(r int32, mops []model.Mop) {
 		if s == nil {
 			s = add(m.Key)
 		} else if !s.matches(es, isNil) {
-			tc.add(Internal, &internalRead{ev: analysis.Evidence{Witness: c.witness(r)}, src: tc.garbageSrc,
-				r: r, mop: int32(i), key: m.Key, es: slices.Clone(s.es), isNil: s.isNil, known: s.known})
+			tc.add(Internal, &internalRead{compactRead: tc.newCompactRead(int32(i), m.Key, r, r),
+				es: slices.Clone(s.es), isNil: s.isNil, known: s.known})
 			return
 		}
 		s.known, s.isNil = true, isNil
@@ -285,7 +285,7 @@ func (s *expect) matches(es []model.MsgID, isNil bool) bool {
 // of n unwritten elements is one instance, at O(n) memory and output.
 // O(elements read).
 func (tc *txnChecks) garbage(r int32, mops []model.Mop) {
-	c, v := tc.c, tc.v
+	v := tc.v
 	seen := &tc.msgMarks
 	seen.reset()
 	for i := range mops {
@@ -308,7 +308,6 @@ func (tc *txnChecks) garbage(r int32, mops []model.Mop) {
 		if len(bad) == 0 {
 			continue
 		}
-		tc.add(GarbageRead, &garbageRead{ev: analysis.Evidence{Witness: c.witness(r)}, src: tc.garbageSrc,
-			r: r, mop: int32(i), key: m.Key, bad: slices.Clone(bad)})
+		tc.add(GarbageRead, &garbageRead{compactRead: tc.newCompactRead(int32(i), m.Key, r, r), bad: slices.Clone(bad)})
 	}
 }

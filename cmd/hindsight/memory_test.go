@@ -188,20 +188,9 @@ func TestMemoryBudgetRaisedDuringTheRead(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	restore, _ := memoryBudget(path, budgetRatio, &memCap{limit: 1 << 50})
 	budget := int64(budgetRatio*size) - processFootprint
-	keep := make([]byte, 2*budget) // the read's live heap, past the budget
-	for i := range keep {
-		keep[i] = byte(i)
-	}
+	keep := liveBytes(2 * budget) // the read's live heap, past the budget
 	want := int64(len(keep)) + raiseSlack
-	var got int64
-	for range 500 {
-		runtime.GC()
-		if got = debug.SetMemoryLimit(-1); got >= want {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got < want {
+	if got := limitAfterGC(want); got < want {
 		t.Errorf("limit %d during a read holding %d bytes (budget %d), want at least %d", got, len(keep), budget, want)
 	}
 	runtime.KeepAlive(keep)
@@ -217,23 +206,11 @@ func TestMemoryBudgetRaisedDuringTheRead(t *testing.T) {
 func TestLimitRaiserFollowsTheLiveHeap(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
-	keep := make([]byte, 64<<20) // live through the collections below
-	for i := range keep {
-		keep[i] = byte(i)
-	}
+	keep := liveBytes(64 << 20) // live through the collections below
 	debug.SetMemoryLimit(1 << 20)
 	r := raiseWithLiveHeap(1<<20, raiseHeadroom, raiseSlack, &memCap{limit: 1 << 50})
-	// the check runs in a cleanup after the collection: wait for it
 	want := int64(len(keep)) + raiseSlack // at least: the live heap holds keep and more
-	var got int64
-	for range 500 {
-		runtime.GC()
-		if got = debug.SetMemoryLimit(-1); got >= want {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got < want {
+	if got := limitAfterGC(want); got < want {
 		t.Fatalf("limit %d after a collection with %d bytes live, want at least %.2f times that plus %d", got, len(keep), raiseHeadroom, raiseSlack)
 	}
 	r.stop()
@@ -459,4 +436,28 @@ func firstEDN(t *testing.T, dir string) string {
 	}
 	t.Fatalf("no .edn file in %s", dir)
 	return ""
+}
+
+// liveBytes returns n bytes, written, for a test to keep live.
+func liveBytes(n int64) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}
+
+// limitAfterGC collects until the memory limit reaches want or five
+// seconds pass (a raiser's check runs in a cleanup after a collection),
+// and returns the limit.
+func limitAfterGC(want int64) int64 {
+	var got int64
+	for range 500 {
+		runtime.GC()
+		if got = debug.SetMemoryLimit(-1); got >= want {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return got
 }
