@@ -135,16 +135,8 @@ func TestMemoryBudgetLeavesSmallFilesAlone(t *testing.T) {
 
 func TestMemoryBudgetForALargeFile(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
-	path := filepath.Join(t.TempDir(), "big.edn")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const size = 200 << 20 // sparse: no disk is used
-	if err := f.Truncate(size); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	const size = 200 << 20
+	path := sparseFile(t, "big.edn", size)
 	before := debug.SetMemoryLimit(-1)
 	restore, after := memoryBudget(path, reportBudgetRatio, &memCap{limit: 1 << 50})
 	want := int64(reportBudgetRatio*size) - processFootprint
@@ -175,16 +167,8 @@ func TestMemoryBudgetForALargeFile(t *testing.T) {
 // running flat out under the file's budget.
 func TestMemoryBudgetRaisedDuringTheRead(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
-	path := filepath.Join(t.TempDir(), "storm.edn")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const size = budgetMinFile // sparse: no disk is used
-	if err := f.Truncate(size); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	const size = budgetMinFile
+	path := sparseFile(t, "storm.edn", size)
 	before := debug.SetMemoryLimit(-1)
 	restore, _ := memoryBudget(path, budgetRatio, &memCap{limit: 1 << 50})
 	budget := int64(budgetRatio*size) - processFootprint
@@ -246,15 +230,7 @@ func TestMemoryBudgetOfATxnHistory(t *testing.T) {
 		{"small queue - the defaults", txnBudgetMinFile, "queue", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "h.edn")
-			f, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Truncate(tc.size); err != nil { // sparse: no disk is used
-				t.Fatal(err)
-			}
-			f.Close()
+			path := sparseFile(t, "h.edn", tc.size)
 			debug.SetMemoryLimit(math.MaxInt64)
 			restore, after := memoryBudget(path, budgetRatio, &memCap{limit: 1 << 50})
 			defer restore()
@@ -460,4 +436,22 @@ func limitAfterGC(want int64) int64 {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return got
+}
+
+// sparseFile makes a file of size bytes named name in a temporary folder,
+// sparse: no disk is used.
+func sparseFile(t *testing.T, name string, size int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
