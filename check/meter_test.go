@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/hindsight-dev/hindsight/ingest"
 )
 
 // queueText is a valid queue history of n send pairs, about 120 bytes a
@@ -137,5 +140,116 @@ func TestFormatBytes(t *testing.T) {
 		if got := FormatBytes(n); got != want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestCompressedReadInParallel: a compressed history of more than 8 MiB of
+// text is read in parallel through its meter (readCompressedParallel), to
+// the same result as its plain twin, gzip, zstd and gzip of gzip alike; a
+// text the parallel reader leaves to the sequential one (ops over two
+// lines) reads the same through the fallback; and a meter's error stops
+// the parallel read with a MemoryCapError.
+func TestCompressedReadInParallel(t *testing.T) {
+	text := queueText(80000) // about 9.6 MB
+	spread := bytes.ReplaceAll(text, []byte(", :process"), []byte(",\n :process"))
+	zst := func(b []byte) []byte { // one frame that says its content size, as the zstd tool writes a file
+		zw, _ := zstd.NewWriter(nil)
+		defer zw.Close()
+		return zw.EncodeAll(b, nil)
+	}
+	dir := t.TempDir()
+	write := func(name string, body []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	resultOf := func(p string, meter func(int64) error) (string, error) {
+		opts := DefaultOptions()
+		opts.Meter = meter
+		res, _, err := File(p, opts)
+		if err != nil {
+			return "", err
+		}
+		res.Stats.ElapsedMS, res.Source, res.SHA256, res.Bytes = 0, "", "", 0
+		b, err := json.Marshal(res)
+		return string(b), err
+	}
+	plain := write("plain.edn", text)
+	none := func(int64) error { return nil }
+	want, err := resultOf(plain, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string][]byte{
+		"h.edn.gz": gzipped(t, text), "h.edn.zst": zst(text), "twice.edn.gz": gzipped(t, gzipped(t, text)),
+		"spread.edn.zst": zst(spread),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := write(name, body)
+			// read in parallel, but for the text that must be read in
+			// one pass, and the gzip of gzip, whose outer trailer gives
+			// the size of the inner file only (under 8 MiB)
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, _ := f.Stat()
+			h, parallel, err := readCompressedParallel(f, p, fi.Size(), DefaultOptions())
+			f.Close()
+			wantParallel := name == "h.edn.gz" || name == "h.edn.zst"
+			if err != nil || parallel != wantParallel || parallel && len(h.Ops) != 160000 {
+				t.Errorf("read in parallel: %v (want %v), %v", parallel, wantParallel, err)
+			}
+			var seen int64
+			got, err := resultOf(p, capMeter(p, 1<<40, &seen))
+			if err != nil || got != want {
+				t.Errorf("%v\ngot  %.300s\nwant %.300s", err, got, want)
+			}
+			// the whole text, and before it twice what the file claims
+			// (readCompressedParallel asks whether that would fit)
+			if seen < int64(len(text)) {
+				t.Errorf("the meter saw %d bytes of text, want %d", seen, len(text))
+			}
+			seen = 0
+			_, err = resultOf(p, capMeter(p, 1<<20, &seen))
+			if mc, ok := AsMemoryCapError(err); !ok || mc.Path != p {
+				t.Errorf("over the cap: %v, want a MemoryCapError naming %s", err, p)
+			}
+		})
+	}
+}
+
+// TestCompressedReadPastItsClaim: a gzip file of two members claims the
+// text of its last one only (its trailer); a parallel read that gets more
+// than twice that gives up, and the sequential read reads it all, to the
+// same result as the plain text.
+func TestCompressedReadPastItsClaim(t *testing.T) {
+	text := queueText(160000) // about 19 MB
+	cut := bytes.IndexByte(text[len(text)/2+1:], '\n') + len(text)/2 + 2
+	body := append(gzipped(t, text[:cut]), gzipped(t, text[cut:])...)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "two.edn.gz")
+	if err := os.WriteFile(p, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	claim := ingest.TextSize(f, fi.Size())
+	_, parallel, err := readCompressedParallel(f, p, fi.Size(), DefaultOptions())
+	f.Close()
+	if claim >= int64(len(text))/2 || parallel || err != nil {
+		t.Fatalf("a text of %d bytes claiming %d: read in parallel %v, %v; want a claim under half, and no parallel read", len(text), claim, parallel, err)
+	}
+	opts := DefaultOptions()
+	var seen int64
+	opts.Meter = capMeter(p, 1<<40, &seen)
+	res, h, err := File(p, opts)
+	if err != nil || len(h.Ops) != 320000 || res.Stats.Ops != 320000 {
+		t.Fatalf("%v; %d ops, want 320000", err, len(h.Ops))
 	}
 }

@@ -824,3 +824,27 @@ func readForTest(r io.Reader, name string, opts Options) (*model.History, bool, 
 	}
 	return h, err == nil, err
 }
+
+// ParallelText reports whether ReadTextParallel would try a text of about
+// size bytes under opts: one of 8 MiB or more, within opts.MaxBytes, on
+// more than one core.
+func ParallelText(size int64, opts Options) bool {
+	return size >= parallelMin && workers(opts) >= 2 && (opts.MaxBytes <= 0 || size <= opts.MaxBytes)
+}
+
+// ReadTextParallel reads the plain text r, about size bytes (a compressed
+// file's decompressed text, sized by TextSize), in parallel, as ReadFile
+// reads a plain file, when ParallelText says so. ok is false when the text
+// must be read sequentially instead, from its start (r is then partly
+// consumed): a text the parallel reader leaves to the sequential one (a
+// form over several lines, an error: the sequential read says where), a
+// read of r that fails, a text past opts.MaxBytes. opts.Tee is not used.
+func ReadTextParallel(r io.Reader, name string, size int64, opts Options) (h *model.History, ok bool) {
+	if !ParallelText(size, opts) {
+		return nil, false
+	}
+	o := opts
+	o.Tee = nil
+	h, err := readParallel(limit(r, opts.MaxBytes), name, size, o, workers(opts), blockSize(size))
+	return h, err == nil
+}
