@@ -1,7 +1,7 @@
 package scan
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -116,9 +116,17 @@ func appendEntryString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
+// entryReader is what readEntryHead reads from: a bufio.Reader over an
+// entry's file, or a bytes.Reader over the whole entry.
+type entryReader interface {
+	io.Reader
+	io.ByteReader
+}
+
 // readEntryHead reads an entry's magic line and head from r, leaving r at
-// its first anomaly row.
-func readEntryHead(r *bufio.Reader) (*cacheEntry, int64, error) {
+// its first anomaly row, and returns the entry without its rows and how
+// many rows follow.
+func readEntryHead(r entryReader) (*cacheEntry, int64, error) {
 	magic := make([]byte, len(entryMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != entryMagic {
 		return nil, 0, errBadEntry
@@ -131,12 +139,6 @@ func readEntryHead(r *bufio.Reader) (*cacheEntry, int64, error) {
 	if _, err := io.ReadFull(r, head); err != nil {
 		return nil, 0, errBadEntry
 	}
-	return parseEntryHead(head)
-}
-
-// parseEntryHead decodes the JSON of an entry's head and returns the
-// entry without its rows and how many rows follow.
-func parseEntryHead(head []byte) (*cacheEntry, int64, error) {
 	var h entryHead
 	if json.Unmarshal(head, &h) != nil || h.Schema != SchemaVersion || h.Anomalies < 0 || h.Bad < 0 || h.Bad > h.Anomalies {
 		return nil, 0, errBadEntry
@@ -153,20 +155,12 @@ func decodeEntry(b []byte) (*cacheEntry, error) {
 		return nil, errBadEntry
 	}
 	b = b[:len(b)-entryTrailer]
-	d := entryDecoder{s: unsafe.String(unsafe.SliceData(b), len(b))}
-	if !d.has(len(entryMagic)) || d.s[:len(entryMagic)] != entryMagic {
-		return nil, errBadEntry
-	}
-	d.p = len(entryMagic)
-	n := d.uvarint()
-	if d.bad || n > maxEntryHead || !d.has(int(n)) {
-		return nil, errBadEntry
-	}
-	e, rows, err := parseEntryHead(b[d.p : d.p+int(n)])
+	br := bytes.NewReader(b)
+	e, rows, err := readEntryHead(br)
 	if err != nil {
 		return nil, err
 	}
-	d.p += int(n)
+	d := entryDecoder{b: b, s: unsafe.String(unsafe.SliceData(b), len(b)), p: len(b) - br.Len()}
 	// every row takes at least 6 bytes: a count past that is corruption
 	if rows > int64(len(d.s)-d.p)/6 {
 		return nil, errBadEntry
@@ -181,39 +175,38 @@ func decodeEntry(b []byte) (*cacheEntry, error) {
 	return e, nil
 }
 
-// entryDecoder reads the rows of an entry from s; bad is set, and every
-// read after returns zero values, once s runs out or holds a malformed
-// number.
+// entryDecoder reads the rows of an entry from b, whose bytes s shares
+// (the rows' strings are slices of s); bad is set, and every read after
+// returns zero values, once b runs out or holds a malformed number.
 type entryDecoder struct {
+	b   []byte
 	s   string
 	p   int
 	bad bool
 }
 
-// has reports whether n more bytes are left.
-func (d *entryDecoder) has(n int) bool { return n >= 0 && n <= len(d.s)-d.p }
-
 func (d *entryDecoder) uvarint() uint64 {
-	var v uint64
-	for shift := 0; shift < 64 && d.has(1); shift += 7 {
-		c := d.s[d.p]
-		d.p++
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v
-		}
+	v, n := binary.Uvarint(d.b[d.p:])
+	if n <= 0 {
+		d.bad = true
+		return 0
 	}
-	d.bad = true
-	return 0
+	d.p += n
+	return v
 }
 
 func (d *entryDecoder) varint() int64 {
-	u := d.uvarint()
-	return int64(u>>1) ^ -int64(u&1)
+	v, n := binary.Varint(d.b[d.p:])
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.p += n
+	return v
 }
 
 func (d *entryDecoder) byte() byte {
-	if !d.has(1) {
+	if d.p >= len(d.b) {
 		d.bad = true
 		return 0
 	}
