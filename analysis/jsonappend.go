@@ -19,6 +19,16 @@ type JSONFields struct {
 	some bool
 }
 
+// JSONAppender is a value that appends its own JSON: Value, Mop, and the
+// compact instances (Lazy), each what encoding/json writes for it without
+// HTML escaping, but for Value's strings, which escape it as json.Marshal
+// does (abort.Instance.AppendJSON's doc gives the benchmark that justifies
+// writing them by hand). report writes instances through it, scan its
+// rows.
+type JSONAppender interface {
+	AppendJSON(b []byte) []byte
+}
+
 // NewJSONFields starts an object on b.
 func NewJSONFields(b []byte) JSONFields { return JSONFields{B: append(b, '{')} }
 

@@ -121,13 +121,6 @@ func writeAnomalies(bw *bufio.Writer, anomalies map[string][]analysis.Instance) 
 	return bw.WriteByte('}')
 }
 
-// jsonAppender is an instance that appends its own JSON, byte for byte
-// what encoding/json writes for it (abort.Instance.AppendJSON, whose doc
-// gives the benchmark that justifies it).
-type jsonAppender interface {
-	AppendJSON(b []byte) []byte
-}
-
 // appendInstances appends the JSON of ins to b, separated by commas, and
 // preceded by one when comma is set.
 func appendInstances(b []byte, ins []analysis.Instance, comma bool) ([]byte, error) {
@@ -137,7 +130,7 @@ func appendInstances(b []byte, ins []analysis.Instance, comma bool) ([]byte, err
 		if i > 0 || comma {
 			b = append(b, ',')
 		}
-		if a, ok := in.(jsonAppender); ok {
+		if a, ok := in.(analysis.JSONAppender); ok {
 			b = a.AppendJSON(b)
 			continue
 		}

@@ -231,3 +231,23 @@ func TestCacheHeadSeesCuts(t *testing.T) {
 		}
 	}
 }
+
+// rawAppender appends its JSON without HTML escaping, as abort's fixed
+// words are written: marshal must not take that for json.Marshal's.
+type rawAppender struct {
+	S string `json:"s"`
+}
+
+func (r rawAppender) AppendJSON(b []byte) []byte { return append(b, `{"s":"`+r.S+`"}`...) }
+
+// TestMarshalEscapesAsJSONMarshal: marshal takes an appender's JSON only
+// when it holds none of '<', '>' and '&', which json.Marshal escapes.
+func TestMarshalEscapesAsJSONMarshal(t *testing.T) {
+	for _, s := range []string{"plain", "a<b", "c&d", "e>f"} {
+		got, err := marshal(nil, rawAppender{s})
+		want, _ := json.Marshal(rawAppender{s})
+		if err != nil || string(got) != string(want) {
+			t.Errorf("marshal(%q) = %s, %v; want %s", s, got, err, want)
+		}
+	}
+}

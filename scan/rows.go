@@ -279,13 +279,6 @@ func anomalyRow(path, typ string, in analysis.Instance, badType bool) (AnomalyRo
 	return a, nil
 }
 
-// jsonAppender is a value that appends its own JSON (analysis.Value, the
-// compact instances), what encoding/json writes for it, but for HTML
-// escaping where a type's appender skips it (abort's fixed words).
-type jsonAppender interface {
-	AppendJSON(b []byte) []byte
-}
-
 // marshal returns json.Marshal(v), reusing buf: from v's own AppendJSON
 // when it has one, an order of magnitude faster on an anomaly storm's
 // millions of rows, unless what it wrote holds '<', '>' or '&', which
@@ -293,7 +286,7 @@ type jsonAppender interface {
 // same). An instance without an appender is marshalled whole
 // (analysis.Full).
 func marshal(buf []byte, v any) ([]byte, error) {
-	if a, ok := v.(jsonAppender); ok {
+	if a, ok := v.(analysis.JSONAppender); ok {
 		if b := a.AppendJSON(buf[:0]); !bytes.ContainsAny(b, "<>&") {
 			return b, nil
 		}
