@@ -282,8 +282,7 @@ func (c *checker) reportDuplicates(dupFirst map[model.MsgID]logEntry, extra []lo
 			recs = append(recs, extra[i].obsR)
 		}
 		slices.Sort(offs)
-		c.res.Add(Duplicate, &duplicate{ev: analysis.Evidence{Witness: c.witness(recs...)}, h: c.h,
-			key: c.h.Msgs[m].Key, msg: m, offs: offs})
+		c.res.Add(Duplicate, &duplicate{compactKey: c.compact(c.h.Msgs[m].Key, m, recs...), offs: offs})
 	}
 }
 

@@ -94,8 +94,7 @@ func (c *checker) checkLost() [][]model.MsgID {
 		if o := sentOff[m]; o != model.NoOffset {
 			off = o
 		}
-		c.res.Add(LostWrite, &lostWrite{ev: analysis.Evidence{Witness: c.witness(w, maxReader[k])}, h: c.h,
-			key: k, msg: m, off: off, index: int64(c.first[m]), maxReadIndex: int64(maxFirst[k]),
+		c.res.Add(LostWrite, &lostWrite{compactKey: c.compact(k, m, w, maxReader[k]), off: off, index: int64(c.first[m]), maxReadIndex: int64(maxFirst[k]),
 			writer: c.compIdx(w), maxRead: c.compIdx(maxReader[k]), maxReadOffset: c.offsets[k][maxFirst[k]]})
 	}
 	return unseen

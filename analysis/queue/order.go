@@ -155,7 +155,7 @@ func (c *checker) internalStep(r int32, skipT, nonmonoT string, prev lastSeen, k
 		return
 	}
 	// kept compact (opStep), as addStep would report the Instance
-	in := &opStep{ev: analysis.Evidence{Witness: c.witness(r)}, h: c.h, key: k, from: prev.msg, to: m,
+	in := &opStep{compactKey: c.compact(k, prev.msg, r), to: m,
 		op: c.compIdx(r), delta: delta}
 	if delta > 1 {
 		in.skipped, in.skippedCount = c.skippedOf(k, prev.pos, p)

@@ -37,8 +37,8 @@ func (c *checker) checkReads(ri int32, r *rec, mops []model.Mop, done []int32) {
 				w := c.writer[rd.Msg]
 				switch {
 				case w < 0:
-					c.res.Add(GarbageRead, &garbageRead{ev: analysis.Evidence{Witness: c.witness(ri)}, h: c.h,
-						key: kp.Key, msg: rd.Msg, off: rd.Offset(), reader: reader})
+					c.res.Add(GarbageRead, &garbageRead{compactKey: c.compact(kp.Key, rd.Msg, ri),
+						off: rd.Offset(), reader: reader})
 				case w == ri:
 					c.res.Add(PrecommittedRead, &Instance{
 						Op: analysis.IntPtr(reader), Subject: analysis.Subject{Key: c.keyVal(kp.Key)}, Value: c.msgValP(rd.Msg),
