@@ -135,9 +135,9 @@ func ReadHistory(path string, opts Options) (*model.History, error) {
 }
 
 // readCompressedParallel reads the compressed regular file f (size bytes
-// as stored) as ReadHistoryFrom does, decompressed and metered (by
-// opts.Meter, if set), but its
-// text in parallel (ingest.ReadTextParallel) when it is large enough. ok
+// as stored) as ReadHistoryFrom does, decompressed and metered by
+// opts.Meter (ReadHistory calls it only with one), but its text in
+// parallel (ingest.ReadTextParallel) when it is large enough. ok
 // is false when it must be read sequentially (f is then anywhere); a
 // meter's error ends the read, as ReadHistoryFrom's. On 1M list-append
 // txns of histgen's defaults in zstd (45 MB, 284 MB of text; 2026-12-07,
@@ -151,9 +151,6 @@ func readCompressedParallel(f *os.File, path string, size int64, opts Options) (
 		return nil, false, nil
 	}
 	meter := opts.Meter
-	if meter == nil {
-		meter = func(int64) error { return nil }
-	}
 	// Within twice the size the file claims, and only that far: a text
 	// near the memory cap is read sequentially, which stops at the cap
 	// (a parallel read holds more at once, and at a cap of 1.4 GiB a

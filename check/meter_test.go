@@ -196,13 +196,16 @@ func TestCompressedReadInParallel(t *testing.T) {
 				t.Fatal(err)
 			}
 			fi, _ := f.Stat()
-			h, parallel, err := readCompressedParallel(f, p, fi.Size(), DefaultOptions())
+			var seen int64
+			metered := DefaultOptions()
+			metered.Meter = capMeter(p, 1<<40, &seen)
+			h, parallel, err := readCompressedParallel(f, p, fi.Size(), metered)
 			f.Close()
 			wantParallel := name == "h.edn.gz" || name == "h.edn.zst"
 			if err != nil || parallel != wantParallel || parallel && len(h.Ops) != 160000 {
 				t.Errorf("read in parallel: %v (want %v), %v", parallel, wantParallel, err)
 			}
-			var seen int64
+			seen = 0
 			got, err := resultOf(p, capMeter(p, 1<<40, &seen))
 			if err != nil || got != want {
 				t.Errorf("%v\ngot  %.300s\nwant %.300s", err, got, want)
@@ -240,15 +243,15 @@ func TestCompressedReadPastItsClaim(t *testing.T) {
 	}
 	fi, _ := f.Stat()
 	claim := ingest.TextSize(f, fi.Size())
-	_, parallel, err := readCompressedParallel(f, p, fi.Size(), DefaultOptions())
+	var seen int64
+	metered := DefaultOptions()
+	metered.Meter = capMeter(p, 1<<40, &seen)
+	_, parallel, err := readCompressedParallel(f, p, fi.Size(), metered)
 	f.Close()
 	if claim >= int64(len(text))/2 || parallel || err != nil {
 		t.Fatalf("a text of %d bytes claiming %d: read in parallel %v, %v; want a claim under half, and no parallel read", len(text), claim, parallel, err)
 	}
-	opts := DefaultOptions()
-	var seen int64
-	opts.Meter = capMeter(p, 1<<40, &seen)
-	res, h, err := File(p, opts)
+	res, h, err := File(p, metered)
 	if err != nil || len(h.Ops) != 320000 || res.Stats.Ops != 320000 {
 		t.Fatalf("%v; %d ops, want 320000", err, len(h.Ops))
 	}

@@ -74,13 +74,7 @@ func (Layout) Summary(r *analysis.Result) string {
 		"graph %s, %s, %s; worst realtime lag %s; %d ms\n",
 		count(s.Ops, "op", "ops"), s.ClientOps, s.OKOps, s.InfoOps, s.FailOps, s.OpenOps,
 		count(s.Keys, "key", "keys"), count(o.Messages, "message", "messages"),
-		count(s.GraphVertices, "op", "ops"), count(s.GraphEdges, "edge", "edges"), cyclicCount(s.Components), worstLag(o), s.ElapsedMS)
-}
-
-// cyclicCount is the text summary's count of cyclic components (the
-// queue's names no size: its cycles are few and listed as anomalies).
-func cyclicCount(n int64) string {
-	return catalog.Count(n, "cyclic component", "cyclic components")
+		count(s.GraphVertices, "op", "ops"), count(s.GraphEdges, "edge", "edges"), count(s.Components, "cyclic component", "cyclic components"), worstLag(o), s.ElapsedMS)
 }
 
 // worstLag is the worst realtime lag as the summaries say it: none was
