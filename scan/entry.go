@@ -185,18 +185,13 @@ type entryDecoder struct {
 	bad bool
 }
 
-func (d *entryDecoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b[d.p:])
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.p += n
-	return v
-}
+func (d *entryDecoder) uvarint() uint64 { return number(d, binary.Uvarint) }
 
-func (d *entryDecoder) varint() int64 {
-	v, n := binary.Varint(d.b[d.p:])
+func (d *entryDecoder) varint() int64 { return number(d, binary.Varint) }
+
+// number reads one number of d with decode (binary.Uvarint or Varint).
+func number[T uint64 | int64](d *entryDecoder, decode func([]byte) (T, int)) T {
+	v, n := decode(d.b[d.p:])
 	if n <= 0 {
 		d.bad = true
 		return 0

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/internal/testhist"
 )
 
@@ -27,23 +28,10 @@ func massLoss(n int) *testhist.Lines {
 func TestCompactInstances(t *testing.T) {
 	h, p := testhist.Read(t, bytes.NewReader(massLoss(5).Bytes()), "mass")
 	res := Check(h, p, DefaultOptions())
-	for typ, want := range map[string]struct {
-		n     int
-		first string
-	}{
+	checkCompact(t, res, map[string]compactWant{
 		GarbageRead: {5, `{"key":":y","value":0,"offset":0,"reader":11,"witness":[10,11]}`},
 		LostWrite:   {4, `{"key":":x","value":0,"offset":0,"index":0,"max_read_index":4,"writer":1,"max_read":11,"max_read_offset":4,"witness":[0,1,10,11]}`},
-	} {
-		ins := res.Anomalies[typ]
-		if len(ins) != want.n {
-			t.Fatalf("%s: %d instances, want %d", typ, len(ins), want.n)
-		}
-		for i, in := range ins {
-			if got := testhist.LazyJSON(t, in); i == 0 && got != want.first {
-				t.Errorf("%s #0: %s, want %s", typ, got, want.first)
-			}
-		}
-	}
+	})
 }
 
 // TestCompactInstancesOddValues: compact instances write keys and values
@@ -100,26 +88,17 @@ func doubled(n int) *testhist.Lines {
 func TestCompactDuplicatesAndSteps(t *testing.T) {
 	h, p := testhist.Read(t, bytes.NewReader(doubled(3).Bytes()), "doubled")
 	res := Check(h, p, DefaultOptions())
-	for typ, want := range map[string]struct {
-		n     int
-		first string
-	}{
+	checkCompact(t, res, map[string]compactWant{
 		Duplicate:           {3, `{"key":":x","value":0,"offsets":[0,1],"count":2,"witness":[0,1,6,7]}`},
 		IntNonmonotonicPoll: {3, `{"key":":x","values":[0,0],"op":7,"delta":0,"witness":[6,7]}`},
 		IntPollSkip:         {2, `{"key":":x","values":[0,1],"op":7,"delta":2,"skipped":[1],"witness":[2,3,6,7]}`},
-	} {
-		ins := res.Anomalies[typ]
-		if len(ins) != want.n {
-			t.Fatalf("%s: %d instances, want %d", typ, len(ins), want.n)
-		}
-		for i, in := range ins {
+	})
+	for _, typ := range []string{Duplicate, IntNonmonotonicPoll, IntPollSkip} {
+		for i, in := range res.Anomalies[typ] {
 			switch in.(type) {
 			case *duplicate, *opStep:
 			default:
 				t.Errorf("%s #%d: a %T, not kept compact", typ, i, in)
-			}
-			if got := testhist.LazyJSON(t, in); i == 0 && got != want.first {
-				t.Errorf("%s #0: %s, want %s", typ, got, want.first)
 			}
 		}
 	}
@@ -153,4 +132,29 @@ func BenchmarkCompactDuplicatesAndSteps(b *testing.B) {
 		res := Check(h, p, DefaultOptions())
 		return res, len(res.Anomalies[Duplicate]) + len(res.Anomalies[IntNonmonotonicPoll]) + len(res.Anomalies[IntPollSkip])
 	})
+}
+
+// compactWant is how many instances of a type a test expects, and the
+// JSON of the first.
+type compactWant struct {
+	n     int
+	first string
+}
+
+// checkCompact checks res's instances of each type in wants: their number,
+// that each is kept compact and writes the JSON of its Full instance
+// (testhist.LazyJSON), and the first's JSON.
+func checkCompact(t *testing.T, res *analysis.Result, wants map[string]compactWant) {
+	t.Helper()
+	for typ, want := range wants {
+		ins := res.Anomalies[typ]
+		if len(ins) != want.n {
+			t.Fatalf("%s: %d instances, want %d", typ, len(ins), want.n)
+		}
+		for i, in := range ins {
+			if got := testhist.LazyJSON(t, in); i == 0 && got != want.first {
+				t.Errorf("%s #0: %s, want %s", typ, got, want.first)
+			}
+		}
+	}
 }
