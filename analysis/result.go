@@ -220,62 +220,81 @@ func (r *Result) Finish(bad func(typ string, in Instance) bool) {
 	}
 }
 
+// compareInstances is the order of a type's instances (Finish): by
+// lowest witness op, then by key (an instance without one first), and
+// equal otherwise (a stable sort keeps them in the order found).
 func compareInstances(a, b Instance) int {
-	la, lb := lowest(a.InstanceEvidence().Witness), lowest(b.InstanceEvidence().Witness)
-	if la != lb {
-		if la < lb {
-			return -1
-		}
-		return 1
+	if c := cmp.Compare(lowest(a.InstanceEvidence().Witness), lowest(b.InstanceEvidence().Witness)); c != 0 {
+		return c
 	}
-	ka, kb := a.InstanceKey(), b.InstanceKey()
+	return compareKeys(a.InstanceKey(), b.InstanceKey())
+}
+
+// compareKeys orders two instance keys, nil first.
+func compareKeys(a, b *Value) int {
 	switch {
-	case ka == nil || kb == nil:
+	case a == nil && b == nil:
 		return 0
-	case ka.Less(kb.Atom):
+	case a == nil:
 		return -1
-	case kb.Less(ka.Atom):
+	case b == nil:
+		return 1
+	case a.Less(b.Atom):
+		return -1
+	case b.Less(a.Atom):
 		return 1
 	}
 	return 0
 }
 
 // sortInstances sorts ins as slices.SortStableFunc(ins, compareInstances)
-// does. A large list is first sorted on its lowest witnesses alone, read
-// once into an array and sorted on every core (par.SortFunc, their
-// positions breaking ties so that the order is total): where no two share
-// their lowest witness, that is the order, and only otherwise does the
-// stable sort run, with compareInstances' two interface calls a
-// comparison. BenchmarkSortInstances: 210,075 instances in random order,
-// 25 ms against 135 ms. Instances that come nearly in order gain less:
-// the 210,075 abort-advance instances of bench/bench.sh's 1M-poll abort
-// history, which share no lowest witness, took the check's last phase
-// from 18-19 to 16 ms (HINDSIGHT_PHASES, three runs each).
+// does, in O(n log n) and with each instance's key made once: it sorts
+// their lowest witnesses, read once into an array, with their positions
+// to break ties (on every core, par.SortFunc, for a large list), and only
+// each run of instances that share a lowest witness by key. The stable
+// sort it replaced compared through two interface calls, each making a
+// compact instance's key afresh (analysis.Lazy), and its merges moved
+// O(n log² n) elements: 1.2M queue poll-skip instances that all share
+// their lowest witness (the history's first send) took 5.5 s of a check
+// to sort; BenchmarkSortInstances, 210,075 instances in random order, 25
+// ms against 135 ms.
 func sortInstances(ins []Instance) {
-	if len(ins) < keyedSortMin {
-		// an instance is a pointer: a stable sort moves 16-byte values
-		slices.SortStableFunc(ins, compareInstances)
+	if len(ins) < 2 {
 		return
 	}
 	type keyed struct {
 		low int64
 		at  int
+		key *Value // set within runs of one low
 	}
 	ks := make([]keyed, len(ins))
 	for i, in := range ins {
-		ks[i] = keyed{lowest(in.InstanceEvidence().Witness), i}
+		ks[i] = keyed{low: lowest(in.InstanceEvidence().Witness), at: i}
 	}
-	par.SortFunc(ks, func(a, b keyed) int {
+	byLow := func(a, b keyed) int {
 		if a.low != b.low {
 			return cmp.Compare(a.low, b.low)
 		}
 		return cmp.Compare(a.at, b.at)
-	})
-	for i := 1; i < len(ks); i++ {
-		if ks[i].low == ks[i-1].low {
-			slices.SortStableFunc(ins, compareInstances)
-			return
+	}
+	sortKeyed(ks, byLow)
+	for i := 0; i < len(ks); {
+		j := i + 1
+		for j < len(ks) && ks[j].low == ks[i].low {
+			j++
 		}
+		if run := ks[i:j]; len(run) > 1 {
+			for x := range run {
+				run[x].key = ins[run[x].at].InstanceKey()
+			}
+			sortKeyed(run, func(a, b keyed) int {
+				if c := compareKeys(a.key, b.key); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.at, b.at)
+			})
+		}
+		i = j
 	}
 	sorted := make([]Instance, len(ins))
 	for i, k := range ks {
@@ -284,8 +303,16 @@ func sortInstances(ins []Instance) {
 	copy(ins, sorted)
 }
 
-// keyedSortMin is the fewest instances sortInstances sorts on their
-// lowest witnesses first.
+// sortKeyed sorts s by c, on every core when it is long.
+func sortKeyed[E any](s []E, c func(a, b E) int) {
+	if len(s) < keyedSortMin {
+		slices.SortFunc(s, c)
+	} else {
+		par.SortFunc(s, c)
+	}
+}
+
+// keyedSortMin is the fewest elements sortKeyed sorts on every core.
 const keyedSortMin = 4096
 
 func lowest(w []int64) int64 {

@@ -21,8 +21,8 @@ func (*sortTestInstance) InstanceCycle() *CycleFields { return nil }
 // TestSortInstances: sortInstances orders lists large and small as the
 // stable sort by compareInstances does, both where every lowest witness
 // differs (the lists it sorts on their lowest witnesses) and where some
-// are shared, by ops and by keys, some keys missing (the stable sort's
-// ties).
+// are shared, by ops and by keys, some keys missing (sorted before the
+// keys).
 func TestSortInstances(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	keys := []*Value{nil, AtomValuePtr(model.IntAtom(1)), AtomValuePtr(model.IntAtom(2))}
@@ -63,25 +63,44 @@ func TestSortInstances(t *testing.T) {
 }
 
 // BenchmarkSortInstances sorts 210,075 instances (as many as the
-// abort-advance instances of bench/bench.sh's 1M-poll abort history)
-// whose lowest witnesses all differ, in random order: with sortInstances
-// and with the stable sort it falls back to.
+// abort-advance instances of bench/bench.sh's 1M-poll abort history) in
+// random order, with sortInstances and with the stable sort it replaced:
+// "distinct", whose lowest witnesses all differ, and "shared", which all
+// share theirs (as a storm of poll-skips share the history's first send),
+// with one of four keys each, made afresh at every call as a compact
+// instance's are.
 func BenchmarkSortInstances(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	ins := make([]Instance, 210075)
-	for i, low := range r.Perm(len(ins)) {
-		ins[i] = &sortTestInstance{Evidence: Evidence{Witness: []int64{int64(low), 1 << 40}}, added: i}
+	distinct := make([]Instance, 210075)
+	shared := make([]Instance, len(distinct))
+	for i, low := range r.Perm(len(distinct)) {
+		distinct[i] = &sortTestInstance{Evidence: Evidence{Witness: []int64{int64(low), 1 << 40}}, added: i}
+		shared[i] = &freshKeyInstance{key: model.IntAtom(r.Int64N(4)), sortTestInstance: sortTestInstance{Evidence: Evidence{Witness: []int64{0, int64(low)}}, added: i}}
 	}
-	for _, s := range []struct {
+	for _, in := range []struct {
 		name string
-		sort func([]Instance)
-	}{{"keyed", sortInstances}, {"stable", func(x []Instance) { slices.SortStableFunc(x, compareInstances) }}} {
-		b.Run(s.name, func(b *testing.B) {
-			x := make([]Instance, len(ins))
-			for b.Loop() {
-				copy(x, ins)
-				s.sort(x)
-			}
-		})
+		ins  []Instance
+	}{{"distinct", distinct}, {"shared", shared}} {
+		for _, s := range []struct {
+			name string
+			sort func([]Instance)
+		}{{"keyed", sortInstances}, {"stable", func(x []Instance) { slices.SortStableFunc(x, compareInstances) }}} {
+			b.Run(in.name+"/"+s.name, func(b *testing.B) {
+				x := make([]Instance, len(in.ins))
+				for b.Loop() {
+					copy(x, in.ins)
+					s.sort(x)
+				}
+			})
+		}
 	}
 }
+
+// freshKeyInstance is a sortTestInstance whose key is made afresh at every
+// call, as a compact instance's is.
+type freshKeyInstance struct {
+	sortTestInstance
+	key model.Atom
+}
+
+func (f *freshKeyInstance) InstanceKey() *Value { return AtomValuePtr(f.key) }
