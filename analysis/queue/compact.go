@@ -11,7 +11,9 @@ import (
 // (every value a consumer read that no send wrote: a history recorded
 // without its producers), lost-write (every acknowledged value a consumer
 // skipped past: a log that lost a range), duplicate and the int-* steps
-// (every message written twice, and read so), are kept compact
+// (every message written twice, and read so), and the steps between one
+// process's ops (poll-skip, nonmonotonic-poll, nonmonotonic-send: every
+// poll of a consumer that reads from anywhere), are kept compact
 // (analysis.Lazy): their fields as plain numbers, the Instance built when
 // an output asks for it, and the JSON written straight from the numbers
 // (AppendJSON). An Instance of any, with its pointers and Values, took
@@ -186,17 +188,29 @@ func (s *opStep) MarshalJSON() ([]byte, error) { return json.Marshal(s.Full()) }
 
 // AppendJSON appends the JSON of the Instance s stands for, as report.JSON
 // writes it, without building it.
-func (s *opStep) AppendJSON(b []byte) []byte {
+func (s *opStep) AppendJSON(b []byte) []byte { return s.appendJSON(b, nil) }
+
+// appendJSON is AppendJSON, of the procStep around s when p is not nil:
+// its ops instead of op, and its process.
+func (s *opStep) appendJSON(b []byte, p *procStep) []byte {
 	value := func(b []byte, m model.MsgID) []byte { return analysis.AtomValue(s.h.MsgValue(m)).AppendJSON(b) }
 	f := analysis.NewJSONFields(b)
 	f.Value("key", analysis.AtomValue(s.h.Keys[s.key]))
 	f.Name("values")
 	f.B = analysis.AppendJSONList(f.B, 2, func(b []byte, i int) []byte { return value(b, [2]model.MsgID{s.msg, s.to}[i]) })
-	f.Int("op", s.op)
+	if p != nil {
+		f.Name("ops")
+		f.B = analysis.AppendJSONInts(f.B, []int64{p.prev, s.op})
+	} else {
+		f.Int("op", s.op)
+	}
 	f.Int("delta", s.delta)
 	if len(s.skipped) > 0 {
 		f.Name("skipped")
 		f.B = analysis.AppendJSONList(f.B, len(s.skipped), func(b []byte, i int) []byte { return value(b, s.skipped[i]) })
+	}
+	if p != nil {
+		f.Int("process", p.process)
 	}
 	f.Evidence(&s.ev)
 	if s.skippedCount > 0 {
@@ -204,3 +218,30 @@ func (s *opStep) AppendJSON(b []byte) []byte {
 	}
 	return f.End()
 }
+
+// procStep is a poll-skip, nonmonotonic-poll or nonmonotonic-send
+// instance: process's op at index prev ended at (or sent) value msg of
+// key, and its next op, at index op, started at (or sent) value to, delta
+// positions on; a skip lists what it skipped as an opStep does, and a
+// poll step of a subscribed consumer is allowed (in ev). A consumer that
+// polls from anywhere makes one per poll and key.
+type procStep struct {
+	opStep
+	prev, process int64
+}
+
+// Full builds the Instance s stands for.
+func (s *procStep) Full() analysis.Instance {
+	in := s.opStep.Full().(*Instance)
+	in.Op = nil
+	in.Ops = []int64{s.prev, s.op}
+	in.Process = analysis.IntPtr(s.process)
+	return in
+}
+
+// MarshalJSON writes the Instance s stands for.
+func (s *procStep) MarshalJSON() ([]byte, error) { return json.Marshal(s.Full()) }
+
+// AppendJSON appends the JSON of the Instance s stands for, as report.JSON
+// writes it, without building it.
+func (s *procStep) AppendJSON(b []byte) []byte { return s.opStep.appendJSON(b, s) }

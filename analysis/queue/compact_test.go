@@ -3,6 +3,7 @@ package queue
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,4 +158,91 @@ func checkCompact(t *testing.T, res *analysis.Result, wants map[string]compactWa
 			}
 		}
 	}
+}
+
+// TestCompactProcessSteps: poll-skip, nonmonotonic-poll and
+// nonmonotonic-send instances are kept compact and write, through
+// MarshalJSON and AppendJSON, the JSON of the Instance their Full builds:
+// a skip with its skipped values (and skipped_count past MaxSkipped), a
+// subscribed consumer's skip allowed, keys and values that need escaping.
+func TestCompactProcessSteps(t *testing.T) {
+	var l testhist.Lines
+	n := MaxSkipped + 6
+	v := func(i int) string { return fmt.Sprintf(`"v<&>%d"`, i) }
+	for i := range n {
+		l.Pair(0, "send", `[[:send "k<&>" `+v(i)+`]]`, "ok", fmt.Sprintf(`[[:send "k<&>" [%d %s]]]`, i, v(i)))
+	}
+	// process 3 sends the second value of :q before the first
+	l.Pair(3, "send", `[[:send :q "b"]]`, "ok", `[[:send :q [1 "b"]]]`)
+	l.Pair(3, "send", `[[:send :q "a"]]`, "ok", `[[:send :q [0 "a"]]]`)
+	poll := func(p int, offs ...int) {
+		var read []string
+		for _, o := range offs {
+			read = append(read, fmt.Sprintf("[%d %s]", o, v(o)))
+		}
+		l.Pair(p, "poll", "[[:poll]]", "ok", `[[:poll {"k<&>" [`+strings.Join(read, " ")+`]}]]`)
+	}
+	poll(1, 0)   // op 2n+5
+	poll(1, 3)   // skips 1 and 2
+	poll(1, 1)   // back by two
+	poll(1, n-1) // skips n-3 values
+	l.Pair(2, "subscribe", `["k<&>"]`, "ok", `["k<&>"]`)
+	poll(2, 0)
+	poll(2, 2) // skips 1, allowed: process 2 subscribed
+	h, p := testhist.Read(t, bytes.NewReader(l.Bytes()), "steps")
+	res := Check(h, p, DefaultOptions())
+	first := 2*n + 4 // the first poll's invocation
+	checkCompact(t, res, map[string]compactWant{
+		PollSkip: {3, fmt.Sprintf(`{"key":"k\u003c\u0026\u003e","values":["v\u003c\u0026\u003e0","v\u003c\u0026\u003e3"],"ops":[%d,%d],"delta":3,"skipped":["v\u003c\u0026\u003e1","v\u003c\u0026\u003e2"],"process":1,"witness":[2,3,%d,%d,%d,%d]}`,
+			first+1, first+3, first, first+1, first+2, first+3)},
+		NonmonotonicPoll: {1, fmt.Sprintf(`{"key":"k\u003c\u0026\u003e","values":["v\u003c\u0026\u003e3","v\u003c\u0026\u003e1"],"ops":[%d,%d],"delta":-2,"process":1,"witness":[%d,%d,%d,%d]}`,
+			first+3, first+5, first+2, first+3, first+4, first+5)},
+		NonmonotonicSend: {1, fmt.Sprintf(`{"key":":q","values":["b","a"],"ops":[%d,%d],"delta":-1,"process":3,"witness":[%d,%d,%d,%d]}`,
+			2*n+1, 2*n+3, 2*n, 2*n+1, 2*n+2, 2*n+3)},
+	})
+	for _, typ := range []string{PollSkip, NonmonotonicPoll, NonmonotonicSend} {
+		for i, in := range res.Anomalies[typ] {
+			if _, ok := in.(*procStep); !ok {
+				t.Errorf("%s #%d: a %T, not kept compact", typ, i, in)
+			}
+		}
+	}
+	var long, allowed int
+	for _, in := range res.Anomalies[PollSkip] {
+		got := testhist.LazyJSON(t, in)
+		if strings.Contains(got, fmt.Sprintf(`"skipped_count":%d}`, n-3)) {
+			long++
+		}
+		if strings.Contains(got, `"process":2,"allowed":true,`) {
+			allowed++
+		}
+	}
+	if long != 1 || allowed != 1 {
+		t.Errorf("%d skips with skipped_count %d and %d allowed skips of process 2, want 1 and 1", long, n-3, allowed)
+	}
+	for _, typ := range []string{NonmonotonicPoll, NonmonotonicSend, PollSkip} {
+		if !slices.Contains(res.BadTypes, typ) {
+			t.Errorf("bad types %v, without %s", res.BadTypes, typ)
+		}
+	}
+}
+
+// BenchmarkCompactProcessSteps reports the heap a check's result holds per
+// poll-skip or nonmonotonic-poll instance (B/instance): one consumer's 30k
+// polls, each reading one of three values, back and forth over the middle
+// one.
+func BenchmarkCompactProcessSteps(b *testing.B) {
+	var l testhist.Lines
+	for i := range 3 {
+		l.Pair(0, "send", fmt.Sprintf("[[:send :x %d]]", i), "ok", fmt.Sprintf("[[:send :x [%d %d]]]", i, i))
+	}
+	for i := range 30000 {
+		o := 2 * (i % 2)
+		l.Pair(1, "poll", "[[:poll]]", "ok", fmt.Sprintf("[[:poll {:x [[%d %d]]}]]", o, o))
+	}
+	h, p := testhist.Read(b, bytes.NewReader(l.Bytes()), "steps")
+	testhist.ReportHeapPer(b, func() (any, int) {
+		res := Check(h, p, DefaultOptions())
+		return res, len(res.Anomalies[PollSkip]) + len(res.Anomalies[NonmonotonicPoll])
+	})
 }

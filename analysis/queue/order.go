@@ -10,24 +10,10 @@ import (
 // there were in all when the list is cut (docs/queue.md#poll-skip).
 const MaxSkipped = 32
 
-// setSkipped lists in in.Skipped the values kept at positions strictly
-// between a and b, at most MaxSkipped of them, and sets in.SkippedCount
-// when there are more: O(MaxSkipped), so a consumer jumping back and forth
-// over n values k times costs O(k), not O(k·n).
-func (c *checker) setSkipped(in *Instance, k model.KeyID, a, b int32) {
-	ms, n := c.skippedOf(k, a, b)
-	for _, m := range ms {
-		in.Skipped = append(in.Skipped, c.msgVal(m))
-	}
-	if n > 0 {
-		in.SkippedCount = analysis.IntPtr(n)
-	}
-}
-
 // skippedOf returns the first MaxSkipped values kept between positions a
 // and b of k, and how many there are when that is more (else 0).
 func (c *checker) skippedOf(k model.KeyID, a, b int32) ([]model.MsgID, int64) {
-	var ms []model.MsgID
+	ms := make([]model.MsgID, 0, max(0, min(b-a-1, MaxSkipped)))
 	for p := a + 1; p < b && p <= a+MaxSkipped; p++ {
 		ms = append(ms, c.kept[k][p])
 	}
@@ -54,20 +40,6 @@ func (c *checker) proofOfPos(k model.KeyID, p int32) int32 {
 // back (Positions, in the package doc); the same value twice is a repeat.
 func step(pa int32, a model.MsgID, pb int32, b model.MsgID) (delta int64, ordered bool) {
 	return int64(pb - pa), pa != pb || a == b
-}
-
-// addStep reports in, a step of key k from position a to position b (its
-// Delta set), as skipT when it went forward past other positions, with the
-// values it skipped and the op that proves the first of them, and as
-// nonmonoT otherwise.
-func (c *checker) addStep(in *Instance, k model.KeyID, a, b int32, skipT, nonmonoT string) {
-	if *in.Delta > 1 {
-		c.setSkipped(in, k, a, b)
-		in.Witness = append(in.Witness, c.witness(c.proofOfPos(k, a+1))...)
-		c.res.Add(skipT, in)
-		return
-	}
-	c.res.Add(nonmonoT, in)
 }
 
 // lastSeen is the last value met for a key within one op, at position pos.
@@ -154,16 +126,24 @@ func (c *checker) internalStep(r int32, skipT, nonmonoT string, prev lastSeen, k
 	if delta == 1 || !ordered {
 		return
 	}
-	// kept compact (opStep), as addStep would report the Instance
-	in := &opStep{compactKey: c.compact(k, prev.msg, r), to: m,
-		op: c.compIdx(r), delta: delta}
-	if delta > 1 {
-		in.skipped, in.skippedCount = c.skippedOf(k, prev.pos, p)
-		in.ev.Witness = append(in.ev.Witness, c.witness(c.proofOfPos(k, prev.pos+1))...)
-		c.res.Add(skipT, in)
-		return
+	// kept compact (opStep)
+	in := &opStep{compactKey: compactKey{h: c.h, key: k, msg: prev.msg}, to: m, op: c.compIdx(r), delta: delta}
+	c.addStep(in, in, prev.pos, p, skipT, nonmonoT, r)
+}
+
+// addStep reports in (s, or the procStep around it), a step of s's key
+// from position a to position b (its delta set) by the ops of recs, as
+// skipT when it went forward past other positions, with the values it
+// skipped and the op that proves the first of them, and as nonmonoT
+// otherwise.
+func (c *checker) addStep(in analysis.Instance, s *opStep, a, b int32, skipT, nonmonoT string, recs ...int32) {
+	typ, proof := nonmonoT, int32(-1)
+	if s.delta > 1 {
+		typ, proof = skipT, c.proofOfPos(s.key, a+1)
+		s.skipped, s.skippedCount = c.skippedOf(s.key, a, b)
 	}
-	c.res.Add(nonmonoT, in)
+	s.ev.Witness = c.witness(append(recs, proof)...)
+	c.res.Add(typ, in)
 }
 
 // procState is what the process-level checks remember per process.
@@ -297,22 +277,17 @@ func (c *checker) processStep(proc int32, ps *procState, prev, next posAt, poll 
 	if delta == 1 || (!poll && delta > 0) || !ordered {
 		return
 	}
-	in := &Instance{
-		Subject: analysis.Subject{Key: c.keyVal(next.key)}, Process: analysis.IntPtr(int64(proc)),
-		Ops:      []int64{c.compIdx(prev.rec), c.compIdx(next.rec)},
-		Values:   []analysis.Value{c.msgVal(prev.msg), c.msgVal(next.msg)},
-		Delta:    analysis.IntPtr(delta),
-		Evidence: analysis.Evidence{Witness: c.witness(prev.rec, next.rec)},
+	// kept compact (procStep)
+	in := &procStep{opStep: opStep{compactKey: compactKey{h: c.h, key: next.key, msg: prev.msg}, to: next.msg,
+		op: c.compIdx(next.rec), delta: delta}, prev: c.compIdx(prev.rec), process: int64(proc)}
+	skipT, nonmonoT := PollSkip, NonmonotonicPoll
+	switch {
+	case !poll:
+		skipT, nonmonoT = NonmonotonicSend, NonmonotonicSend // never forward here
+	case c.opts.SubVia == SubSubscribe:
+		in.ev.Allowed = true
+	case c.opts.SubVia == SubAuto:
+		in.ev.Allowed = ps.subscribed
 	}
-	if !poll {
-		c.res.Add(NonmonotonicSend, in)
-		return
-	}
-	switch c.opts.SubVia {
-	case SubSubscribe:
-		in.Allowed = true
-	case SubAuto:
-		in.Allowed = ps.subscribed
-	}
-	c.addStep(in, next.key, prev.pos, next.pos, PollSkip, NonmonotonicPoll)
+	c.addStep(in, &in.opStep, prev.pos, next.pos, skipT, nonmonoT, prev.rec, next.rec)
 }
