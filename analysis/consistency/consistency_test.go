@@ -625,3 +625,29 @@ func TestRemoveRedundantCycleExists(t *testing.T) {
 		})
 	}
 }
+
+// TestImpossibleCycleTypesRemembered: the remembered answers of
+// ImpossibleCycleTypes are the ones worked out, for every set of
+// projections found among the first few and asked three times, and a caller
+// that adds to the set it got (as the search does with the anomalies a
+// found cycle implies) changes no later answer.
+func TestImpossibleCycleTypesRemembered(t *testing.T) {
+	all := Projections()
+	first := all[:min(len(all), 8)]
+	for mask := range 1 << len(first) {
+		var found []Projection
+		for i, p := range first {
+			if mask&(1<<i) != 0 {
+				found = append(found, p)
+			}
+		}
+		want := impossibleCycleTypes(all, found).Sorted()
+		for try := range 3 {
+			got := ImpossibleCycleTypes(all, found)
+			if !slices.Equal(got.Sorted(), want) {
+				t.Fatalf("found %d (try %d): %v, want %v", mask, try, got.Sorted(), want)
+			}
+			got.add("not-a-type")
+		}
+	}
+}
