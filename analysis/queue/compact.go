@@ -170,15 +170,23 @@ type opStep struct {
 }
 
 // Full builds the Instance s stands for.
-func (s *opStep) Full() analysis.Instance {
+func (s *opStep) Full() analysis.Instance { return s.withSkipped(s.sketch()) }
+
+// sketch builds the Instance s stands for but for its Skipped values.
+func (s *opStep) sketch() *Instance {
 	in := &Instance{Subject: analysis.Subject{Key: s.InstanceKey()}, Op: analysis.IntPtr(s.op),
 		Values: []analysis.Value{analysis.AtomValue(s.h.MsgValue(s.msg)), analysis.AtomValue(s.h.MsgValue(s.to))},
 		Delta:  analysis.IntPtr(s.delta), Evidence: s.ev}
-	for _, m := range s.skipped {
-		in.Skipped = append(in.Skipped, analysis.AtomValue(s.h.MsgValue(m)))
-	}
 	if s.skippedCount > 0 {
 		in.SkippedCount = analysis.IntPtr(s.skippedCount)
+	}
+	return in
+}
+
+// withSkipped sets in's Skipped values, s's, and returns it.
+func (s *opStep) withSkipped(in *Instance) *Instance {
+	for _, m := range s.skipped {
+		in.Skipped = append(in.Skipped, analysis.AtomValue(s.h.MsgValue(m)))
 	}
 	return in
 }
@@ -231,12 +239,26 @@ type procStep struct {
 }
 
 // Full builds the Instance s stands for.
-func (s *procStep) Full() analysis.Instance {
-	in := s.opStep.Full().(*Instance)
+func (s *procStep) Full() analysis.Instance { return s.withSkipped(s.sketch()) }
+
+// sketch builds the Instance s stands for but for its Skipped values.
+func (s *procStep) sketch() *Instance {
+	in := s.opStep.sketch()
 	in.Op = nil
 	in.Ops = []int64{s.prev, s.op}
 	in.Process = analysis.IntPtr(s.process)
 	return in
+}
+
+// Sketch returns the Instance in stands for (analysis.Full), but without
+// the values a step kept compact skipped (Skipped; SkippedCount is set as
+// in the full one): what the report's timeline needs to place a mark,
+// without building 32 values for each of a million skips.
+func Sketch(in analysis.Instance) analysis.Instance {
+	if s, ok := in.(interface{ sketch() *Instance }); ok {
+		return s.sketch()
+	}
+	return analysis.Full(in)
 }
 
 // MarshalJSON writes the Instance s stands for.

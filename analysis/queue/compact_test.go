@@ -2,6 +2,7 @@ package queue
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -144,7 +145,8 @@ type compactWant struct {
 
 // checkCompact checks res's instances of each type in wants: their number,
 // that each is kept compact and writes the JSON of its Full instance
-// (testhist.LazyJSON), and the first's JSON.
+// (testhist.LazyJSON), that its Sketch is that instance without Skipped,
+// and the first's JSON.
 func checkCompact(t *testing.T, res *analysis.Result, wants map[string]compactWant) {
 	t.Helper()
 	for typ, want := range wants {
@@ -155,6 +157,13 @@ func checkCompact(t *testing.T, res *analysis.Result, wants map[string]compactWa
 		for i, in := range ins {
 			if got := testhist.LazyJSON(t, in); i == 0 && got != want.first {
 				t.Errorf("%s #0: %s, want %s", typ, got, want.first)
+			}
+			full := analysis.Full(in).(*Instance)
+			full.Skipped = nil
+			sketch, err1 := json.Marshal(Sketch(in))
+			wantSketch, err2 := json.Marshal(full)
+			if err1 != nil || err2 != nil || string(sketch) != string(wantSketch) {
+				t.Errorf("%s #%d: sketch %s, want %s (%v, %v)", typ, i, sketch, wantSketch, err1, err2)
 			}
 		}
 	}

@@ -408,7 +408,8 @@ func (b *builder) markAnomalies(lines []keyLine) {
 	for _, typ := range b.Res.AnomalyTypes {
 		ins := b.Res.Anomalies[typ]
 		for i := range ins {
-			in, ok := analysis.Full(ins[i]).(*queue.Instance)
+			// placed by its sketch, explained by the full instance
+			in, ok := queue.Sketch(ins[i]).(*queue.Instance)
 			if !ok {
 				continue
 			}
@@ -417,7 +418,7 @@ func (b *builder) markAnomalies(lines []keyLine) {
 			note := ""
 			noteOf := func() string {
 				if note == "" {
-					note = fmt.Sprintf("#%d: %s", i+1, page.Elide(b.Explain(typ, in), 300))
+					note = fmt.Sprintf("#%d: %s", i+1, page.Elide(b.Explain(typ, analysis.Full(ins[i])), 300))
 				}
 				return note
 			}
