@@ -64,12 +64,46 @@ func (c *cache) path(key string) string {
 // get returns the entry under key, its anomaly rows included, or false on
 // a miss.
 func (c *cache) get(key string) (*cacheEntry, bool) {
-	b, err := os.ReadFile(c.path(key))
-	if err != nil {
-		return nil, false
-	}
-	e, err := decodeEntry(b)
+	var e *cacheEntry
+	err := c.open(key, func(r io.Reader) (err error) {
+		e, err = collectRows(r)
+		return err
+	})
 	return e, err == nil
+}
+
+// eachRow calls fn with each anomaly row of the entry under key, in order,
+// reading the entry a window at a time (readEntryRows: a row is valid only
+// during its call). A miss, or an entry cut, grown or corrupt, is
+// errBadEntry or the file's error, possibly after fn has seen some rows;
+// an error of fn ends the read and is returned.
+func (c *cache) eachRow(key string, fn func(*AnomalyRow) error) error {
+	return c.open(key, func(r io.Reader) error {
+		_, err := readEntryRows(r, fn)
+		return err
+	})
+}
+
+// open calls read with the entry under key up to its trailer, once the
+// trailer says the file has the length it was written with.
+func (c *cache) open(key string, read func(io.Reader) error) error {
+	f, err := os.Open(c.path(key))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var end [entryTrailer]byte
+	if fi.Size() < int64(len(entryMagic)+entryTrailer) {
+		return errBadEntry
+	}
+	if _, err := f.ReadAt(end[:], fi.Size()-entryTrailer); err != nil || binary.LittleEndian.Uint64(end[:]) != uint64(fi.Size()) {
+		return errBadEntry // cut or grown since it was written
+	}
+	return read(io.NewSectionReader(f, 0, fi.Size()-entryTrailer))
 }
 
 // head returns the entry under key without its anomaly rows (Bad counts

@@ -1,11 +1,14 @@
 package scan
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
+	"strings"
 	"unsafe"
 )
 
@@ -34,7 +37,8 @@ import (
 // encoding/json (219 bytes a row), 0.56 s with encoding/gob (130) and
 // 0.10 s with a first cut of this format (124); BenchmarkEntryCodec, this
 // code on the same rows, 0.21 to 0.34 s (124.5 bytes a row), most of it
-// zeroing the rows' arrays and the collector.
+// zeroing the rows' arrays and the collector, and 0.09 to 0.36 s once the
+// rows were read back a window at a time (readEntryRows, 2026-12-08).
 const entryMagic = "hindsight.scan cache entry 2\n"
 
 // entryTrailer is the size of an entry's last field: the entry's length in
@@ -146,37 +150,151 @@ func readEntryHead(r entryReader) (*cacheEntry, int64, error) {
 	return &cacheEntry{Row: h.Row, Bad: h.Bad}, h.Anomalies, nil
 }
 
-// decodeEntry decodes a whole entry, its anomaly rows included. Their
-// strings share b's bytes, so b must not change afterwards: one
-// allocation for all of them, where an anomaly storm's entry holds
-// millions.
+// decodeEntry decodes a whole entry, its anomaly rows included (their
+// strings their own).
 func decodeEntry(b []byte) (*cacheEntry, error) {
 	if len(b) < len(entryMagic)+entryTrailer || binary.LittleEndian.Uint64(b[len(b)-entryTrailer:]) != uint64(len(b)) {
 		return nil, errBadEntry
 	}
-	b = b[:len(b)-entryTrailer]
-	br := bytes.NewReader(b)
+	return collectRows(bytes.NewReader(b[:len(b)-entryTrailer]))
+}
+
+// collectRows reads an entry's head and rows from r (readEntryRows) and
+// returns the entry with copies of its rows.
+func collectRows(r io.Reader) (*cacheEntry, error) {
+	anoms := []AnomalyRow{}
+	e, err := readEntryRows(r, func(a *AnomalyRow) error {
+		anoms = append(anoms, cloneRow(a))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.Anomalies = anoms
+	return e, nil
+}
+
+// cloneRow returns a copy of a whose strings are its own.
+func cloneRow(a *AnomalyRow) AnomalyRow {
+	c := *a
+	if a.Key != nil {
+		k := strings.Clone(*a.Key)
+		c.Key = &k
+	}
+	c.Type, c.Instance = strings.Clone(a.Type), strings.Clone(a.Instance)
+	for _, l := range [2]*[]string{&c.Values, &c.Skipped} {
+		*l = slices.Clone(*l)
+		for i := range *l {
+			(*l)[i] = strings.Clone((*l)[i])
+		}
+	}
+	return c
+}
+
+// readEntryRows reads an entry's head and then its rows from r, which
+// ends where the entry's trailer begins, and calls fn with each row in
+// order. A row and its strings are valid only during the call: they share
+// a window of the entry's bytes (rowWindow) that the next rows reuse, so
+// that a scan writing an anomaly storm's 3M rows to its tables holds a
+// few of them, not the entry's 521 MB and a struct for each row (a scan
+// of that one 84 MB history peaked at 2.3 GB reading its entry whole). It
+// returns the entry without its rows. An entry that does not decode, or
+// holds other numbers of rows or of bad rows than its head says, is
+// errBadEntry, after fn has seen the rows before the fault; an error of
+// fn ends the read and is returned.
+func readEntryRows(r io.Reader, fn func(*AnomalyRow) error) (*cacheEntry, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
 	e, rows, err := readEntryHead(br)
 	if err != nil {
 		return nil, err
 	}
-	d := entryDecoder{b: b, s: unsafe.String(unsafe.SliceData(b), len(b)), p: len(b) - br.Len()}
-	// every row takes at least 6 bytes: a count past that is corruption
-	if rows > int64(len(d.s)-d.p)/6 {
-		return nil, errBadEntry
+	w := rowWindow{r: br}
+	var bad int64
+	for range rows {
+		var a AnomalyRow
+		if !w.next(&a) {
+			return nil, errBadEntry
+		}
+		if a.Bad {
+			bad++
+		}
+		if err := fn(&a); err != nil {
+			return nil, err
+		}
 	}
-	e.Anomalies = make([]AnomalyRow, rows)
-	for i := range e.Anomalies {
-		d.anomalyRow(&e.Anomalies[i])
-	}
-	if d.bad || d.p != len(d.s) || countBad(e.Anomalies) != e.Bad {
+	if bad != e.Bad || !w.atEnd() {
 		return nil, errBadEntry
 	}
 	return e, nil
 }
 
-// entryDecoder reads the rows of an entry from b, whose bytes s shares
-// (the rows' strings are slices of s); bad is set, and every read after
+// rowWindow decodes anomaly rows from r through a window of its bytes,
+// which grows to hold the longest row (never past what r holds: a corrupt
+// length runs into r's end).
+type rowWindow struct {
+	r   io.Reader
+	buf []byte
+	p   int // where the next row starts in buf
+	end bool
+}
+
+// windowMin is a rowWindow's least size.
+const windowMin = 1 << 20
+
+// next decodes the next row into a; false when r ends before it does, or
+// its bytes are not a row.
+func (w *rowWindow) next(a *AnomalyRow) bool {
+	for {
+		rest := w.buf[w.p:]
+		d := entryDecoder{b: rest, s: unsafe.String(unsafe.SliceData(rest), len(rest))}
+		*a = AnomalyRow{}
+		d.anomalyRow(a)
+		if !d.bad {
+			w.p += d.p
+			return true
+		}
+		if !w.fill() {
+			return false
+		}
+	}
+}
+
+// fill moves the bytes not decoded yet to the front of the window, grows
+// it when they leave less room than they take (or than half its least
+// size), and fills the rest from r; false when r has no more.
+func (w *rowWindow) fill() bool {
+	if w.end {
+		return false
+	}
+	n := copy(w.buf[:cap(w.buf)], w.buf[w.p:])
+	w.buf, w.p = w.buf[:n], 0
+	if free := cap(w.buf) - n; free < n || free < windowMin/2 {
+		nb := make([]byte, n, max(windowMin, 2*cap(w.buf)))
+		copy(nb, w.buf)
+		w.buf = nb
+	}
+	// the window filled, not just read into: a reader that gives a byte
+	// at a time must not have a long row decoded again for each
+	m, err := io.ReadFull(w.r, w.buf[n:cap(w.buf)])
+	w.buf = w.buf[:n+m]
+	if err != nil {
+		w.end = true
+	}
+	return m > 0
+}
+
+// atEnd reports whether every byte of r has been decoded.
+func (w *rowWindow) atEnd() bool {
+	if w.p != len(w.buf) {
+		return false
+	}
+	var one [1]byte
+	n, _ := io.ReadFull(w.r, one[:])
+	return n == 0
+}
+
+// entryDecoder reads a row of an entry from b, whose bytes s shares (the
+// row's strings are slices of s); bad is set, and every read after
 // returns zero values, once b runs out or holds a malformed number.
 type entryDecoder struct {
 	b   []byte

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/hindsight-dev/hindsight/analysis"
 	"github.com/hindsight-dev/hindsight/check"
@@ -178,8 +179,9 @@ func referenceRow(t *testing.T, path, typ string, in analysis.Instance) AnomalyR
 	return a
 }
 
-// BenchmarkEntryCodec writes and reads back an entry of 300k garbage-read
-// rows (entry.go's figures come from a benchmark of this shape).
+// BenchmarkEntryCodec writes an entry of 300k garbage-read rows and reads
+// them back as a scan writing its tables does, a row at a time
+// (entry.go's figures come from a benchmark of this shape).
 func BenchmarkEntryCodec(b *testing.B) {
 	const n = 300_000
 	anoms := make([]AnomalyRow, n)
@@ -192,8 +194,12 @@ func BenchmarkEntryCodec(b *testing.B) {
 	row := HistoryRow{Path: "storm.edn", Verdict: VerdictInvalid}
 	for b.Loop() {
 		buf := encodedEntry(b, &row, anoms)
-		if _, err := decodeEntry(buf); err != nil {
-			b.Fatal(err)
+		read := 0
+		if _, err := readEntryRows(bytes.NewReader(buf[:len(buf)-entryTrailer]), func(*AnomalyRow) error {
+			read++
+			return nil
+		}); err != nil || read != n {
+			b.Fatal(read, err)
 		}
 		b.ReportMetric(float64(len(buf))/n, "B/row")
 	}
@@ -248,6 +254,62 @@ func TestMarshalEscapesAsJSONMarshal(t *testing.T) {
 		want, _ := json.Marshal(rawAppender{s})
 		if err != nil || string(got) != string(want) {
 			t.Errorf("marshal(%q) = %s, %v; want %s", s, got, err, want)
+		}
+	}
+}
+
+// TestEntryRowsThroughWindow: an entry larger than the window its rows are
+// read through, with rows that straddle its refills and one longer than
+// the window, reads back whole from the cache (cache.eachRow) and through a
+// reader that gives one byte at a time; cut near a refill it is an error,
+// and with a byte changed an error or every row, never a panic.
+func TestEntryRowsThroughWindow(t *testing.T) {
+	var anoms []AnomalyRow
+	for i := range 12000 {
+		k := fmt.Sprint(i % 97)
+		anoms = append(anoms, AnomalyRow{Type: "poll-skip", Key: &k, Values: []string{fmt.Sprint(i)}, Skipped: []string{"1", "2"},
+			Witness: []int64{int64(i), int64(i + 1)}, Bad: i%3 == 0, Instance: strings.Repeat(fmt.Sprint(i%10), 100+i%300)})
+		if i == 5000 {
+			anoms = append(anoms, AnomalyRow{Type: "long", Values: []string{}, Skipped: []string{}, Witness: []int64{},
+				Instance: strings.Repeat("x", 3*windowMin)})
+		}
+	}
+	row := HistoryRow{Path: "p", Verdict: VerdictInvalid}
+	b := encodedEntry(t, &row, anoms)
+	if len(b) < 4*windowMin {
+		t.Fatalf("an entry of %d bytes: too small for the test", len(b))
+	}
+	c := &cache{dir: t.TempDir()}
+	key := c.key(strings.Repeat("cd", 32))
+	if err := c.put(key, &row, rowSlice(anoms)); err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	if err := c.eachRow(key, func(a *AnomalyRow) error {
+		if i >= len(anoms) || !reflect.DeepEqual(*a, anoms[i]) {
+			return fmt.Errorf("row %d differs", i)
+		}
+		i++
+		return nil
+	}); err != nil || i != len(anoms) {
+		t.Fatalf("%d rows read back of %d: %v", i, len(anoms), err)
+	}
+	e, err := collectRows(iotest.OneByteReader(bytes.NewReader(b[:len(b)-entryTrailer])))
+	if err != nil || !reflect.DeepEqual(e.Anomalies, anoms) {
+		t.Fatalf("one byte at a time: %v", err)
+	}
+	for _, n := range []int{windowMin - 1, windowMin, windowMin + 1, 2 * windowMin, len(b) / 2, len(b) - entryTrailer - 1} {
+		if _, err := collectRows(bytes.NewReader(b[:n])); err == nil {
+			t.Errorf("an entry cut to %d of %d bytes decoded", n, len(b))
+		}
+	}
+	for _, at := range []int{windowMin - 3, windowMin + 7, len(b) / 3, len(b) - entryTrailer - 2} {
+		flipped := bytes.Clone(b)
+		flipped[at] ^= 0x80
+		// a change in a string's bytes decodes: only no panic is asked
+		e, err := collectRows(bytes.NewReader(flipped[:len(b)-entryTrailer]))
+		if err == nil && len(e.Anomalies) != len(anoms) {
+			t.Errorf("byte %d changed: %d rows", at, len(e.Anomalies))
 		}
 	}
 }

@@ -39,8 +39,11 @@ func (s *scanner) oneUncached(t *testing.T, in Input) *result {
 	s2.cache = newCache(t.TempDir(), s.opts.Check, "uncached")
 	r := s2.one(t.Context(), in)
 	if r.key != "" {
-		a, err := s2.anomaliesOf(r)
-		if err != nil {
+		var a []AnomalyRow
+		if err := s2.eachAnomaly(r, func(row *AnomalyRow) error {
+			a = append(a, cloneRow(row))
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
 		r.anoms = a

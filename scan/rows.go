@@ -262,7 +262,12 @@ func anomalyRow(path, typ string, in analysis.Instance, badType bool) (AnomalyRo
 		return a, err
 	}
 	a.Instance, buf = string(b), b
-	if l, ok := analysis.Full(in).(analysis.Listed); ok {
+	// a compact instance may list its values itself, without Full
+	l, ok := in.(analysis.Listed)
+	if !ok {
+		l, ok = analysis.Full(in).(analysis.Listed)
+	}
+	if ok {
 		values, skipped := l.ListedValues()
 		for _, list := range []struct {
 			dst *[]string

@@ -684,20 +684,33 @@ func fileExists(path string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// anomaliesOf returns the anomaly rows of r with their path set.
-func (s *scanner) anomaliesOf(r *result) ([]AnomalyRow, error) {
-	anoms := r.anoms
-	if r.key != "" {
-		e, ok := s.cache.get(r.key)
-		if !ok {
-			return nil, fmt.Errorf("%s: the cache entry %s could not be read back", r.row.Path, s.cache.path(r.key))
+// eachAnomaly calls fn with each anomaly row of r, its path set, in
+// order: from r's rows, or read back from its cache entry a window at a
+// time (cache.eachRow; a row is valid only during its call). An error of
+// fn ends it and is returned.
+func (s *scanner) eachAnomaly(r *result, fn func(*AnomalyRow) error) error {
+	if r.key == "" {
+		for i := range r.anoms {
+			r.anoms[i].Path = r.row.Path
+			if err := fn(&r.anoms[i]); err != nil {
+				return err
+			}
 		}
-		anoms = e.Anomalies
+		return nil
 	}
-	for i := range anoms {
-		anoms[i].Path = r.row.Path
+	var fnErr error
+	err := s.cache.eachRow(r.key, func(a *AnomalyRow) error {
+		a.Path = r.row.Path
+		fnErr = fn(a)
+		return fnErr
+	})
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("%s: the cache entry %s could not be read back", r.row.Path, s.cache.path(r.key))
 	}
-	return anoms, nil
+	return nil
 }
 
 // outputNames returns the paths of the tables: histories and anomalies,
@@ -777,15 +790,10 @@ func (s *scanner) writeTablePair(results []*result, hpq, apq, hipc, aipc string)
 		return nil, err
 	}
 	for _, r := range results {
-		anoms, err := s.anomaliesOf(r)
-		if err == nil {
-			for i := range anoms {
-				appendAnomaly(at.rb, &anoms[i])
-				if err = at.added(); err != nil {
-					break
-				}
-			}
-		}
+		err := s.eachAnomaly(r, func(a *AnomalyRow) error {
+			appendAnomaly(at.rb, a)
+			return at.added()
+		})
 		if err != nil {
 			ht.abort()
 			at.abort()

@@ -48,6 +48,13 @@ func (x *compactKey) InstanceEvidence() *analysis.Evidence { return &x.ev }
 // InstanceCycle returns nil: none of them is a cycle.
 func (*compactKey) InstanceCycle() *analysis.CycleFields { return nil }
 
+// ListedValues returns the value, as the full instance of a garbage-read,
+// lost-write or duplicate lists it (analysis.Listed), without building
+// it; opStep lists its own.
+func (x *compactKey) ListedValues() (values, skipped []analysis.Value) {
+	return []analysis.Value{analysis.AtomValue(x.h.MsgValue(x.msg))}, nil
+}
+
 // garbageRead is a garbage-read instance: a value of key read at offset
 // by the op at index reader, which no send wrote.
 type garbageRead struct {
@@ -185,10 +192,26 @@ func (s *opStep) sketch() *Instance {
 
 // withSkipped sets in's Skipped values, s's, and returns it.
 func (s *opStep) withSkipped(in *Instance) *Instance {
-	for _, m := range s.skipped {
-		in.Skipped = append(in.Skipped, analysis.AtomValue(s.h.MsgValue(m)))
-	}
+	in.Skipped = s.skippedValues()
 	return in
+}
+
+// skippedValues returns the values s skipped (nil for none).
+func (s *opStep) skippedValues() []analysis.Value {
+	if len(s.skipped) == 0 {
+		return nil
+	}
+	vs := make([]analysis.Value, len(s.skipped))
+	for i, m := range s.skipped {
+		vs[i] = analysis.AtomValue(s.h.MsgValue(m))
+	}
+	return vs
+}
+
+// ListedValues returns the two values and the skipped ones, as the full
+// instance lists them (analysis.Listed), without building it.
+func (s *opStep) ListedValues() (values, skipped []analysis.Value) {
+	return []analysis.Value{analysis.AtomValue(s.h.MsgValue(s.msg)), analysis.AtomValue(s.h.MsgValue(s.to))}, s.skippedValues()
 }
 
 // MarshalJSON writes the Instance s stands for.
