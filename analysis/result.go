@@ -256,8 +256,9 @@ func compareKeys(a, b *Value) int {
 // compact instance's key afresh (analysis.Lazy), and its merges moved
 // O(n log² n) elements: 1.2M queue poll-skip instances that all share
 // their lowest witness (the history's first send) took 5.5 s of a check
-// to sort; BenchmarkSortInstances, 210,075 instances in random order, 25
-// ms against 135 ms.
+// to sort. BenchmarkSortInstances (210,075 instances in random order,
+// 2026-12-08): 39 ms against the stable sort's 202 ms where no two share
+// their lowest witness, 70 ms against 208 ms where all do.
 func sortInstances(ins []Instance) {
 	if len(ins) < 2 {
 		return

@@ -182,8 +182,7 @@ func (s *opStep) Full() analysis.Instance { return s.withSkipped(s.sketch()) }
 // sketch builds the Instance s stands for but for its Skipped values.
 func (s *opStep) sketch() *Instance {
 	in := &Instance{Subject: analysis.Subject{Key: s.InstanceKey()}, Op: analysis.IntPtr(s.op),
-		Values: []analysis.Value{analysis.AtomValue(s.h.MsgValue(s.msg)), analysis.AtomValue(s.h.MsgValue(s.to))},
-		Delta:  analysis.IntPtr(s.delta), Evidence: s.ev}
+		Values: s.values(), Delta: analysis.IntPtr(s.delta), Evidence: s.ev}
 	if s.skippedCount > 0 {
 		in.SkippedCount = analysis.IntPtr(s.skippedCount)
 	}
@@ -208,10 +207,15 @@ func (s *opStep) skippedValues() []analysis.Value {
 	return vs
 }
 
+// values returns the value s stepped from and the one it stepped to.
+func (s *opStep) values() []analysis.Value {
+	return []analysis.Value{analysis.AtomValue(s.h.MsgValue(s.msg)), analysis.AtomValue(s.h.MsgValue(s.to))}
+}
+
 // ListedValues returns the two values and the skipped ones, as the full
 // instance lists them (analysis.Listed), without building it.
 func (s *opStep) ListedValues() (values, skipped []analysis.Value) {
-	return []analysis.Value{analysis.AtomValue(s.h.MsgValue(s.msg)), analysis.AtomValue(s.h.MsgValue(s.to))}, s.skippedValues()
+	return s.values(), s.skippedValues()
 }
 
 // MarshalJSON writes the Instance s stands for.
@@ -273,6 +277,13 @@ func (s *procStep) sketch() *Instance {
 	return in
 }
 
+// MarshalJSON writes the Instance s stands for.
+func (s *procStep) MarshalJSON() ([]byte, error) { return json.Marshal(s.Full()) }
+
+// AppendJSON appends the JSON of the Instance s stands for, as report.JSON
+// writes it, without building it.
+func (s *procStep) AppendJSON(b []byte) []byte { return s.opStep.appendJSON(b, s) }
+
 // Sketch returns the Instance in stands for (analysis.Full), but without
 // the values a step kept compact skipped (Skipped; SkippedCount is set as
 // in the full one): what the report's timeline needs to place a mark,
@@ -283,10 +294,3 @@ func Sketch(in analysis.Instance) analysis.Instance {
 	}
 	return analysis.Full(in)
 }
-
-// MarshalJSON writes the Instance s stands for.
-func (s *procStep) MarshalJSON() ([]byte, error) { return json.Marshal(s.Full()) }
-
-// AppendJSON appends the JSON of the Instance s stands for, as report.JSON
-// writes it, without building it.
-func (s *procStep) AppendJSON(b []byte) []byte { return s.opStep.appendJSON(b, s) }
