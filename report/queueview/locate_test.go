@@ -238,3 +238,33 @@ func queueHooks() page.Hooks {
 		},
 	}
 }
+
+// TestTimelineKeyLabel: the key picker counts a key's anomalies with
+// thousands separators, as the rest of the page does, and in the singular
+// for one.
+func TestTimelineKeyLabel(t *testing.T) {
+	// one poll of :x read again: a nonmonotonic-poll
+	var once testhist.Lines
+	once.Pair(0, "send", "[[:send :x 1]]", "ok", "[[:send :x [0 1]]]")
+	for range 2 {
+		once.Pair(1, "poll", "[[:poll]]", "ok", "[[:poll {:x [[0 1]]}]]")
+	}
+	for _, c := range []struct {
+		lines *testhist.Lines
+		want  string
+	}{
+		{testhist.DescendingPoll(":x", 1500, 2000), "key :x (2,999 anomalies)"},
+		{&once, "key :x (1 anomaly)"},
+	} {
+		h, p := testhist.Read(t, bytes.NewReader(c.lines.Bytes()), "label.edn")
+		res := queue.Check(h, p, queue.DefaultOptions())
+		b := &builder{Builder: page.NewBuilder(res, h, page.ViewOptions{}.WithDefaults(), queueHooks())}
+		var labels []string
+		for _, k := range b.timeline().Keys {
+			labels = append(labels, k.Label)
+		}
+		if len(labels) != 1 || labels[0] != c.want {
+			t.Errorf("keys %q, want one labelled %q", labels, c.want)
+		}
+	}
+}

@@ -631,7 +631,7 @@ func (b *builder) keyTimeline(k model.KeyID, line *keyLine) page.TimelineKey {
 	name := b.KeyName(k)
 	tk := page.TimelineKey{Key: name, Anomalies: line.anomalies, Label: "key " + name}
 	if line.anomalies > 0 {
-		tk.Label += fmt.Sprintf(" (%d %s)", line.anomalies, catalog.Plural(int64(line.anomalies), "anomaly", "anomalies"))
+		tk.Label += fmt.Sprintf(" (%s %s)", page.Thousands(int64(line.anomalies)), catalog.Plural(int64(line.anomalies), "anomaly", "anomalies"))
 	}
 	plan := line.plan
 	ss := make([]drawnSeries, len(plan.series))
