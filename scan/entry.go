@@ -67,25 +67,21 @@ func encodeEntry(w io.Writer, row *HistoryRow, anoms rowSource) error {
 	if err != nil {
 		return err
 	}
-	b := append(make([]byte, 0, 1<<17), entryMagic...)
-	b = binary.AppendUvarint(b, uint64(len(head)))
+	b := binary.AppendUvarint([]byte(entryMagic), uint64(len(head)))
 	b = append(b, head...)
-	var n uint64 // written so far
-	err = anoms.each(func(a *AnomalyRow) error {
-		b = appendAnomalyRow(b, a)
-		if len(b) < 1<<16 {
-			return nil
-		}
-		_, err := w.Write(b)
-		n += uint64(len(b))
-		b = b[:0]
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	n := uint64(len(b)) // written so far
+	err = anoms.encode(func(rows []byte) error {
+		n += uint64(len(rows))
+		_, err := w.Write(rows)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	b = binary.LittleEndian.AppendUint64(b, n+uint64(len(b))+entryTrailer)
-	_, err = w.Write(b)
+	_, err = w.Write(binary.LittleEndian.AppendUint64(nil, n+entryTrailer))
 	return err
 }
 
@@ -116,7 +112,7 @@ func appendAnomalyRow(b []byte, a *AnomalyRow) []byte {
 	return appendEntryString(b, a.Instance)
 }
 
-func appendEntryString(b []byte, s string) []byte {
+func appendEntryString[S string | []byte](b []byte, s S) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 

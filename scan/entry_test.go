@@ -128,6 +128,7 @@ func TestAnomalyRowJSON(t *testing.T) {
 		if err != nil || ar.count() != int64(len(all)) || ar.bad() != countBad(all) {
 			t.Errorf("%s: %d rows, %d bad; built %d, %d bad (%v)", h, ar.count(), ar.bad(), len(all), countBad(all), err)
 		}
+		checkEncoded(t, h, ar, all)
 		for typ, ins := range res.Anomalies {
 			for _, in := range ins {
 				got, err := anomalyRow(h, typ, in, true)
@@ -312,4 +313,56 @@ func TestEntryRowsThroughWindow(t *testing.T) {
 			t.Errorf("byte %d changed: %d rows", at, len(e.Anomalies))
 		}
 	}
+}
+
+// checkEncoded checks that the rows ar encodes straight from its
+// instances (anomalyRows.encode) are the encoding of rows, its rows built
+// one by one.
+func checkEncoded(t *testing.T, name string, ar anomalyRows, rows []AnomalyRow) {
+	t.Helper()
+	var got, want []byte
+	if err := ar.encode(func(b []byte) error {
+		got = append(got, b...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rowSlice(rows).encode(func(b []byte) error {
+		want = append(want, b...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: %d rows encoded in %d bytes, %d by row", name, len(rows), len(got), len(want))
+	}
+}
+
+// TestEncodedInPieces: a result of several pieces (rowPiece instances a
+// piece, encoded on every core) encodes as its rows do, in order.
+func TestEncodedInPieces(t *testing.T) {
+	var sb strings.Builder
+	n := 2*rowPiece + 17
+	sb.WriteString("{:index 0, :type :invoke, :process 0, :f :send, :value [[:send :x 0]]}\n")
+	sb.WriteString("{:index 1, :type :ok, :process 0, :f :send, :value [[:send :x [0 0]]]}\n")
+	sb.WriteString("{:index 2, :type :invoke, :process 1, :f :poll, :value [[:poll]]}\n")
+	sb.WriteString("{:index 3, :type :ok, :process 1, :f :poll, :value [[:poll {:x [[0 0]], :y [")
+	for i := range n {
+		fmt.Fprintf(&sb, "[%d \"v<%d>\"] ", i, i)
+	}
+	sb.WriteString("]}]]}\n")
+	hist, err := ingest.Read(strings.NewReader(sb.String()), "pieces.edn", ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := check.History(hist, check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ar := rowsOf("pieces.edn", 1, "", false, res, 0)
+	all, err := allRows(ar)
+	if err != nil || len(all) < n {
+		t.Fatalf("%d rows (%v), want at least %d", len(all), err, n)
+	}
+	checkEncoded(t, "pieces.edn", ar, all)
 }
