@@ -36,6 +36,16 @@ func (x *dirtyRead) Full() analysis.Instance {
 	return in
 }
 
+// ListedValues returns what the full instance lists (analysis.Listed),
+// without building it: a register read's value (a list read's element is
+// no listed value).
+func (x *dirtyRead) ListedValues() (values, skipped []analysis.Value) {
+	if x.src.list {
+		return nil, nil
+	}
+	return []analysis.Value{analysis.AtomValue(x.src.h.MsgValue(x.e))}, nil
+}
+
 // MarshalJSON writes the Instance x stands for.
 func (x *dirtyRead) MarshalJSON() ([]byte, error) { return json.Marshal(x.Full()) }
 

@@ -59,6 +59,26 @@ func (x *compactRead) InstanceEvidence() *analysis.Evidence { return &x.ev }
 // InstanceCycle returns nil: a read is no cycle.
 func (*compactRead) InstanceCycle() *analysis.CycleFields { return nil }
 
+// ListedValues returns what the full instance lists (analysis.Listed):
+// nothing, for an internal read; garbageRead and dirtyRead list their own.
+// A scan lists every instance's values, and these need not be built to.
+func (*compactRead) ListedValues() (values, skipped []analysis.Value) { return nil, nil }
+
+// ListedValues returns the unwritten values, as the full instance lists
+// them (analysis.Listed), without building it: a list read's every one,
+// a register read's one.
+func (g *garbageRead) ListedValues() (values, skipped []analysis.Value) {
+	n := len(g.bad)
+	if !g.src.list {
+		n = min(n, 1)
+	}
+	values = make([]analysis.Value, n)
+	for j := range values {
+		values[j] = analysis.AtomValue(g.src.h.MsgValue(g.bad[j]))
+	}
+	return values, nil
+}
+
 // read returns a checker that renders what x was built from (not the
 // check's own, whose indexes are garbage once it is done) and the read.
 func (x *compactRead) read() (*checker, *model.Mop) {

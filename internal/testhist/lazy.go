@@ -3,6 +3,7 @@ package testhist
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -11,9 +12,10 @@ import (
 )
 
 // LazyJSON checks that in is kept compact (analysis.Lazy), that its
-// MarshalJSON writes what the full instance it stands for writes, and its
+// MarshalJSON writes what the full instance it stands for writes, its
 // AppendJSON, when it has one, what report.JSON's encoder writes for the
-// full instance; it returns the full instance's JSON.
+// full instance, and its ListedValues, when it has its own, what the full
+// instance lists (analysis.Listed); it returns the full instance's JSON.
 func LazyJSON(t testing.TB, in analysis.Instance) string {
 	t.Helper()
 	if _, ok := in.(analysis.Lazy); !ok {
@@ -34,6 +36,18 @@ func LazyJSON(t testing.TB, in analysis.Instance) string {
 		want := "x" + strings.TrimSuffix(JSONLine(t, analysis.Full(in)), "\n")
 		if got := string(a.AppendJSON([]byte("x"))); got != want {
 			t.Errorf("AppendJSON %s, encoding/json %s", got[1:], want[1:])
+		}
+	}
+	if l, ok := in.(analysis.Listed); ok {
+		values, skipped := l.ListedValues()
+		fl, ok := analysis.Full(in).(analysis.Listed)
+		if !ok {
+			t.Fatalf("a %T lists values, its full instance does not", in)
+		}
+		fullValues, fullSkipped := fl.ListedValues()
+		same := func(a, b []analysis.Value) bool { return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b)) }
+		if !same(values, fullValues) || !same(skipped, fullSkipped) {
+			t.Errorf("a %T lists %v and %v, its full instance %v and %v", in, values, skipped, fullValues, fullSkipped)
 		}
 	}
 	return string(full)
