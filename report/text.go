@@ -252,7 +252,7 @@ func Text(w io.Writer, r *analysis.Result, lookup OpLookup, maxExamples int) err
 		for _, row := range rows {
 			ins := r.Anomalies[row.Type]
 			status := row.Status
-			if pn := page.ProvenNote(r, row.Type); pn != "" {
+			if pn := page.ProvenNote(r, row.Type, page.Decimal); pn != "" {
 				status += "; " + pn
 			}
 			fmt.Fprintf(&b, "\n%s (%d, %s):", row.Type, row.Count, status)

@@ -77,7 +77,7 @@ func BuildView(res *analysis.Result, h *model.History, opts ViewOptions) *View {
 func sections(b *page.Builder, v *View) {
 	for _, row := range TypeRows(b.Res) {
 		tv := page.TypeView{Type: row.Type, Anchor: page.Anchor(row.Type), Count: row.Count, Status: row.Status,
-			Bad: slices.Contains(b.Res.BadTypes, row.Type), Proven: page.ProvenNote(b.Res, row.Type)}
+			Bad: slices.Contains(b.Res.BadTypes, row.Type), Proven: page.ProvenNote(b.Res, row.Type, page.Thousands)}
 		v.Types = append(v.Types, tv)
 		sec := section(b, tv)
 		if sec.Shown < sec.Count {

@@ -115,5 +115,5 @@ func statFacts(res *analysis.Result) []page.Fact {
 			facts = append(facts, page.Fact{Label: after[o], Value: strings.Join(r, ", ")})
 		}
 	}
-	return append(facts, page.Fact{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)})
+	return append(facts, page.CheckTime(s.ElapsedMS))
 }

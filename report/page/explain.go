@@ -38,12 +38,13 @@ func ProofNote(ai analysis.Instance) string {
 	return ""
 }
 
-// ProvenNote says how many of a type's cycle instances are proven: "2 of
-// 3 proven" ("" when the type has no cycle instances).
-func ProvenNote(r *analysis.Result, typ string) string {
+// ProvenNote says how many of a type's cycle instances are proven, its
+// numbers written by num (Decimal for the text output, Thousands for the
+// page): "2 of 3 proven" ("" when the type has no cycle instances).
+func ProvenNote(r *analysis.Result, typ string, num func(int64) string) string {
 	n, ok := r.ProvenCycles[typ]
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("%d of %d proven", n, len(r.Anomalies[typ]))
+	return num(n) + " of " + num(int64(len(r.Anomalies[typ]))) + " proven"
 }

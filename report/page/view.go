@@ -341,6 +341,9 @@ func Cyclic(n, largest int64, num func(int64) string, one, many string) string {
 	return num(n) + " cyclic components, the largest of " + size
 }
 
+// CheckTime is the page's fact of how long the check took.
+func CheckTime(ms int64) Fact { return Fact{Label: "check time", Value: Thousands(ms) + " ms"} }
+
 // Decimal formats n in decimal, without separators.
 func Decimal(n int64) string { return strconv.FormatInt(n, 10) }
 

@@ -67,3 +67,22 @@ func TestExplanationCut(t *testing.T) {
 		t.Fatalf("omissions %q, want [%q]", b.Omissions, want)
 	}
 }
+
+// TestNumbersOnThePage: the page's check time and proven counts carry
+// separators as its other counts do; the text output's proven counts
+// none, as its other numbers.
+func TestNumbersOnThePage(t *testing.T) {
+	if got := CheckTime(5050); got.Label != "check time" || got.Value != "5,050 ms" {
+		t.Errorf("check time %+v", got)
+	}
+	r := &analysis.Result{ProvenCycles: map[string]int64{"G1c": 16510}, Anomalies: map[string][]analysis.Instance{"G1c": make([]analysis.Instance, 16511)}}
+	for num, want := range map[string]string{"Thousands": "16,510 of 16,511 proven", "Decimal": "16510 of 16511 proven"} {
+		f := map[string]func(int64) string{"Thousands": Thousands, "Decimal": Decimal}[num]
+		if got := ProvenNote(r, "G1c", f); got != want {
+			t.Errorf("%s: %q, want %q", num, got, want)
+		}
+	}
+	if got := ProvenNote(r, "G0", Thousands); got != "" {
+		t.Errorf("a type without cycles: %q", got)
+	}
+}

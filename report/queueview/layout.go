@@ -149,7 +149,7 @@ func statFacts(res *analysis.Result) []page.Fact {
 	if o.WorstLagProcess != nil && o.WorstLagKey != nil && o.WorstLagOp != nil {
 		worst += fmt.Sprintf(" (process %d, key %s, op %d)", *o.WorstLagProcess, o.WorstLagKey.String(), *o.WorstLagOp)
 	}
-	facts = append(facts, page.Fact{Label: "worst realtime lag", Value: worst}, page.Fact{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)})
+	facts = append(facts, page.Fact{Label: "worst realtime lag", Value: worst}, page.CheckTime(s.ElapsedMS))
 	return facts
 }
 

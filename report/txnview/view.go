@@ -95,7 +95,7 @@ func (l Layout) statFacts(res *analysis.Result) []page.Fact {
 		{Label: l.Unit + " (distinct, written or read)", Value: n(o.Messages)},
 		{Label: "dependency graph", Value: fmt.Sprintf("%s %s, %s %s, %s", n(s.GraphVertices), catalog.Plural(s.GraphVertices, "transaction", "transactions"),
 			n(s.GraphEdges), catalog.Plural(s.GraphEdges, "edge", "edges"), page.Cyclic(s.Components, s.LargestComponent, n, "transaction", "transactions"))},
-		{Label: "check time", Value: fmt.Sprintf("%d ms", s.ElapsedMS)},
+		page.CheckTime(s.ElapsedMS),
 	}
 }
 
