@@ -22,10 +22,11 @@ type garbageRead struct {
 	bad []model.MsgID // the unwritten elements, in the read's order
 }
 
-// garbageSource is what a check's garbage reads are built from: the
-// history and its txns (not the checker, whose indexes are garbage once
-// it is done), and whether a read is a list (list-append) or one value.
-type garbageSource struct {
+// readSource is what a check's compact read instances (garbage-read,
+// internal, G1a, G1b) are built from: the history and its txns (not the
+// checker, whose indexes are garbage once it is done), and whether a read
+// is a list (list-append) or one value; the checks read the last too.
+type readSource struct {
 	h    *model.History
 	recs []rec
 	list bool
@@ -36,7 +37,7 @@ type garbageSource struct {
 // read of which txn.
 type compactRead struct {
 	ev  analysis.Evidence
-	src *garbageSource
+	src *readSource
 	r   int32       // the reading txn's rec
 	mop int32       // the read's place among the txn's micro-ops (checker.mops)
 	key model.KeyID // the read's key
@@ -45,7 +46,7 @@ type compactRead struct {
 // newCompactRead is the read mop (its place among rec r's micro-ops) of
 // key k, witnessed by the ops of recs.
 func (tc *txnChecks) newCompactRead(mop int32, k model.KeyID, r int32, recs ...int32) compactRead {
-	return compactRead{ev: analysis.Evidence{Witness: tc.c.witness(recs...)}, src: tc.garbageSrc, r: r, mop: mop, key: k}
+	return compactRead{ev: analysis.Evidence{Witness: tc.c.witness(recs...)}, src: tc.readSrc, r: r, mop: mop, key: k}
 }
 
 // InstanceKey returns the read's key, made afresh.
@@ -68,15 +69,20 @@ func (*compactRead) ListedValues() (values, skipped []analysis.Value) { return n
 // them (analysis.Listed), without building it: a list read's every one,
 // a register read's one.
 func (g *garbageRead) ListedValues() (values, skipped []analysis.Value) {
-	n := len(g.bad)
+	values = g.values()
 	if !g.src.list {
-		n = min(n, 1)
-	}
-	values = make([]analysis.Value, n)
-	for j := range values {
-		values[j] = analysis.AtomValue(g.src.h.MsgValue(g.bad[j]))
+		values = values[:min(len(values), 1)]
 	}
 	return values, nil
+}
+
+// values are the unwritten values, in the read's order.
+func (g *garbageRead) values() []analysis.Value {
+	vals := make([]analysis.Value, len(g.bad))
+	for j, e := range g.bad {
+		vals[j] = analysis.AtomValue(g.src.h.MsgValue(e))
+	}
+	return vals
 }
 
 // read returns a checker that renders what x was built from (not the
@@ -92,10 +98,7 @@ func (x *compactRead) read() (*checker, *model.Mop) {
 // rw-register: the value read).
 func (g *garbageRead) Full() analysis.Instance {
 	c, m := g.read()
-	vals := make([]analysis.Value, len(g.bad))
-	for j, e := range g.bad {
-		vals[j] = c.msgVal(e)
-	}
+	vals := g.values()
 	in := &Instance{Op: analysis.IntPtr(c.idx(g.r)), Mop: c.mopVal(m), Subject: analysis.Subject{Key: c.keyVal(m.Key)}, Evidence: g.ev}
 	if g.src.list {
 		in.Element, in.Values = &vals[0], vals

@@ -265,7 +265,3 @@ func (la *listAppend) overwrites() bool { return false }
 func (la *listAppend) certain([]model.MsgID) bool { return true }
 
 func (la *listAppend) written(e model.MsgID) bool { return la.writer[e] >= 0 }
-
-func (la *listAppend) stateVal(es []model.MsgID, isNil bool) analysis.Value {
-	return la.c.stateVal(true, es, isNil)
-}

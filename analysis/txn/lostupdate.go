@@ -195,7 +195,7 @@ func (tc *txnChecks) lostGroup(g lostKey, cands []lostCand) {
 			recs[i] = x.rec
 		}
 		in := &Instance{Subject: analysis.Subject{Key: c.keyVal(g.k)}, Evidence: analysis.Evidence{Witness: c.witness(recs...)}}
-		v := tc.v.stateVal(readOf(run[0]), false)
+		v := c.stateVal(tc.readSrc.list, readOf(run[0]), false)
 		in.Value = &v
 		for _, x := range recs {
 			in.Txns = append(in.Txns, analysis.AtomValue(model.IntAtom(c.idx(x))))

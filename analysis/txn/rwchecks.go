@@ -105,9 +105,5 @@ func (rw *rwRegister) plainRead(*model.Mop) bool { return false }
 // written: by one txn or more.
 func (rw *rwRegister) written(e model.MsgID) bool { return rw.writer[e] != noWriter }
 
-func (rw *rwRegister) stateVal(es []model.MsgID, isNil bool) analysis.Value {
-	return rw.c.stateVal(false, es, isNil)
-}
-
 // readChecks: none besides garbage-read.
 func (rw *rwRegister) readChecks(*txnChecks, int32, []model.Mop) {}

@@ -273,9 +273,8 @@ func (c *checker) listVal(ms []model.MsgID) analysis.Value {
 	return analysis.AtomsValue(len(ms), func(i int) model.Atom { return c.h.MsgValue(ms[i]) })
 }
 
-// stateVal renders a state for an instance (txnView.stateVal): a list
-// (list-append; nil when read as nil), or a register's value (nil for
-// none).
+// stateVal renders a state for an instance: a list (list-append; nil
+// when read as nil), or a register's value (nil for none).
 func (c *checker) stateVal(list bool, es []model.MsgID, isNil bool) analysis.Value {
 	switch {
 	case list && isNil, !list && len(es) == 0:

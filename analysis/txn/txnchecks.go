@@ -38,9 +38,6 @@ type txnView interface {
 	// element garbage-read (or, list-append's, G1a or duplicate-elements)
 	// reports, so that they need not look through it.
 	plainRead(m *model.Mop) bool
-	// stateVal renders a state for an instance: a list, or a register's
-	// value (nil for none); isNil renders a list read as nil as nil.
-	stateVal(es []model.MsgID, isNil bool) analysis.Value
 	// abortedAndIntermediate reports G1a and G1b for the reads of ok rec
 	// r, futureRead future-read, and readChecks the workload's further
 	// checks of the reads of vertex rec r (list-append:
@@ -66,7 +63,7 @@ type txnChecks struct {
 	// lost-update candidates, grouped by lostUpdates
 	lost []lostCand
 	// what garbage reads are built from (garbageRead)
-	garbageSrc *garbageSource
+	readSrc *readSource
 	// unwritten elements of one read (garbage)
 	unwritten []model.MsgID
 	// found holds a perTxn worker's instances, in the order found (add;
@@ -91,7 +88,7 @@ func (tc *txnChecks) add(typ string, in analysis.Instance) {
 func newTxnChecks(c *checker, v txnView) txnChecks {
 	nk, nm := len(c.h.Keys), len(c.h.Msgs)
 	return txnChecks{c: c, v: v, keyMarks: newMarks(nk), keyMarks2: newMarks(nk), msgMarks: newMarks(nm),
-		garbageSrc: &garbageSource{h: c.h, recs: c.recs, list: !v.overwrites()}}
+		readSrc: &readSource{h: c.h, recs: c.recs, list: !v.overwrites()}}
 }
 
 // release drops the per-message scratch of the checks once they have run,
