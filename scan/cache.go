@@ -3,7 +3,6 @@ package scan
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"github.com/hindsight-dev/hindsight/internal/atomicfile"
@@ -61,17 +60,6 @@ func (c *cache) path(key string) string {
 	return filepath.Join(c.dir, key[:2], key+".entry")
 }
 
-// get returns the entry under key, its anomaly rows included, or false on
-// a miss.
-func (c *cache) get(key string) (*cacheEntry, bool) {
-	var e *cacheEntry
-	err := c.open(key, func(r io.Reader) (err error) {
-		e, err = collectRows(r)
-		return err
-	})
-	return e, err == nil
-}
-
 // eachRow calls fn with each anomaly row of the entry under key, in order,
 // reading the entry a window at a time (readEntryRows: a row is valid only
 // during its call). A miss, or an entry cut, grown or corrupt, is
@@ -97,10 +85,10 @@ func (c *cache) open(key string, read func(io.Reader) error) error {
 		return err
 	}
 	var end [entryTrailer]byte
-	if fi.Size() < int64(len(entryMagic)+entryTrailer) {
+	if fi.Size() < entryTrailer {
 		return errBadEntry
 	}
-	if _, err := f.ReadAt(end[:], fi.Size()-entryTrailer); err != nil || binary.LittleEndian.Uint64(end[:]) != uint64(fi.Size()) {
+	if _, err := f.ReadAt(end[:], fi.Size()-entryTrailer); err != nil || !trailerFits(end[:], fi.Size()) {
 		return errBadEntry // cut or grown since it was written
 	}
 	return read(io.NewSectionReader(f, 0, fi.Size()-entryTrailer))
@@ -109,20 +97,11 @@ func (c *cache) open(key string, read func(io.Reader) error) error {
 // head returns the entry under key without its anomaly rows (Bad counts
 // them), reading no more of the file than its head, or false on a miss.
 func (c *cache) head(key string) (*cacheEntry, bool) {
-	f, err := os.Open(c.path(key))
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	var end [entryTrailer]byte
-	if err != nil || fi.Size() < entryTrailer {
-		return nil, false
-	}
-	if _, err := f.ReadAt(end[:], fi.Size()-entryTrailer); err != nil || binary.LittleEndian.Uint64(end[:]) != uint64(fi.Size()) {
-		return nil, false // cut or grown since it was written
-	}
-	e, _, err := readEntryHead(bufio.NewReader(f))
+	var e *cacheEntry
+	err := c.open(key, func(r io.Reader) (err error) {
+		e, _, err = readEntryHead(bufio.NewReader(r))
+		return err
+	})
 	return e, err == nil
 }
 

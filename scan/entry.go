@@ -2,13 +2,10 @@ package scan
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
-	"slices"
-	"strings"
 	"unsafe"
 )
 
@@ -45,6 +42,13 @@ const entryMagic = "hindsight.scan cache entry 2\n"
 // bytes, trailer included (little-endian), so that a cut or grown entry is
 // a miss even where only its head is read (cache.head).
 const entryTrailer = 8
+
+// trailerFits reports whether end, an entry's last entryTrailer bytes,
+// gives size as the entry's length: an entry cut or grown since it was
+// written does not fit.
+func trailerFits(end []byte, size int64) bool {
+	return size >= int64(len(entryMagic)+entryTrailer) && binary.LittleEndian.Uint64(end) == uint64(size)
+}
 
 // maxEntryHead bounds the head a reader accepts: a history row is a few
 // kilobytes; a corrupt length must not make a reader allocate gigabytes.
@@ -144,47 +148,6 @@ func readEntryHead(r entryReader) (*cacheEntry, int64, error) {
 		return nil, 0, errBadEntry
 	}
 	return &cacheEntry{Row: h.Row, Bad: h.Bad}, h.Anomalies, nil
-}
-
-// decodeEntry decodes a whole entry, its anomaly rows included (their
-// strings their own).
-func decodeEntry(b []byte) (*cacheEntry, error) {
-	if len(b) < len(entryMagic)+entryTrailer || binary.LittleEndian.Uint64(b[len(b)-entryTrailer:]) != uint64(len(b)) {
-		return nil, errBadEntry
-	}
-	return collectRows(bytes.NewReader(b[:len(b)-entryTrailer]))
-}
-
-// collectRows reads an entry's head and rows from r (readEntryRows) and
-// returns the entry with copies of its rows.
-func collectRows(r io.Reader) (*cacheEntry, error) {
-	anoms := []AnomalyRow{}
-	e, err := readEntryRows(r, func(a *AnomalyRow) error {
-		anoms = append(anoms, cloneRow(a))
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	e.Anomalies = anoms
-	return e, nil
-}
-
-// cloneRow returns a copy of a whose strings are its own.
-func cloneRow(a *AnomalyRow) AnomalyRow {
-	c := *a
-	if a.Key != nil {
-		k := strings.Clone(*a.Key)
-		c.Key = &k
-	}
-	c.Type, c.Instance = strings.Clone(a.Type), strings.Clone(a.Instance)
-	for _, l := range [2]*[]string{&c.Values, &c.Skipped} {
-		*l = slices.Clone(*l)
-		for i := range *l {
-			(*l)[i] = strings.Clone((*l)[i])
-		}
-	}
-	return c
 }
 
 // readEntryRows reads an entry's head and then its rows from r, which

@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -365,4 +367,57 @@ func TestEncodedInPieces(t *testing.T) {
 		t.Fatalf("%d rows (%v), want at least %d", len(all), err, n)
 	}
 	checkEncoded(t, "pieces.edn", ar, all)
+}
+
+// get returns the entry under key, its anomaly rows included, or false
+// on a miss: the tests' way to read an entry whole (a scan reads its rows
+// one at a time, cache.eachRow).
+func (c *cache) get(key string) (*cacheEntry, bool) {
+	var e *cacheEntry
+	err := c.open(key, func(r io.Reader) (err error) {
+		e, err = collectRows(r)
+		return err
+	})
+	return e, err == nil
+}
+
+// decodeEntry decodes a whole entry, its anomaly rows included (their
+// strings their own).
+func decodeEntry(b []byte) (*cacheEntry, error) {
+	if len(b) < entryTrailer || !trailerFits(b[len(b)-entryTrailer:], int64(len(b))) {
+		return nil, errBadEntry
+	}
+	return collectRows(bytes.NewReader(b[:len(b)-entryTrailer]))
+}
+
+// collectRows reads an entry's head and rows from r (readEntryRows) and
+// returns the entry with copies of its rows.
+func collectRows(r io.Reader) (*cacheEntry, error) {
+	anoms := []AnomalyRow{}
+	e, err := readEntryRows(r, func(a *AnomalyRow) error {
+		anoms = append(anoms, cloneRow(a))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.Anomalies = anoms
+	return e, nil
+}
+
+// cloneRow returns a copy of a whose strings are its own.
+func cloneRow(a *AnomalyRow) AnomalyRow {
+	c := *a
+	if a.Key != nil {
+		k := strings.Clone(*a.Key)
+		c.Key = &k
+	}
+	c.Type, c.Instance = strings.Clone(a.Type), strings.Clone(a.Instance)
+	for _, l := range [2]*[]string{&c.Values, &c.Skipped} {
+		*l = slices.Clone(*l)
+		for i := range *l {
+			(*l)[i] = strings.Clone((*l)[i])
+		}
+	}
+	return c
 }
