@@ -109,7 +109,8 @@ type Instance interface {
 // Lazy is implemented by instances kept compact, which stand for a full
 // instance built only when an output asks for it: the abort workload's
 // pairs; the transactional checks' garbage-read, internal, G1a and G1b;
-// the queue's garbage-read, lost-write, duplicate and int-* steps. An
+// the queue's garbage-read, lost-write, duplicate, int-* steps and
+// poll-skip, nonmonotonic-poll and nonmonotonic-send. An
 // anomaly a history
 // holds by the hundred thousand (every read of a system returning junk)
 // then costs tens of bytes until it is written, not the kilobyte of its

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/hindsight-dev/hindsight/analysis/catalog"
 )
 
 // WriteJSON writes the report as one indented JSON object
@@ -34,12 +36,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		verdict = "WORSE"
 	}
 	fmt.Fprintf(&b, "%s (%s) -> %s (%s): %s\n", r.Old.Name, r.Old.Kind, r.New.Name, r.New.Kind, verdict)
-	both := "histories in both"
-	if r.Matched == 1 {
-		both = "history in both"
-	}
-	fmt.Fprintf(&b, "%d %s, %d changed, %d new, %d missing, %d renamed\n",
-		r.Matched, both, len(r.Changes), len(r.Added), len(r.Missing), len(r.Renamed))
+	fmt.Fprintf(&b, "%s, %d changed, %d new, %d missing, %d renamed\n",
+		catalog.Count(int64(r.Matched), "history in both", "histories in both"), len(r.Changes), len(r.Added), len(r.Missing), len(r.Renamed))
 	for _, c := range r.Changes {
 		name := c.New
 		if c.Old != c.New {
